@@ -1,0 +1,173 @@
+//! Modes, chains and currencies.
+
+use std::fmt;
+
+/// The key's mode: it scopes every request and every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Test,
+    Live,
+}
+
+impl Mode {
+    pub fn is_live(self) -> bool {
+        matches!(self, Mode::Live)
+    }
+
+    pub fn from_livemode(livemode: bool) -> Self {
+        if livemode {
+            Mode::Live
+        } else {
+            Mode::Test
+        }
+    }
+
+    /// Test keys operate on Base Sepolia, live keys on Base mainnet.
+    pub fn chain(self) -> ChainId {
+        match self {
+            Mode::Test => ChainId::BaseSepolia,
+            Mode::Live => ChainId::Base,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Test => "test",
+            Mode::Live => "live",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "test" => Some(Mode::Test),
+            "live" => Some(Mode::Live),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The two supported networks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChainId {
+    Base,
+    BaseSepolia,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be 8453 or \"base\" (live), or 84532 or \"base-sepolia\" (test)")]
+pub struct ChainSelectorError;
+
+impl ChainId {
+    pub const ALL: [ChainId; 2] = [ChainId::Base, ChainId::BaseSepolia];
+
+    pub fn id(self) -> u64 {
+        match self {
+            ChainId::Base => 8453,
+            ChainId::BaseSepolia => 84532,
+        }
+    }
+
+    pub fn from_id(id: u64) -> Option<Self> {
+        match id {
+            8453 => Some(ChainId::Base),
+            84532 => Some(ChainId::BaseSepolia),
+            _ => None,
+        }
+    }
+
+    /// The spec's chain cross-check accepts the numeric id or the network's name.
+    pub fn parse_selector(value: &serde_json::Value) -> Result<Self, ChainSelectorError> {
+        match value {
+            serde_json::Value::Number(n) => n.as_u64().and_then(Self::from_id).ok_or(ChainSelectorError),
+            serde_json::Value::String(s) => match s.as_str() {
+                "base" | "8453" => Ok(ChainId::Base),
+                "base-sepolia" | "84532" => Ok(ChainId::BaseSepolia),
+                _ => Err(ChainSelectorError),
+            },
+            _ => Err(ChainSelectorError),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ChainId::Base => "base",
+            ChainId::BaseSepolia => "base-sepolia",
+        }
+    }
+
+    pub fn mode(self) -> Mode {
+        match self {
+            ChainId::Base => Mode::Live,
+            ChainId::BaseSepolia => Mode::Test,
+        }
+    }
+}
+
+impl serde::Serialize for ChainId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.id())
+    }
+}
+
+/// Settlement currencies (both 6 decimals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Currency {
+    #[serde(rename = "USDC")]
+    Usdc,
+    #[serde(rename = "USDT")]
+    Usdt,
+}
+
+impl Currency {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "USDC" => Some(Currency::Usdc),
+            "USDT" => Some(Currency::Usdt),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Currency::Usdc => "USDC",
+            Currency::Usdt => "USDT",
+        }
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn chain_selector_accepts_ids_and_names() {
+        assert_eq!(ChainId::parse_selector(&json!(8453)), Ok(ChainId::Base));
+        assert_eq!(ChainId::parse_selector(&json!("base")), Ok(ChainId::Base));
+        assert_eq!(ChainId::parse_selector(&json!(84532)), Ok(ChainId::BaseSepolia));
+        assert_eq!(ChainId::parse_selector(&json!("base-sepolia")), Ok(ChainId::BaseSepolia));
+        for bad in [json!(1), json!("ethereum"), json!(8453.5), json!(null), json!(true), json!(-8453)] {
+            assert!(ChainId::parse_selector(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn modes_map_to_their_chain() {
+        assert_eq!(Mode::Test.chain().id(), 84532);
+        assert_eq!(Mode::Live.chain().id(), 8453);
+        assert_eq!(ChainId::Base.mode(), Mode::Live);
+    }
+}

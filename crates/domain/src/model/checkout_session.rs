@@ -1,0 +1,171 @@
+//! The checkout session and its state machine.
+
+use super::{
+    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, MerchantId, Mode, SubscriptionId, Timestamp,
+    TxHash,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionMode {
+    Payment,
+    Subscription,
+}
+
+impl SessionMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionMode::Payment => "payment",
+            SessionMode::Subscription => "subscription",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "payment" => Some(SessionMode::Payment),
+            "subscription" => Some(SessionMode::Subscription),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatus {
+    Open,
+    Completed,
+    Expired,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Open => "open",
+            SessionStatus::Completed => "completed",
+            SessionStatus::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "open" => Some(SessionStatus::Open),
+            "completed" => Some(SessionStatus::Completed),
+            "expired" => Some(SessionStatus::Expired),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutSession {
+    pub id: CheckoutSessionId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub session_mode: SessionMode,
+    pub status: SessionStatus,
+    pub title: String,
+    pub description: Option<String>,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub fee_bps: u16,
+    /// Micro-units; may be zero (a 0 bps tier, or an amount too small to carry a fee).
+    pub fee_micros: u64,
+    pub net_micros: u64,
+    pub fee_tier: String,
+    pub chain: ChainId,
+    pub token_address: Address,
+    pub interval_seconds: Option<u64>,
+    pub chain_plan_id: Option<String>,
+    pub recipient_address: Address,
+    pub customer: Option<CustomerId>,
+    pub subscription: Option<SubscriptionId>,
+    pub customer_reference: Option<String>,
+    pub success_url: Option<String>,
+    pub cancel_url: Option<String>,
+    pub wallet_address: Option<Address>,
+    pub tx_hash: Option<TxHash>,
+    /// The merchant's metadata object exactly as sent (raw JSON text), echoed verbatim.
+    pub metadata: String,
+    pub expires_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+impl CheckoutSession {
+    /// The status a reader should see at `now`: an open session past its expiry is expired
+    /// (the spec applies expiry lazily on read).
+    pub fn status_at(&self, now: Timestamp) -> SessionStatus {
+        match self.status {
+            SessionStatus::Open if now >= self.expires_at => SessionStatus::Expired,
+            s => s,
+        }
+    }
+
+    /// Whether a read at `now` must persist the open → expired transition.
+    pub fn needs_expiry(&self, now: Timestamp) -> bool {
+        self.status == SessionStatus::Open && now >= self.expires_at
+    }
+
+    /// The hosted payment URL, present only while the session is open.
+    pub fn hosted_url(&self, public_base: &str) -> Option<String> {
+        (self.status == SessionStatus::Open).then(|| format!("{}/pay/{}", public_base.trim_end_matches('/'), self.id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+
+    fn session(status: SessionStatus, expires: i64) -> CheckoutSession {
+        let at = |s| Timestamp::new(Utc.timestamp_opt(s, 0).unwrap());
+        CheckoutSession {
+            id: CheckoutSessionId::generate(),
+            merchant_id: MerchantId::generate(),
+            mode: Mode::Test,
+            session_mode: SessionMode::Payment,
+            status,
+            title: "t".into(),
+            description: None,
+            amount: Amount::parse("10").unwrap(),
+            currency: Currency::Usdc,
+            fee_bps: 100,
+            fee_micros: 100_000,
+            net_micros: 9_900_000,
+            fee_tier: "standard".into(),
+            chain: ChainId::BaseSepolia,
+            token_address: Address::from_bytes([1; 20]),
+            interval_seconds: None,
+            chain_plan_id: None,
+            recipient_address: Address::from_bytes([2; 20]),
+            customer: None,
+            subscription: None,
+            customer_reference: None,
+            success_url: None,
+            cancel_url: None,
+            wallet_address: None,
+            tx_hash: None,
+            metadata: "{}".into(),
+            expires_at: at(expires),
+            completed_at: None,
+            created_at: at(0),
+        }
+    }
+
+    #[test]
+    fn open_sessions_expire_lazily() {
+        let now = Timestamp::new(Utc.timestamp_opt(1000, 0).unwrap());
+        assert_eq!(session(SessionStatus::Open, 2000).status_at(now), SessionStatus::Open);
+        assert_eq!(session(SessionStatus::Open, 1000).status_at(now), SessionStatus::Expired);
+        assert!(session(SessionStatus::Open, 500).needs_expiry(now));
+        assert!(!session(SessionStatus::Completed, 500).needs_expiry(now));
+        assert_eq!(session(SessionStatus::Completed, 500).status_at(now), SessionStatus::Completed);
+    }
+
+    #[test]
+    fn url_only_while_open() {
+        let s = session(SessionStatus::Open, 2000);
+        assert_eq!(s.hosted_url("http://x/"), Some(format!("http://x/pay/{}", s.id)));
+        assert_eq!(session(SessionStatus::Expired, 2000).hosted_url("http://x"), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! Resource ids (D3): UUIDv7 inside, `prefix_` + 22 fixed-width base62 characters outside.
+//!
+//! UUIDv7 sorts by creation time, so `ORDER BY id DESC` is newest first and the id itself
+//! is the pagination cursor. Anything that does not parse (wrong prefix, wrong length,
+//! synthetic `cs_test_…` ids) is simply "no such resource".
+
+use std::fmt;
+use std::str::FromStr;
+
+use uuid::Uuid;
+
+const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/// 62^22 > 2^128, so 22 digits hold any UUID.
+const WIDTH: usize = 22;
+
+/// Renders a u128 as exactly 22 base62 digits (left-padded with `0`).
+pub fn base62_encode(mut value: u128) -> String {
+    let mut out = [b'0'; WIDTH];
+    for slot in out.iter_mut().rev() {
+        *slot = ALPHABET[(value % 62) as usize];
+        value /= 62;
+    }
+    out.iter().map(|&b| b as char).collect()
+}
+
+/// Parses exactly 22 base62 digits; `None` on any other input or on overflow.
+pub fn base62_decode(s: &str) -> Option<u128> {
+    if s.len() != WIDTH {
+        return None;
+    }
+    s.bytes().try_fold(0u128, |acc, b| {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'A'..=b'Z' => b - b'A' + 10,
+            b'a'..=b'z' => b - b'a' + 36,
+            _ => return None,
+        };
+        acc.checked_mul(62)?.checked_add(u128::from(digit))
+    })
+}
+
+/// The id string did not parse as this kind of id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{value}` is not a valid {prefix}_ id")]
+pub struct IdError {
+    pub prefix: &'static str,
+    pub value: String,
+}
+
+macro_rules! resource_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Uuid);
+
+        impl $name {
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A fresh, time-ordered id.
+            pub fn generate() -> Self {
+                Self(Uuid::now_v7())
+            }
+
+            pub fn from_uuid(uuid: Uuid) -> Self {
+                Self(uuid)
+            }
+
+            pub fn uuid(&self) -> Uuid {
+                self.0
+            }
+
+            pub fn parse(s: &str) -> Result<Self, IdError> {
+                s.strip_prefix(concat!($prefix, "_"))
+                    .and_then(base62_decode)
+                    .map(|n| Self(Uuid::from_u128(n)))
+                    .ok_or_else(|| IdError { prefix: $prefix, value: s.to_owned() })
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}_{}", $prefix, base62_encode(self.0.as_u128()))
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = IdError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::parse(s)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    };
+}
+
+resource_id!(/// `cs_…` checkout session.
+    CheckoutSessionId, "cs");
+resource_id!(/// `pay_…` payment.
+    PaymentId, "pay");
+resource_id!(/// `cus_…` customer (D7).
+    CustomerId, "cus");
+resource_id!(/// `re_…` refund.
+    RefundId, "re");
+resource_id!(/// `sub_…` subscription.
+    SubscriptionId, "sub");
+resource_id!(/// `att_…` payment attempt.
+    PaymentAttemptId, "att");
+resource_id!(/// `evt_…` webhook event (and envelope id).
+    EventId, "evt");
+resource_id!(/// `we_…` webhook endpoint.
+    WebhookEndpointId, "we");
+resource_id!(/// `mer_…` merchant (operator-facing).
+    MerchantId, "mer");
+resource_id!(/// `wal_…` settlement wallet.
+    WalletId, "wal");
+resource_id!(/// `key_…` API key (operator-facing; never the secret).
+    ApiKeyId, "key");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn rendered_ids_have_prefix_and_fixed_width() {
+        let id = CheckoutSessionId::generate();
+        let s = id.to_string();
+        assert!(s.starts_with("cs_"));
+        assert_eq!(s.len(), 3 + 22);
+        assert_eq!(CheckoutSessionId::parse(&s), Ok(id));
+    }
+
+    #[test]
+    fn wrong_prefix_synthetic_and_garbage_do_not_parse() {
+        let pay = PaymentId::generate().to_string();
+        assert!(CheckoutSessionId::parse(&pay).is_err());
+        assert!(CheckoutSessionId::parse("cs_test_a1b2c3d4e5f6g7h8i9j0kl").is_err());
+        assert!(CheckoutSessionId::parse("cs_").is_err());
+        assert!(CheckoutSessionId::parse("cs_zzzzzzzzzzzzzzzzzzzzzz").is_err(), "overflow");
+        assert!(CheckoutSessionId::parse("cs_000000000000000000000!").is_err());
+    }
+
+    #[test]
+    fn later_ids_sort_after_earlier_ones() {
+        let a = PaymentId::generate();
+        let b = PaymentId::generate();
+        assert!(b.uuid() > a.uuid());
+        assert!(b.to_string() > a.to_string(), "base62 alphabet is in ASCII order");
+    }
+
+    proptest! {
+        #[test]
+        fn base62_round_trips(n in any::<u128>()) {
+            prop_assert_eq!(base62_decode(&base62_encode(n)), Some(n));
+        }
+    }
+}

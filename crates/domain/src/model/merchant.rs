@@ -1,0 +1,77 @@
+//! Merchants, API keys and the authenticated request context (D5).
+
+use super::{ApiKeyId, Mode, MerchantId, Timestamp};
+
+/// Fee tiers (D2). `Custom` carries explicit basis points (0–1000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeeTier {
+    Standard,
+    Growth,
+    Scale,
+    Custom(u16),
+}
+
+impl FeeTier {
+    pub const MAX_CUSTOM_BPS: u16 = 1000;
+
+    pub fn bps(self) -> u16 {
+        match self {
+            FeeTier::Standard => 100,
+            FeeTier::Growth => 75,
+            FeeTier::Scale => 50,
+            FeeTier::Custom(bps) => bps,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            FeeTier::Standard => "standard",
+            FeeTier::Growth => "growth",
+            FeeTier::Scale => "scale",
+            FeeTier::Custom(_) => "custom",
+        }
+    }
+
+    /// Builds a tier from its label; `custom` needs explicit bps.
+    pub fn from_parts(label: &str, custom_bps: Option<u16>) -> Result<Self, String> {
+        match (label, custom_bps) {
+            ("standard", _) => Ok(FeeTier::Standard),
+            ("growth", _) => Ok(FeeTier::Growth),
+            ("scale", _) => Ok(FeeTier::Scale),
+            ("custom", Some(bps)) if bps <= Self::MAX_CUSTOM_BPS => Ok(FeeTier::Custom(bps)),
+            ("custom", Some(bps)) => Err(format!("custom fee of {bps} bps is above the 1000 bps maximum")),
+            ("custom", None) => Err("the custom tier needs explicit basis points".to_owned()),
+            (other, _) => Err(format!("unknown fee tier `{other}` (standard, growth, scale, custom)")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merchant {
+    pub id: MerchantId,
+    pub name: String,
+    pub fee_tier: FeeTier,
+    pub created_at: Timestamp,
+}
+
+/// An API key as stored: never the secret, only its SHA-256 and last four characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    pub id: ApiKeyId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub last4: String,
+    pub rate_limit_per_min: Option<u32>,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
+/// Who is calling: every query is scoped by `merchant_id` and `mode`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthContext {
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub api_key_id: ApiKeyId,
+    pub fee_tier: FeeTier,
+    pub rate_limit_per_min: Option<u32>,
+}

@@ -1,0 +1,29 @@
+//! Newtypes and entities.
+
+mod address;
+mod amount;
+mod chain;
+mod checkout_session;
+mod event;
+mod ids;
+mod merchant;
+mod page;
+mod read_models;
+mod text;
+mod time;
+mod wallet;
+mod webhook_endpoint;
+
+pub use address::{Address, AddressError, Signature, SignatureError, TxHash};
+pub use amount::{render_micros, Amount, AmountError, MAX_MICROS};
+pub use chain::{ChainId, ChainSelectorError, Currency, Mode};
+pub use checkout_session::{CheckoutSession, SessionMode, SessionStatus};
+pub use event::EventType;
+pub use ids::*;
+pub use merchant::{ApiKey, AuthContext, FeeTier, Merchant};
+pub use page::{Page, PageRequest, PageRequestError};
+pub use read_models::*;
+pub use text::{FieldError, ValidationErrors};
+pub use time::Timestamp;
+pub use wallet::{Wallet, WalletChallenge, WalletStatus};
+pub use webhook_endpoint::{EndpointStatus, WebhookEndpoint, WebhookUrl, WebhookUrlError};

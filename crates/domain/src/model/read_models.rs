@@ -1,0 +1,208 @@
+//! Resources the API reads back: payments, refunds, subscriptions, payment attempts and
+//! webhook events, with their status vocabularies and list filters.
+
+use super::{
+    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, EventId, EventType, MerchantId, Mode,
+    PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp, TxHash, WebhookEndpointId,
+};
+
+macro_rules! status_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)+ _ => None }
+            }
+
+            /// "a, b or c", for error messages.
+            pub fn expected() -> String {
+                let names: Vec<&str> = Self::ALL.iter().map(|s| s.as_str()).collect();
+                match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => format!("{} or {}", rest.join(", "), last),
+                    _ => names.join(""),
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+status_enum!(/// D8.
+    PaymentStatus { Pending => "pending", Confirmed => "confirmed", Failed => "failed", Refunded => "refunded" });
+status_enum!(/// D8.
+    ChargeType { OneTime => "one_time", Recurring => "recurring" });
+status_enum!(/// D9.
+    RefundStatus { Succeeded => "succeeded" });
+status_enum!(/// D10.
+    SubscriptionStatus {
+        Pending => "pending", Active => "active", PastDue => "past_due",
+        Paused => "paused", Canceled => "canceled", Expired => "expired",
+    });
+status_enum!(AttemptStatus { Succeeded => "succeeded", Failed => "failed" });
+status_enum!(DeliveryStatus { Pending => "pending", Succeeded => "succeeded", Failed => "failed" });
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment {
+    pub id: PaymentId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub status: PaymentStatus,
+    pub charge_type: ChargeType,
+    pub subscription: Option<SubscriptionId>,
+    pub customer: Option<CustomerId>,
+    pub checkout_session: Option<CheckoutSessionId>,
+    pub customer_reference: Option<String>,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub fee_micros: u64,
+    pub merchant_micros: u64,
+    pub refunded_micros: u64,
+    pub wallet_address: Address,
+    pub chain: ChainId,
+    pub token_address: Address,
+    pub tx_hash: TxHash,
+    pub log_index: u64,
+    pub block_number: u64,
+    pub metadata: String,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refund {
+    pub id: RefundId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub status: RefundStatus,
+    pub payment: PaymentId,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub chain: ChainId,
+    pub token_address: Address,
+    pub from_address: Address,
+    pub to_address: Address,
+    pub tx_hash: TxHash,
+    pub reason: Option<String>,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub id: SubscriptionId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub status: SubscriptionStatus,
+    pub title: String,
+    pub customer: CustomerId,
+    pub wallet_address: Address,
+    pub chain: ChainId,
+    pub chain_subscription_id: String,
+    pub chain_plan_id: String,
+    pub amount: Amount,
+    pub interval_seconds: u64,
+    pub next_payment_at: Option<Timestamp>,
+    pub canceled_at: Option<Timestamp>,
+    pub retry_count: u32,
+    pub next_retry_at: Option<Timestamp>,
+    pub last_failure_code: Option<String>,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentAttempt {
+    pub id: PaymentAttemptId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub subscription: SubscriptionId,
+    pub payment: Option<PaymentId>,
+    pub status: AttemptStatus,
+    pub attempt_number: u32,
+    pub period_key: Timestamp,
+    pub failure_code: Option<String>,
+    pub failure_reason: Option<String>,
+    pub tx_hash: Option<TxHash>,
+    pub created_at: Timestamp,
+}
+
+/// One delivery record: one per (logical event, endpoint), plus one per resend (D13).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEventRecord {
+    pub id: EventId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub event_type: EventType,
+    pub endpoint: WebhookEndpointId,
+    pub status: DeliveryStatus,
+    pub attempts: u32,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_attempt_at: Option<Timestamp>,
+    pub last_error: Option<String>,
+    pub response_status: Option<u16>,
+    pub resend_of: Option<EventId>,
+    /// The exact envelope bytes that are (re)delivered.
+    pub payload: String,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaymentFilter {
+    pub subscription: Option<SubscriptionId>,
+    pub checkout_session: Option<CheckoutSessionId>,
+    pub status: Option<PaymentStatus>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefundFilter {
+    pub payment: Option<PaymentId>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubscriptionFilter {
+    pub status: Option<SubscriptionStatus>,
+    pub wallet_address: Option<Address>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaymentAttemptFilter {
+    pub subscription: Option<SubscriptionId>,
+    pub status: Option<AttemptStatus>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebhookEventFilter {
+    pub status: Option<DeliveryStatus>,
+    pub event_type: Option<EventType>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionFilter {
+    pub status: Option<super::SessionStatus>,
+    pub customer_reference: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_vocabularies_round_trip() {
+        for s in SubscriptionStatus::ALL {
+            assert_eq!(SubscriptionStatus::parse(s.as_str()), Some(*s));
+        }
+        assert_eq!(PaymentStatus::expected(), "pending, confirmed, failed or refunded");
+        assert_eq!(PaymentStatus::parse("settled"), None);
+    }
+}

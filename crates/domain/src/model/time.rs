@@ -1,0 +1,53 @@
+//! Timestamps (D4): UTC, millisecond precision, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+
+use std::fmt;
+
+use chrono::{DateTime, SubsecRound, Utc};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(DateTime<Utc>);
+
+impl Timestamp {
+    /// Truncates to milliseconds so what is stored is exactly what is rendered.
+    pub fn new(at: DateTime<Utc>) -> Self {
+        Self(at.trunc_subsecs(3))
+    }
+
+    pub fn as_datetime(&self) -> DateTime<Utc> {
+        self.0
+    }
+
+    pub fn unix_seconds(&self) -> i64 {
+        self.0.timestamp()
+    }
+
+    pub fn plus_seconds(&self, seconds: i64) -> Self {
+        Self(self.0 + chrono::Duration::seconds(seconds))
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ"))
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn renders_milliseconds_in_utc() {
+        let t = Utc.timestamp_opt(1_700_000_000, 123_456_789).unwrap();
+        assert_eq!(Timestamp::new(t).to_string(), "2023-11-14T22:13:20.123Z");
+        let whole = Utc.timestamp_opt(1_700_000_000, 0).unwrap();
+        assert_eq!(Timestamp::new(whole).to_string(), "2023-11-14T22:13:20.000Z");
+    }
+}

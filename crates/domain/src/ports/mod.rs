@@ -1,0 +1,39 @@
+//! Ports: what the domain needs from the outside world. Adapters implement them
+//! (`stablepay-postgres`, `stablepay-evm`, ...); unit tests use the mockall mocks
+//! generated behind the `mocks` feature.
+//!
+//! Ports are coarse: one method writes one consistent change atomically, so no
+//! transaction object ever crosses a port.
+
+mod auth;
+mod clock;
+mod idempotency;
+mod reader;
+mod sessions;
+mod wallets;
+mod webhook_endpoints;
+
+pub use auth::*;
+pub use clock::*;
+pub use idempotency::*;
+pub use reader::*;
+pub use sessions::*;
+pub use wallets::*;
+pub use webhook_endpoints::*;
+
+/// Errors every storage port may return.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The row does not exist for this merchant and mode.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness or state precondition failed (the caller maps this to 409).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The database could not be reached in time (the caller maps this to 503/500).
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else; the message is for logs only, never for clients.
+    #[error("storage failure: {0}")]
+    Internal(String),
+}

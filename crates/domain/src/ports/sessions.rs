@@ -1,0 +1,37 @@
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::model::{CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter, Timestamp};
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait SessionRepository: Send + Sync {
+    /// Inserts a new session. Errors: `Conflict` on a duplicate id.
+    async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError>;
+
+    /// The session of this merchant and mode, if any.
+    async fn get(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: CheckoutSessionId,
+    ) -> Result<Option<CheckoutSession>, StoreError>;
+
+    /// Moves one open session past its expiry to `expired` and returns the row as it now
+    /// is (a concurrent completion wins: the completed row is returned unchanged).
+    /// Errors: `NotFound`.
+    async fn expire(&self, id: CheckoutSessionId, now: Timestamp) -> Result<CheckoutSession, StoreError>;
+
+    /// Expires every open session of this merchant and mode whose expiry has passed;
+    /// returns how many changed.
+    async fn expire_due(&self, merchant: MerchantId, mode: Mode, now: Timestamp) -> Result<u64, StoreError>;
+
+    /// Newest first, keyset-paginated.
+    async fn list(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &SessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSession>, StoreError>;
+}

@@ -1,0 +1,164 @@
+//! POST /checkout/sessions: validate against the key's mode, resolve the recipient,
+//! snapshot the fee terms, store the session.
+
+use crate::model::{
+    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, SessionMode, SessionStatus,
+    ValidationErrors, WalletStatus,
+};
+use crate::ports::{Clock, SessionRepository, StoreError, WalletRepository};
+use crate::rules::fees;
+use crate::services::TokenDirectory;
+
+/// A parsed create request: every field already has its domain type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSessionRequest {
+    pub session_mode: SessionMode,
+    pub title: String,
+    pub amount: Option<Amount>,
+    pub description: Option<String>,
+    pub recipient: Option<Address>,
+    pub customer_reference: Option<String>,
+    /// Raw JSON object text, echoed verbatim.
+    pub metadata: String,
+    pub success_url: Option<String>,
+    pub cancel_url: Option<String>,
+    pub expires_in_seconds: u64,
+    pub chain: Option<ChainId>,
+    pub chain_plan_id: Option<String>,
+    pub interval_seconds: Option<u64>,
+    pub currency: Currency,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateSessionError {
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct CreateSessionDeps<'a> {
+    pub sessions: &'a dyn SessionRepository,
+    pub wallets: &'a dyn WalletRepository,
+    pub clock: &'a dyn Clock,
+    pub tokens: &'a TokenDirectory,
+}
+
+pub async fn create_checkout_session(
+    ctx: &AuthContext,
+    req: NewSessionRequest,
+    deps: &CreateSessionDeps<'_>,
+) -> Result<CheckoutSession, CreateSessionError> {
+    let chain = ctx.mode.chain();
+    let mut errors = ValidationErrors::default();
+
+    if let Some(asked) = req.chain {
+        if asked != chain {
+            errors.push(
+                "chain",
+                format!(
+                    "{} ({}) does not match this {} key, which operates on {} ({})",
+                    asked.name(),
+                    asked.id(),
+                    ctx.mode,
+                    chain.name(),
+                    chain.id()
+                ),
+            );
+        }
+    }
+    match req.session_mode {
+        SessionMode::Subscription if !ctx.mode.is_live() => {
+            errors.push("mode", "subscription mode is available with live keys only");
+        }
+        SessionMode::Subscription => {
+            errors.push("mode", "subscription checkout is not yet available; use mode \"payment\"");
+        }
+        SessionMode::Payment => {
+            if req.amount.is_none() {
+                errors.push("amount", "is required in payment mode");
+            }
+            if req.chain_plan_id.is_some() {
+                errors.push("chain_plan_id", "is only valid in subscription mode");
+            }
+            if req.interval_seconds.is_some() {
+                errors.push("interval_seconds", "is only valid in subscription mode");
+            }
+        }
+    }
+    let token = deps.tokens.token(chain, req.currency);
+    if token.is_none() {
+        errors.push("currency", format!("{} is not available on {}", req.currency, chain.name()));
+    }
+    errors.into_result()?;
+
+    let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
+    let (Some(amount), Some(token_address)) = (req.amount, token) else {
+        unreachable!("checked above");
+    };
+
+    let fee_bps = ctx.fee_tier.bps();
+    let split = fees::split(amount, fee_bps);
+    let now = deps.clock.now();
+    let session = CheckoutSession {
+        id: CheckoutSessionId::generate(),
+        merchant_id: ctx.merchant_id,
+        mode: ctx.mode,
+        session_mode: req.session_mode,
+        status: SessionStatus::Open,
+        title: req.title,
+        description: req.description,
+        amount,
+        currency: req.currency,
+        fee_bps,
+        fee_micros: split.fee_micros,
+        net_micros: split.net_micros,
+        fee_tier: ctx.fee_tier.label().to_owned(),
+        chain,
+        token_address,
+        interval_seconds: None,
+        chain_plan_id: None,
+        recipient_address: recipient,
+        customer: None,
+        subscription: None,
+        customer_reference: req.customer_reference,
+        success_url: req.success_url,
+        cancel_url: req.cancel_url,
+        wallet_address: None,
+        tx_hash: None,
+        metadata: req.metadata,
+        expires_at: now.plus_seconds(req.expires_in_seconds as i64),
+        completed_at: None,
+        created_at: now,
+    };
+    deps.sessions.insert(&session).await?;
+    Ok(session)
+}
+
+/// The recipient must be one of the merchant's verified wallets; it may be omitted only
+/// when there is exactly one.
+async fn resolve_recipient(
+    ctx: &AuthContext,
+    asked: Option<Address>,
+    wallets: &dyn WalletRepository,
+) -> Result<Address, CreateSessionError> {
+    let verified = wallets.verified(ctx.merchant_id).await?;
+    let fail = |msg: String| Err(ValidationErrors::single("recipient", msg).into());
+    match asked {
+        Some(address) => match verified.iter().find(|w| w.address == address) {
+            Some(w) if w.status == WalletStatus::Verified => Ok(w.address),
+            _ => fail(format!("{address} is not a verified settlement wallet of this account")),
+        },
+        None => match verified.as_slice() {
+            [only] => Ok(only.address),
+            [] => fail("no verified settlement wallet: register one with POST /api/v1/wallets and verify it".into()),
+            several => fail(format!(
+                "is required: this account has {} verified settlement wallets",
+                several.len()
+            )),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+use super::*;
+use crate::model::{ApiKeyId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId};
+use crate::ports::{MockClock, MockSessionRepository, MockWalletRepository};
+use chrono::{TimeZone, Utc};
+use futures_executor::block_on;
+
+fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
+    AuthContext { merchant_id: MerchantId::generate(), mode, api_key_id: ApiKeyId::generate(), fee_tier: tier, rate_limit_per_min: None }
+}
+
+fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
+    Wallet {
+        id: WalletId::generate(),
+        merchant_id: ctx.merchant_id,
+        address: Address::from_bytes([byte; 20]),
+        chain: ChainId::Base,
+        status: WalletStatus::Verified,
+        verified_at: None,
+        revoked_at: None,
+        created_at: Timestamp::new(Utc.timestamp_opt(0, 0).unwrap()),
+    }
+}
+
+fn request() -> NewSessionRequest {
+    NewSessionRequest {
+        session_mode: SessionMode::Payment,
+        title: "Coffee".into(),
+        amount: Some(Amount::parse("12.5").unwrap()),
+        description: None,
+        recipient: None,
+        customer_reference: Some("cust-42".into()),
+        metadata: r#"{"order":"A-1"}"#.into(),
+        success_url: None,
+        cancel_url: None,
+        expires_in_seconds: 600,
+        chain: None,
+        chain_plan_id: None,
+        interval_seconds: None,
+        currency: Currency::Usdc,
+    }
+}
+
+fn tokens() -> TokenDirectory {
+    TokenDirectory::new()
+        .with(ChainId::BaseSepolia, Currency::Usdc, Address::from_bytes([0xaa; 20]))
+        .with(ChainId::Base, Currency::Usdc, Address::from_bytes([0xbb; 20]))
+}
+
+struct Harness {
+    sessions: MockSessionRepository,
+    wallets: MockWalletRepository,
+    clock: MockClock,
+    tokens: TokenDirectory,
+}
+
+impl Harness {
+    fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
+        let mut sessions = MockSessionRepository::new();
+        sessions.expect_insert().times(expect_insert).returning(|_| Ok(()));
+        let mut wallets = MockWalletRepository::new();
+        wallets.expect_verified().returning(move |_| Ok(verified.clone()));
+        let mut clock = MockClock::new();
+        clock.expect_now().return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
+        Self { sessions, wallets, clock, tokens: tokens() }
+    }
+
+    fn run(&self, ctx: &AuthContext, req: NewSessionRequest) -> Result<CheckoutSession, CreateSessionError> {
+        let deps = CreateSessionDeps { sessions: &self.sessions, wallets: &self.wallets, clock: &self.clock, tokens: &self.tokens };
+        block_on(create_checkout_session(ctx, req, &deps))
+    }
+}
+
+fn fields(err: CreateSessionError) -> Vec<String> {
+    match err {
+        CreateSessionError::Invalid(v) => v.0.into_iter().map(|e| e.field).collect(),
+        other => panic!("expected validation errors, got {other:?}"),
+    }
+}
+
+#[test]
+fn snapshots_fee_terms_and_uses_the_only_verified_wallet() {
+    let c = ctx(Mode::Test, FeeTier::Growth);
+    let w = wallet(&c, 1);
+    let h = Harness::new(vec![w.clone()], 1);
+    let s = h.run(&c, request()).unwrap();
+    assert_eq!(s.recipient_address, w.address);
+    assert_eq!((s.fee_bps, s.fee_micros, s.net_micros), (75, 93_750, 12_406_250));
+    assert_eq!(s.fee_tier, "growth");
+    assert_eq!(s.chain, ChainId::BaseSepolia);
+    assert_eq!(s.token_address, Address::from_bytes([0xaa; 20]));
+    assert_eq!(s.status, SessionStatus::Open);
+    assert_eq!(s.expires_at.unix_seconds(), 1_600);
+}
+
+#[test]
+fn chain_cross_check_must_match_the_key_mode() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&c, 1)], 0);
+    let err = h.run(&c, NewSessionRequest { chain: Some(ChainId::Base), ..request() }).unwrap_err();
+    assert_eq!(fields(err), ["chain"]);
+}
+
+#[test]
+fn subscription_mode_is_refused_with_a_test_key_and_not_yet_live() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&c, 1)], 0);
+    let err = h.run(&c, NewSessionRequest { session_mode: SessionMode::Subscription, ..request() }).unwrap_err();
+    assert_eq!(fields(err), ["mode"]);
+    let live = ctx(Mode::Live, FeeTier::Standard);
+    let err = h.run(&live, NewSessionRequest { session_mode: SessionMode::Subscription, ..request() }).unwrap_err();
+    assert_eq!(fields(err), ["mode"]);
+}
+
+#[test]
+fn payment_mode_needs_an_amount_and_rejects_plan_fields() {
+    let c = ctx(Mode::Live, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&c, 1)], 0);
+    let req = NewSessionRequest { amount: None, chain_plan_id: Some("1".into()), interval_seconds: Some(60), ..request() };
+    assert_eq!(fields(h.run(&c, req).unwrap_err()), ["amount", "chain_plan_id", "interval_seconds"]);
+}
+
+#[test]
+fn unconfigured_currency_is_refused() {
+    let c = ctx(Mode::Live, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&c, 1)], 0);
+    let err = h.run(&c, NewSessionRequest { currency: Currency::Usdt, ..request() }).unwrap_err();
+    assert_eq!(fields(err), ["currency"]);
+}
+
+#[test]
+fn recipient_rules() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let (a, b) = (wallet(&c, 1), wallet(&c, 2));
+    // Several verified wallets: recipient required.
+    let h = Harness::new(vec![a.clone(), b.clone()], 1);
+    assert_eq!(fields(h.run(&c, request()).unwrap_err()), ["recipient"]);
+    let s = h.run(&c, NewSessionRequest { recipient: Some(b.address), ..request() }).unwrap();
+    assert_eq!(s.recipient_address, b.address);
+    // An address that is not a verified wallet of this merchant.
+    let h = Harness::new(vec![a], 0);
+    let err = h.run(&c, NewSessionRequest { recipient: Some(Address::from_bytes([9; 20])), ..request() }).unwrap_err();
+    assert_eq!(fields(err), ["recipient"]);
+    // No wallet at all.
+    let h = Harness::new(vec![], 0);
+    assert_eq!(fields(h.run(&c, request()).unwrap_err()), ["recipient"]);
+}

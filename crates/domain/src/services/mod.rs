@@ -1,0 +1,30 @@
+//! Use cases, one per file. Each takes the ports it needs as `&dyn` references.
+
+mod create_checkout_session;
+mod get_checkout_session;
+mod list_checkout_sessions;
+mod manage_webhook_endpoints;
+mod register_wallet;
+mod revoke_wallet;
+mod tokens;
+mod verify_wallet;
+
+pub use create_checkout_session::*;
+pub use get_checkout_session::*;
+pub use list_checkout_sessions::*;
+pub use manage_webhook_endpoints::*;
+pub use register_wallet::*;
+pub use revoke_wallet::*;
+pub use tokens::*;
+pub use verify_wallet::*;
+
+use crate::ports::StoreError;
+
+/// Failures shared by the simple read use cases.
+#[derive(Debug, thiserror::Error)]
+pub enum LookupError {
+    #[error("no such resource")]
+    NotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,23 @@
+use crate::model::{Address, ChainId, Currency};
+
+/// Which token contract settles each currency on each chain (deployment configuration).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenDirectory {
+    entries: Vec<(ChainId, Currency, Address)>,
+}
+
+impl TokenDirectory {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with(mut self, chain: ChainId, currency: Currency, address: Address) -> Self {
+        self.entries.retain(|(c, cur, _)| !(*c == chain && *cur == currency));
+        self.entries.push((chain, currency, address));
+        self
+    }
+
+    pub fn token(&self, chain: ChainId, currency: Currency) -> Option<Address> {
+        self.entries.iter().find(|(c, cur, _)| *c == chain && *cur == currency).map(|(_, _, a)| *a)
+    }
+}

@@ -1,0 +1,151 @@
+//! POST /wallets/:id/verify: check the EIP-191 signature over the open challenge.
+
+use crate::model::{AuthContext, Signature, Wallet, WalletId};
+use crate::ports::{Clock, StoreError, WalletRepository};
+use crate::rules::eip191;
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyWalletError {
+    #[error("no such wallet")]
+    NotFound,
+    #[error("the verification challenge has expired; register the wallet again to get a new one")]
+    ChallengeExpired,
+    #[error("the verification challenge was already used; register the wallet again to get a new one")]
+    ChallengeUsed,
+    #[error("the signature was not produced by {0} over the challenge message")]
+    SignatureMismatch(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub async fn verify_wallet(
+    ctx: &AuthContext,
+    id: WalletId,
+    signature: &Signature,
+    wallets: &dyn WalletRepository,
+    clock: &dyn Clock,
+) -> Result<Wallet, VerifyWalletError> {
+    let wallet = wallets.get(ctx.merchant_id, id).await?.ok_or(VerifyWalletError::NotFound)?;
+    let challenge = wallets.latest_challenge(id).await?.ok_or(VerifyWalletError::ChallengeUsed)?;
+    if challenge.used_at.is_some() {
+        return Err(VerifyWalletError::ChallengeUsed);
+    }
+    let now = clock.now();
+    if now >= challenge.expires_at {
+        return Err(VerifyWalletError::ChallengeExpired);
+    }
+    // EOAs: ecrecover. ERC-1271 smart wallets are checked on-chain by the chain adapter.
+    if eip191::recover(challenge.message.as_bytes(), signature) != Some(wallet.address) {
+        return Err(VerifyWalletError::SignatureMismatch(wallet.address.to_string()));
+    }
+    wallets.mark_verified(id, &challenge.nonce, now).await.map_err(|e| match e {
+        StoreError::Conflict(_) => VerifyWalletError::ChallengeUsed,
+        StoreError::NotFound => VerifyWalletError::NotFound,
+        e => VerifyWalletError::Store(e),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ChainId, MerchantId, Mode, Timestamp, WalletChallenge, WalletStatus, FeeTier, ApiKeyId};
+    use crate::ports::{MockClock, MockWalletRepository};
+    use crate::services::challenge_message;
+    use chrono::{TimeZone, Utc};
+    use futures_executor::block_on;
+
+    const KEY: [u8; 32] = [7u8; 32];
+
+    fn at(s: i64) -> Timestamp {
+        Timestamp::new(Utc.timestamp_opt(s, 0).unwrap())
+    }
+
+    fn fixture(used: bool) -> (AuthContext, Wallet, WalletChallenge) {
+        let ctx = AuthContext {
+            merchant_id: MerchantId::generate(),
+            mode: Mode::Test,
+            api_key_id: ApiKeyId::generate(),
+            fee_tier: FeeTier::Standard,
+            rate_limit_per_min: None,
+        };
+        let wallet = Wallet {
+            id: WalletId::generate(),
+            merchant_id: ctx.merchant_id,
+            address: eip191::address_of_private_key(&KEY).unwrap(),
+            chain: ChainId::Base,
+            status: WalletStatus::Pending,
+            verified_at: None,
+            revoked_at: None,
+            created_at: at(0),
+        };
+        let challenge = WalletChallenge {
+            wallet_id: wallet.id,
+            nonce: "00".into(),
+            message: challenge_message(&wallet, "00", at(3600)),
+            expires_at: at(3600),
+            used_at: used.then(|| at(10)),
+            created_at: at(0),
+        };
+        (ctx, wallet, challenge)
+    }
+
+    fn repo(wallet: &Wallet, challenge: &WalletChallenge) -> MockWalletRepository {
+        let mut repo = MockWalletRepository::new();
+        let w = wallet.clone();
+        repo.expect_get().returning(move |_, _| Ok(Some(w.clone())));
+        let c = challenge.clone();
+        repo.expect_latest_challenge().returning(move |_| Ok(Some(c.clone())));
+        repo
+    }
+
+    fn clock(s: i64) -> MockClock {
+        let mut clock = MockClock::new();
+        clock.expect_now().return_const(at(s));
+        clock
+    }
+
+    #[test]
+    fn a_valid_signature_verifies() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let mut repo = repo(&wallet, &challenge);
+        let verified = Wallet { status: WalletStatus::Verified, ..wallet.clone() };
+        repo.expect_mark_verified()
+            .withf(|_, nonce, _| nonce == "00")
+            .times(1)
+            .returning(move |_, _, _| Ok(verified.clone()));
+        let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
+        let out = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap();
+        assert_eq!(out.status, WalletStatus::Verified);
+    }
+
+    #[test]
+    fn a_signature_by_another_key_is_rejected() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let repo = repo(&wallet, &challenge);
+        let sig = eip191::sign(challenge.message.as_bytes(), &[9u8; 32]).unwrap();
+        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap_err();
+        assert!(matches!(err, VerifyWalletError::SignatureMismatch(_)));
+    }
+
+    #[test]
+    fn expired_and_used_challenges_are_refused() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
+        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo(&wallet, &challenge), &clock(3600))).unwrap_err();
+        assert!(matches!(err, VerifyWalletError::ChallengeExpired));
+
+        let (ctx, wallet, used) = fixture(true);
+        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo(&wallet, &used), &clock(100))).unwrap_err();
+        assert!(matches!(err, VerifyWalletError::ChallengeUsed));
+    }
+
+    #[test]
+    fn losing_a_race_to_use_the_challenge_is_a_used_challenge() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let mut repo = repo(&wallet, &challenge);
+        repo.expect_mark_verified().returning(|_, _, _| Err(StoreError::Conflict("used".into())));
+        let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
+        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap_err();
+        assert!(matches!(err, VerifyWalletError::ChallengeUsed));
+    }
+}
