@@ -1,5 +1,6 @@
 //! Pure functions: fee arithmetic, field validation, signatures.
 
+pub mod api_keys;
 pub mod eip191;
 pub mod fees;
 pub mod validation;

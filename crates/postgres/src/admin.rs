@@ -1,0 +1,147 @@
+//! Operator actions behind `stablepay-api merchants|keys` (D5): there is no public signup.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use stablepay_domain::ports::StoreError;
+use stablepay_domain::rules::api_keys;
+use stablepay_domain::{ApiKeyId, FeeTier, Merchant, MerchantId, Mode, Timestamp};
+use uuid::Uuid;
+
+use crate::error::map_diesel_error;
+use crate::repos::fee_tier;
+use crate::schema::{api_keys as k, merchants as m};
+use crate::PgStore;
+
+/// A freshly created key: the only time its secret exists outside the caller's hands.
+#[derive(Debug, Clone)]
+pub struct CreatedKey {
+    pub id: ApiKeyId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub secret: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct KeySummary {
+    pub id: ApiKeyId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub last4: String,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
+impl PgStore {
+    pub async fn create_merchant(&self, name: &str, tier: FeeTier) -> Result<Merchant, StoreError> {
+        let mut conn = self.conn().await?;
+        let id = MerchantId::generate();
+        let now = Timestamp::new(chrono::Utc::now());
+        diesel::insert_into(m::table)
+            .values((
+                m::id.eq(id.uuid()),
+                m::name.eq(name),
+                m::fee_tier.eq(tier.label()),
+                m::fee_bps.eq(i32::from(tier.bps())),
+                m::created_at.eq(now.as_datetime()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(Merchant { id, name: name.to_owned(), fee_tier: tier, created_at: now })
+    }
+
+    /// Changes the tier for sessions created from now on; existing snapshots keep theirs.
+    pub async fn set_fee_tier(&self, merchant: MerchantId, tier: FeeTier) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(m::table.filter(m::id.eq(merchant.uuid())))
+            .set((m::fee_tier.eq(tier.label()), m::fee_bps.eq(i32::from(tier.bps()))))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    pub async fn list_merchants(&self) -> Result<Vec<Merchant>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(Uuid, String, String, i32, chrono::DateTime<chrono::Utc>)> = m::table
+            .order(m::id.asc())
+            .select((m::id, m::name, m::fee_tier, m::fee_bps, m::created_at))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(id, name, tier, bps, at)| {
+                Ok(Merchant { id: MerchantId::from_uuid(id), name, fee_tier: fee_tier(&tier, bps)?, created_at: Timestamp::new(at) })
+            })
+            .collect()
+    }
+
+    pub async fn create_api_key(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        rate_limit_per_min: Option<u32>,
+    ) -> Result<CreatedKey, StoreError> {
+        let mut conn = self.conn().await?;
+        let secret = api_keys::generate(mode);
+        let id = ApiKeyId::generate();
+        let rate = rate_limit_per_min.map(|r| i32::try_from(r).unwrap_or(i32::MAX));
+        diesel::insert_into(k::table)
+            .values((
+                k::id.eq(id.uuid()),
+                k::merchant_id.eq(merchant.uuid()),
+                k::livemode.eq(mode.is_live()),
+                k::key_sha256.eq(api_keys::hash(&secret).to_vec()),
+                k::last4.eq(api_keys::last4(&secret)),
+                k::rate_limit_per_min.eq(rate),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(|e| match map_diesel_error(e) {
+                StoreError::Internal(msg) if msg.contains("foreign key") => StoreError::NotFound,
+                other => other,
+            })?;
+        Ok(CreatedKey { id, merchant_id: merchant, mode, secret })
+    }
+
+    pub async fn list_api_keys(&self, merchant: Option<MerchantId>) -> Result<Vec<KeySummary>, StoreError> {
+        let mut conn = self.conn().await?;
+        let mut q = k::table
+            .select((k::id, k::merchant_id, k::livemode, k::last4, k::created_at, k::revoked_at))
+            .order(k::id.asc())
+            .into_boxed();
+        if let Some(m) = merchant {
+            q = q.filter(k::merchant_id.eq(m.uuid()));
+        }
+        let rows: Vec<(Uuid, Uuid, bool, String, chrono::DateTime<chrono::Utc>, Option<chrono::DateTime<chrono::Utc>>)> =
+            q.load(&mut conn).await.map_err(map_diesel_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, merchant, live, last4, created, revoked)| KeySummary {
+                id: ApiKeyId::from_uuid(id),
+                merchant_id: MerchantId::from_uuid(merchant),
+                mode: Mode::from_livemode(live),
+                last4,
+                created_at: Timestamp::new(created),
+                revoked_at: revoked.map(Timestamp::new),
+            })
+            .collect())
+    }
+
+    /// Revokes a key; it stops working on the very next request.
+    pub async fn revoke_api_key(&self, id: ApiKeyId) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(k::table.filter(k::id.eq(id.uuid())).filter(k::revoked_at.is_null()))
+            .set(k::revoked_at.eq(chrono::Utc::now()))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,21 @@
+//! PostgreSQL adapter for stablepay: schema, row types (`XRow`, `NewX`), repositories
+//! implementing the domain's ports, the idempotency store and the migration runner.
+//!
+//! Every SQL statement of the service lives in this crate.
+
+mod admin;
+mod cipher;
+mod error;
+mod migrate;
+mod pool;
+mod repos;
+mod rows;
+pub mod schema;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+pub use admin::{CreatedKey, KeySummary};
+pub use cipher::{CipherError, SecretCipher};
+pub use error::map_diesel_error;
+pub use migrate::run_migrations;
+pub use pool::{PgStore, PoolConfig};

@@ -1,0 +1,107 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use stablepay_domain::ports::{SessionRepository, StoreError};
+use stablepay_domain::{CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter, Timestamp};
+
+use crate::error::map_diesel_error;
+use crate::rows::SessionRow;
+use crate::schema::checkout_sessions as cs;
+use crate::PgStore;
+
+#[async_trait]
+impl SessionRepository for PgStore {
+    async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(cs::table)
+            .values(SessionRow::from_domain(session, None))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    async fn get(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: CheckoutSessionId,
+    ) -> Result<Option<CheckoutSession>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = cs::table
+            .filter(cs::id.eq(id.uuid()))
+            .filter(cs::merchant_id.eq(merchant.uuid()))
+            .filter(cs::livemode.eq(mode.is_live()))
+            .select(SessionRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(CheckoutSession::try_from).transpose()
+    }
+
+    async fn expire(&self, id: CheckoutSessionId, now: Timestamp) -> Result<CheckoutSession, StoreError> {
+        let mut conn = self.conn().await?;
+        // Only an open session past expiry changes; a concurrent completion is kept.
+        let updated = diesel::update(cs::table)
+            .filter(cs::id.eq(id.uuid()))
+            .filter(cs::status.eq("open"))
+            .filter(cs::expires_at.le(now.as_datetime()))
+            .set(cs::status.eq("expired"))
+            .returning(SessionRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        let row = match updated {
+            Some(row) => row,
+            None => cs::table
+                .filter(cs::id.eq(id.uuid()))
+                .select(SessionRow::as_select())
+                .first(&mut conn)
+                .await
+                .map_err(map_diesel_error)?,
+        };
+        row.try_into()
+    }
+
+    async fn expire_due(&self, merchant: MerchantId, mode: Mode, now: Timestamp) -> Result<u64, StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(cs::table)
+            .filter(cs::merchant_id.eq(merchant.uuid()))
+            .filter(cs::livemode.eq(mode.is_live()))
+            .filter(cs::status.eq("open"))
+            .filter(cs::expires_at.le(now.as_datetime()))
+            .set(cs::status.eq("expired"))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(n as u64)
+    }
+
+    async fn list(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &SessionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<CheckoutSession>, StoreError> {
+        let mut conn = self.conn().await?;
+        let mut q = cs::table
+            .filter(cs::merchant_id.eq(merchant.uuid()))
+            .filter(cs::livemode.eq(mode.is_live()))
+            .select(SessionRow::as_select())
+            .into_boxed();
+        if let Some(status) = filter.status {
+            q = q.filter(cs::status.eq(status.as_str()));
+        }
+        if let Some(reference) = &filter.customer_reference {
+            q = q.filter(cs::customer_reference.eq(reference.clone()));
+        }
+        if let Some(after) = page.starting_after() {
+            q = q.filter(cs::id.lt(after));
+        }
+        let rows = q.order(cs::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)
+    }
+}

@@ -1,0 +1,166 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use stablepay_domain::ports::{StoreError, WalletRepository};
+use stablepay_domain::{Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId};
+
+use crate::error::map_diesel_error;
+use crate::rows::{ChallengeRow, WalletRow};
+use crate::schema::{wallet_challenges as wc, wallets as w};
+use crate::PgStore;
+
+/// Errors inside a transaction: the database's, or a precondition we check.
+enum TxError {
+    Db(diesel::result::Error),
+    Conflict(&'static str),
+}
+
+impl From<diesel::result::Error> for TxError {
+    fn from(e: diesel::result::Error) -> Self {
+        TxError::Db(e)
+    }
+}
+
+impl From<TxError> for StoreError {
+    fn from(e: TxError) -> Self {
+        match e {
+            TxError::Db(e) => map_diesel_error(e),
+            TxError::Conflict(why) => StoreError::Conflict(why.to_owned()),
+        }
+    }
+}
+
+#[async_trait]
+impl WalletRepository for PgStore {
+    async fn find_by_address(&self, merchant: MerchantId, address: Address) -> Result<Option<Wallet>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = w::table
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .filter(w::address.eq(address.to_lower_hex()))
+            .select(WalletRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(Wallet::try_from).transpose()
+    }
+
+    async fn insert_with_challenge(&self, wallet: &Wallet, challenge: &WalletChallenge) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let (wallet_row, challenge_row) = (WalletRow::from(wallet), ChallengeRow::from(challenge));
+        conn.transaction(async |conn| {
+            diesel::insert_into(w::table).values(&wallet_row).execute(conn).await?;
+            diesel::insert_into(wc::table).values(&challenge_row).execute(conn).await?;
+            Ok::<_, TxError>(())
+        })
+        .await
+        .map_err(StoreError::from)
+    }
+
+    async fn restart_verification(&self, wallet: &Wallet, challenge: &WalletChallenge) -> Result<Wallet, StoreError> {
+        let mut conn = self.conn().await?;
+        let challenge_row = ChallengeRow::from(challenge);
+        let (id, chain_id) = (wallet.id.uuid(), wallet.chain.id() as i32);
+        let row = conn
+            .transaction(async |conn| {
+                let row = diesel::update(w::table.filter(w::id.eq(id)))
+                    .set((w::status.eq("pending"), w::chain_id.eq(chain_id), w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>)))
+                    .returning(WalletRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                diesel::insert_into(wc::table).values(&challenge_row).execute(conn).await?;
+                Ok::<_, TxError>(row)
+            })
+            .await?;
+        row.try_into()
+    }
+
+    async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = w::table
+            .filter(w::id.eq(id.uuid()))
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .select(WalletRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(Wallet::try_from).transpose()
+    }
+
+    async fn latest_challenge(&self, wallet: WalletId) -> Result<Option<WalletChallenge>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = wc::table
+            .filter(wc::wallet_id.eq(wallet.uuid()))
+            .order(wc::id.desc())
+            .select(ChallengeRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        Ok(row.map(WalletChallenge::from))
+    }
+
+    async fn mark_verified(&self, wallet: WalletId, nonce: &str, now: Timestamp) -> Result<Wallet, StoreError> {
+        let mut conn = self.conn().await?;
+        let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
+        let row = conn
+            .transaction(async |conn| {
+                // Using the challenge is the single-use gate: only one caller flips used_at.
+                let used = diesel::update(wc::table)
+                    .filter(wc::wallet_id.eq(id))
+                    .filter(wc::nonce.eq(&nonce))
+                    .filter(wc::used_at.is_null())
+                    .set(wc::used_at.eq(at))
+                    .execute(conn)
+                    .await?;
+                if used != 1 {
+                    return Err(TxError::Conflict("challenge already used"));
+                }
+                let row = diesel::update(w::table.filter(w::id.eq(id)))
+                    .set((w::status.eq("verified"), w::verified_at.eq(at), w::revoked_at.eq(None::<chrono::DateTime<chrono::Utc>>)))
+                    .returning(WalletRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                Ok(row)
+            })
+            .await?;
+        row.try_into()
+    }
+
+    async fn revoke(&self, merchant: MerchantId, id: WalletId, now: Timestamp) -> Result<Wallet, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = diesel::update(w::table)
+            .filter(w::id.eq(id.uuid()))
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .set((w::status.eq("revoked"), w::revoked_at.eq(now.as_datetime())))
+            .returning(WalletRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        row.try_into()
+    }
+
+    async fn list(&self, merchant: MerchantId, page: &PageRequest) -> Result<Page<Wallet>, StoreError> {
+        let mut conn = self.conn().await?;
+        let mut q = w::table.filter(w::merchant_id.eq(merchant.uuid())).select(WalletRow::as_select()).into_boxed();
+        if let Some(after) = page.starting_after() {
+            q = q.filter(w::id.lt(after));
+        }
+        let rows = q.order(w::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        Page::from_overfetch(rows, page).try_map(Wallet::try_from)
+    }
+
+    async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<WalletRow> = w::table
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .filter(w::status.eq("verified"))
+            .order(w::id.asc())
+            .select(WalletRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(Wallet::try_from).collect()
+    }
+}

@@ -1,0 +1,147 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use stablepay_domain::ports::{EndpointChanges, StoreError, WebhookEndpointRepository};
+use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId};
+
+use crate::error::map_diesel_error;
+use crate::rows::{event_names, EndpointRow, NewEndpoint};
+use crate::schema::webhook_endpoints as we;
+use crate::PgStore;
+
+#[derive(AsChangeset, Default)]
+#[diesel(table_name = we)]
+struct EndpointChangeset {
+    url: Option<String>,
+    enabled_events: Option<Vec<String>>,
+    status: Option<String>,
+    description: Option<Option<String>>,
+}
+
+#[async_trait]
+impl WebhookEndpointRepository for PgStore {
+    async fn insert(&self, e: &WebhookEndpoint, secret: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let row = NewEndpoint {
+            id: e.id.uuid(),
+            merchant_id: e.merchant_id.uuid(),
+            livemode: e.mode.is_live(),
+            url: e.url.as_str().to_owned(),
+            enabled_events: event_names(&e.enabled_events),
+            status: e.status.as_str().to_owned(),
+            description: e.description.clone(),
+            secret_ciphertext: self.cipher.encrypt(secret),
+            created_at: e.created_at.as_datetime(),
+        };
+        diesel::insert_into(we::table).values(&row).execute(&mut conn).await.map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    async fn get(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<Option<WebhookEndpoint>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = we::table
+            .filter(we::id.eq(id.uuid()))
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .select(EndpointRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(WebhookEndpoint::try_from).transpose()
+    }
+
+    async fn list(&self, merchant: MerchantId, mode: Mode, page: &PageRequest) -> Result<Page<WebhookEndpoint>, StoreError> {
+        let mut conn = self.conn().await?;
+        let mut q = we::table
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .select(EndpointRow::as_select())
+            .into_boxed();
+        if let Some(after) = page.starting_after() {
+            q = q.filter(we::id.lt(after));
+        }
+        let rows = q.order(we::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from)
+    }
+
+    async fn update(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+        changes: &EndpointChanges,
+    ) -> Result<WebhookEndpoint, StoreError> {
+        let changeset = EndpointChangeset {
+            url: changes.url.as_ref().map(|u| u.as_str().to_owned()),
+            enabled_events: changes.enabled_events.as_deref().map(event_names),
+            status: changes.status.map(|s| s.as_str().to_owned()),
+            description: changes.description.clone(),
+        };
+        let nothing_to_change = changeset.url.is_none()
+            && changeset.enabled_events.is_none()
+            && changeset.status.is_none()
+            && changeset.description.is_none();
+        if nothing_to_change {
+            return self.get(merchant, mode, id).await?.ok_or(StoreError::NotFound);
+        }
+        let mut conn = self.conn().await?;
+        let row = diesel::update(we::table)
+            .filter(we::id.eq(id.uuid()))
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .set(&changeset)
+            .returning(EndpointRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        row.try_into()
+    }
+
+    async fn rotate_secret(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+        new_secret: &str,
+        grace_secs: i64,
+    ) -> Result<WebhookEndpoint, StoreError> {
+        let mut conn = self.conn().await?;
+        let grace_until = chrono::Utc::now() + chrono::Duration::seconds(grace_secs);
+        let row = diesel::update(we::table)
+            .filter(we::id.eq(id.uuid()))
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .set((
+                we::previous_secret_ciphertext.eq(we::secret_ciphertext.nullable()),
+                we::previous_secret_expires_at.eq(grace_until),
+                we::secret_ciphertext.eq(self.cipher.encrypt(new_secret)),
+            ))
+            .returning(EndpointRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        row.try_into()
+    }
+
+    async fn delete(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(we::table)
+            .filter(we::id.eq(id.uuid()))
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .set((we::deleted_at.eq(chrono::Utc::now()), we::status.eq("disabled")))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        if n == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,13 @@
+//! Row types (`XRow` read, `NewX` insert) and their conversions into domain types.
+//! A row that cannot become a domain value is reported as corrupt, never unwrapped.
+
+mod conv;
+mod endpoint;
+mod read_models;
+mod session;
+mod wallet;
+
+pub(crate) use endpoint::*;
+pub(crate) use read_models::*;
+pub(crate) use session::*;
+pub(crate) use wallet::*;

@@ -1,0 +1,120 @@
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use stablepay_domain::ports::StoreError;
+use stablepay_domain::{
+    CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, SessionMode, SessionStatus, SubscriptionId,
+};
+use uuid::Uuid;
+
+use super::conv::*;
+use crate::schema::checkout_sessions;
+
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = checkout_sessions, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct SessionRow {
+    pub id: Uuid,
+    pub merchant_id: Uuid,
+    pub livemode: bool,
+    pub mode: String,
+    pub status: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub amount_micros: i64,
+    pub currency: String,
+    pub fee_bps: i32,
+    pub fee_micros: i64,
+    pub net_micros: i64,
+    pub fee_tier: String,
+    pub chain_id: i32,
+    pub token_address: String,
+    pub interval_seconds: Option<i64>,
+    pub chain_plan_id: Option<String>,
+    pub recipient_address: String,
+    pub customer_id: Option<Uuid>,
+    pub subscription_id: Option<Uuid>,
+    pub customer_reference: Option<String>,
+    pub success_url: Option<String>,
+    pub cancel_url: Option<String>,
+    pub wallet_address: Option<String>,
+    pub tx_hash: Option<String>,
+    pub metadata: String,
+    pub session_ref: Option<Vec<u8>>,
+    pub expires_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl SessionRow {
+    pub fn from_domain(s: &CheckoutSession, session_ref: Option<Vec<u8>>) -> Self {
+        Self {
+            id: s.id.uuid(),
+            merchant_id: s.merchant_id.uuid(),
+            livemode: s.mode.is_live(),
+            mode: s.session_mode.as_str().to_owned(),
+            status: s.status.as_str().to_owned(),
+            title: s.title.clone(),
+            description: s.description.clone(),
+            amount_micros: to_i64(s.amount.micros()),
+            currency: s.currency.as_str().to_owned(),
+            fee_bps: i32::from(s.fee_bps),
+            fee_micros: to_i64(s.fee_micros),
+            net_micros: to_i64(s.net_micros),
+            fee_tier: s.fee_tier.clone(),
+            chain_id: s.chain.id() as i32,
+            token_address: s.token_address.to_lower_hex(),
+            interval_seconds: s.interval_seconds.map(to_i64),
+            chain_plan_id: s.chain_plan_id.clone(),
+            recipient_address: s.recipient_address.to_lower_hex(),
+            customer_id: s.customer.map(|c| c.uuid()),
+            subscription_id: s.subscription.map(|c| c.uuid()),
+            customer_reference: s.customer_reference.clone(),
+            success_url: s.success_url.clone(),
+            cancel_url: s.cancel_url.clone(),
+            wallet_address: s.wallet_address.map(|a| a.to_lower_hex()),
+            tx_hash: s.tx_hash.map(|h| h.to_string()),
+            metadata: s.metadata.clone(),
+            session_ref,
+            expires_at: s.expires_at.as_datetime(),
+            completed_at: s.completed_at.map(|t| t.as_datetime()),
+            created_at: s.created_at.as_datetime(),
+        }
+    }
+}
+
+impl TryFrom<SessionRow> for CheckoutSession {
+    type Error = StoreError;
+
+    fn try_from(r: SessionRow) -> Result<Self, StoreError> {
+        Ok(CheckoutSession {
+            id: CheckoutSessionId::from_uuid(r.id),
+            merchant_id: MerchantId::from_uuid(r.merchant_id),
+            mode: Mode::from_livemode(r.livemode),
+            session_mode: parse_enum("mode", &r.mode, SessionMode::parse)?,
+            status: parse_enum("status", &r.status, SessionStatus::parse)?,
+            title: r.title,
+            description: r.description,
+            amount: amount(r.amount_micros)?,
+            currency: currency(&r.currency)?,
+            fee_bps: u16::try_from(r.fee_bps).map_err(|_| crate::error::corrupt("fee_bps", r.fee_bps))?,
+            fee_micros: micros(r.fee_micros)?,
+            net_micros: micros(r.net_micros)?,
+            fee_tier: r.fee_tier,
+            chain: chain(r.chain_id)?,
+            token_address: address(&r.token_address)?,
+            interval_seconds: r.interval_seconds.map(micros).transpose()?,
+            chain_plan_id: r.chain_plan_id,
+            recipient_address: address(&r.recipient_address)?,
+            customer: r.customer_id.map(CustomerId::from_uuid),
+            subscription: r.subscription_id.map(SubscriptionId::from_uuid),
+            customer_reference: r.customer_reference,
+            success_url: r.success_url,
+            cancel_url: r.cancel_url,
+            wallet_address: address_opt(r.wallet_address.as_deref())?,
+            tx_hash: tx_hash_opt(r.tx_hash.as_deref())?,
+            metadata: r.metadata,
+            expires_at: ts(r.expires_at),
+            completed_at: ts_opt(r.completed_at),
+            created_at: ts(r.created_at),
+        })
+    }
+}

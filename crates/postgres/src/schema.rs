@@ -1,0 +1,268 @@
+//! Diesel table definitions, kept by hand in step with `migrations/`.
+
+diesel::table! {
+    merchants (id) {
+        id -> Uuid,
+        name -> Text,
+        fee_tier -> Text,
+        fee_bps -> Int4,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        key_sha256 -> Bytea,
+        last4 -> Text,
+        rate_limit_per_min -> Nullable<Int4>,
+        created_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    wallets (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        address -> Text,
+        chain_id -> Int4,
+        status -> Text,
+        verified_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    wallet_challenges (id) {
+        id -> Uuid,
+        wallet_id -> Uuid,
+        nonce -> Text,
+        message -> Text,
+        expires_at -> Timestamptz,
+        used_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    customers (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        address -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    subscriptions (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        status -> Text,
+        title -> Text,
+        customer_id -> Uuid,
+        wallet_address -> Text,
+        chain_id -> Int4,
+        chain_subscription_id -> Text,
+        chain_plan_id -> Text,
+        amount_micros -> Int8,
+        fee_micros -> Int8,
+        interval_seconds -> Int8,
+        next_payment_at -> Nullable<Timestamptz>,
+        canceled_at -> Nullable<Timestamptz>,
+        retry_count -> Int4,
+        next_retry_at -> Nullable<Timestamptz>,
+        last_failure_code -> Nullable<Text>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    checkout_sessions (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        mode -> Text,
+        status -> Text,
+        title -> Text,
+        description -> Nullable<Text>,
+        amount_micros -> Int8,
+        currency -> Text,
+        fee_bps -> Int4,
+        fee_micros -> Int8,
+        net_micros -> Int8,
+        fee_tier -> Text,
+        chain_id -> Int4,
+        token_address -> Text,
+        interval_seconds -> Nullable<Int8>,
+        chain_plan_id -> Nullable<Text>,
+        recipient_address -> Text,
+        customer_id -> Nullable<Uuid>,
+        subscription_id -> Nullable<Uuid>,
+        customer_reference -> Nullable<Text>,
+        success_url -> Nullable<Text>,
+        cancel_url -> Nullable<Text>,
+        wallet_address -> Nullable<Text>,
+        tx_hash -> Nullable<Text>,
+        metadata -> Text,
+        #[sql_name = "ref"]
+        session_ref -> Nullable<Bytea>,
+        expires_at -> Timestamptz,
+        completed_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    payments (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        status -> Text,
+        charge_type -> Text,
+        subscription_id -> Nullable<Uuid>,
+        customer_id -> Nullable<Uuid>,
+        checkout_session_id -> Nullable<Uuid>,
+        customer_reference -> Nullable<Text>,
+        amount_micros -> Int8,
+        currency -> Text,
+        fee_micros -> Int8,
+        merchant_micros -> Int8,
+        refunded_micros -> Int8,
+        wallet_address -> Text,
+        chain_id -> Int4,
+        token_address -> Text,
+        tx_hash -> Text,
+        log_index -> Int8,
+        block_number -> Int8,
+        metadata -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    refunds (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        status -> Text,
+        payment_id -> Uuid,
+        amount_micros -> Int8,
+        currency -> Text,
+        chain_id -> Int4,
+        token_address -> Text,
+        from_address -> Text,
+        to_address -> Text,
+        tx_hash -> Text,
+        log_index -> Int8,
+        reason -> Nullable<Text>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    payment_attempts (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        subscription_id -> Uuid,
+        payment_id -> Nullable<Uuid>,
+        status -> Text,
+        attempt_number -> Int4,
+        period_key -> Timestamptz,
+        failure_code -> Nullable<Text>,
+        failure_reason -> Nullable<Text>,
+        tx_hash -> Nullable<Text>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_endpoints (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        url -> Text,
+        enabled_events -> Array<Text>,
+        status -> Text,
+        description -> Nullable<Text>,
+        secret_ciphertext -> Bytea,
+        previous_secret_ciphertext -> Nullable<Bytea>,
+        previous_secret_expires_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    events (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        #[sql_name = "type"]
+        event_type -> Text,
+        data -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_events (id) {
+        id -> Uuid,
+        event_id -> Nullable<Uuid>,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        #[sql_name = "type"]
+        event_type -> Text,
+        endpoint_id -> Uuid,
+        status -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Nullable<Timestamptz>,
+        last_attempt_at -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
+        response_status -> Nullable<Int4>,
+        resend_of -> Nullable<Uuid>,
+        payload -> Text,
+        lease_until -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (merchant_id, livemode, route, key) {
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        route -> Text,
+        key -> Text,
+        request_sha256 -> Bytea,
+        state -> Text,
+        response_status -> Nullable<Int4>,
+        response_body -> Nullable<Text>,
+        locked_at -> Timestamptz,
+        expires_at -> Timestamptz,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    merchants,
+    api_keys,
+    wallets,
+    wallet_challenges,
+    customers,
+    subscriptions,
+    checkout_sessions,
+    payments,
+    refunds,
+    payment_attempts,
+    webhook_endpoints,
+    events,
+    webhook_events,
+    idempotency_keys,
+);
+
+diesel::joinable!(api_keys -> merchants (merchant_id));
