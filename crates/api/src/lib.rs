@@ -1,0 +1,43 @@
+//! stablepay's REST API: actix-web routes over the domain's use cases.
+
+pub mod app;
+pub mod config;
+pub mod error;
+pub mod input;
+pub mod rate_limit;
+pub mod resources;
+pub mod routes;
+pub mod state;
+pub mod wrapper;
+
+use std::sync::Arc;
+
+use actix_web::web::Data;
+use stablepay_domain::ports::SystemClock;
+use stablepay_domain::services::TokenDirectory;
+use stablepay_postgres::PgStore;
+
+use crate::rate_limit::KeyRateLimiter;
+use crate::state::AppState;
+
+/// Wires the PostgreSQL store into every port.
+pub fn state_from_store(store: PgStore, tokens: TokenDirectory, public_url: String, rate_limit_per_min: u32) -> Data<AppState> {
+    let store = Arc::new(store);
+    let ping_store = store.clone();
+    Data::new(AppState {
+        keys: store.clone(),
+        sessions: store.clone(),
+        wallets: store.clone(),
+        endpoints: store.clone(),
+        reader: store.clone(),
+        idempotency: store,
+        clock: Arc::new(SystemClock),
+        tokens,
+        public_url,
+        rate_limiter: KeyRateLimiter::new(rate_limit_per_min),
+        ping: Some(Arc::new(move || {
+            let store = ping_store.clone();
+            Box::pin(async move { store.ping().await.is_ok() })
+        })),
+    })
+}

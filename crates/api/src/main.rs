@@ -1,0 +1,212 @@
+//! `stablepay-api`: the HTTP API (`serve`, the default) and the operator commands.
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use stablepay_api::config::{self, ServeConfig};
+use stablepay_domain::{ApiKeyId, FeeTier, MerchantId, Mode};
+use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
+
+#[derive(Parser)]
+#[command(name = "stablepay-api", version, about = "stablepay REST API and operator commands")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP API (default).
+    Serve,
+    /// Apply pending database migrations.
+    Migrate,
+    /// Manage merchants.
+    #[command(subcommand)]
+    Merchants(MerchantCommand),
+    /// Manage API keys.
+    #[command(subcommand)]
+    Keys(KeyCommand),
+}
+
+#[derive(Subcommand)]
+enum MerchantCommand {
+    /// Create a merchant.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// standard (100 bps), growth (75), scale (50) or custom (with --fee-bps).
+        #[arg(long, default_value = "standard")]
+        fee_tier: String,
+        #[arg(long)]
+        fee_bps: Option<u16>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List merchants.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a merchant's fee tier (new sessions only; snapshots are kept).
+    SetTier {
+        #[arg(long)]
+        merchant: String,
+        #[arg(long)]
+        fee_tier: String,
+        #[arg(long)]
+        fee_bps: Option<u16>,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Create an API key; the secret is printed once.
+    Create {
+        #[arg(long)]
+        merchant: String,
+        #[arg(long, value_parser = ["test", "live"])]
+        mode: String,
+        /// Requests per minute for this key (default: STABLEPAY_RATE_LIMIT_PER_MIN).
+        #[arg(long)]
+        rate_limit: Option<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List keys (never their secrets).
+    List {
+        #[arg(long)]
+        merchant: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a key; it stops working on the next request.
+    Revoke { key_id: String },
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let result = match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve().await,
+        Command::Migrate => migrate().await,
+        Command::Merchants(cmd) => merchants(cmd).await,
+        Command::Keys(cmd) => keys(cmd).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("stablepay-api: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), String> {
+    let cfg = ServeConfig::from_env().map_err(|e| e.to_string())?;
+    let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    let pool = PoolConfig { max_connections: cfg.db_pool_size, ..PoolConfig::default() };
+    let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
+    let listener = TcpListener::bind(&cfg.bind).map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let state = stablepay_api::state_from_store(store, cfg.tokens.clone(), cfg.public_url.clone(), cfg.rate_limit_per_min);
+    tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
+    let server = stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;
+    server.await.map_err(|e| e.to_string())
+}
+
+async fn migrate() -> Result<(), String> {
+    let url = config::database_url().map_err(|e| e.to_string())?;
+    let n = run_migrations(&url).await?;
+    println!("applied {n} migration(s)");
+    Ok(())
+}
+
+/// Operator commands never touch webhook secrets, so they need no secrets key.
+async fn admin_store() -> Result<PgStore, String> {
+    let url = config::database_url().map_err(|e| e.to_string())?;
+    let cipher = SecretCipher::new(&[0u8; 32]).map_err(|e| e.to_string())?;
+    PgStore::connect(&url, &PoolConfig { max_connections: 2, ..PoolConfig::default() }, cipher).map_err(|e| e.to_string())
+}
+
+fn merchant_id(s: &str) -> Result<MerchantId, String> {
+    MerchantId::parse(s).map_err(|e| e.to_string())
+}
+
+async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
+    let store = admin_store().await?;
+    match cmd {
+        MerchantCommand::Create { name, fee_tier, fee_bps, json } => {
+            let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
+            let m = store.create_merchant(&name, tier).await.map_err(|e| e.to_string())?;
+            if json {
+                println!("{}", serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": tier.label(), "fee_bps": tier.bps()}));
+            } else {
+                println!("{}\t{}\t{} ({} bps)", m.id, m.name, tier.label(), tier.bps());
+            }
+        }
+        MerchantCommand::List { json } => {
+            for m in store.list_merchants().await.map_err(|e| e.to_string())? {
+                if json {
+                    println!("{}", serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": m.fee_tier.label(), "fee_bps": m.fee_tier.bps()}));
+                } else {
+                    println!("{}\t{}\t{} ({} bps)", m.id, m.name, m.fee_tier.label(), m.fee_tier.bps());
+                }
+            }
+        }
+        MerchantCommand::SetTier { merchant, fee_tier, fee_bps } => {
+            let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
+            store.set_fee_tier(merchant_id(&merchant)?, tier).await.map_err(|e| e.to_string())?;
+            println!("{merchant}: {} ({} bps) for new sessions", tier.label(), tier.bps());
+        }
+    }
+    Ok(())
+}
+
+async fn keys(cmd: KeyCommand) -> Result<(), String> {
+    let store = admin_store().await?;
+    match cmd {
+        KeyCommand::Create { merchant, mode, rate_limit, json } => {
+            let mode = Mode::parse(&mode).ok_or("mode must be test or live")?;
+            let key = store
+                .create_api_key(merchant_id(&merchant)?, mode, rate_limit)
+                .await
+                .map_err(|e| format!("cannot create key for {merchant}: {e}"))?;
+            if json {
+                println!("{}", serde_json::json!({"id": key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret}));
+            } else {
+                println!("{}\t{}\t{}", key.id, mode, key.secret);
+                eprintln!("The secret is shown only now; store it safely.");
+            }
+        }
+        KeyCommand::List { merchant, json } => {
+            let merchant = merchant.as_deref().map(merchant_id).transpose()?;
+            for k in store.list_api_keys(merchant).await.map_err(|e| e.to_string())? {
+                let revoked = k.revoked_at.map(|t| t.to_string());
+                if json {
+                    println!("{}", serde_json::json!({"id": k.id.to_string(), "merchant": k.merchant_id.to_string(), "mode": k.mode.as_str(), "last4": k.last4, "created_at": k.created_at.to_string(), "revoked_at": revoked}));
+                } else {
+                    println!("{}\t{}\t{}\t...{}\t{}", k.id, k.merchant_id, k.mode, k.last4, revoked.as_deref().unwrap_or("active"));
+                }
+            }
+        }
+        KeyCommand::Revoke { key_id } => {
+            let id = ApiKeyId::parse(&key_id).map_err(|e| e.to_string())?;
+            store.revoke_api_key(id).await.map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
+            println!("revoked {key_id}");
+        }
+    }
+    Ok(())
+}

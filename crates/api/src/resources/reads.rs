@@ -1,0 +1,223 @@
+//! Payments, refunds, subscriptions, payment attempts and webhook events.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use stablepay_domain::*;
+
+use super::raw_json;
+
+#[derive(Serialize)]
+pub struct PaymentResource {
+    pub id: PaymentId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub status: PaymentStatus,
+    pub charge_type: ChargeType,
+    pub subscription: Option<SubscriptionId>,
+    pub customer: Option<CustomerId>,
+    pub checkout_session: Option<CheckoutSessionId>,
+    pub customer_reference: Option<String>,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub fee_amount: String,
+    pub merchant_amount: String,
+    pub refunded_amount: String,
+    pub wallet_address: Address,
+    pub chain_id: ChainId,
+    pub token_address: Address,
+    pub tx_hash: TxHash,
+    pub log_index: u64,
+    pub block_number: String,
+    pub metadata: Box<RawValue>,
+    pub created_at: Timestamp,
+}
+
+impl From<Payment> for PaymentResource {
+    fn from(p: Payment) -> Self {
+        Self {
+            id: p.id,
+            object: "payment",
+            livemode: p.mode.is_live(),
+            status: p.status,
+            charge_type: p.charge_type,
+            subscription: p.subscription,
+            customer: p.customer,
+            checkout_session: p.checkout_session,
+            customer_reference: p.customer_reference,
+            amount: p.amount,
+            currency: p.currency,
+            fee_amount: render_micros(p.fee_micros),
+            merchant_amount: render_micros(p.merchant_micros),
+            refunded_amount: render_micros(p.refunded_micros),
+            wallet_address: p.wallet_address,
+            chain_id: p.chain,
+            token_address: p.token_address,
+            tx_hash: p.tx_hash,
+            log_index: p.log_index,
+            block_number: p.block_number.to_string(),
+            metadata: raw_json(&p.metadata),
+            created_at: p.created_at,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct RefundResource {
+    pub id: RefundId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub status: RefundStatus,
+    pub payment: PaymentId,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub chain_id: ChainId,
+    pub token_address: Address,
+    pub from_address: Address,
+    pub to_address: Address,
+    pub tx_hash: TxHash,
+    pub reason: Option<String>,
+    pub created_at: Timestamp,
+}
+
+impl From<Refund> for RefundResource {
+    fn from(r: Refund) -> Self {
+        Self {
+            id: r.id,
+            object: "refund",
+            livemode: r.mode.is_live(),
+            status: r.status,
+            payment: r.payment,
+            amount: r.amount,
+            currency: r.currency,
+            chain_id: r.chain,
+            token_address: r.token_address,
+            from_address: r.from_address,
+            to_address: r.to_address,
+            tx_hash: r.tx_hash,
+            reason: r.reason,
+            created_at: r.created_at,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct SubscriptionResource {
+    pub id: SubscriptionId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub status: SubscriptionStatus,
+    pub title: String,
+    pub customer: CustomerId,
+    pub wallet_address: Address,
+    pub chain_id: ChainId,
+    pub chain_subscription_id: String,
+    pub chain_plan_id: String,
+    pub amount: Amount,
+    pub interval_seconds: u64,
+    pub next_payment_at: Option<Timestamp>,
+    pub canceled_at: Option<Timestamp>,
+    pub retry_count: u32,
+    pub next_retry_at: Option<Timestamp>,
+    pub last_failure_code: Option<String>,
+    pub created_at: Timestamp,
+}
+
+impl From<Subscription> for SubscriptionResource {
+    fn from(s: Subscription) -> Self {
+        Self {
+            id: s.id,
+            object: "subscription",
+            livemode: s.mode.is_live(),
+            status: s.status,
+            title: s.title,
+            customer: s.customer,
+            wallet_address: s.wallet_address,
+            chain_id: s.chain,
+            chain_subscription_id: s.chain_subscription_id,
+            chain_plan_id: s.chain_plan_id,
+            amount: s.amount,
+            interval_seconds: s.interval_seconds,
+            next_payment_at: s.next_payment_at,
+            canceled_at: s.canceled_at,
+            retry_count: s.retry_count,
+            next_retry_at: s.next_retry_at,
+            last_failure_code: s.last_failure_code,
+            created_at: s.created_at,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct PaymentAttemptResource {
+    pub id: PaymentAttemptId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub subscription: SubscriptionId,
+    pub payment: Option<PaymentId>,
+    pub status: AttemptStatus,
+    pub attempt_number: u32,
+    pub period_key: Timestamp,
+    pub failure_code: Option<String>,
+    pub failure_reason: Option<String>,
+    pub tx_hash: Option<TxHash>,
+    pub created_at: Timestamp,
+}
+
+impl From<PaymentAttempt> for PaymentAttemptResource {
+    fn from(a: PaymentAttempt) -> Self {
+        Self {
+            id: a.id,
+            object: "payment_attempt",
+            livemode: a.mode.is_live(),
+            subscription: a.subscription,
+            payment: a.payment,
+            status: a.status,
+            attempt_number: a.attempt_number,
+            period_key: a.period_key,
+            failure_code: a.failure_code,
+            failure_reason: a.failure_reason,
+            tx_hash: a.tx_hash,
+            created_at: a.created_at,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct WebhookEventResource {
+    pub id: EventId,
+    pub object: &'static str,
+    pub livemode: bool,
+    #[serde(rename = "type")]
+    pub event_type: EventType,
+    pub endpoint: WebhookEndpointId,
+    pub status: DeliveryStatus,
+    pub attempts: u32,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_attempt_at: Option<Timestamp>,
+    pub last_error: Option<String>,
+    pub response_status: Option<u16>,
+    pub resend_of: Option<EventId>,
+    pub payload: Box<RawValue>,
+    pub created_at: Timestamp,
+}
+
+impl From<WebhookEventRecord> for WebhookEventResource {
+    fn from(e: WebhookEventRecord) -> Self {
+        Self {
+            id: e.id,
+            object: "webhook_event",
+            livemode: e.mode.is_live(),
+            event_type: e.event_type,
+            endpoint: e.endpoint,
+            status: e.status,
+            attempts: e.attempts,
+            next_attempt_at: e.next_attempt_at,
+            last_attempt_at: e.last_attempt_at,
+            last_error: e.last_error,
+            response_status: e.response_status,
+            resend_of: e.resend_of,
+            payload: raw_json(&e.payload),
+            created_at: e.created_at,
+        }
+    }
+}

@@ -1,0 +1,79 @@
+use serde::Serialize;
+use serde_json::value::RawValue;
+use stablepay_domain::{
+    render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerId, SessionMode,
+    SessionStatus, SubscriptionId, Timestamp, TxHash,
+};
+
+use super::raw_json;
+
+#[derive(Serialize)]
+pub struct CheckoutSessionResource {
+    pub id: CheckoutSessionId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub url: Option<String>,
+    pub mode: SessionMode,
+    pub status: SessionStatus,
+    pub title: String,
+    pub description: Option<String>,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub fee_bps: u16,
+    pub fee_amount: String,
+    pub merchant_net_amount: String,
+    pub fee_tier: String,
+    pub chain_id: ChainId,
+    pub token_address: Address,
+    pub interval_seconds: Option<u64>,
+    pub chain_plan_id: Option<String>,
+    pub recipient_address: Address,
+    pub customer: Option<CustomerId>,
+    pub subscription: Option<SubscriptionId>,
+    pub customer_reference: Option<String>,
+    pub success_url: Option<String>,
+    pub cancel_url: Option<String>,
+    pub wallet_address: Option<Address>,
+    pub tx_hash: Option<TxHash>,
+    pub metadata: Box<RawValue>,
+    pub expires_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+impl CheckoutSessionResource {
+    pub fn new(s: CheckoutSession, public_url: &str) -> Self {
+        Self {
+            url: s.hosted_url(public_url),
+            id: s.id,
+            object: "checkout.session",
+            livemode: s.mode.is_live(),
+            mode: s.session_mode,
+            status: s.status,
+            title: s.title,
+            description: s.description,
+            amount: s.amount,
+            currency: s.currency,
+            fee_bps: s.fee_bps,
+            fee_amount: render_micros(s.fee_micros),
+            merchant_net_amount: render_micros(s.net_micros),
+            fee_tier: s.fee_tier,
+            chain_id: s.chain,
+            token_address: s.token_address,
+            interval_seconds: s.interval_seconds,
+            chain_plan_id: s.chain_plan_id,
+            recipient_address: s.recipient_address,
+            customer: s.customer,
+            subscription: s.subscription,
+            customer_reference: s.customer_reference,
+            success_url: s.success_url,
+            cancel_url: s.cancel_url,
+            wallet_address: s.wallet_address,
+            tx_hash: s.tx_hash,
+            metadata: raw_json(&s.metadata),
+            expires_at: s.expires_at,
+            completed_at: s.completed_at,
+            created_at: s.created_at,
+        }
+    }
+}

@@ -1,0 +1,38 @@
+use serde::Serialize;
+use stablepay_domain::{Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus};
+
+#[derive(Serialize)]
+pub struct Verification {
+    pub message: String,
+    pub expires_at: Timestamp,
+}
+
+#[derive(Serialize)]
+pub struct WalletResource {
+    pub id: WalletId,
+    pub object: &'static str,
+    pub address: Address,
+    pub chain_id: ChainId,
+    pub status: WalletStatus,
+    pub verified_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+}
+
+impl WalletResource {
+    pub fn new(w: Wallet, challenge: Option<WalletChallenge>) -> Self {
+        Self {
+            id: w.id,
+            object: "wallet",
+            address: w.address,
+            chain_id: w.chain,
+            status: w.status,
+            verified_at: w.verified_at,
+            revoked_at: w.revoked_at,
+            created_at: w.created_at,
+            verification: challenge.map(|c| Verification { message: c.message, expires_at: c.expires_at }),
+        }
+    }
+}

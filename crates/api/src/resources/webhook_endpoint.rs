@@ -1,0 +1,40 @@
+use serde::Serialize;
+use stablepay_domain::{EndpointStatus, EventType, Timestamp, WebhookEndpoint, WebhookEndpointId};
+
+#[derive(Serialize)]
+pub struct WebhookEndpointResource {
+    pub id: WebhookEndpointId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub url: String,
+    pub enabled_events: Vec<EventType>,
+    pub status: EndpointStatus,
+    pub description: Option<String>,
+    pub created_at: Timestamp,
+    /// Only in the creation (and rotation) response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+impl WebhookEndpointResource {
+    pub fn new(e: WebhookEndpoint, secret: Option<String>) -> Self {
+        Self {
+            id: e.id,
+            object: "webhook_endpoint",
+            livemode: e.mode.is_live(),
+            url: e.url.as_str().to_owned(),
+            enabled_events: e.enabled_events,
+            status: e.status,
+            description: e.description,
+            created_at: e.created_at,
+            secret,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct DeletedEndpoint {
+    pub id: WebhookEndpointId,
+    pub object: &'static str,
+    pub deleted: bool,
+}

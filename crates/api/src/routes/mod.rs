@@ -1,0 +1,6 @@
+//! Route handlers: parse input into domain types, call one use case, render.
+
+pub mod checkout_sessions;
+pub mod reads;
+pub mod wallets;
+pub mod webhook_endpoints;

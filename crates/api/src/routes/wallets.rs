@@ -1,0 +1,117 @@
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Payload};
+use actix_web::{HttpRequest, HttpResponse};
+use serde::Deserialize;
+use stablepay_domain::services::{register_wallet, revoke_wallet, verify_wallet, LookupError, VerifyWalletError};
+use stablepay_domain::{Address, ChainId, Signature, WalletId};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::input::json_body;
+use crate::resources::{List, WalletResource};
+use crate::state::AppState;
+use crate::wrapper::{api_call, Reply};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegisterBody {
+    address: Option<String>,
+    chain_id: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerifyBody {
+    signature: Option<String>,
+}
+
+fn wallet_id(raw: &str) -> Result<WalletId, ApiError> {
+    WalletId::parse(raw).map_err(|_| ApiError::not_found("wallet", raw))
+}
+
+pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let body: RegisterBody = json_body(&call.body)?;
+        let mut errors = stablepay_domain::ValidationErrors::default();
+        let address = match body.address {
+            None => {
+                errors.push("address", "is required");
+                None
+            }
+            Some(a) => errors.check("address", Address::parse(&a)),
+        };
+        let chain = match body.chain_id {
+            None | Some(serde_json::Value::Null) => Some(ChainId::Base),
+            Some(v) => errors.check(
+                "chain_id",
+                v.as_u64().and_then(ChainId::from_id).ok_or("must be 8453 (Base) or 84532 (Base Sepolia)"),
+            ),
+        };
+        let (Some(address), Some(chain)) = (address, chain) else {
+            return Err(errors.into());
+        };
+        let s = &call.state;
+        let out = register_wallet(&call.auth, address, chain, s.wallets.as_ref(), s.clock.as_ref()).await?;
+        let status = if out.created { StatusCode::CREATED } else { StatusCode::OK };
+        Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
+    })
+    .await
+}
+
+pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = wallet_id(&raw)?;
+        let body: VerifyBody = json_body(&call.body)?;
+        let signature = match body.signature {
+            None => return Err(ApiError::invalid_field("signature", "is required")),
+            Some(s) => Signature::parse(&s).map_err(|e| ApiError::invalid_field("signature", e.to_string()))?,
+        };
+        let s = &call.state;
+        let wallet = verify_wallet(&call.auth, id, &signature, s.wallets.as_ref(), s.clock.as_ref())
+            .await
+            .map_err(|e| match e {
+                VerifyWalletError::NotFound => ApiError::not_found("wallet", &raw),
+                VerifyWalletError::ChallengeExpired => ApiError::invalid_field("signature", e.to_string()),
+                VerifyWalletError::ChallengeUsed => ApiError::new(ErrorCode::Conflict, e.to_string()),
+                VerifyWalletError::SignatureMismatch(_) => ApiError::invalid_field("signature", e.to_string()),
+                VerifyWalletError::Store(e) => e.into(),
+            })?;
+        Reply::ok(&WalletResource::new(wallet, None))
+    })
+    .await
+}
+
+pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = wallet_id(&raw)?;
+        let wallet = call.state.wallets.get(call.auth.merchant_id, id).await?.ok_or_else(|| ApiError::not_found("wallet", &raw))?;
+        Reply::ok(&WalletResource::new(wallet, None))
+    })
+    .await
+}
+
+pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let mut q = call.query()?;
+        let page = q.page(|s| WalletId::parse(s).ok().map(|i| i.uuid()), "wallet")?;
+        q.finish()?;
+        let wallets = call.state.wallets.list(call.auth.merchant_id, &page).await?;
+        Reply::ok(&List::from_page(wallets, |w| WalletResource::new(w, None)))
+    })
+    .await
+}
+
+pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = wallet_id(&raw)?;
+        let s = &call.state;
+        let wallet = revoke_wallet(&call.auth, id, s.wallets.as_ref(), s.clock.as_ref()).await.map_err(|e| match e {
+            LookupError::NotFound => ApiError::not_found("wallet", &raw),
+            LookupError::Store(e) => e.into(),
+        })?;
+        Reply::ok(&WalletResource::new(wallet, None))
+    })
+    .await
+}

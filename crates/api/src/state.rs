@@ -1,0 +1,24 @@
+use std::sync::Arc;
+
+use stablepay_domain::ports::{
+    ApiKeyStore, Clock, IdempotencyStore, ResourceReader, SessionRepository, WalletRepository, WebhookEndpointRepository,
+};
+use stablepay_domain::services::TokenDirectory;
+
+use crate::rate_limit::KeyRateLimiter;
+
+/// What every handler can reach: ports as trait objects, plus deployment settings.
+pub struct AppState {
+    pub keys: Arc<dyn ApiKeyStore>,
+    pub sessions: Arc<dyn SessionRepository>,
+    pub wallets: Arc<dyn WalletRepository>,
+    pub endpoints: Arc<dyn WebhookEndpointRepository>,
+    pub reader: Arc<dyn ResourceReader>,
+    pub idempotency: Arc<dyn IdempotencyStore>,
+    pub clock: Arc<dyn Clock>,
+    pub tokens: TokenDirectory,
+    pub public_url: String,
+    pub rate_limiter: KeyRateLimiter,
+    /// Readiness probe (None: always ready).
+    pub ping: Option<Arc<dyn Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + Sync>>,
+}
