@@ -87,7 +87,8 @@ enum KeyCommand {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
         builder.json().init();
     } else {

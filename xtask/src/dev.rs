@@ -1,0 +1,136 @@
+//! `cargo xtask dev`: the whole service on this machine, and `target/dev/env.json`.
+
+use std::process::{Child, Command};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use base64::Engine;
+use rand::RngCore;
+use serde_json::json;
+
+use crate::pg::Postgres;
+use crate::seed::{self, DemoMerchant};
+use crate::util::{cargo, free_port, output, root, run as run_cmd};
+
+struct Processes(Vec<(String, Child)>);
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for (name, child) in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+            println!("xtask: stopped {name}");
+        }
+    }
+}
+
+fn env_or(name: &str, default: impl FnOnce() -> String) -> String {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(default)
+}
+
+pub fn run() -> Result<(), String> {
+    println!("xtask: building stablepay-api");
+    run_cmd(cargo().args(["build", "--quiet", "-p", "stablepay-api"]))?;
+    let bin = root().join("target/debug/stablepay-api");
+
+    let pg = Postgres::provision("dev")?;
+    let db = pg.database("stablepay")?;
+    output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
+    let merchants = seed::create_merchants(&bin, &db)?;
+
+    let bind = env_or("STABLEPAY_BIND", || {
+        let port = if std::net::TcpListener::bind("127.0.0.1:8080").is_ok() { 8080 } else { free_port().unwrap_or(8080) };
+        format!("127.0.0.1:{port}")
+    });
+    let api = format!("http://{bind}");
+    let public_url = env_or("STABLEPAY_PUBLIC_URL", || api.clone());
+    let secrets_key = env_or("STABLEPAY_SECRETS_KEY", || {
+        let mut key = [0u8; 32];
+        rand::thread_rng().fill_bytes(&mut key);
+        base64::engine::general_purpose::STANDARD.encode(key)
+    });
+    let rate_limit: u32 = env_or("STABLEPAY_RATE_LIMIT_PER_MIN", || "120".into()).parse().map_err(|_| "STABLEPAY_RATE_LIMIT_PER_MIN must be a number")?;
+
+    // Other STABLEPAY_* variables reach the processes through the inherited environment.
+    let child = Command::new(&bin)
+        .arg("serve")
+        .env("DATABASE_URL", &db)
+        .env("STABLEPAY_BIND", &bind)
+        .env("STABLEPAY_PUBLIC_URL", &public_url)
+        .env("STABLEPAY_SECRETS_KEY", &secrets_key)
+        .env("STABLEPAY_RATE_LIMIT_PER_MIN", rate_limit.to_string())
+        .env("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()))
+        .spawn()
+        .map_err(|e| format!("cannot start stablepay-api: {e}"))?;
+    let mut processes = Processes(vec![("stablepay-api".into(), child)]);
+
+    seed::wait_healthy(&api, Duration::from_secs(30))?;
+    for m in &merchants {
+        seed::verify_wallet(&api, m)?;
+    }
+    write_env_json(&api, &merchants, rate_limit)?;
+    print_banner(&api, &merchants, pg.data_dir().is_some());
+
+    let (tx, rx) = mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
+    loop {
+        if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+            println!("\nxtask: stopping");
+            break;
+        }
+        for (name, child) in &mut processes.0 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("{name} exited unexpectedly ({status})"));
+            }
+        }
+    }
+    drop(processes);
+    drop(pg);
+    Ok(())
+}
+
+fn write_env_json(api: &str, merchants: &[DemoMerchant], rate_limit: u32) -> Result<(), String> {
+    let env = json!({
+        "api_base": api,
+        "merchants": merchants.iter().map(|m| json!({
+            "id": m.id,
+            "name": m.name,
+            "test_key": m.test_key,
+            "live_key": m.live_key,
+            "wallet": { "address": m.wallet_address, "private_key": m.wallet_key },
+        })).collect::<Vec<_>>(),
+        "chains": {},
+        "buyers": [],
+        "config": {
+            "webhook_backoff_base_seconds": 30,
+            "confirmations": { "84532": 1, "8453": 1 },
+            "rate_limit_per_min": rate_limit,
+        },
+    });
+    let dir = root().join("target/dev");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("env.json"), text).map_err(|e| format!("cannot write target/dev/env.json: {e}"))
+}
+
+fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
+    let key = merchants.first().map(|m| m.test_key.as_str()).unwrap_or_default();
+    println!();
+    println!("stablepay is running at {api}");
+    if throwaway_db {
+        println!("(throwaway PostgreSQL: everything is deleted when you press Ctrl-C)");
+    }
+    println!("demo merchants, keys and wallets: target/dev/env.json");
+    println!();
+    println!("Try it:");
+    println!();
+    println!("  curl -s {api}/api/v1/checkout/sessions \\");
+    println!("    -H 'Authorization: Bearer {key}' \\");
+    println!("    -H 'Content-Type: application/json' \\");
+    println!("    -d '{{\"mode\":\"payment\",\"title\":\"Espresso beans\",\"amount\":\"12.50\"}}'");
+    println!();
+    println!("Press Ctrl-C to stop.");
+}

@@ -1,0 +1,40 @@
+//! `cargo xtask dev` runs the whole service locally; `cargo xtask test` runs every check.
+//! Both provision a throwaway PostgreSQL cluster under `target/` when `DATABASE_URL` is
+//! unset.
+
+mod dev;
+mod pg;
+mod seed;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  dev     start PostgreSQL (throwaway), migrate, seed two demo merchants, run the api;
+          writes target/dev/env.json; Ctrl-C stops everything
+  test    start PostgreSQL (throwaway), then cargo fmt --check, clippy -D warnings, and
+          every test of the workspace
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dev") => dev::run(),
+        Some("test") => test::run(&args[1..]),
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
