@@ -25,7 +25,10 @@ impl Drop for Processes {
 }
 
 fn env_or(name: &str, default: impl FnOnce() -> String) -> String {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(default)
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(default)
 }
 
 pub fn run() -> Result<(), String> {
@@ -39,7 +42,11 @@ pub fn run() -> Result<(), String> {
     let merchants = seed::create_merchants(&bin, &db)?;
 
     let bind = env_or("STABLEPAY_BIND", || {
-        let port = if std::net::TcpListener::bind("127.0.0.1:8080").is_ok() { 8080 } else { free_port().unwrap_or(8080) };
+        let port = if std::net::TcpListener::bind("127.0.0.1:8080").is_ok() {
+            8080
+        } else {
+            free_port().unwrap_or(8080)
+        };
         format!("127.0.0.1:{port}")
     });
     let api = format!("http://{bind}");
@@ -49,7 +56,9 @@ pub fn run() -> Result<(), String> {
         rand::thread_rng().fill_bytes(&mut key);
         base64::engine::general_purpose::STANDARD.encode(key)
     });
-    let rate_limit: u32 = env_or("STABLEPAY_RATE_LIMIT_PER_MIN", || "120".into()).parse().map_err(|_| "STABLEPAY_RATE_LIMIT_PER_MIN must be a number")?;
+    let rate_limit: u32 = env_or("STABLEPAY_RATE_LIMIT_PER_MIN", || "120".into())
+        .parse()
+        .map_err(|_| "STABLEPAY_RATE_LIMIT_PER_MIN must be a number")?;
 
     // Other STABLEPAY_* variables reach the processes through the inherited environment.
     let child = Command::new(&bin)
@@ -59,7 +68,10 @@ pub fn run() -> Result<(), String> {
         .env("STABLEPAY_PUBLIC_URL", &public_url)
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", rate_limit.to_string())
-        .env("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()))
+        .env(
+            "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
+            env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()),
+        )
         .spawn()
         .map_err(|e| format!("cannot start stablepay-api: {e}"))?;
     let mut processes = Processes(vec![("stablepay-api".into(), child)]);
@@ -113,11 +125,15 @@ fn write_env_json(api: &str, merchants: &[DemoMerchant], rate_limit: u32) -> Res
     let dir = root().join("target/dev");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("env.json"), text).map_err(|e| format!("cannot write target/dev/env.json: {e}"))
+    std::fs::write(dir.join("env.json"), text)
+        .map_err(|e| format!("cannot write target/dev/env.json: {e}"))
 }
 
 fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
-    let key = merchants.first().map(|m| m.test_key.as_str()).unwrap_or_default();
+    let key = merchants
+        .first()
+        .map(|m| m.test_key.as_str())
+        .unwrap_or_default();
     println!();
     println!("stablepay is running at {api}");
     if throwaway_db {

@@ -41,14 +41,25 @@ fn find_bin_dir() -> Result<PathBuf, String> {
         .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file());
     if let Some(dir) = on_path {
         // Distributions often link only some tools onto PATH: use the real bin directory.
-        let real = std::fs::canonicalize(dir.join("initdb")).ok().and_then(|p| p.parent().map(Path::to_path_buf));
+        let real = std::fs::canonicalize(dir.join("initdb"))
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
         return Ok(real.filter(|r| r.join("createdb").is_file()).unwrap_or(dir));
     }
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path().join("bin")).filter(|b| b.join("initdb").is_file()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path().join("bin"))
+                .filter(|b| b.join("initdb").is_file())
+                .collect()
+        })
         .unwrap_or_default();
     versions.sort_by_key(|p| {
-        p.parent().and_then(|v| v.file_name()).and_then(|n| n.to_str()).and_then(|n| n.parse::<u32>().ok()).unwrap_or(0)
+        p.parent()
+            .and_then(|v| v.file_name())
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or(0)
     });
     versions.pop().ok_or_else(|| {
         "PostgreSQL server binaries not found: `initdb` and `pg_ctl` are neither on PATH nor under \
@@ -59,17 +70,29 @@ fn find_bin_dir() -> Result<PathBuf, String> {
 
 /// A directory the cluster's user can own and reach.
 fn prepare_data_dir(name: &str, run_as: Option<&str>) -> Result<PathBuf, String> {
-    let candidates = [root().join("target").join(name).join("pg"), std::env::temp_dir().join(format!("stablepay-{name}-pg"))];
+    let candidates = [
+        root().join("target").join(name).join("pg"),
+        std::env::temp_dir().join(format!("stablepay-{name}-pg")),
+    ];
     for dir in candidates {
         if dir.join("postmaster.pid").exists() {
             // A cluster left running by an interrupted run: stop it before reuse.
-            let _ = Command::new("pg_ctl").arg("-D").arg(&dir).args(["-m", "immediate", "stop"]).output();
+            let _ = Command::new("pg_ctl")
+                .arg("-D")
+                .arg(&dir)
+                .args(["-m", "immediate", "stop"])
+                .output();
         }
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let Some(user) = run_as else { return Ok(dir) };
         run(Command::new("chown").args(["-R", user]).arg(&dir))?;
-        let reachable = Command::new("runuser").args(["-u", user, "--", "test", "-w"]).arg(&dir).status().is_ok_and(|s| s.success());
+        let reachable = Command::new("runuser")
+            .args(["-u", user, "--", "test", "-w"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
         if reachable {
             return Ok(dir);
         }
@@ -98,14 +121,30 @@ impl Postgres {
         };
         let data = prepare_data_dir(name, run_as.as_deref())?;
         let port = free_port()?;
-        let cluster = Cluster { bin, data, run_as, port };
-        println!("xtask: starting PostgreSQL on 127.0.0.1:{port} (data in {})", cluster.data.display());
+        let cluster = Cluster {
+            bin,
+            data,
+            run_as,
+            port,
+        };
+        println!(
+            "xtask: starting PostgreSQL on 127.0.0.1:{port} (data in {})",
+            cluster.data.display()
+        );
         output(
             cluster
                 .command("initdb")
                 .arg("-D")
                 .arg(&cluster.data)
-                .args(["-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]),
+                .args([
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                ]),
         )?;
         let options = format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
@@ -121,19 +160,37 @@ impl Postgres {
                 .arg(cluster.data.join("server.log"))
                 .args(["-w", "-t", "60", "start"]),
         )?;
-        Ok(Self { url: format!("postgres://postgres@127.0.0.1:{port}/postgres"), cluster: Some(cluster) })
+        Ok(Self {
+            url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            cluster: Some(cluster),
+        })
     }
 
     /// Creates a database on the throwaway cluster; with `DATABASE_URL` the URL is used as is.
     pub fn database(&self, name: &str) -> Result<String, String> {
-        let Some(c) = &self.cluster else { return Ok(self.url.clone()) };
-        output(c.command("createdb").args(["-h", "127.0.0.1", "-p", &c.port.to_string(), "-U", "postgres", name]))?;
+        let Some(c) = &self.cluster else {
+            return Ok(self.url.clone());
+        };
+        output(c.command("createdb").args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &c.port.to_string(),
+            "-U",
+            "postgres",
+            name,
+        ]))?;
         Ok(format!("postgres://postgres@127.0.0.1:{}/{name}", c.port))
     }
 
     pub fn stop(&mut self) {
         if let Some(c) = self.cluster.take() {
-            let _ = c.command("pg_ctl").arg("-D").arg(&c.data).args(["-m", "fast", "-w", "stop"]).output();
+            let _ = c
+                .command("pg_ctl")
+                .arg("-D")
+                .arg(&c.data)
+                .args(["-m", "fast", "-w", "stop"])
+                .output();
             let _ = std::fs::remove_dir_all(&c.data);
         }
     }

@@ -27,24 +27,46 @@ pub struct DemoMerchant {
 }
 
 fn cli_json(bin: &Path, db: &str, args: &[&str]) -> Result<Value, String> {
-    let out = output(Command::new(bin).args(args).arg("--json").env("DATABASE_URL", db))?;
-    serde_json::from_str(out.trim()).map_err(|e| format!("unexpected output from stablepay-api {args:?}: {e}"))
+    let out = output(
+        Command::new(bin)
+            .args(args)
+            .arg("--json")
+            .env("DATABASE_URL", db),
+    )?;
+    serde_json::from_str(out.trim())
+        .map_err(|e| format!("unexpected output from stablepay-api {args:?}: {e}"))
 }
 
 /// Creates the merchants and their keys with the operator CLI.
 pub fn create_merchants(bin: &Path, db: &str) -> Result<Vec<DemoMerchant>, String> {
-    let specs = [("Demo Coffee Roasters", "standard"), ("Demo Games Studio", "growth")];
+    let specs = [
+        ("Demo Coffee Roasters", "standard"),
+        ("Demo Games Studio", "growth"),
+    ];
     let mut merchants = Vec::new();
     for ((name, tier), wallet_key) in specs.into_iter().zip(MERCHANT_WALLET_KEYS) {
-        let m = cli_json(bin, db, &["merchants", "create", "--name", name, "--fee-tier", tier])?;
+        let m = cli_json(
+            bin,
+            db,
+            &["merchants", "create", "--name", name, "--fee-tier", tier],
+        )?;
         let id = m["id"].as_str().ok_or("merchant id missing")?.to_owned();
         let key = |mode: &str| -> Result<String, String> {
-            let k = cli_json(bin, db, &["keys", "create", "--merchant", &id, "--mode", mode])?;
-            k["secret"].as_str().map(str::to_owned).ok_or_else(|| "key secret missing".to_owned())
+            let k = cli_json(
+                bin,
+                db,
+                &["keys", "create", "--merchant", &id, "--mode", mode],
+            )?;
+            k["secret"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| "key secret missing".to_owned())
         };
         let mut raw = [0u8; 32];
         hex::decode_to_slice(wallet_key, &mut raw).map_err(|e| e.to_string())?;
-        let address = eip191::address_of_private_key(&raw).ok_or("bad demo key")?.to_string();
+        let address = eip191::address_of_private_key(&raw)
+            .ok_or("bad demo key")?
+            .to_string();
         merchants.push(DemoMerchant {
             test_key: key("test")?,
             live_key: key("live")?,
@@ -64,7 +86,9 @@ pub fn wait_healthy(api: &str, timeout: Duration) -> Result<(), String> {
             return Ok(());
         }
         if started.elapsed() > timeout {
-            return Err(format!("the api did not become healthy at {api} within {timeout:?}"));
+            return Err(format!(
+                "the api did not become healthy at {api} within {timeout:?}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -80,9 +104,12 @@ pub fn verify_wallet(api: &str, m: &DemoMerchant) -> Result<(), String> {
         .into_json()
         .map_err(|e| e.to_string())?;
     let id = registered["id"].as_str().ok_or("wallet id missing")?;
-    let message = registered["verification"]["message"].as_str().ok_or("challenge missing")?;
+    let message = registered["verification"]["message"]
+        .as_str()
+        .ok_or("challenge missing")?;
     let mut key = [0u8; 32];
-    hex::decode_to_slice(m.wallet_key.trim_start_matches("0x"), &mut key).map_err(|e| e.to_string())?;
+    hex::decode_to_slice(m.wallet_key.trim_start_matches("0x"), &mut key)
+        .map_err(|e| e.to_string())?;
     let signature = eip191::sign(message.as_bytes(), &key).ok_or("signing failed")?;
     ureq::post(&format!("{api}/api/v1/wallets/{id}/verify"))
         .set("Authorization", &auth)

@@ -4,7 +4,10 @@ use std::process::Command;
 
 /// The workspace root (xtask lives one level below it).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 pub fn free_port() -> Result<u16, String> {
@@ -15,7 +18,9 @@ pub fn free_port() -> Result<u16, String> {
 /// Runs a command to completion; fails with its name and exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
     let what = format!("{cmd:?}");
-    let status = cmd.status().map_err(|e| format!("cannot run {what}: {e}"))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -26,9 +31,15 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 /// Runs a command and returns its stdout.
 pub fn output(cmd: &mut Command) -> Result<String, String> {
     let what = format!("{cmd:?}");
-    let out = cmd.output().map_err(|e| format!("cannot run {what}: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
     if !out.status.success() {
-        return Err(format!("{what} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -40,5 +51,7 @@ pub fn cargo() -> Command {
 }
 
 pub fn is_root() -> bool {
-    output(Command::new("id").arg("-u")).map(|s| s.trim() == "0").unwrap_or(false)
+    output(Command::new("id").arg("-u"))
+        .map(|s| s.trim() == "0")
+        .unwrap_or(false)
 }

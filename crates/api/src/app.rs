@@ -17,11 +17,19 @@ use crate::state::AppState;
 pub struct RequestId(pub String);
 
 async fn unknown_route(req: HttpRequest) -> HttpResponse {
-    ApiError::new(ErrorCode::NotFound, format!("Unrecognized request URL ({} {})", req.method(), req.path())).to_response()
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("Unrecognized request URL ({} {})", req.method(), req.path()),
+    )
+    .to_response()
 }
 
 async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
-    ApiError::new(ErrorCode::MethodNotAllowed, format!("{} is not allowed on {}", req.method(), req.path())).to_response()
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{} is not allowed on {}", req.method(), req.path()),
+    )
+    .to_response()
 }
 
 async fn health(state: Data<AppState>) -> HttpResponse {
@@ -30,7 +38,9 @@ async fn health(state: Data<AppState>) -> HttpResponse {
         None => true,
     };
     if ready {
-        HttpResponse::Ok().content_type("application/json").body(r#"{"status":"ok"}"#)
+        HttpResponse::Ok()
+            .content_type("application/json")
+            .body(r#"{"status":"ok"}"#)
     } else {
         let mut err = ApiError::new(ErrorCode::Unavailable, "The database is not reachable");
         err.retry_after_secs = Some(1);
@@ -49,17 +59,61 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route(web::get().to(checkout_sessions::list))
                     .default_service(nope()),
             )
-            .service(web::resource("/checkout/sessions/{id}").route(web::get().to(checkout_sessions::retrieve)).default_service(nope()))
-            .service(web::resource("/payments").route(web::get().to(reads::list_payments)).default_service(nope()))
-            .service(web::resource("/payments/{id}").route(web::get().to(reads::get_payment)).default_service(nope()))
-            .service(web::resource("/refunds").route(web::get().to(reads::list_refunds)).default_service(nope()))
-            .service(web::resource("/refunds/{id}").route(web::get().to(reads::get_refund)).default_service(nope()))
-            .service(web::resource("/subscriptions").route(web::get().to(reads::list_subscriptions)).default_service(nope()))
-            .service(web::resource("/subscriptions/{id}").route(web::get().to(reads::get_subscription)).default_service(nope()))
-            .service(web::resource("/payment_attempts").route(web::get().to(reads::list_payment_attempts)).default_service(nope()))
-            .service(web::resource("/payment_attempts/{id}").route(web::get().to(reads::get_payment_attempt)).default_service(nope()))
-            .service(web::resource("/webhook_events").route(web::get().to(reads::list_webhook_events)).default_service(nope()))
-            .service(web::resource("/webhook_events/{id}").route(web::get().to(reads::get_webhook_event)).default_service(nope()))
+            .service(
+                web::resource("/checkout/sessions/{id}")
+                    .route(web::get().to(checkout_sessions::retrieve))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/payments")
+                    .route(web::get().to(reads::list_payments))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/payments/{id}")
+                    .route(web::get().to(reads::get_payment))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/refunds")
+                    .route(web::get().to(reads::list_refunds))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/refunds/{id}")
+                    .route(web::get().to(reads::get_refund))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/subscriptions")
+                    .route(web::get().to(reads::list_subscriptions))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/subscriptions/{id}")
+                    .route(web::get().to(reads::get_subscription))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/payment_attempts")
+                    .route(web::get().to(reads::list_payment_attempts))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/payment_attempts/{id}")
+                    .route(web::get().to(reads::get_payment_attempt))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/webhook_events")
+                    .route(web::get().to(reads::list_webhook_events))
+                    .default_service(nope()),
+            )
+            .service(
+                web::resource("/webhook_events/{id}")
+                    .route(web::get().to(reads::get_webhook_event))
+                    .default_service(nope()),
+            )
             .service(
                 web::resource("/wallets")
                     .route(web::post().to(wallets::register))
@@ -72,7 +126,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route(web::delete().to(wallets::revoke))
                     .default_service(nope()),
             )
-            .service(web::resource("/wallets/{id}/verify").route(web::post().to(wallets::verify)).default_service(nope()))
+            .service(
+                web::resource("/wallets/{id}/verify")
+                    .route(web::post().to(wallets::verify))
+                    .default_service(nope()),
+            )
             .service(
                 web::resource("/webhook_endpoints")
                     .route(web::post().to(webhook_endpoints::create))
@@ -92,11 +150,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .default_service(nope()),
             ),
     )
-    .service(web::resource("/healthz").route(web::get().to(health)).default_service(nope()));
+    .service(
+        web::resource("/healthz")
+            .route(web::get().to(health))
+            .default_service(nope()),
+    );
 }
 
 /// Starts the HTTP server on an already-bound listener (port 0 in tests).
-pub fn serve(listener: TcpListener, state: Data<AppState>, workers: usize) -> std::io::Result<Server> {
+pub fn serve(
+    listener: TcpListener,
+    state: Data<AppState>,
+    workers: usize,
+) -> std::io::Result<Server> {
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())

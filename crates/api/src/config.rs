@@ -20,7 +20,10 @@ pub struct ConfigError {
 }
 
 fn err(var: &'static str, problem: impl Into<String>) -> ConfigError {
-    ConfigError { var, problem: problem.into() }
+    ConfigError {
+        var,
+        problem: problem.into(),
+    }
 }
 
 fn var(name: &'static str) -> Option<String> {
@@ -30,12 +33,20 @@ fn var(name: &'static str) -> Option<String> {
 fn parsed<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, ConfigError> {
     match var(name) {
         None => Ok(default),
-        Some(v) => v.trim().parse().map_err(|_| err(name, format!("`{v}` is not valid"))),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| err(name, format!("`{v}` is not valid"))),
     }
 }
 
 pub fn database_url() -> Result<String, ConfigError> {
-    var("DATABASE_URL").ok_or_else(|| err("DATABASE_URL", "is not set (e.g. postgres://postgres@127.0.0.1:5432/stablepay)"))
+    var("DATABASE_URL").ok_or_else(|| {
+        err(
+            "DATABASE_URL",
+            "is not set (e.g. postgres://postgres@127.0.0.1:5432/stablepay)",
+        )
+    })
 }
 
 #[derive(Debug, Clone)]
@@ -54,7 +65,8 @@ impl ServeConfig {
     pub fn from_env() -> Result<Self, ConfigError> {
         let bind = var("STABLEPAY_BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned());
         let public_url = var("STABLEPAY_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}"));
-        url::Url::parse(&public_url).map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
+        url::Url::parse(&public_url)
+            .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
         let rate_limit_per_min: u32 = parsed("STABLEPAY_RATE_LIMIT_PER_MIN", 120)?;
         if rate_limit_per_min == 0 {
             return Err(err("STABLEPAY_RATE_LIMIT_PER_MIN", "must be at least 1"));
@@ -67,19 +79,30 @@ impl ServeConfig {
             secrets_key: secrets_key()?,
             tokens: tokens()?,
             db_pool_size: parsed("STABLEPAY_DB_POOL_SIZE", 16)?,
-            workers: parsed("STABLEPAY_HTTP_WORKERS", std::thread::available_parallelism().map_or(2, |n| n.get()))?,
+            workers: parsed(
+                "STABLEPAY_HTTP_WORKERS",
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            )?,
         })
     }
 }
 
 pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {
     const NAME: &str = "STABLEPAY_SECRETS_KEY";
-    let raw = var(NAME).ok_or_else(|| err(NAME, "is not set (32 random bytes, base64; `openssl rand -base64 32`)"))?;
+    let raw = var(NAME).ok_or_else(|| {
+        err(
+            NAME,
+            "is not set (32 random bytes, base64; `openssl rand -base64 32`)",
+        )
+    })?;
     let key = base64::engine::general_purpose::STANDARD
         .decode(raw.trim())
         .map_err(|_| err(NAME, "is not valid base64"))?;
     if key.len() != 32 {
-        return Err(err(NAME, format!("must decode to 32 bytes, got {}", key.len())));
+        return Err(err(
+            NAME,
+            format!("must decode to 32 bytes, got {}", key.len()),
+        ));
     }
     Ok(key)
 }
@@ -87,10 +110,30 @@ pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {
 fn tokens() -> Result<TokenDirectory, ConfigError> {
     let mut dir = TokenDirectory::new();
     let entries: [(&'static str, ChainId, Currency, Option<&str>); 4] = [
-        ("STABLEPAY_TOKEN_USDC_8453", ChainId::Base, Currency::Usdc, Some(USDC_BASE)),
-        ("STABLEPAY_TOKEN_USDC_84532", ChainId::BaseSepolia, Currency::Usdc, Some(USDC_BASE_SEPOLIA)),
-        ("STABLEPAY_TOKEN_USDT_8453", ChainId::Base, Currency::Usdt, None),
-        ("STABLEPAY_TOKEN_USDT_84532", ChainId::BaseSepolia, Currency::Usdt, None),
+        (
+            "STABLEPAY_TOKEN_USDC_8453",
+            ChainId::Base,
+            Currency::Usdc,
+            Some(USDC_BASE),
+        ),
+        (
+            "STABLEPAY_TOKEN_USDC_84532",
+            ChainId::BaseSepolia,
+            Currency::Usdc,
+            Some(USDC_BASE_SEPOLIA),
+        ),
+        (
+            "STABLEPAY_TOKEN_USDT_8453",
+            ChainId::Base,
+            Currency::Usdt,
+            None,
+        ),
+        (
+            "STABLEPAY_TOKEN_USDT_84532",
+            ChainId::BaseSepolia,
+            Currency::Usdt,
+            None,
+        ),
     ];
     for (name, chain, currency, default) in entries {
         let value = var(name).or(default.map(str::to_owned));

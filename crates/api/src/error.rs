@@ -57,7 +57,12 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), details: Vec::new(), retry_after_secs: None }
+        Self {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+            retry_after_secs: None,
+        }
     }
 
     pub fn invalid(message: impl Into<String>) -> Self {
@@ -84,7 +89,10 @@ impl ApiError {
     }
 
     pub fn internal() -> Self {
-        Self::new(ErrorCode::Api, "An internal error occurred. Retry later; the request id identifies it to support.")
+        Self::new(
+            ErrorCode::Api,
+            "An internal error occurred. Retry later; the request id identifies it to support.",
+        )
     }
 
     pub fn status(&self) -> StatusCode {
@@ -106,8 +114,17 @@ impl ApiError {
             details: &'a [FieldError],
         }
         let code = self.code.as_str();
-        serde_json::to_string(&Envelope { error: Inner { code, kind: code, message: &self.message, details: &self.details } })
-            .unwrap_or_else(|_| r#"{"error":{"code":"api_error","type":"api_error","message":"internal error"}}"#.into())
+        serde_json::to_string(&Envelope {
+            error: Inner {
+                code,
+                kind: code,
+                message: &self.message,
+                details: &self.details,
+            },
+        })
+        .unwrap_or_else(|_| {
+            r#"{"error":{"code":"api_error","type":"api_error","message":"internal error"}}"#.into()
+        })
     }
 
     pub fn to_response(&self) -> HttpResponse {
@@ -122,7 +139,12 @@ impl ApiError {
 
 impl From<ValidationErrors> for ApiError {
     fn from(v: ValidationErrors) -> Self {
-        Self { code: ErrorCode::InvalidRequest, message: v.to_string(), details: v.0, retry_after_secs: None }
+        Self {
+            code: ErrorCode::InvalidRequest,
+            message: v.to_string(),
+            details: v.0,
+            retry_after_secs: None,
+        }
     }
 }
 
@@ -131,10 +153,15 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::new(ErrorCode::NotFound, "No such resource"),
-            StoreError::Conflict(_) => ApiError::conflict("The request conflicts with the current state of the resource; retry it"),
+            StoreError::Conflict(_) => ApiError::conflict(
+                "The request conflicts with the current state of the resource; retry it",
+            ),
             StoreError::Unavailable(detail) => {
                 tracing::error!(%detail, "storage unavailable");
-                let mut err = ApiError::new(ErrorCode::Unavailable, "The service is temporarily unavailable; retry shortly");
+                let mut err = ApiError::new(
+                    ErrorCode::Unavailable,
+                    "The service is temporarily unavailable; retry shortly",
+                );
                 err.retry_after_secs = Some(1);
                 err
             }

@@ -10,10 +10,13 @@ use stablepay_domain::PageRequest;
 
 /// Parses a JSON object body into `T` (which denies unknown fields).
 pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { bytes };
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        ApiError::invalid_field("body", format!("is not valid JSON ({e})"))
-    })?;
+    let bytes = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}".as_slice()
+    } else {
+        bytes
+    };
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::invalid_field("body", format!("is not valid JSON ({e})")))?;
     if !value.is_object() {
         return Err(ApiError::invalid_field("body", "must be a JSON object"));
     }
@@ -23,12 +26,13 @@ pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        // Unknown fields are reported at the parent path; name the field itself.
-        let field = match inner.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
-            Some(name) if path == "." => name.to_owned(),
-            Some(name) => format!("{path}.{name}"),
-            None if path == "." => "body".to_owned(),
-            None => path,
+        let unknown = inner
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next());
+        let field = match (path.as_str(), unknown) {
+            (".", Some(name)) => name.to_owned(),
+            (".", None) => "body".to_owned(),
+            _ => path,
         };
         let message = if inner.starts_with("unknown field") {
             "is not a recognised parameter".to_owned()
@@ -49,7 +53,10 @@ impl Query {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
             if pairs.iter().any(|(seen, _)| *seen == k) {
-                return Err(ApiError::invalid_field(k.into_owned(), "may be given only once"));
+                return Err(ApiError::invalid_field(
+                    k.into_owned(),
+                    "may be given only once",
+                ));
             }
             pairs.push((k.into_owned(), v.into_owned()));
         }
@@ -62,30 +69,48 @@ impl Query {
     }
 
     /// Takes and parses an optional parameter.
-    pub fn take_parsed<T>(&mut self, name: &str, parse: impl FnOnce(&str) -> Option<T>, expected: &str) -> Result<Option<T>, ApiError> {
+    pub fn take_parsed<T>(
+        &mut self,
+        name: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+        expected: &str,
+    ) -> Result<Option<T>, ApiError> {
         match self.take(name) {
             None => Ok(None),
-            Some(v) => parse(&v).map(Some).ok_or_else(|| ApiError::invalid_field(name, format!("must be {expected}"))),
+            Some(v) => parse(&v)
+                .map(Some)
+                .ok_or_else(|| ApiError::invalid_field(name, format!("must be {expected}"))),
         }
     }
 
     /// `limit` and `starting_after` (an id of the listed resource's kind).
-    pub fn page(&mut self, parse_id: impl FnOnce(&str) -> Option<Uuid>, kind: &str) -> Result<PageRequest, ApiError> {
+    pub fn page(
+        &mut self,
+        parse_id: impl FnOnce(&str) -> Option<Uuid>,
+        kind: &str,
+    ) -> Result<PageRequest, ApiError> {
         let limit = self.take("limit");
         let after = match self.take("starting_after") {
             None => None,
             Some(s) => Some(parse_id(&s).ok_or_else(|| {
-                ApiError::invalid_field("starting_after", format!("must be the id of a {kind} from a previous page"))
+                ApiError::invalid_field(
+                    "starting_after",
+                    format!("must be the id of a {kind} from a previous page"),
+                )
             })?),
         };
-        PageRequest::new(limit.as_deref(), after).map_err(|e| ApiError::invalid_field("limit", e.to_string()))
+        PageRequest::new(limit.as_deref(), after)
+            .map_err(|e| ApiError::invalid_field("limit", e.to_string()))
     }
 
     /// Fails on any parameter the endpoint does not know.
     pub fn finish(self) -> Result<(), ApiError> {
         match self.pairs.first() {
             None => Ok(()),
-            Some((k, _)) => Err(ApiError::invalid_field(k.clone(), "is not a recognised parameter")),
+            Some((k, _)) => Err(ApiError::invalid_field(
+                k.clone(),
+                "is not a recognised parameter",
+            )),
         }
     }
 }

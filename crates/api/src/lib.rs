@@ -21,7 +21,12 @@ use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
 /// Wires the PostgreSQL store into every port.
-pub fn state_from_store(store: PgStore, tokens: TokenDirectory, public_url: String, rate_limit_per_min: u32) -> Data<AppState> {
+pub fn state_from_store(
+    store: PgStore,
+    tokens: TokenDirectory,
+    public_url: String,
+    rate_limit_per_min: u32,
+) -> Data<AppState> {
     let store = Arc::new(store);
     let ping_store = store.clone();
     Data::new(AppState {

@@ -9,7 +9,11 @@ use stablepay_domain::{ApiKeyId, FeeTier, MerchantId, Mode};
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
 #[derive(Parser)]
-#[command(name = "stablepay-api", version, about = "stablepay REST API and operator commands")]
+#[command(
+    name = "stablepay-api",
+    version,
+    about = "stablepay REST API and operator commands"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -87,7 +91,9 @@ enum KeyCommand {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr)
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
         builder.json().init();
@@ -118,13 +124,23 @@ async fn main() -> ExitCode {
 async fn serve() -> Result<(), String> {
     let cfg = ServeConfig::from_env().map_err(|e| e.to_string())?;
     let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
-    let pool = PoolConfig { max_connections: cfg.db_pool_size, ..PoolConfig::default() };
+    let pool = PoolConfig {
+        max_connections: cfg.db_pool_size,
+        ..PoolConfig::default()
+    };
     let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
-    let listener = TcpListener::bind(&cfg.bind).map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
+    let listener = TcpListener::bind(&cfg.bind)
+        .map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let state = stablepay_api::state_from_store(store, cfg.tokens.clone(), cfg.public_url.clone(), cfg.rate_limit_per_min);
+    let state = stablepay_api::state_from_store(
+        store,
+        cfg.tokens.clone(),
+        cfg.public_url.clone(),
+        cfg.rate_limit_per_min,
+    );
     tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
-    let server = stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;
+    let server =
+        stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;
     server.await.map_err(|e| e.to_string())
 }
 
@@ -139,7 +155,15 @@ async fn migrate() -> Result<(), String> {
 async fn admin_store() -> Result<PgStore, String> {
     let url = config::database_url().map_err(|e| e.to_string())?;
     let cipher = SecretCipher::new(&[0u8; 32]).map_err(|e| e.to_string())?;
-    PgStore::connect(&url, &PoolConfig { max_connections: 2, ..PoolConfig::default() }, cipher).map_err(|e| e.to_string())
+    PgStore::connect(
+        &url,
+        &PoolConfig {
+            max_connections: 2,
+            ..PoolConfig::default()
+        },
+        cipher,
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn merchant_id(s: &str) -> Result<MerchantId, String> {
@@ -149,28 +173,65 @@ fn merchant_id(s: &str) -> Result<MerchantId, String> {
 async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
     let store = admin_store().await?;
     match cmd {
-        MerchantCommand::Create { name, fee_tier, fee_bps, json } => {
+        MerchantCommand::Create {
+            name,
+            fee_tier,
+            fee_bps,
+            json,
+        } => {
             let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            let m = store.create_merchant(&name, tier).await.map_err(|e| e.to_string())?;
+            let m = store
+                .create_merchant(&name, tier)
+                .await
+                .map_err(|e| e.to_string())?;
             if json {
-                println!("{}", serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": tier.label(), "fee_bps": tier.bps()}));
+                println!(
+                    "{}",
+                    serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": tier.label(), "fee_bps": tier.bps()})
+                );
             } else {
-                println!("{}\t{}\t{} ({} bps)", m.id, m.name, tier.label(), tier.bps());
+                println!(
+                    "{}\t{}\t{} ({} bps)",
+                    m.id,
+                    m.name,
+                    tier.label(),
+                    tier.bps()
+                );
             }
         }
         MerchantCommand::List { json } => {
             for m in store.list_merchants().await.map_err(|e| e.to_string())? {
                 if json {
-                    println!("{}", serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": m.fee_tier.label(), "fee_bps": m.fee_tier.bps()}));
+                    println!(
+                        "{}",
+                        serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": m.fee_tier.label(), "fee_bps": m.fee_tier.bps()})
+                    );
                 } else {
-                    println!("{}\t{}\t{} ({} bps)", m.id, m.name, m.fee_tier.label(), m.fee_tier.bps());
+                    println!(
+                        "{}\t{}\t{} ({} bps)",
+                        m.id,
+                        m.name,
+                        m.fee_tier.label(),
+                        m.fee_tier.bps()
+                    );
                 }
             }
         }
-        MerchantCommand::SetTier { merchant, fee_tier, fee_bps } => {
+        MerchantCommand::SetTier {
+            merchant,
+            fee_tier,
+            fee_bps,
+        } => {
             let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            store.set_fee_tier(merchant_id(&merchant)?, tier).await.map_err(|e| e.to_string())?;
-            println!("{merchant}: {} ({} bps) for new sessions", tier.label(), tier.bps());
+            store
+                .set_fee_tier(merchant_id(&merchant)?, tier)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "{merchant}: {} ({} bps) for new sessions",
+                tier.label(),
+                tier.bps()
+            );
         }
     }
     Ok(())
@@ -179,14 +240,22 @@ async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
 async fn keys(cmd: KeyCommand) -> Result<(), String> {
     let store = admin_store().await?;
     match cmd {
-        KeyCommand::Create { merchant, mode, rate_limit, json } => {
+        KeyCommand::Create {
+            merchant,
+            mode,
+            rate_limit,
+            json,
+        } => {
             let mode = Mode::parse(&mode).ok_or("mode must be test or live")?;
             let key = store
                 .create_api_key(merchant_id(&merchant)?, mode, rate_limit)
                 .await
                 .map_err(|e| format!("cannot create key for {merchant}: {e}"))?;
             if json {
-                println!("{}", serde_json::json!({"id": key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret}));
+                println!(
+                    "{}",
+                    serde_json::json!({"id": key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret})
+                );
             } else {
                 println!("{}\t{}\t{}", key.id, mode, key.secret);
                 eprintln!("The secret is shown only now; store it safely.");
@@ -194,18 +263,35 @@ async fn keys(cmd: KeyCommand) -> Result<(), String> {
         }
         KeyCommand::List { merchant, json } => {
             let merchant = merchant.as_deref().map(merchant_id).transpose()?;
-            for k in store.list_api_keys(merchant).await.map_err(|e| e.to_string())? {
+            for k in store
+                .list_api_keys(merchant)
+                .await
+                .map_err(|e| e.to_string())?
+            {
                 let revoked = k.revoked_at.map(|t| t.to_string());
                 if json {
-                    println!("{}", serde_json::json!({"id": k.id.to_string(), "merchant": k.merchant_id.to_string(), "mode": k.mode.as_str(), "last4": k.last4, "created_at": k.created_at.to_string(), "revoked_at": revoked}));
+                    println!(
+                        "{}",
+                        serde_json::json!({"id": k.id.to_string(), "merchant": k.merchant_id.to_string(), "mode": k.mode.as_str(), "last4": k.last4, "created_at": k.created_at.to_string(), "revoked_at": revoked})
+                    );
                 } else {
-                    println!("{}\t{}\t{}\t...{}\t{}", k.id, k.merchant_id, k.mode, k.last4, revoked.as_deref().unwrap_or("active"));
+                    println!(
+                        "{}\t{}\t{}\t...{}\t{}",
+                        k.id,
+                        k.merchant_id,
+                        k.mode,
+                        k.last4,
+                        revoked.as_deref().unwrap_or("active")
+                    );
                 }
             }
         }
         KeyCommand::Revoke { key_id } => {
             let id = ApiKeyId::parse(&key_id).map_err(|e| e.to_string())?;
-            store.revoke_api_key(id).await.map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
+            store
+                .revoke_api_key(id)
+                .await
+                .map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
             println!("revoked {key_id}");
         }
     }

@@ -16,17 +16,25 @@ pub struct KeyRateLimiter {
 
 impl KeyRateLimiter {
     pub fn new(default_per_min: u32) -> Self {
-        Self { default_per_min, limiters: Mutex::new(HashMap::new()), clock: DefaultClock::default() }
+        Self {
+            default_per_min,
+            limiters: Mutex::new(HashMap::new()),
+            clock: DefaultClock::default(),
+        }
     }
 
     /// `Ok` when the request may proceed, else the whole seconds (≥ 1) to wait.
     pub fn check(&self, key: ApiKeyId, per_min_override: Option<u32>) -> Result<(), u64> {
         let per_min = per_min_override.unwrap_or(self.default_per_min).max(1);
         let limiter = {
-            let mut map = self.limiters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut map = self
+                .limiters
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             map.entry((key, per_min))
                 .or_insert_with(|| {
-                    let quota = Quota::per_minute(NonZeroU32::new(per_min).unwrap_or(NonZeroU32::MIN));
+                    let quota =
+                        Quota::per_minute(NonZeroU32::new(per_min).unwrap_or(NonZeroU32::MIN));
                     Arc::new(RateLimiter::direct(quota))
                 })
                 .clone()

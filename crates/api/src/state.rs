@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, Clock, IdempotencyStore, ResourceReader, SessionRepository, WalletRepository, WebhookEndpointRepository,
+    ApiKeyStore, Clock, IdempotencyStore, ResourceReader, SessionRepository, WalletRepository,
+    WebhookEndpointRepository,
 };
 use stablepay_domain::services::TokenDirectory;
 

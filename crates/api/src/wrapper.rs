@@ -32,7 +32,11 @@ pub struct Call {
 
 impl Call {
     pub fn path(&self, name: &str) -> String {
-        self.req.match_info().get(name).unwrap_or_default().to_owned()
+        self.req
+            .match_info()
+            .get(name)
+            .unwrap_or_default()
+            .to_owned()
     }
 
     pub fn query(&self) -> Result<Query, ApiError> {
@@ -54,7 +58,11 @@ impl Reply {
             tracing::error!(error = %e, "response serialization failed");
             ApiError::internal()
         })?;
-        Ok(Self { status, body, replay_body: None })
+        Ok(Self {
+            status,
+            body,
+            replay_body: None,
+        })
     }
 
     pub fn ok(value: &impl Serialize) -> Result<Self, ApiError> {
@@ -67,11 +75,18 @@ impl Reply {
 }
 
 fn json_response(status: StatusCode, body: String) -> HttpResponse {
-    HttpResponse::build(status).content_type("application/json").body(body)
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(body)
 }
 
 /// Runs `handler` with every cross-cutting concern applied.
-pub async fn api_call<F, Fut>(state: Data<AppState>, req: HttpRequest, payload: Payload, handler: F) -> HttpResponse
+pub async fn api_call<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+) -> HttpResponse
 where
     F: FnOnce(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
@@ -87,15 +102,26 @@ where
     }
 }
 
-async fn run<F, Fut>(state: Data<AppState>, req: HttpRequest, payload: Payload, handler: F) -> Result<HttpResponse, ApiError>
+async fn run<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+) -> Result<HttpResponse, ApiError>
 where
     F: FnOnce(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let auth = authenticate(&state, &req).await?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
-    if let Err(wait) = state.rate_limiter.check(auth.api_key_id, auth.rate_limit_per_min) {
-        let mut err = ApiError::new(ErrorCode::RateLimit, format!("Too many requests with this API key; retry in {wait} s"));
+    if let Err(wait) = state
+        .rate_limiter
+        .check(auth.api_key_id, auth.rate_limit_per_min)
+    {
+        let mut err = ApiError::new(
+            ErrorCode::RateLimit,
+            format!("Too many requests with this API key; retry in {wait} s"),
+        );
         err.retry_after_secs = Some(wait);
         return Err(err);
     }
@@ -103,12 +129,22 @@ where
     let idempotency = idempotency_scope(&req, &auth)?;
 
     let Some(scope) = idempotency else {
-        let reply = handler(Call { state, auth, body, req }).await?;
+        let reply = handler(Call {
+            state,
+            auth,
+            body,
+            req,
+        })
+        .await?;
         return Ok(json_response(reply.status, reply.body));
     };
 
     let hash: [u8; 32] = Sha256::digest(&body).into();
-    match state.idempotency.claim(&scope, hash, IDEMPOTENCY_STALE_SECS).await? {
+    match state
+        .idempotency
+        .claim(&scope, hash, IDEMPOTENCY_STALE_SECS)
+        .await?
+    {
         IdempotencyClaim::Acquired => {}
         IdempotencyClaim::Replay(stored) => {
             let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
@@ -119,11 +155,9 @@ where
             );
             return Ok(response);
         }
-        IdempotencyClaim::InFlight => {
-            return Err(ApiError::conflict(
-                "A request with this Idempotency-Key is still being processed; retry after it finishes",
-            ))
-        }
+        IdempotencyClaim::InFlight => return Err(ApiError::conflict(
+            "A request with this Idempotency-Key is still being processed; retry after it finishes",
+        )),
         IdempotencyClaim::BodyMismatch => {
             return Err(ApiError::new(
                 ErrorCode::Idempotency,
@@ -133,12 +167,21 @@ where
     }
 
     let store = state.idempotency.clone();
-    let outcome = handler(Call { state, auth, body, req }).await;
+    let outcome = handler(Call {
+        state,
+        auth,
+        body,
+        req,
+    })
+    .await;
     match &outcome {
         Ok(reply) if reply.status.as_u16() < 400 => {
             let stored = StoredResponse {
                 status: reply.status.as_u16(),
-                body: reply.replay_body.clone().unwrap_or_else(|| reply.body.clone()),
+                body: reply
+                    .replay_body
+                    .clone()
+                    .unwrap_or_else(|| reply.body.clone()),
             };
             if let Err(e) = store.complete(&scope, &stored).await {
                 tracing::error!(error = %e, "could not store idempotent response");
@@ -157,25 +200,33 @@ where
 
 async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<AuthContext, ApiError> {
     let unauthorized = |msg: &str| ApiError::new(ErrorCode::Authentication, msg);
-    let header = req
-        .headers()
-        .get("authorization")
-        .ok_or_else(|| unauthorized("No API key provided. Send it as `Authorization: Bearer svc_sk_...`."))?;
-    let value = header.to_str().map_err(|_| unauthorized("The Authorization header is not valid text"))?;
+    let header = req.headers().get("authorization").ok_or_else(|| {
+        unauthorized("No API key provided. Send it as `Authorization: Bearer svc_sk_...`.")
+    })?;
+    let value = header
+        .to_str()
+        .map_err(|_| unauthorized("The Authorization header is not valid text"))?;
     let (scheme, secret) = value.trim().split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") || secret.trim().is_empty() {
-        return Err(unauthorized("The Authorization header must be `Bearer <API key>`"));
+        return Err(unauthorized(
+            "The Authorization header must be `Bearer <API key>`",
+        ));
     }
     let secret = secret.trim();
     let invalid = || unauthorized("Invalid or revoked API key");
     if api_keys::claimed_mode(secret).is_none() {
         return Err(invalid());
     }
-    state.keys.authenticate(api_keys::hash(secret)).await?.ok_or_else(invalid)
+    state
+        .keys
+        .authenticate(api_keys::hash(secret))
+        .await?
+        .ok_or_else(invalid)
 }
 
 async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {
-    let too_large = || ApiError::invalid_field("body", format!("must be at most {MAX_BODY_BYTES} bytes"));
+    let too_large =
+        || ApiError::invalid_field("body", format!("must be at most {MAX_BODY_BYTES} bytes"));
     let declared = req
         .headers()
         .get("content-length")
@@ -193,16 +244,26 @@ async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, Api
         body.extend_from_slice(&chunk);
     }
     if !body.iter().all(u8::is_ascii_whitespace) && req.method() != Method::GET {
-        let content_type = req.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+        let content_type = req
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         let mime = content_type.split(';').next().unwrap_or("").trim();
         if !mime.eq_ignore_ascii_case("application/json") {
-            return Err(ApiError::invalid_field("Content-Type", "must be application/json"));
+            return Err(ApiError::invalid_field(
+                "Content-Type",
+                "must be application/json",
+            ));
         }
     }
     Ok(body.freeze())
 }
 
-fn idempotency_scope(req: &HttpRequest, auth: &AuthContext) -> Result<Option<IdempotencyScope>, ApiError> {
+fn idempotency_scope(
+    req: &HttpRequest,
+    auth: &AuthContext,
+) -> Result<Option<IdempotencyScope>, ApiError> {
     let Some(value) = req.headers().get("idempotency-key") else {
         return Ok(None);
     };
@@ -214,7 +275,10 @@ fn idempotency_scope(req: &HttpRequest, auth: &AuthContext) -> Result<Option<Ide
         .map_err(|_| ApiError::invalid_field("Idempotency-Key", "must be printable ASCII"))?
         .to_owned();
     if key.is_empty() || key.chars().count() > IDEMPOTENCY_KEY_MAX {
-        return Err(ApiError::invalid_field("Idempotency-Key", format!("must be 1 to {IDEMPOTENCY_KEY_MAX} characters")));
+        return Err(ApiError::invalid_field(
+            "Idempotency-Key",
+            format!("must be 1 to {IDEMPOTENCY_KEY_MAX} characters"),
+        ));
     }
     Ok(Some(IdempotencyScope {
         merchant_id: auth.merchant_id,

@@ -47,14 +47,26 @@ impl PgStore {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        Ok(Merchant { id, name: name.to_owned(), fee_tier: tier, created_at: now })
+        Ok(Merchant {
+            id,
+            name: name.to_owned(),
+            fee_tier: tier,
+            created_at: now,
+        })
     }
 
     /// Changes the tier for sessions created from now on; existing snapshots keep theirs.
-    pub async fn set_fee_tier(&self, merchant: MerchantId, tier: FeeTier) -> Result<(), StoreError> {
+    pub async fn set_fee_tier(
+        &self,
+        merchant: MerchantId,
+        tier: FeeTier,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let n = diesel::update(m::table.filter(m::id.eq(merchant.uuid())))
-            .set((m::fee_tier.eq(tier.label()), m::fee_bps.eq(i32::from(tier.bps()))))
+            .set((
+                m::fee_tier.eq(tier.label()),
+                m::fee_bps.eq(i32::from(tier.bps())),
+            ))
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
@@ -74,7 +86,12 @@ impl PgStore {
             .map_err(map_diesel_error)?;
         rows.into_iter()
             .map(|(id, name, tier, bps, at)| {
-                Ok(Merchant { id: MerchantId::from_uuid(id), name, fee_tier: fee_tier(&tier, bps)?, created_at: Timestamp::new(at) })
+                Ok(Merchant {
+                    id: MerchantId::from_uuid(id),
+                    name,
+                    fee_tier: fee_tier(&tier, bps)?,
+                    created_at: Timestamp::new(at),
+                })
             })
             .collect()
     }
@@ -104,20 +121,41 @@ impl PgStore {
                 StoreError::Internal(msg) if msg.contains("foreign key") => StoreError::NotFound,
                 other => other,
             })?;
-        Ok(CreatedKey { id, merchant_id: merchant, mode, secret })
+        Ok(CreatedKey {
+            id,
+            merchant_id: merchant,
+            mode,
+            secret,
+        })
     }
 
-    pub async fn list_api_keys(&self, merchant: Option<MerchantId>) -> Result<Vec<KeySummary>, StoreError> {
+    pub async fn list_api_keys(
+        &self,
+        merchant: Option<MerchantId>,
+    ) -> Result<Vec<KeySummary>, StoreError> {
         let mut conn = self.conn().await?;
         let mut q = k::table
-            .select((k::id, k::merchant_id, k::livemode, k::last4, k::created_at, k::revoked_at))
+            .select((
+                k::id,
+                k::merchant_id,
+                k::livemode,
+                k::last4,
+                k::created_at,
+                k::revoked_at,
+            ))
             .order(k::id.asc())
             .into_boxed();
         if let Some(m) = merchant {
             q = q.filter(k::merchant_id.eq(m.uuid()));
         }
-        let rows: Vec<(Uuid, Uuid, bool, String, chrono::DateTime<chrono::Utc>, Option<chrono::DateTime<chrono::Utc>>)> =
-            q.load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows: Vec<(
+            Uuid,
+            Uuid,
+            bool,
+            String,
+            chrono::DateTime<chrono::Utc>,
+            Option<chrono::DateTime<chrono::Utc>>,
+        )> = q.load(&mut conn).await.map_err(map_diesel_error)?;
         Ok(rows
             .into_iter()
             .map(|(id, merchant, live, last4, created, revoked)| KeySummary {
@@ -134,11 +172,15 @@ impl PgStore {
     /// Revokes a key; it stops working on the very next request.
     pub async fn revoke_api_key(&self, id: ApiKeyId) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(k::table.filter(k::id.eq(id.uuid())).filter(k::revoked_at.is_null()))
-            .set(k::revoked_at.eq(chrono::Utc::now()))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let n = diesel::update(
+            k::table
+                .filter(k::id.eq(id.uuid()))
+                .filter(k::revoked_at.is_null()),
+        )
+        .set(k::revoked_at.eq(chrono::Utc::now()))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         if n == 0 {
             return Err(StoreError::NotFound);
         }

@@ -28,7 +28,10 @@ impl SecretCipher {
         rand::thread_rng().fill_bytes(&mut nonce);
         let mut out = nonce.to_vec();
         // Encryption with a valid key and in-memory buffer cannot fail.
-        let sealed = self.aead.encrypt(&XNonce::from(nonce), plaintext.as_bytes()).unwrap_or_default();
+        let sealed = self
+            .aead
+            .encrypt(&XNonce::from(nonce), plaintext.as_bytes())
+            .unwrap_or_default();
         out.extend_from_slice(&sealed);
         out
     }
@@ -39,7 +42,10 @@ impl SecretCipher {
         }
         let (nonce, body) = sealed.split_at(24);
         let nonce: [u8; 24] = nonce.try_into().map_err(|_| CipherError::Decrypt)?;
-        let plain = self.aead.decrypt(&XNonce::from(nonce), body).map_err(|_| CipherError::Decrypt)?;
+        let plain = self
+            .aead
+            .decrypt(&XNonce::from(nonce), body)
+            .map_err(|_| CipherError::Decrypt)?;
         String::from_utf8(plain).map_err(|_| CipherError::Decrypt)
     }
 }
@@ -54,7 +60,10 @@ mod tests {
         let sealed = c.encrypt("whsec_abc");
         assert_ne!(&sealed[24..], b"whsec_abc");
         assert_eq!(c.decrypt(&sealed).unwrap(), "whsec_abc");
-        assert!(SecretCipher::new(&[2u8; 32]).unwrap().decrypt(&sealed).is_err());
+        assert!(SecretCipher::new(&[2u8; 32])
+            .unwrap()
+            .decrypt(&sealed)
+            .is_err());
         assert!(SecretCipher::new(&[1u8; 31]).is_err());
     }
 }

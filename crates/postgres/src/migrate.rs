@@ -10,8 +10,11 @@ pub async fn run_migrations(database_url: &str) -> Result<usize, String> {
     let url = database_url.to_owned();
     // diesel_migrations is synchronous: run it on a blocking thread through the wrapper.
     tokio::task::spawn_blocking(move || {
-        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url).map_err(|e| format!("connect: {e}"))?;
-        conn.run_pending_migrations(MIGRATIONS).map(|v| v.len()).map_err(|e| format!("migrate: {e}"))
+        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
+            .map_err(|e| format!("connect: {e}"))?;
+        conn.run_pending_migrations(MIGRATIONS)
+            .map(|v| v.len())
+            .map_err(|e| format!("migrate: {e}"))
     })
     .await
     .map_err(|e| format!("migrate task: {e}"))?

@@ -20,7 +20,10 @@ pub struct PoolConfig {
 
 impl Default for PoolConfig {
     fn default() -> Self {
-        Self { max_connections: 16, acquire_timeout: Duration::from_secs(3) }
+        Self {
+            max_connections: 16,
+            acquire_timeout: Duration::from_secs(3),
+        }
     }
 }
 
@@ -33,13 +36,21 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    pub fn connect(database_url: &str, config: &PoolConfig, cipher: SecretCipher) -> Result<Self, StoreError> {
+    pub fn connect(
+        database_url: &str,
+        config: &PoolConfig,
+        cipher: SecretCipher,
+    ) -> Result<Self, StoreError> {
         let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
         let pool = Pool::builder(manager)
             .max_size(config.max_connections)
             .build()
             .map_err(|e| StoreError::Internal(format!("pool: {e}")))?;
-        Ok(Self { pool, cipher: Arc::new(cipher), acquire_timeout: config.acquire_timeout })
+        Ok(Self {
+            pool,
+            cipher: Arc::new(cipher),
+            acquire_timeout: config.acquire_timeout,
+        })
     }
 
     /// A pooled connection, or `Unavailable` when none comes within the acquire timeout.
@@ -47,7 +58,9 @@ impl PgStore {
         match tokio::time::timeout(self.acquire_timeout, self.pool.get()).await {
             Ok(Ok(conn)) => Ok(conn),
             Ok(Err(e)) => Err(StoreError::Unavailable(e.to_string())),
-            Err(_) => Err(StoreError::Unavailable("timed out waiting for a database connection".into())),
+            Err(_) => Err(StoreError::Unavailable(
+                "timed out waiting for a database connection".into(),
+            )),
         }
     }
 
@@ -55,6 +68,10 @@ impl PgStore {
     pub async fn ping(&self) -> Result<(), StoreError> {
         use diesel_async::RunQueryDsl;
         let mut conn = self.conn().await?;
-        diesel::sql_query("SELECT 1").execute(&mut conn).await.map(|_| ()).map_err(crate::map_diesel_error)
+        diesel::sql_query("SELECT 1")
+            .execute(&mut conn)
+            .await
+            .map(|_| ())
+            .map_err(crate::map_diesel_error)
     }
 }

@@ -30,8 +30,13 @@ pub fn with_database(url: &str, name: &str) -> String {
 pub async fn fresh_database() -> String {
     let admin = admin_url();
     let name = format!("stablepay_test_{}", uuid::Uuid::now_v7().simple());
-    let mut conn = AsyncPgConnection::establish(&admin).await.expect("connect to DATABASE_URL");
-    diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
+    let mut conn = AsyncPgConnection::establish(&admin)
+        .await
+        .expect("connect to DATABASE_URL");
+    diesel::sql_query(format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .expect("create test database");
     let url = with_database(&admin, &name);
     run_migrations(&url).await.expect("migrate test database");
     url
@@ -40,8 +45,261 @@ pub async fn fresh_database() -> String {
 /// A store on a fresh database.
 pub async fn fresh_store() -> (PgStore, String) {
     let url = fresh_database().await;
-    let store = PgStore::connect(&url, &PoolConfig::default(), SecretCipher::new(&[7u8; 32]).expect("key"))
-        .expect("pool");
+    let store = PgStore::connect(
+        &url,
+        &PoolConfig::default(),
+        SecretCipher::new(&[7u8; 32]).expect("key"),
+    )
+    .expect("pool");
     (store, url)
 }
 
+/// Fixture rows for read-path tests (nothing in the API creates them yet).
+pub mod fixtures {
+    use diesel_async::RunQueryDsl;
+    use stablepay_domain::{CheckoutSessionId, MerchantId, PaymentId, RefundId, SubscriptionId};
+    use uuid::Uuid;
+
+    use crate::rows::{PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow};
+    use crate::schema::{customers, payment_attempts, payments, refunds, subscriptions};
+    use crate::PgStore;
+
+    fn addr(byte: u8) -> String {
+        format!("0x{}", hex_byte(byte).repeat(20))
+    }
+
+    fn hex_byte(b: u8) -> String {
+        format!("{b:02x}")
+    }
+
+    async fn customer(store: &PgStore, merchant: MerchantId, livemode: bool) -> Uuid {
+        use diesel::ExpressionMethods;
+        let id = Uuid::now_v7();
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(customers::table)
+            .values((
+                customers::id.eq(id),
+                customers::merchant_id.eq(merchant.uuid()),
+                customers::livemode.eq(livemode),
+                customers::address.eq(format!("0x{:040x}", id.as_u128() & ((1u128 << 127) - 1))),
+                customers::created_at.eq(chrono::Utc::now()),
+            ))
+            .execute(&mut conn)
+            .await
+            .expect("insert customer");
+        id
+    }
+
+    /// A confirmed 10 USDC payment (1% fee) with a unique tx hash.
+    pub async fn payment(
+        store: &PgStore,
+        merchant: MerchantId,
+        livemode: bool,
+        status: &str,
+        session: Option<CheckoutSessionId>,
+        subscription: Option<SubscriptionId>,
+    ) -> PaymentId {
+        let id = Uuid::now_v7();
+        let row = PaymentRow {
+            id,
+            merchant_id: merchant.uuid(),
+            livemode,
+            status: status.into(),
+            charge_type: if subscription.is_some() {
+                "recurring"
+            } else {
+                "one_time"
+            }
+            .into(),
+            subscription_id: subscription.map(|s| s.uuid()),
+            customer_id: Some(customer(store, merchant, livemode).await),
+            checkout_session_id: session.map(|s| s.uuid()),
+            customer_reference: Some("cust-7".into()),
+            amount_micros: 10_000_000,
+            currency: "USDC".into(),
+            fee_micros: 100_000,
+            merchant_micros: 9_900_000,
+            refunded_micros: 0,
+            wallet_address: addr(0xbb),
+            chain_id: if livemode { 8453 } else { 84532 },
+            token_address: addr(0xcc),
+            tx_hash: format!("0x{}", id.simple().to_string().repeat(2)),
+            log_index: 3,
+            block_number: 1234,
+            metadata: r#"{"order":"A-1"}"#.into(),
+            created_at: chrono::Utc::now(),
+        };
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(payments::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .expect("insert payment");
+        PaymentId::from_uuid(id)
+    }
+
+    pub async fn refund(
+        store: &PgStore,
+        merchant: MerchantId,
+        livemode: bool,
+        payment: PaymentId,
+    ) -> RefundId {
+        let id = Uuid::now_v7();
+        let row = RefundRow {
+            id,
+            merchant_id: merchant.uuid(),
+            livemode,
+            status: "succeeded".into(),
+            payment_id: payment.uuid(),
+            amount_micros: 2_500_000,
+            currency: "USDC".into(),
+            chain_id: if livemode { 8453 } else { 84532 },
+            token_address: addr(0xcc),
+            from_address: addr(0xaa),
+            to_address: addr(0xbb),
+            tx_hash: format!("0x{}", id.simple().to_string().repeat(2)),
+            log_index: 0,
+            reason: Some("damaged".into()),
+            created_at: chrono::Utc::now(),
+        };
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(refunds::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .expect("insert refund");
+        RefundId::from_uuid(id)
+    }
+
+    pub async fn subscription(
+        store: &PgStore,
+        merchant: MerchantId,
+        status: &str,
+        wallet: u8,
+    ) -> SubscriptionId {
+        let id = Uuid::now_v7();
+        let row = SubscriptionRow {
+            id,
+            merchant_id: merchant.uuid(),
+            livemode: true,
+            status: status.into(),
+            title: "Pro plan".into(),
+            customer_id: customer(store, merchant, true).await,
+            wallet_address: addr(wallet),
+            chain_id: 8453,
+            chain_subscription_id: id.simple().to_string(),
+            chain_plan_id: "7".into(),
+            amount_micros: 5_000_000,
+            fee_micros: 50_000,
+            interval_seconds: 2_592_000,
+            next_payment_at: Some(chrono::Utc::now()),
+            canceled_at: None,
+            retry_count: 0,
+            next_retry_at: None,
+            last_failure_code: None,
+            created_at: chrono::Utc::now(),
+        };
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(subscriptions::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .expect("insert subscription");
+        SubscriptionId::from_uuid(id)
+    }
+
+    pub async fn attempt(
+        store: &PgStore,
+        merchant: MerchantId,
+        subscription: SubscriptionId,
+        status: &str,
+        n: i32,
+    ) {
+        let row = PaymentAttemptRow {
+            id: Uuid::now_v7(),
+            merchant_id: merchant.uuid(),
+            livemode: true,
+            subscription_id: subscription.uuid(),
+            payment_id: None,
+            status: status.into(),
+            attempt_number: n,
+            period_key: chrono::Utc::now(),
+            failure_code: (status == "failed").then(|| "insufficient_allowance".into()),
+            failure_reason: (status == "failed").then(|| "allowance below the plan amount".into()),
+            tx_hash: None,
+            created_at: chrono::Utc::now(),
+        };
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(payment_attempts::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .expect("insert attempt");
+    }
+
+    /// Moves a session's expiry into the past (to exercise lazy expiry).
+    pub async fn backdate_session_expiry(store: &PgStore, session: CheckoutSessionId) {
+        use crate::schema::checkout_sessions as cs;
+        use diesel::{ExpressionMethods, QueryDsl};
+        let mut conn = store.conn().await.expect("conn");
+        diesel::update(cs::table.filter(cs::id.eq(session.uuid())))
+            .set(cs::expires_at.eq(chrono::Utc::now() - chrono::Duration::seconds(1)))
+            .execute(&mut conn)
+            .await
+            .expect("backdate");
+    }
+
+    /// A delivery record for an endpoint, as the outbox router will write them.
+    pub async fn webhook_event(
+        store: &PgStore,
+        merchant: MerchantId,
+        livemode: bool,
+        endpoint: stablepay_domain::WebhookEndpointId,
+        event_type: &str,
+        status: &str,
+    ) -> stablepay_domain::EventId {
+        use crate::rows::WebhookEventRow;
+        use crate::schema::webhook_events;
+        let id = Uuid::now_v7();
+        let event = stablepay_domain::EventId::from_uuid(id);
+        let row = WebhookEventRow {
+            id,
+            event_id: None,
+            merchant_id: merchant.uuid(),
+            livemode,
+            event_type: event_type.into(),
+            endpoint_id: endpoint.uuid(),
+            status: status.into(),
+            attempts: if status == "pending" { 0 } else { 1 },
+            next_attempt_at: (status == "pending").then(chrono::Utc::now),
+            last_attempt_at: None,
+            last_error: None,
+            response_status: (status == "succeeded").then_some(200),
+            resend_of: None,
+            payload: format!(
+                r#"{{"id":"{event}","type":"{event_type}","created_at":"2026-01-01T00:00:00.000Z","data":{{"object":{{}}}}}}"#
+            ),
+            lease_until: None,
+            created_at: chrono::Utc::now(),
+        };
+        let mut conn = store.conn().await.expect("conn");
+        diesel::insert_into(webhook_events::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .expect("insert webhook event");
+        event
+    }
+
+    /// Expires every wallet challenge (to exercise the expired-challenge rule).
+    pub async fn expire_wallet_challenges(store: &PgStore) {
+        use crate::schema::wallet_challenges as wc;
+        use diesel::ExpressionMethods;
+        let mut conn = store.conn().await.expect("conn");
+        diesel::update(wc::table)
+            .set(wc::expires_at.eq(chrono::Utc::now() - chrono::Duration::seconds(1)))
+            .execute(&mut conn)
+            .await
+            .expect("expire challenges");
+    }
+}

@@ -24,12 +24,17 @@ pub struct List<T: Serialize> {
 
 impl<T: Serialize> List<T> {
     pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
-        Self { object: "list", data: page.data.into_iter().map(f).collect(), has_more: page.has_more }
+        Self {
+            object: "list",
+            data: page.data.into_iter().map(f).collect(),
+            has_more: page.has_more,
+        }
     }
 }
 
 /// Stored JSON text (metadata, payloads) embedded verbatim.
 pub fn raw_json(text: &str) -> Box<RawValue> {
-    RawValue::from_string(text.to_owned())
-        .unwrap_or_else(|_| RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("{{}} is JSON")))
+    RawValue::from_string(text.to_owned()).unwrap_or_else(|_| {
+        RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| unreachable!("{{}} is JSON"))
+    })
 }

@@ -1,8 +1,8 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 use stablepay_domain::{
-    render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerId, SessionMode,
-    SessionStatus, SubscriptionId, Timestamp, TxHash,
+    render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency,
+    CustomerId, SessionMode, SessionStatus, SubscriptionId, Timestamp, TxHash,
 };
 
 use super::raw_json;

@@ -1,5 +1,7 @@
 use serde::Serialize;
-use stablepay_domain::{Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus};
+use stablepay_domain::{
+    Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus,
+};
 
 #[derive(Serialize)]
 pub struct Verification {
@@ -32,7 +34,10 @@ impl WalletResource {
             verified_at: w.verified_at,
             revoked_at: w.revoked_at,
             created_at: w.created_at,
-            verification: challenge.map(|c| Verification { message: c.message, expires_at: c.expires_at }),
+            verification: challenge.map(|c| Verification {
+                message: c.message,
+                expires_at: c.expires_at,
+            }),
         }
     }
 }

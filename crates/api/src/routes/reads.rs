@@ -12,12 +12,20 @@ use crate::wrapper::{api_call, Reply};
 /// GET one resource by id through a `ResourceReader` method.
 macro_rules! retrieve_handler {
     ($name:ident, $id:ty, $method:ident, $resource:ty, $what:literal) => {
-        pub async fn $name(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+        pub async fn $name(
+            state: Data<AppState>,
+            req: HttpRequest,
+            payload: Payload,
+        ) -> HttpResponse {
             api_call(state, req, payload, |call| async move {
                 let raw = call.path("id");
                 let not_found = || ApiError::not_found($what, &raw);
                 let id = <$id>::parse(&raw).map_err(|_| not_found())?;
-                let found = call.state.reader.$method(call.auth.merchant_id, call.auth.mode, id).await?;
+                let found = call
+                    .state
+                    .reader
+                    .$method(call.auth.merchant_id, call.auth.mode, id)
+                    .await?;
                 Reply::ok(&<$resource>::from(found.ok_or_else(not_found)?))
             })
             .await
@@ -27,82 +35,169 @@ macro_rules! retrieve_handler {
 
 retrieve_handler!(get_payment, PaymentId, payment, PaymentResource, "payment");
 retrieve_handler!(get_refund, RefundId, refund, RefundResource, "refund");
-retrieve_handler!(get_subscription, SubscriptionId, subscription, SubscriptionResource, "subscription");
-retrieve_handler!(get_payment_attempt, PaymentAttemptId, payment_attempt, PaymentAttemptResource, "payment attempt");
-retrieve_handler!(get_webhook_event, EventId, webhook_event, WebhookEventResource, "webhook event");
+retrieve_handler!(
+    get_subscription,
+    SubscriptionId,
+    subscription,
+    SubscriptionResource,
+    "subscription"
+);
+retrieve_handler!(
+    get_payment_attempt,
+    PaymentAttemptId,
+    payment_attempt,
+    PaymentAttemptResource,
+    "payment attempt"
+);
+retrieve_handler!(
+    get_webhook_event,
+    EventId,
+    webhook_event,
+    WebhookEventResource,
+    "webhook event"
+);
 
-fn id_filter<T>(q: &mut crate::input::Query, name: &str, parse: fn(&str) -> Result<T, IdError>, kind: &str) -> Result<Option<T>, ApiError> {
+fn id_filter<T>(
+    q: &mut crate::input::Query,
+    name: &str,
+    parse: fn(&str) -> Result<T, IdError>,
+    kind: &str,
+) -> Result<Option<T>, ApiError> {
     q.take_parsed(name, |s| parse(s).ok(), &format!("a {kind} id"))
 }
 
-pub async fn list_payments(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn list_payments(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = PaymentFilter {
             subscription: id_filter(&mut q, "subscription", SubscriptionId::parse, "sub_")?,
-            checkout_session: id_filter(&mut q, "checkout_session", CheckoutSessionId::parse, "cs_")?,
+            checkout_session: id_filter(
+                &mut q,
+                "checkout_session",
+                CheckoutSessionId::parse,
+                "cs_",
+            )?,
             status: q.take_parsed("status", PaymentStatus::parse, &PaymentStatus::expected())?,
         };
         let page = q.page(|s| PaymentId::parse(s).ok().map(|i| i.uuid()), "payment")?;
         q.finish()?;
-        let rows = call.state.reader.payments(call.auth.merchant_id, call.auth.mode, &filter, &page).await?;
+        let rows = call
+            .state
+            .reader
+            .payments(call.auth.merchant_id, call.auth.mode, &filter, &page)
+            .await?;
         Reply::ok(&List::from_page(rows, PaymentResource::from))
     })
     .await
 }
 
-pub async fn list_refunds(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn list_refunds(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let filter = RefundFilter { payment: id_filter(&mut q, "payment", PaymentId::parse, "pay_")? };
+        let filter = RefundFilter {
+            payment: id_filter(&mut q, "payment", PaymentId::parse, "pay_")?,
+        };
         let page = q.page(|s| RefundId::parse(s).ok().map(|i| i.uuid()), "refund")?;
         q.finish()?;
-        let rows = call.state.reader.refunds(call.auth.merchant_id, call.auth.mode, &filter, &page).await?;
+        let rows = call
+            .state
+            .reader
+            .refunds(call.auth.merchant_id, call.auth.mode, &filter, &page)
+            .await?;
         Reply::ok(&List::from_page(rows, RefundResource::from))
     })
     .await
 }
 
-pub async fn list_subscriptions(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn list_subscriptions(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = SubscriptionFilter {
-            status: q.take_parsed("status", SubscriptionStatus::parse, &SubscriptionStatus::expected())?,
-            wallet_address: q.take_parsed("wallet_address", |s| Address::parse(s).ok(), "a 0x-prefixed EVM address")?,
+            status: q.take_parsed(
+                "status",
+                SubscriptionStatus::parse,
+                &SubscriptionStatus::expected(),
+            )?,
+            wallet_address: q.take_parsed(
+                "wallet_address",
+                |s| Address::parse(s).ok(),
+                "a 0x-prefixed EVM address",
+            )?,
         };
-        let page = q.page(|s| SubscriptionId::parse(s).ok().map(|i| i.uuid()), "subscription")?;
+        let page = q.page(
+            |s| SubscriptionId::parse(s).ok().map(|i| i.uuid()),
+            "subscription",
+        )?;
         q.finish()?;
-        let rows = call.state.reader.subscriptions(call.auth.merchant_id, call.auth.mode, &filter, &page).await?;
+        let rows = call
+            .state
+            .reader
+            .subscriptions(call.auth.merchant_id, call.auth.mode, &filter, &page)
+            .await?;
         Reply::ok(&List::from_page(rows, SubscriptionResource::from))
     })
     .await
 }
 
-pub async fn list_payment_attempts(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn list_payment_attempts(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = PaymentAttemptFilter {
             subscription: id_filter(&mut q, "subscription", SubscriptionId::parse, "sub_")?,
             status: q.take_parsed("status", AttemptStatus::parse, &AttemptStatus::expected())?,
         };
-        let page = q.page(|s| PaymentAttemptId::parse(s).ok().map(|i| i.uuid()), "payment attempt")?;
+        let page = q.page(
+            |s| PaymentAttemptId::parse(s).ok().map(|i| i.uuid()),
+            "payment attempt",
+        )?;
         q.finish()?;
-        let rows = call.state.reader.payment_attempts(call.auth.merchant_id, call.auth.mode, &filter, &page).await?;
+        let rows = call
+            .state
+            .reader
+            .payment_attempts(call.auth.merchant_id, call.auth.mode, &filter, &page)
+            .await?;
         Reply::ok(&List::from_page(rows, PaymentAttemptResource::from))
     })
     .await
 }
 
-pub async fn list_webhook_events(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn list_webhook_events(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = WebhookEventFilter {
             status: q.take_parsed("status", DeliveryStatus::parse, &DeliveryStatus::expected())?,
             event_type: q.take_parsed("type", EventType::parse, "a known event type")?,
         };
-        let page = q.page(|s| EventId::parse(s).ok().map(|i| i.uuid()), "webhook event")?;
+        let page = q.page(
+            |s| EventId::parse(s).ok().map(|i| i.uuid()),
+            "webhook event",
+        )?;
         q.finish()?;
-        let rows = call.state.reader.webhook_events(call.auth.merchant_id, call.auth.mode, &filter, &page).await?;
+        let rows = call
+            .state
+            .reader
+            .webhook_events(call.auth.merchant_id, call.auth.mode, &filter, &page)
+            .await?;
         Reply::ok(&List::from_page(rows, WebhookEventResource::from))
     })
     .await

@@ -2,7 +2,9 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
-use stablepay_domain::services::{register_wallet, revoke_wallet, verify_wallet, LookupError, VerifyWalletError};
+use stablepay_domain::services::{
+    register_wallet, revoke_wallet, verify_wallet, LookupError, VerifyWalletError,
+};
 use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::{ApiError, ErrorCode};
@@ -43,15 +45,28 @@ pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload)
             None | Some(serde_json::Value::Null) => Some(ChainId::Base),
             Some(v) => errors.check(
                 "chain_id",
-                v.as_u64().and_then(ChainId::from_id).ok_or("must be 8453 (Base) or 84532 (Base Sepolia)"),
+                v.as_u64()
+                    .and_then(ChainId::from_id)
+                    .ok_or("must be 8453 (Base) or 84532 (Base Sepolia)"),
             ),
         };
         let (Some(address), Some(chain)) = (address, chain) else {
             return Err(errors.into());
         };
         let s = &call.state;
-        let out = register_wallet(&call.auth, address, chain, s.wallets.as_ref(), s.clock.as_ref()).await?;
-        let status = if out.created { StatusCode::CREATED } else { StatusCode::OK };
+        let out = register_wallet(
+            &call.auth,
+            address,
+            chain,
+            s.wallets.as_ref(),
+            s.clock.as_ref(),
+        )
+        .await?;
+        let status = if out.created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        };
         Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
     })
     .await
@@ -64,18 +79,29 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
         let body: VerifyBody = json_body(&call.body)?;
         let signature = match body.signature {
             None => return Err(ApiError::invalid_field("signature", "is required")),
-            Some(s) => Signature::parse(&s).map_err(|e| ApiError::invalid_field("signature", e.to_string()))?,
+            Some(s) => Signature::parse(&s)
+                .map_err(|e| ApiError::invalid_field("signature", e.to_string()))?,
         };
         let s = &call.state;
-        let wallet = verify_wallet(&call.auth, id, &signature, s.wallets.as_ref(), s.clock.as_ref())
-            .await
-            .map_err(|e| match e {
-                VerifyWalletError::NotFound => ApiError::not_found("wallet", &raw),
-                VerifyWalletError::ChallengeExpired => ApiError::invalid_field("signature", e.to_string()),
-                VerifyWalletError::ChallengeUsed => ApiError::new(ErrorCode::Conflict, e.to_string()),
-                VerifyWalletError::SignatureMismatch(_) => ApiError::invalid_field("signature", e.to_string()),
-                VerifyWalletError::Store(e) => e.into(),
-            })?;
+        let wallet = verify_wallet(
+            &call.auth,
+            id,
+            &signature,
+            s.wallets.as_ref(),
+            s.clock.as_ref(),
+        )
+        .await
+        .map_err(|e| match e {
+            VerifyWalletError::NotFound => ApiError::not_found("wallet", &raw),
+            VerifyWalletError::ChallengeExpired => {
+                ApiError::invalid_field("signature", e.to_string())
+            }
+            VerifyWalletError::ChallengeUsed => ApiError::new(ErrorCode::Conflict, e.to_string()),
+            VerifyWalletError::SignatureMismatch(_) => {
+                ApiError::invalid_field("signature", e.to_string())
+            }
+            VerifyWalletError::Store(e) => e.into(),
+        })?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await
@@ -85,7 +111,12 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     api_call(state, req, payload, |call| async move {
         let raw = call.path("id");
         let id = wallet_id(&raw)?;
-        let wallet = call.state.wallets.get(call.auth.merchant_id, id).await?.ok_or_else(|| ApiError::not_found("wallet", &raw))?;
+        let wallet = call
+            .state
+            .wallets
+            .get(call.auth.merchant_id, id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("wallet", &raw))?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await
@@ -96,7 +127,11 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
         let mut q = call.query()?;
         let page = q.page(|s| WalletId::parse(s).ok().map(|i| i.uuid()), "wallet")?;
         q.finish()?;
-        let wallets = call.state.wallets.list(call.auth.merchant_id, &page).await?;
+        let wallets = call
+            .state
+            .wallets
+            .list(call.auth.merchant_id, &page)
+            .await?;
         Reply::ok(&List::from_page(wallets, |w| WalletResource::new(w, None)))
     })
     .await
@@ -107,10 +142,12 @@ pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -
         let raw = call.path("id");
         let id = wallet_id(&raw)?;
         let s = &call.state;
-        let wallet = revoke_wallet(&call.auth, id, s.wallets.as_ref(), s.clock.as_ref()).await.map_err(|e| match e {
-            LookupError::NotFound => ApiError::not_found("wallet", &raw),
-            LookupError::Store(e) => e.into(),
-        })?;
+        let wallet = revoke_wallet(&call.auth, id, s.wallets.as_ref(), s.clock.as_ref())
+            .await
+            .map_err(|e| match e {
+                LookupError::NotFound => ApiError::not_found("wallet", &raw),
+                LookupError::Store(e) => e.into(),
+            })?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await

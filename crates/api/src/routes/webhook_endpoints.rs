@@ -3,8 +3,12 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use stablepay_domain::ports::{EndpointChanges, StoreError};
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
-use stablepay_domain::services::{create_webhook_endpoint, rotate_webhook_secret, update_webhook_endpoint, NewEndpoint};
-use stablepay_domain::{EndpointStatus, EventType, ValidationErrors, WebhookEndpointId, WebhookUrl};
+use stablepay_domain::services::{
+    create_webhook_endpoint, rotate_webhook_secret, update_webhook_endpoint, NewEndpoint,
+};
+use stablepay_domain::{
+    EndpointStatus, EventType, ValidationErrors, WebhookEndpointId, WebhookUrl,
+};
 
 use crate::error::ApiError;
 use crate::input::json_body;
@@ -30,7 +34,10 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
     for (i, name) in events.iter().enumerate() {
         match EventType::parse(name) {
             Some(t) => parsed.push(t),
-            None => errors.push(format!("enabled_events[{i}]"), format!("`{name}` is not a known event type")),
+            None => errors.push(
+                format!("enabled_events[{i}]"),
+                format!("`{name}` is not a known event type"),
+            ),
         }
     }
     (parsed.len() == events.len()).then_some(parsed)
@@ -55,19 +62,34 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             Some(u) => e.check("url", WebhookUrl::parse(&u)),
         };
         let events = parse_events(body.enabled_events.unwrap_or_default(), &mut e);
-        let description = body.description.and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
+        let description = body
+            .description
+            .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
         if body.status.is_some() {
-            e.push("status", "cannot be set at creation; endpoints start enabled");
+            e.push(
+                "status",
+                "cannot be set at creation; endpoints start enabled",
+            );
         }
         let (Some(url), Some(enabled_events), true) = (url, events, e.is_empty()) else {
             return Err(e.into());
         };
         let s = &call.state;
-        let new = NewEndpoint { url, enabled_events, description };
-        let (endpoint, secret) = create_webhook_endpoint(&call.auth, new, s.endpoints.as_ref(), s.clock.as_ref()).await?;
-        let mut reply = Reply::created(&WebhookEndpointResource::new(endpoint.clone(), Some(secret)))?;
+        let new = NewEndpoint {
+            url,
+            enabled_events,
+            description,
+        };
+        let (endpoint, secret) =
+            create_webhook_endpoint(&call.auth, new, s.endpoints.as_ref(), s.clock.as_ref())
+                .await?;
+        let mut reply = Reply::created(&WebhookEndpointResource::new(
+            endpoint.clone(),
+            Some(secret),
+        ))?;
         // A replay returns the same endpoint without revealing the secret again.
-        reply.replay_body = Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
+        reply.replay_body =
+            Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
         Ok(reply)
     })
     .await
@@ -91,10 +113,19 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let page = q.page(|s| WebhookEndpointId::parse(s).ok().map(|i| i.uuid()), "webhook endpoint")?;
+        let page = q.page(
+            |s| WebhookEndpointId::parse(s).ok().map(|i| i.uuid()),
+            "webhook endpoint",
+        )?;
         q.finish()?;
-        let endpoints = call.state.endpoints.list(call.auth.merchant_id, call.auth.mode, &page).await?;
-        Reply::ok(&List::from_page(endpoints, |e| WebhookEndpointResource::new(e, None)))
+        let endpoints = call
+            .state
+            .endpoints
+            .list(call.auth.merchant_id, call.auth.mode, &page)
+            .await?;
+        Reply::ok(&List::from_page(endpoints, |e| {
+            WebhookEndpointResource::new(e, None)
+        }))
     })
     .await
 }
@@ -108,31 +139,52 @@ pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -
         let changes = EndpointChanges {
             url: body.url.and_then(|u| e.check("url", WebhookUrl::parse(&u))),
             enabled_events: body.enabled_events.and_then(|ev| parse_events(ev, &mut e)),
-            status: body
-                .status
-                .and_then(|st| e.check("status", EndpointStatus::parse(&st).ok_or("must be \"enabled\" or \"disabled\""))),
-            description: body.description.and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX))).map(Some),
+            status: body.status.and_then(|st| {
+                e.check(
+                    "status",
+                    EndpointStatus::parse(&st).ok_or("must be \"enabled\" or \"disabled\""),
+                )
+            }),
+            description: body
+                .description
+                .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)))
+                .map(Some),
         };
         e.into_result()?;
-        let endpoint = update_webhook_endpoint(&call.auth, id, changes, call.state.endpoints.as_ref())
-            .await
-            .map_err(not_found_for(&raw))?;
+        let endpoint =
+            update_webhook_endpoint(&call.auth, id, changes, call.state.endpoints.as_ref())
+                .await
+                .map_err(not_found_for(&raw))?;
         Reply::ok(&WebhookEndpointResource::new(endpoint, None))
     })
     .await
 }
 
-pub async fn rotate_secret(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+pub async fn rotate_secret(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let raw = call.path("id");
         let id = endpoint_id(&raw)?;
-        json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(|m| match m.keys().next() {
-            Some(k) => Err(ApiError::invalid_field(k.clone(), "is not a recognised parameter")),
-            None => Ok(()),
-        })?;
+        json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(
+            |m| match m.keys().next() {
+                Some(k) => Err(ApiError::invalid_field(
+                    k.clone(),
+                    "is not a recognised parameter",
+                )),
+                None => Ok(()),
+            },
+        )?;
         let (endpoint, secret) =
-            rotate_webhook_secret(&call.auth, id, call.state.endpoints.as_ref()).await.map_err(not_found_for(&raw))?;
-        let mut reply = Reply::ok(&WebhookEndpointResource::new(endpoint.clone(), Some(secret)))?;
+            rotate_webhook_secret(&call.auth, id, call.state.endpoints.as_ref())
+                .await
+                .map_err(not_found_for(&raw))?;
+        let mut reply = Reply::ok(&WebhookEndpointResource::new(
+            endpoint.clone(),
+            Some(secret),
+        ))?;
         reply.replay_body = Some(Reply::ok(&WebhookEndpointResource::new(endpoint, None))?.body);
         Ok(reply)
     })
@@ -143,8 +195,16 @@ pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     api_call(state, req, payload, |call| async move {
         let raw = call.path("id");
         let id = endpoint_id(&raw)?;
-        call.state.endpoints.delete(call.auth.merchant_id, call.auth.mode, id).await.map_err(not_found_for(&raw))?;
-        Reply::ok(&DeletedEndpoint { id, object: "webhook_endpoint", deleted: true })
+        call.state
+            .endpoints
+            .delete(call.auth.merchant_id, call.auth.mode, id)
+            .await
+            .map_err(not_found_for(&raw))?;
+        Reply::ok(&DeletedEndpoint {
+            id,
+            object: "webhook_endpoint",
+            deleted: true,
+        })
     })
     .await
 }

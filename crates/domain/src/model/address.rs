@@ -90,7 +90,10 @@ impl TxHash {
     }
 
     pub fn parse(s: &str) -> Result<Self, AddressError> {
-        let hex_part = s.strip_prefix("0x").filter(|h| h.len() == 64).ok_or(AddressError::Malformed)?;
+        let hex_part = s
+            .strip_prefix("0x")
+            .filter(|h| h.len() == 64)
+            .ok_or(AddressError::Malformed)?;
         let mut bytes = [0u8; 32];
         hex::decode_to_slice(hex_part, &mut bytes).map_err(|_| AddressError::Malformed)?;
         Ok(Self(bytes))
@@ -161,10 +164,22 @@ mod tests {
 
     #[test]
     fn rejects_bad_addresses() {
-        assert_eq!(Address::parse("5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"), Err(AddressError::Malformed));
-        assert_eq!(Address::parse("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe"), Err(AddressError::Malformed));
-        assert_eq!(Address::parse("0xzzAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"), Err(AddressError::Malformed));
-        assert_eq!(Address::parse("0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"), Err(AddressError::BadChecksum));
+        assert_eq!(
+            Address::parse("5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"),
+            Err(AddressError::Malformed)
+        );
+        assert_eq!(
+            Address::parse("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe"),
+            Err(AddressError::Malformed)
+        );
+        assert_eq!(
+            Address::parse("0xzzAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"),
+            Err(AddressError::Malformed)
+        );
+        assert_eq!(
+            Address::parse("0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"),
+            Err(AddressError::BadChecksum)
+        );
     }
 
     #[test]

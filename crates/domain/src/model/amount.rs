@@ -44,7 +44,11 @@ impl Amount {
         if whole.len() > 10 {
             return Err(AmountError::TooLarge);
         }
-        let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| AmountError::Malformed)? };
+        let whole: u64 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| AmountError::Malformed)?
+        };
         let mut frac_micros: u64 = 0;
         for (i, b) in frac.bytes().enumerate() {
             frac_micros += u64::from(b - b'0') * 10u64.pow(5 - i as u32);
@@ -111,14 +115,22 @@ mod tests {
 
     #[test]
     fn rejects_everything_else() {
-        for bad in ["", ".", "1.", ".5", "-1", "+1", "1e6", " 1", "1 ", "1,000", "0x10", "١", "1.2.3"] {
+        for bad in [
+            "", ".", "1.", ".5", "-1", "+1", "1e6", " 1", "1 ", "1,000", "0x10", "١", "1.2.3",
+        ] {
             assert_eq!(Amount::parse(bad), Err(AmountError::Malformed), "{bad:?}");
         }
         assert_eq!(Amount::parse("1.0000001"), Err(AmountError::TooPrecise));
         assert_eq!(Amount::parse("0"), Err(AmountError::NotPositive));
         assert_eq!(Amount::parse("0.000000"), Err(AmountError::NotPositive));
-        assert_eq!(Amount::parse("1000000000.000001"), Err(AmountError::TooLarge));
-        assert_eq!(Amount::parse("99999999999999999999999"), Err(AmountError::TooLarge));
+        assert_eq!(
+            Amount::parse("1000000000.000001"),
+            Err(AmountError::TooLarge)
+        );
+        assert_eq!(
+            Amount::parse("99999999999999999999999"),
+            Err(AmountError::TooLarge)
+        );
     }
 
     #[test]

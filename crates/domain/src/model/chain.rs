@@ -85,7 +85,9 @@ impl ChainId {
     /// The spec's chain cross-check accepts the numeric id or the network's name.
     pub fn parse_selector(value: &serde_json::Value) -> Result<Self, ChainSelectorError> {
         match value {
-            serde_json::Value::Number(n) => n.as_u64().and_then(Self::from_id).ok_or(ChainSelectorError),
+            serde_json::Value::Number(n) => {
+                n.as_u64().and_then(Self::from_id).ok_or(ChainSelectorError)
+            }
             serde_json::Value::String(s) => match s.as_str() {
                 "base" | "8453" => Ok(ChainId::Base),
                 "base-sepolia" | "84532" => Ok(ChainId::BaseSepolia),
@@ -157,9 +159,22 @@ mod tests {
     fn chain_selector_accepts_ids_and_names() {
         assert_eq!(ChainId::parse_selector(&json!(8453)), Ok(ChainId::Base));
         assert_eq!(ChainId::parse_selector(&json!("base")), Ok(ChainId::Base));
-        assert_eq!(ChainId::parse_selector(&json!(84532)), Ok(ChainId::BaseSepolia));
-        assert_eq!(ChainId::parse_selector(&json!("base-sepolia")), Ok(ChainId::BaseSepolia));
-        for bad in [json!(1), json!("ethereum"), json!(8453.5), json!(null), json!(true), json!(-8453)] {
+        assert_eq!(
+            ChainId::parse_selector(&json!(84532)),
+            Ok(ChainId::BaseSepolia)
+        );
+        assert_eq!(
+            ChainId::parse_selector(&json!("base-sepolia")),
+            Ok(ChainId::BaseSepolia)
+        );
+        for bad in [
+            json!(1),
+            json!("ethereum"),
+            json!(8453.5),
+            json!(null),
+            json!(true),
+            json!(-8453),
+        ] {
             assert!(ChainId::parse_selector(&bad).is_err(), "{bad}");
         }
     }

@@ -1,8 +1,8 @@
 //! The checkout session and its state machine.
 
 use super::{
-    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, MerchantId, Mode, SubscriptionId, Timestamp,
-    TxHash,
+    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, MerchantId, Mode,
+    SubscriptionId, Timestamp, TxHash,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -108,7 +108,8 @@ impl CheckoutSession {
 
     /// The hosted payment URL, present only while the session is open.
     pub fn hosted_url(&self, public_base: &str) -> Option<String> {
-        (self.status == SessionStatus::Open).then(|| format!("{}/pay/{}", public_base.trim_end_matches('/'), self.id))
+        (self.status == SessionStatus::Open)
+            .then(|| format!("{}/pay/{}", public_base.trim_end_matches('/'), self.id))
     }
 }
 
@@ -155,17 +156,32 @@ mod tests {
     #[test]
     fn open_sessions_expire_lazily() {
         let now = Timestamp::new(Utc.timestamp_opt(1000, 0).unwrap());
-        assert_eq!(session(SessionStatus::Open, 2000).status_at(now), SessionStatus::Open);
-        assert_eq!(session(SessionStatus::Open, 1000).status_at(now), SessionStatus::Expired);
+        assert_eq!(
+            session(SessionStatus::Open, 2000).status_at(now),
+            SessionStatus::Open
+        );
+        assert_eq!(
+            session(SessionStatus::Open, 1000).status_at(now),
+            SessionStatus::Expired
+        );
         assert!(session(SessionStatus::Open, 500).needs_expiry(now));
         assert!(!session(SessionStatus::Completed, 500).needs_expiry(now));
-        assert_eq!(session(SessionStatus::Completed, 500).status_at(now), SessionStatus::Completed);
+        assert_eq!(
+            session(SessionStatus::Completed, 500).status_at(now),
+            SessionStatus::Completed
+        );
     }
 
     #[test]
     fn url_only_while_open() {
         let s = session(SessionStatus::Open, 2000);
-        assert_eq!(s.hosted_url("http://x/"), Some(format!("http://x/pay/{}", s.id)));
-        assert_eq!(session(SessionStatus::Expired, 2000).hosted_url("http://x"), None);
+        assert_eq!(
+            s.hosted_url("http://x/"),
+            Some(format!("http://x/pay/{}", s.id))
+        );
+        assert_eq!(
+            session(SessionStatus::Expired, 2000).hosted_url("http://x"),
+            None
+        );
     }
 }

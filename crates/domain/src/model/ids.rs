@@ -141,7 +141,10 @@ mod tests {
         assert!(CheckoutSessionId::parse(&pay).is_err());
         assert!(CheckoutSessionId::parse("cs_test_a1b2c3d4e5f6g7h8i9j0kl").is_err());
         assert!(CheckoutSessionId::parse("cs_").is_err());
-        assert!(CheckoutSessionId::parse("cs_zzzzzzzzzzzzzzzzzzzzzz").is_err(), "overflow");
+        assert!(
+            CheckoutSessionId::parse("cs_zzzzzzzzzzzzzzzzzzzzzz").is_err(),
+            "overflow"
+        );
         assert!(CheckoutSessionId::parse("cs_000000000000000000000!").is_err());
     }
 
@@ -150,7 +153,10 @@ mod tests {
         let a = PaymentId::generate();
         let b = PaymentId::generate();
         assert!(b.uuid() > a.uuid());
-        assert!(b.to_string() > a.to_string(), "base62 alphabet is in ASCII order");
+        assert!(
+            b.to_string() > a.to_string(),
+            "base62 alphabet is in ASCII order"
+        );
     }
 
     proptest! {

@@ -1,6 +1,6 @@
 //! Merchants, API keys and the authenticated request context (D5).
 
-use super::{ApiKeyId, Mode, MerchantId, Timestamp};
+use super::{ApiKeyId, MerchantId, Mode, Timestamp};
 
 /// Fee tiers (D2). `Custom` carries explicit basis points (0–1000).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,9 +39,13 @@ impl FeeTier {
             ("growth", _) => Ok(FeeTier::Growth),
             ("scale", _) => Ok(FeeTier::Scale),
             ("custom", Some(bps)) if bps <= Self::MAX_CUSTOM_BPS => Ok(FeeTier::Custom(bps)),
-            ("custom", Some(bps)) => Err(format!("custom fee of {bps} bps is above the 1000 bps maximum")),
+            ("custom", Some(bps)) => Err(format!(
+                "custom fee of {bps} bps is above the 1000 bps maximum"
+            )),
             ("custom", None) => Err("the custom tier needs explicit basis points".to_owned()),
-            (other, _) => Err(format!("unknown fee tier `{other}` (standard, growth, scale, custom)")),
+            (other, _) => Err(format!(
+                "unknown fee tier `{other}` (standard, growth, scale, custom)"
+            )),
         }
     }
 }

@@ -16,16 +16,29 @@ pub struct PageRequest {
 pub struct PageRequestError;
 
 impl PageRequest {
-    pub fn new(limit: Option<&str>, starting_after: Option<Uuid>) -> Result<Self, PageRequestError> {
+    pub fn new(
+        limit: Option<&str>,
+        starting_after: Option<Uuid>,
+    ) -> Result<Self, PageRequestError> {
         let limit = match limit {
             None => DEFAULT_LIMIT,
-            Some(s) => s.parse::<u8>().ok().filter(|l| (1..=MAX_LIMIT).contains(l)).ok_or(PageRequestError)?,
+            Some(s) => s
+                .parse::<u8>()
+                .ok()
+                .filter(|l| (1..=MAX_LIMIT).contains(l))
+                .ok_or(PageRequestError)?,
         };
-        Ok(Self { limit, starting_after })
+        Ok(Self {
+            limit,
+            starting_after,
+        })
     }
 
     pub fn first(limit: u8) -> Self {
-        Self { limit: limit.clamp(1, MAX_LIMIT), starting_after: None }
+        Self {
+            limit: limit.clamp(1, MAX_LIMIT),
+            starting_after: None,
+        }
     }
 
     pub fn limit(&self) -> u8 {
@@ -59,11 +72,17 @@ impl<T> Page<T> {
     pub fn from_overfetch(mut rows: Vec<T>, request: &PageRequest) -> Self {
         let has_more = rows.len() > usize::from(request.limit());
         rows.truncate(usize::from(request.limit()));
-        Self { data: rows, has_more }
+        Self {
+            data: rows,
+            has_more,
+        }
     }
 
     pub fn try_map<U, E>(self, f: impl FnMut(T) -> Result<U, E>) -> Result<Page<U>, E> {
-        Ok(Page { data: self.data.into_iter().map(f).collect::<Result<_, _>>()?, has_more: self.has_more })
+        Ok(Page {
+            data: self.data.into_iter().map(f).collect::<Result<_, _>>()?,
+            has_more: self.has_more,
+        })
     }
 }
 
@@ -84,7 +103,19 @@ mod tests {
     #[test]
     fn overfetch_sets_has_more() {
         let req = PageRequest::first(2);
-        assert_eq!(Page::from_overfetch(vec![1, 2, 3], &req), Page { data: vec![1, 2], has_more: true });
-        assert_eq!(Page::from_overfetch(vec![1, 2], &req), Page { data: vec![1, 2], has_more: false });
+        assert_eq!(
+            Page::from_overfetch(vec![1, 2, 3], &req),
+            Page {
+                data: vec![1, 2],
+                has_more: true
+            }
+        );
+        assert_eq!(
+            Page::from_overfetch(vec![1, 2], &req),
+            Page {
+                data: vec![1, 2],
+                has_more: false
+            }
+        );
     }
 }

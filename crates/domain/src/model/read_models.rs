@@ -2,8 +2,9 @@
 //! webhook events, with their status vocabularies and list filters.
 
 use super::{
-    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, EventId, EventType, MerchantId, Mode,
-    PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp, TxHash, WebhookEndpointId,
+    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, EventId, EventType,
+    MerchantId, Mode, PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp, TxHash,
+    WebhookEndpointId,
 };
 
 macro_rules! status_enum {
@@ -48,10 +49,10 @@ status_enum!(/// D8.
 status_enum!(/// D9.
     RefundStatus { Succeeded => "succeeded" });
 status_enum!(/// D10.
-    SubscriptionStatus {
-        Pending => "pending", Active => "active", PastDue => "past_due",
-        Paused => "paused", Canceled => "canceled", Expired => "expired",
-    });
+SubscriptionStatus {
+    Pending => "pending", Active => "active", PastDue => "past_due",
+    Paused => "paused", Canceled => "canceled", Expired => "expired",
+});
 status_enum!(AttemptStatus { Succeeded => "succeeded", Failed => "failed" });
 status_enum!(DeliveryStatus { Pending => "pending", Succeeded => "succeeded", Failed => "failed" });
 
@@ -202,7 +203,10 @@ mod tests {
         for s in SubscriptionStatus::ALL {
             assert_eq!(SubscriptionStatus::parse(s.as_str()), Some(*s));
         }
-        assert_eq!(PaymentStatus::expected(), "pending, confirmed, failed or refunded");
+        assert_eq!(
+            PaymentStatus::expected(),
+            "pending, confirmed, failed or refunded"
+        );
         assert_eq!(PaymentStatus::parse("settled"), None);
     }
 }

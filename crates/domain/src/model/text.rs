@@ -9,7 +9,10 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -22,7 +25,12 @@ fn summary(errors: &[FieldError]) -> String {
     match errors {
         [] => "invalid request".to_owned(),
         [one] => format!("{}: {}", one.field, one.message),
-        [first, rest @ ..] => format!("{}: {} (and {} more)", first.field, first.message, rest.len()),
+        [first, rest @ ..] => format!(
+            "{}: {} (and {} more)",
+            first.field,
+            first.message,
+            rest.len()
+        ),
     }
 }
 
@@ -36,7 +44,11 @@ impl ValidationErrors {
     }
 
     /// Records the error of `result` under `field` and returns the value, if any.
-    pub fn check<T, E: std::fmt::Display>(&mut self, field: &str, result: Result<T, E>) -> Option<T> {
+    pub fn check<T, E: std::fmt::Display>(
+        &mut self,
+        field: &str,
+        result: Result<T, E>,
+    ) -> Option<T> {
         match result {
             Ok(v) => Some(v),
             Err(e) => {

@@ -48,6 +48,9 @@ mod tests {
         let t = Utc.timestamp_opt(1_700_000_000, 123_456_789).unwrap();
         assert_eq!(Timestamp::new(t).to_string(), "2023-11-14T22:13:20.123Z");
         let whole = Utc.timestamp_opt(1_700_000_000, 0).unwrap();
-        assert_eq!(Timestamp::new(whole).to_string(), "2023-11-14T22:13:20.000Z");
+        assert_eq!(
+            Timestamp::new(whole).to_string(),
+            "2023-11-14T22:13:20.000Z"
+        );
     }
 }

@@ -94,10 +94,22 @@ mod tests {
         assert!(WebhookUrl::parse("https://example.com/hooks").is_ok());
         assert!(WebhookUrl::parse("http://localhost:4242/hooks").is_ok());
         assert!(WebhookUrl::parse("http://127.0.0.1:4242/hooks").is_ok());
-        assert_eq!(WebhookUrl::parse("http://example.com/hooks"), Err(WebhookUrlError::NotHttps));
-        assert_eq!(WebhookUrl::parse("ftp://example.com"), Err(WebhookUrlError::NotHttps));
-        assert_eq!(WebhookUrl::parse("example.com"), Err(WebhookUrlError::Malformed));
-        assert_eq!(WebhookUrl::parse("https://u:p@example.com"), Err(WebhookUrlError::HasCredentials));
+        assert_eq!(
+            WebhookUrl::parse("http://example.com/hooks"),
+            Err(WebhookUrlError::NotHttps)
+        );
+        assert_eq!(
+            WebhookUrl::parse("ftp://example.com"),
+            Err(WebhookUrlError::NotHttps)
+        );
+        assert_eq!(
+            WebhookUrl::parse("example.com"),
+            Err(WebhookUrlError::Malformed)
+        );
+        assert_eq!(
+            WebhookUrl::parse("https://u:p@example.com"),
+            Err(WebhookUrlError::HasCredentials)
+        );
         let long = format!("https://example.com/{}", "a".repeat(2000));
         assert_eq!(WebhookUrl::parse(&long), Err(WebhookUrlError::TooLong));
         let exact = format!("https://example.com/{}", "a".repeat(2000 - 20));

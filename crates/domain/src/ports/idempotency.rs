@@ -46,7 +46,11 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> Result<IdempotencyClaim, StoreError>;
 
     /// Stores the finished response for replay. Errors: `Unavailable`/`Internal`.
-    async fn complete(&self, scope: &IdempotencyScope, response: &StoredResponse) -> Result<(), StoreError>;
+    async fn complete(
+        &self,
+        scope: &IdempotencyScope,
+        response: &StoredResponse,
+    ) -> Result<(), StoreError>;
 
     /// Frees the key after a failed request so the client may retry. Errors: as above.
     async fn release(&self, scope: &IdempotencyScope) -> Result<(), StoreError>;

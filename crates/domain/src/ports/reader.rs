@@ -2,9 +2,9 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    EventId, MerchantId, Mode, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter, PaymentAttemptId,
-    PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, Subscription, SubscriptionFilter, SubscriptionId,
-    WebhookEventFilter, WebhookEventRecord,
+    EventId, MerchantId, Mode, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
+    PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, Subscription,
+    SubscriptionFilter, SubscriptionId, WebhookEventFilter, WebhookEventRecord,
 };
 
 /// Read access to the resources only the chain and the worker create. Every call is
@@ -12,18 +12,73 @@ use crate::model::{
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait ResourceReader: Send + Sync {
-    async fn payment(&self, merchant: MerchantId, mode: Mode, id: PaymentId) -> Result<Option<Payment>, StoreError>;
-    async fn payments(&self, merchant: MerchantId, mode: Mode, filter: &PaymentFilter, page: &PageRequest) -> Result<Page<Payment>, StoreError>;
+    async fn payment(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentId,
+    ) -> Result<Option<Payment>, StoreError>;
+    async fn payments(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &PaymentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Payment>, StoreError>;
 
-    async fn refund(&self, merchant: MerchantId, mode: Mode, id: RefundId) -> Result<Option<Refund>, StoreError>;
-    async fn refunds(&self, merchant: MerchantId, mode: Mode, filter: &RefundFilter, page: &PageRequest) -> Result<Page<Refund>, StoreError>;
+    async fn refund(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: RefundId,
+    ) -> Result<Option<Refund>, StoreError>;
+    async fn refunds(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &RefundFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Refund>, StoreError>;
 
-    async fn subscription(&self, merchant: MerchantId, mode: Mode, id: SubscriptionId) -> Result<Option<Subscription>, StoreError>;
-    async fn subscriptions(&self, merchant: MerchantId, mode: Mode, filter: &SubscriptionFilter, page: &PageRequest) -> Result<Page<Subscription>, StoreError>;
+    async fn subscription(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: SubscriptionId,
+    ) -> Result<Option<Subscription>, StoreError>;
+    async fn subscriptions(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &SubscriptionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Subscription>, StoreError>;
 
-    async fn payment_attempt(&self, merchant: MerchantId, mode: Mode, id: PaymentAttemptId) -> Result<Option<PaymentAttempt>, StoreError>;
-    async fn payment_attempts(&self, merchant: MerchantId, mode: Mode, filter: &PaymentAttemptFilter, page: &PageRequest) -> Result<Page<PaymentAttempt>, StoreError>;
+    async fn payment_attempt(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentAttemptId,
+    ) -> Result<Option<PaymentAttempt>, StoreError>;
+    async fn payment_attempts(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &PaymentAttemptFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentAttempt>, StoreError>;
 
-    async fn webhook_event(&self, merchant: MerchantId, mode: Mode, id: EventId) -> Result<Option<WebhookEventRecord>, StoreError>;
-    async fn webhook_events(&self, merchant: MerchantId, mode: Mode, filter: &WebhookEventFilter, page: &PageRequest) -> Result<Page<WebhookEventRecord>, StoreError>;
+    async fn webhook_event(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: EventId,
+    ) -> Result<Option<WebhookEventRecord>, StoreError>;
+    async fn webhook_events(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &WebhookEventFilter,
+        page: &PageRequest,
+    ) -> Result<Page<WebhookEventRecord>, StoreError>;
 }

@@ -1,7 +1,10 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::model::{CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter, Timestamp};
+use crate::model::{
+    CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
+    Timestamp,
+};
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -20,11 +23,20 @@ pub trait SessionRepository: Send + Sync {
     /// Moves one open session past its expiry to `expired` and returns the row as it now
     /// is (a concurrent completion wins: the completed row is returned unchanged).
     /// Errors: `NotFound`.
-    async fn expire(&self, id: CheckoutSessionId, now: Timestamp) -> Result<CheckoutSession, StoreError>;
+    async fn expire(
+        &self,
+        id: CheckoutSessionId,
+        now: Timestamp,
+    ) -> Result<CheckoutSession, StoreError>;
 
     /// Expires every open session of this merchant and mode whose expiry has passed;
     /// returns how many changed.
-    async fn expire_due(&self, merchant: MerchantId, mode: Mode, now: Timestamp) -> Result<u64, StoreError>;
+    async fn expire_due(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        now: Timestamp,
+    ) -> Result<u64, StoreError>;
 
     /// Newest first, keyset-paginated.
     async fn list(

@@ -1,7 +1,10 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::model::{EndpointStatus, EventType, MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId, WebhookUrl};
+use crate::model::{
+    EndpointStatus, EventType, MerchantId, Mode, Page, PageRequest, WebhookEndpoint,
+    WebhookEndpointId, WebhookUrl,
+};
 
 /// A partial update of an endpoint (D12).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,9 +21,19 @@ pub trait WebhookEndpointRepository: Send + Sync {
     /// Stores a new endpoint with its signing secret (the adapter encrypts it at rest).
     async fn insert(&self, endpoint: &WebhookEndpoint, secret: &str) -> Result<(), StoreError>;
 
-    async fn get(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<Option<WebhookEndpoint>, StoreError>;
+    async fn get(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError>;
 
-    async fn list(&self, merchant: MerchantId, mode: Mode, page: &PageRequest) -> Result<Page<WebhookEndpoint>, StoreError>;
+    async fn list(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<WebhookEndpoint>, StoreError>;
 
     /// Applies the changes. Errors: `NotFound`.
     async fn update(
@@ -43,5 +56,10 @@ pub trait WebhookEndpointRepository: Send + Sync {
     ) -> Result<WebhookEndpoint, StoreError>;
 
     /// Deletes the endpoint (its delivery history stays). Errors: `NotFound`.
-    async fn delete(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<(), StoreError>;
+    async fn delete(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+    ) -> Result<(), StoreError>;
 }

@@ -17,7 +17,9 @@ pub fn prefix(mode: Mode) -> &'static str {
 
 pub fn generate(mode: Mode) -> String {
     let mut rng = rand::thread_rng();
-    let body: String = (0..32).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    let body: String = (0..32)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect();
     format!("{}{body}", prefix(mode))
 }
 
@@ -37,7 +39,14 @@ pub fn claimed_mode(secret: &str) -> Option<Mode> {
 }
 
 pub fn last4(secret: &str) -> String {
-    secret.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect()
+    secret
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect()
 }
 
 #[cfg(test)]

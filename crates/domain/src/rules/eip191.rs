@@ -91,7 +91,10 @@ mod tests {
     #[test]
     fn tampering_breaks_recovery() {
         let sig = sign(b"hello", &key()).unwrap();
-        assert_ne!(recover(b"hellO", &sig).map(|a| a.to_string()).as_deref(), Some(ADDR));
+        assert_ne!(
+            recover(b"hellO", &sig).map(|a| a.to_string()).as_deref(),
+            Some(ADDR)
+        );
         let mut bytes = sig.as_bytes().to_vec();
         bytes[64] = 5;
         assert_eq!(recover(b"hello", &Signature::from_bytes(bytes)), None);

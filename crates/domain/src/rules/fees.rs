@@ -11,7 +11,10 @@ pub struct FeeSplit {
 pub fn split(amount: Amount, fee_bps: u16) -> FeeSplit {
     // u128: amount ≤ 1e15 micro-units and bps ≤ 10000 cannot overflow.
     let fee = (u128::from(amount.micros()) * u128::from(fee_bps) / 10_000) as u64;
-    FeeSplit { fee_micros: fee, net_micros: amount.micros() - fee }
+    FeeSplit {
+        fee_micros: fee,
+        net_micros: amount.micros() - fee,
+    }
 }
 
 #[cfg(test)]
@@ -23,8 +26,20 @@ mod tests {
     #[test]
     fn examples() {
         let a = Amount::parse("10").unwrap();
-        assert_eq!(split(a, 100), FeeSplit { fee_micros: 100_000, net_micros: 9_900_000 });
-        assert_eq!(split(a, 0), FeeSplit { fee_micros: 0, net_micros: 10_000_000 });
+        assert_eq!(
+            split(a, 100),
+            FeeSplit {
+                fee_micros: 100_000,
+                net_micros: 9_900_000
+            }
+        );
+        assert_eq!(
+            split(a, 0),
+            FeeSplit {
+                fee_micros: 0,
+                net_micros: 10_000_000
+            }
+        );
         // Rounds down: 0.000199 × 1% = 0.00000199 → 0.000001.
         assert_eq!(split(Amount::parse("0.000199").unwrap(), 100).fee_micros, 1);
         assert_eq!(split(Amount::parse("0.000099").unwrap(), 100).fee_micros, 0);

@@ -31,7 +31,9 @@ pub fn bounded_text(s: &str, min: usize, max: usize) -> Result<String, TextError
     if len > max {
         return Err(TextError::TooLong(max));
     }
-    if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r') {
+    if s.chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
+    {
         return Err(TextError::ControlCharacters);
     }
     Ok(s.to_owned())
@@ -69,7 +71,10 @@ pub fn redirect_url(s: &str) -> Result<String, UrlError> {
 pub struct ExpiresError;
 
 pub fn expires_in_seconds(value: &serde_json::Value) -> Result<u64, ExpiresError> {
-    value.as_u64().filter(|s| (EXPIRES_MIN..=EXPIRES_MAX).contains(s)).ok_or(ExpiresError)
+    value
+        .as_u64()
+        .filter(|s| (EXPIRES_MIN..=EXPIRES_MAX).contains(s))
+        .ok_or(ExpiresError)
 }
 
 #[cfg(test)]
@@ -82,9 +87,15 @@ mod tests {
         assert_eq!(bounded_text("", 1, 120), Err(TextError::Empty));
         assert_eq!(bounded_text("   ", 1, 120), Err(TextError::Empty));
         assert!(bounded_text(&"é".repeat(120), 1, 120).is_ok());
-        assert_eq!(bounded_text(&"a".repeat(121), 1, 120), Err(TextError::TooLong(120)));
+        assert_eq!(
+            bounded_text(&"a".repeat(121), 1, 120),
+            Err(TextError::TooLong(120))
+        );
         assert!(bounded_text("", 0, 500).is_ok());
-        assert_eq!(bounded_text("a\u{0}b", 0, 10), Err(TextError::ControlCharacters));
+        assert_eq!(
+            bounded_text("a\u{0}b", 0, 10),
+            Err(TextError::ControlCharacters)
+        );
     }
 
     #[test]
@@ -93,14 +104,24 @@ mod tests {
         assert!(redirect_url("http://localhost:3000/ok").is_ok());
         assert_eq!(redirect_url("javascript:alert(1)"), Err(UrlError::Invalid));
         assert_eq!(redirect_url("/relative"), Err(UrlError::Invalid));
-        assert_eq!(redirect_url(&format!("https://a.example/{}", "x".repeat(2000))), Err(UrlError::TooLong));
+        assert_eq!(
+            redirect_url(&format!("https://a.example/{}", "x".repeat(2000))),
+            Err(UrlError::TooLong)
+        );
     }
 
     #[test]
     fn expiry_window() {
         assert_eq!(expires_in_seconds(&json!(600)), Ok(600));
         assert_eq!(expires_in_seconds(&json!(604800)), Ok(604800));
-        for bad in [json!(599), json!(604801), json!(1000.5), json!("3600"), json!(-1), json!(null)] {
+        for bad in [
+            json!(599),
+            json!(604801),
+            json!(1000.5),
+            json!("3600"),
+            json!(-1),
+            json!(null),
+        ] {
             assert!(expires_in_seconds(&bad).is_err(), "{bad}");
         }
     }

@@ -2,8 +2,8 @@
 //! snapshot the fee terms, store the session.
 
 use crate::model::{
-    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, SessionMode, SessionStatus,
-    ValidationErrors, WalletStatus,
+    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
+    SessionMode, SessionStatus, ValidationErrors, WalletStatus,
 };
 use crate::ports::{Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::fees;
@@ -72,7 +72,10 @@ pub async fn create_checkout_session(
             errors.push("mode", "subscription mode is available with live keys only");
         }
         SessionMode::Subscription => {
-            errors.push("mode", "subscription checkout is not yet available; use mode \"payment\"");
+            errors.push(
+                "mode",
+                "subscription checkout is not yet available; use mode \"payment\"",
+            );
         }
         SessionMode::Payment => {
             if req.amount.is_none() {
@@ -88,7 +91,10 @@ pub async fn create_checkout_session(
     }
     let token = deps.tokens.token(chain, req.currency);
     if token.is_none() {
-        errors.push("currency", format!("{} is not available on {}", req.currency, chain.name()));
+        errors.push(
+            "currency",
+            format!("{} is not available on {}", req.currency, chain.name()),
+        );
     }
     errors.into_result()?;
 

@@ -10,7 +10,10 @@ pub async fn get_checkout_session(
     sessions: &dyn SessionRepository,
     clock: &dyn Clock,
 ) -> Result<CheckoutSession, LookupError> {
-    let session = sessions.get(ctx.merchant_id, ctx.mode, id).await?.ok_or(LookupError::NotFound)?;
+    let session = sessions
+        .get(ctx.merchant_id, ctx.mode, id)
+        .await?
+        .ok_or(LookupError::NotFound)?;
     let now = clock.now();
     if session.needs_expiry(now) {
         return Ok(sessions.expire(id, now).await?);

@@ -10,6 +10,8 @@ pub async fn list_checkout_sessions(
     sessions: &dyn SessionRepository,
     clock: &dyn Clock,
 ) -> Result<Page<CheckoutSession>, StoreError> {
-    sessions.expire_due(ctx.merchant_id, ctx.mode, clock.now()).await?;
+    sessions
+        .expire_due(ctx.merchant_id, ctx.mode, clock.now())
+        .await?;
     sessions.list(ctx.merchant_id, ctx.mode, filter, page).await
 }

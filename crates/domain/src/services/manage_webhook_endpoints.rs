@@ -2,7 +2,9 @@
 
 use rand::Rng;
 
-use crate::model::{AuthContext, EndpointStatus, EventType, WebhookEndpoint, WebhookEndpointId, WebhookUrl};
+use crate::model::{
+    AuthContext, EndpointStatus, EventType, WebhookEndpoint, WebhookEndpointId, WebhookUrl,
+};
 use crate::ports::{Clock, EndpointChanges, StoreError, WebhookEndpointRepository};
 
 /// How long a rotated-out secret keeps signing (D12).
@@ -19,7 +21,9 @@ pub struct NewEndpoint {
 pub fn generate_signing_secret() -> String {
     const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut rng = rand::thread_rng();
-    let body: String = (0..32).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    let body: String = (0..32)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect();
     format!("whsec_{body}")
 }
 
@@ -59,7 +63,9 @@ pub async fn update_webhook_endpoint(
     endpoints: &dyn WebhookEndpointRepository,
 ) -> Result<WebhookEndpoint, StoreError> {
     changes.enabled_events = changes.enabled_events.map(normalize_events);
-    endpoints.update(ctx.merchant_id, ctx.mode, id, &changes).await
+    endpoints
+        .update(ctx.merchant_id, ctx.mode, id, &changes)
+        .await
 }
 
 /// Issues a new secret; the old one keeps signing for [`ROTATION_GRACE_SECS`].
@@ -69,7 +75,9 @@ pub async fn rotate_webhook_secret(
     endpoints: &dyn WebhookEndpointRepository,
 ) -> Result<(WebhookEndpoint, String), StoreError> {
     let secret = generate_signing_secret();
-    let endpoint = endpoints.rotate_secret(ctx.merchant_id, ctx.mode, id, &secret, ROTATION_GRACE_SECS).await?;
+    let endpoint = endpoints
+        .rotate_secret(ctx.merchant_id, ctx.mode, id, &secret, ROTATION_GRACE_SECS)
+        .await?;
     Ok((endpoint, secret))
 }
 
@@ -86,7 +94,14 @@ mod tests {
 
     #[test]
     fn filters_are_normalized() {
-        let e = normalize_events(vec![EventType::PaymentFailed, EventType::PaymentSucceeded, EventType::PaymentFailed]);
-        assert_eq!(e, vec![EventType::PaymentSucceeded, EventType::PaymentFailed]);
+        let e = normalize_events(vec![
+            EventType::PaymentFailed,
+            EventType::PaymentSucceeded,
+            EventType::PaymentFailed,
+        ]);
+        assert_eq!(
+            e,
+            vec![EventType::PaymentSucceeded, EventType::PaymentFailed]
+        );
     }
 }

@@ -2,7 +2,9 @@
 
 use rand::Rng;
 
-use crate::model::{Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus};
+use crate::model::{
+    Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus,
+};
 use crate::ports::{Clock, StoreError, WalletRepository};
 
 pub const CHALLENGE_TTL_SECS: i64 = 3600;
@@ -66,20 +68,39 @@ pub async fn register_wallet(
             };
             let challenge = new_challenge(&wallet, now);
             match wallets.insert_with_challenge(&wallet, &challenge).await {
-                Ok(()) => return Ok(RegisteredWallet { wallet, challenge: Some(challenge), created: true }),
-                // A concurrent registration of the same address won: reuse its record.
-                Err(StoreError::Conflict(_)) => {
-                    wallets.find_by_address(ctx.merchant_id, address).await?.ok_or(StoreError::NotFound)?
+                Ok(()) => {
+                    return Ok(RegisteredWallet {
+                        wallet,
+                        challenge: Some(challenge),
+                        created: true,
+                    })
                 }
+                // A concurrent registration of the same address won: reuse its record.
+                Err(StoreError::Conflict(_)) => wallets
+                    .find_by_address(ctx.merchant_id, address)
+                    .await?
+                    .ok_or(StoreError::NotFound)?,
                 Err(e) => return Err(e),
             }
         }
     };
     if existing.status == WalletStatus::Verified {
-        return Ok(RegisteredWallet { wallet: existing, challenge: None, created: false });
+        return Ok(RegisteredWallet {
+            wallet: existing,
+            challenge: None,
+            created: false,
+        });
     }
-    let restarted = Wallet { chain, status: WalletStatus::Pending, ..existing };
+    let restarted = Wallet {
+        chain,
+        status: WalletStatus::Pending,
+        ..existing
+    };
     let challenge = new_challenge(&restarted, now);
     let wallet = wallets.restart_verification(&restarted, &challenge).await?;
-    Ok(RegisteredWallet { wallet, challenge: Some(challenge), created: false })
+    Ok(RegisteredWallet {
+        wallet,
+        challenge: Some(challenge),
+        created: false,
+    })
 }

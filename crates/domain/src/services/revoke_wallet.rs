@@ -11,12 +11,18 @@ pub async fn revoke_wallet(
     wallets: &dyn WalletRepository,
     clock: &dyn Clock,
 ) -> Result<Wallet, LookupError> {
-    let wallet = wallets.get(ctx.merchant_id, id).await?.ok_or(LookupError::NotFound)?;
+    let wallet = wallets
+        .get(ctx.merchant_id, id)
+        .await?
+        .ok_or(LookupError::NotFound)?;
     if wallet.status == WalletStatus::Revoked {
         return Ok(wallet);
     }
-    wallets.revoke(ctx.merchant_id, id, clock.now()).await.map_err(|e| match e {
-        StoreError::NotFound => LookupError::NotFound,
-        e => e.into(),
-    })
+    wallets
+        .revoke(ctx.merchant_id, id, clock.now())
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound => LookupError::NotFound,
+            e => e.into(),
+        })
 }

@@ -12,12 +12,16 @@ impl TokenDirectory {
     }
 
     pub fn with(mut self, chain: ChainId, currency: Currency, address: Address) -> Self {
-        self.entries.retain(|(c, cur, _)| !(*c == chain && *cur == currency));
+        self.entries
+            .retain(|(c, cur, _)| !(*c == chain && *cur == currency));
         self.entries.push((chain, currency, address));
         self
     }
 
     pub fn token(&self, chain: ChainId, currency: Currency) -> Option<Address> {
-        self.entries.iter().find(|(c, cur, _)| *c == chain && *cur == currency).map(|(_, _, a)| *a)
+        self.entries
+            .iter()
+            .find(|(c, cur, _)| *c == chain && *cur == currency)
+            .map(|(_, _, a)| *a)
     }
 }

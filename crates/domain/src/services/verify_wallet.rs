@@ -10,7 +10,9 @@ pub enum VerifyWalletError {
     NotFound,
     #[error("the verification challenge has expired; register the wallet again to get a new one")]
     ChallengeExpired,
-    #[error("the verification challenge was already used; register the wallet again to get a new one")]
+    #[error(
+        "the verification challenge was already used; register the wallet again to get a new one"
+    )]
     ChallengeUsed,
     #[error("the signature was not produced by {0} over the challenge message")]
     SignatureMismatch(String),
@@ -25,8 +27,14 @@ pub async fn verify_wallet(
     wallets: &dyn WalletRepository,
     clock: &dyn Clock,
 ) -> Result<Wallet, VerifyWalletError> {
-    let wallet = wallets.get(ctx.merchant_id, id).await?.ok_or(VerifyWalletError::NotFound)?;
-    let challenge = wallets.latest_challenge(id).await?.ok_or(VerifyWalletError::ChallengeUsed)?;
+    let wallet = wallets
+        .get(ctx.merchant_id, id)
+        .await?
+        .ok_or(VerifyWalletError::NotFound)?;
+    let challenge = wallets
+        .latest_challenge(id)
+        .await?
+        .ok_or(VerifyWalletError::ChallengeUsed)?;
     if challenge.used_at.is_some() {
         return Err(VerifyWalletError::ChallengeUsed);
     }
@@ -36,19 +44,26 @@ pub async fn verify_wallet(
     }
     // EOAs: ecrecover. ERC-1271 smart wallets are checked on-chain by the chain adapter.
     if eip191::recover(challenge.message.as_bytes(), signature) != Some(wallet.address) {
-        return Err(VerifyWalletError::SignatureMismatch(wallet.address.to_string()));
+        return Err(VerifyWalletError::SignatureMismatch(
+            wallet.address.to_string(),
+        ));
     }
-    wallets.mark_verified(id, &challenge.nonce, now).await.map_err(|e| match e {
-        StoreError::Conflict(_) => VerifyWalletError::ChallengeUsed,
-        StoreError::NotFound => VerifyWalletError::NotFound,
-        e => VerifyWalletError::Store(e),
-    })
+    wallets
+        .mark_verified(id, &challenge.nonce, now)
+        .await
+        .map_err(|e| match e {
+            StoreError::Conflict(_) => VerifyWalletError::ChallengeUsed,
+            StoreError::NotFound => VerifyWalletError::NotFound,
+            e => VerifyWalletError::Store(e),
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ChainId, MerchantId, Mode, Timestamp, WalletChallenge, WalletStatus, FeeTier, ApiKeyId};
+    use crate::model::{
+        ApiKeyId, ChainId, FeeTier, MerchantId, Mode, Timestamp, WalletChallenge, WalletStatus,
+    };
     use crate::ports::{MockClock, MockWalletRepository};
     use crate::services::challenge_message;
     use chrono::{TimeZone, Utc};
@@ -94,7 +109,8 @@ mod tests {
         let w = wallet.clone();
         repo.expect_get().returning(move |_, _| Ok(Some(w.clone())));
         let c = challenge.clone();
-        repo.expect_latest_challenge().returning(move |_| Ok(Some(c.clone())));
+        repo.expect_latest_challenge()
+            .returning(move |_| Ok(Some(c.clone())));
         repo
     }
 
@@ -108,7 +124,10 @@ mod tests {
     fn a_valid_signature_verifies() {
         let (ctx, wallet, challenge) = fixture(false);
         let mut repo = repo(&wallet, &challenge);
-        let verified = Wallet { status: WalletStatus::Verified, ..wallet.clone() };
+        let verified = Wallet {
+            status: WalletStatus::Verified,
+            ..wallet.clone()
+        };
         repo.expect_mark_verified()
             .withf(|_, nonce, _| nonce == "00")
             .times(1)
@@ -131,11 +150,25 @@ mod tests {
     fn expired_and_used_challenges_are_refused() {
         let (ctx, wallet, challenge) = fixture(false);
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
-        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo(&wallet, &challenge), &clock(3600))).unwrap_err();
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo(&wallet, &challenge),
+            &clock(3600),
+        ))
+        .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeExpired));
 
         let (ctx, wallet, used) = fixture(true);
-        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo(&wallet, &used), &clock(100))).unwrap_err();
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo(&wallet, &used),
+            &clock(100),
+        ))
+        .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeUsed));
     }
 
@@ -143,7 +176,8 @@ mod tests {
     fn losing_a_race_to_use_the_challenge_is_a_used_challenge() {
         let (ctx, wallet, challenge) = fixture(false);
         let mut repo = repo(&wallet, &challenge);
-        repo.expect_mark_verified().returning(|_, _, _| Err(StoreError::Conflict("used".into())));
+        repo.expect_mark_verified()
+            .returning(|_, _, _| Err(StoreError::Conflict("used".into())));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeUsed));

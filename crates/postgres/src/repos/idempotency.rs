@@ -5,7 +5,9 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Bytea, Int8, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use stablepay_domain::ports::{IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoreError, StoredResponse};
+use stablepay_domain::ports::{
+    IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoreError, StoredResponse,
+};
 
 use crate::error::map_diesel_error;
 use crate::schema::idempotency_keys as ik;
@@ -58,7 +60,12 @@ impl IdempotencyStore for PgStore {
             .filter(ik::livemode.eq(scope.mode.is_live()))
             .filter(ik::route.eq(&scope.route))
             .filter(ik::key.eq(&scope.key))
-            .select((ik::request_sha256, ik::state, ik::response_status, ik::response_body))
+            .select((
+                ik::request_sha256,
+                ik::state,
+                ik::response_status,
+                ik::response_body,
+            ))
             .first(&mut conn)
             .await
             .optional()
@@ -68,13 +75,20 @@ impl IdempotencyStore for PgStore {
             None => IdempotencyClaim::InFlight,
             Some((hash, _, _, _)) if hash != request_sha256 => IdempotencyClaim::BodyMismatch,
             Some((_, state, Some(status), Some(body))) if state == "completed" => {
-                IdempotencyClaim::Replay(StoredResponse { status: u16::try_from(status).unwrap_or(500), body })
+                IdempotencyClaim::Replay(StoredResponse {
+                    status: u16::try_from(status).unwrap_or(500),
+                    body,
+                })
             }
             Some(_) => IdempotencyClaim::InFlight,
         })
     }
 
-    async fn complete(&self, scope: &IdempotencyScope, response: &StoredResponse) -> Result<(), StoreError> {
+    async fn complete(
+        &self,
+        scope: &IdempotencyScope,
+        response: &StoredResponse,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::update(ik::table)
             .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
@@ -106,4 +120,3 @@ impl IdempotencyStore for PgStore {
         Ok(())
     }
 }
-

@@ -6,7 +6,9 @@ use stablepay_domain::*;
 
 use crate::error::map_diesel_error;
 use crate::rows::{PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookEventRow};
-use crate::schema::{payment_attempts as pa, payments as p, refunds as r, subscriptions as s, webhook_events as wev};
+use crate::schema::{
+    payment_attempts as pa, payments as p, refunds as r, subscriptions as s, webhook_events as wev,
+};
 use crate::PgStore;
 
 /// One row by id, scoped to merchant and mode, converted to its domain type.
@@ -45,18 +47,34 @@ macro_rules! page_of {
             q = q.filter($table::id.lt(after));
         }
         let mut conn = $self.conn().await?;
-        let rows = q.order($table::id.desc()).limit($page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows = q
+            .order($table::id.desc())
+            .limit($page.fetch_limit())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
     }};
 }
 
 #[async_trait]
 impl ResourceReader for PgStore {
-    async fn payment(&self, merchant: MerchantId, mode: Mode, id: PaymentId) -> Result<Option<Payment>, StoreError> {
+    async fn payment(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentId,
+    ) -> Result<Option<Payment>, StoreError> {
         get_one!(self, p, PaymentRow, merchant, mode, id.uuid())
     }
 
-    async fn payments(&self, merchant: MerchantId, mode: Mode, f: &PaymentFilter, page: &PageRequest) -> Result<Page<Payment>, StoreError> {
+    async fn payments(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &PaymentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Payment>, StoreError> {
         let mut q = scoped!(p, PaymentRow, merchant, mode);
         if let Some(sub) = f.subscription {
             q = q.filter(p::subscription_id.eq(sub.uuid()));
@@ -70,11 +88,22 @@ impl ResourceReader for PgStore {
         page_of!(self, p, q, page)
     }
 
-    async fn refund(&self, merchant: MerchantId, mode: Mode, id: RefundId) -> Result<Option<Refund>, StoreError> {
+    async fn refund(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: RefundId,
+    ) -> Result<Option<Refund>, StoreError> {
         get_one!(self, r, RefundRow, merchant, mode, id.uuid())
     }
 
-    async fn refunds(&self, merchant: MerchantId, mode: Mode, f: &RefundFilter, page: &PageRequest) -> Result<Page<Refund>, StoreError> {
+    async fn refunds(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &RefundFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Refund>, StoreError> {
         let mut q = scoped!(r, RefundRow, merchant, mode);
         if let Some(payment) = f.payment {
             q = q.filter(r::payment_id.eq(payment.uuid()));
@@ -82,11 +111,22 @@ impl ResourceReader for PgStore {
         page_of!(self, r, q, page)
     }
 
-    async fn subscription(&self, merchant: MerchantId, mode: Mode, id: SubscriptionId) -> Result<Option<Subscription>, StoreError> {
+    async fn subscription(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: SubscriptionId,
+    ) -> Result<Option<Subscription>, StoreError> {
         get_one!(self, s, SubscriptionRow, merchant, mode, id.uuid())
     }
 
-    async fn subscriptions(&self, merchant: MerchantId, mode: Mode, f: &SubscriptionFilter, page: &PageRequest) -> Result<Page<Subscription>, StoreError> {
+    async fn subscriptions(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &SubscriptionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Subscription>, StoreError> {
         let mut q = scoped!(s, SubscriptionRow, merchant, mode);
         if let Some(status) = f.status {
             q = q.filter(s::status.eq(status.as_str()));
@@ -97,11 +137,22 @@ impl ResourceReader for PgStore {
         page_of!(self, s, q, page)
     }
 
-    async fn payment_attempt(&self, merchant: MerchantId, mode: Mode, id: PaymentAttemptId) -> Result<Option<PaymentAttempt>, StoreError> {
+    async fn payment_attempt(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentAttemptId,
+    ) -> Result<Option<PaymentAttempt>, StoreError> {
         get_one!(self, pa, PaymentAttemptRow, merchant, mode, id.uuid())
     }
 
-    async fn payment_attempts(&self, merchant: MerchantId, mode: Mode, f: &PaymentAttemptFilter, page: &PageRequest) -> Result<Page<PaymentAttempt>, StoreError> {
+    async fn payment_attempts(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &PaymentAttemptFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentAttempt>, StoreError> {
         let mut q = scoped!(pa, PaymentAttemptRow, merchant, mode);
         if let Some(sub) = f.subscription {
             q = q.filter(pa::subscription_id.eq(sub.uuid()));
@@ -112,11 +163,22 @@ impl ResourceReader for PgStore {
         page_of!(self, pa, q, page)
     }
 
-    async fn webhook_event(&self, merchant: MerchantId, mode: Mode, id: EventId) -> Result<Option<WebhookEventRecord>, StoreError> {
+    async fn webhook_event(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: EventId,
+    ) -> Result<Option<WebhookEventRecord>, StoreError> {
         get_one!(self, wev, WebhookEventRow, merchant, mode, id.uuid())
     }
 
-    async fn webhook_events(&self, merchant: MerchantId, mode: Mode, f: &WebhookEventFilter, page: &PageRequest) -> Result<Page<WebhookEventRecord>, StoreError> {
+    async fn webhook_events(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &WebhookEventFilter,
+        page: &PageRequest,
+    ) -> Result<Page<WebhookEventRecord>, StoreError> {
         let mut q = scoped!(wev, WebhookEventRow, merchant, mode);
         if let Some(status) = f.status {
             q = q.filter(wev::status.eq(status.as_str()));

@@ -2,7 +2,10 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::{SessionRepository, StoreError};
-use stablepay_domain::{CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter, Timestamp};
+use stablepay_domain::{
+    CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
+    Timestamp,
+};
 
 use crate::error::map_diesel_error;
 use crate::rows::SessionRow;
@@ -40,7 +43,11 @@ impl SessionRepository for PgStore {
         row.map(CheckoutSession::try_from).transpose()
     }
 
-    async fn expire(&self, id: CheckoutSessionId, now: Timestamp) -> Result<CheckoutSession, StoreError> {
+    async fn expire(
+        &self,
+        id: CheckoutSessionId,
+        now: Timestamp,
+    ) -> Result<CheckoutSession, StoreError> {
         let mut conn = self.conn().await?;
         // Only an open session past expiry changes; a concurrent completion is kept.
         let updated = diesel::update(cs::table)
@@ -65,7 +72,12 @@ impl SessionRepository for PgStore {
         row.try_into()
     }
 
-    async fn expire_due(&self, merchant: MerchantId, mode: Mode, now: Timestamp) -> Result<u64, StoreError> {
+    async fn expire_due(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
         let mut conn = self.conn().await?;
         let n = diesel::update(cs::table)
             .filter(cs::merchant_id.eq(merchant.uuid()))
@@ -101,7 +113,12 @@ impl SessionRepository for PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(cs::id.lt(after));
         }
-        let rows = q.order(cs::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows = q
+            .order(cs::id.desc())
+            .limit(page.fetch_limit())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)
     }
 }

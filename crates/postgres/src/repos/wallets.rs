@@ -2,7 +2,9 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{StoreError, WalletRepository};
-use stablepay_domain::{Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId};
+use stablepay_domain::{
+    Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
+};
 
 use crate::error::map_diesel_error;
 use crate::rows::{ChallengeRow, WalletRow};
@@ -32,7 +34,11 @@ impl From<TxError> for StoreError {
 
 #[async_trait]
 impl WalletRepository for PgStore {
-    async fn find_by_address(&self, merchant: MerchantId, address: Address) -> Result<Option<Wallet>, StoreError> {
+    async fn find_by_address(
+        &self,
+        merchant: MerchantId,
+        address: Address,
+    ) -> Result<Option<Wallet>, StoreError> {
         let mut conn = self.conn().await?;
         let row = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
@@ -45,30 +51,51 @@ impl WalletRepository for PgStore {
         row.map(Wallet::try_from).transpose()
     }
 
-    async fn insert_with_challenge(&self, wallet: &Wallet, challenge: &WalletChallenge) -> Result<(), StoreError> {
+    async fn insert_with_challenge(
+        &self,
+        wallet: &Wallet,
+        challenge: &WalletChallenge,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let (wallet_row, challenge_row) = (WalletRow::from(wallet), ChallengeRow::from(challenge));
         conn.transaction(async |conn| {
-            diesel::insert_into(w::table).values(&wallet_row).execute(conn).await?;
-            diesel::insert_into(wc::table).values(&challenge_row).execute(conn).await?;
+            diesel::insert_into(w::table)
+                .values(&wallet_row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(wc::table)
+                .values(&challenge_row)
+                .execute(conn)
+                .await?;
             Ok::<_, TxError>(())
         })
         .await
         .map_err(StoreError::from)
     }
 
-    async fn restart_verification(&self, wallet: &Wallet, challenge: &WalletChallenge) -> Result<Wallet, StoreError> {
+    async fn restart_verification(
+        &self,
+        wallet: &Wallet,
+        challenge: &WalletChallenge,
+    ) -> Result<Wallet, StoreError> {
         let mut conn = self.conn().await?;
         let challenge_row = ChallengeRow::from(challenge);
         let (id, chain_id) = (wallet.id.uuid(), wallet.chain.id() as i32);
         let row = conn
             .transaction(async |conn| {
                 let row = diesel::update(w::table.filter(w::id.eq(id)))
-                    .set((w::status.eq("pending"), w::chain_id.eq(chain_id), w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>)))
+                    .set((
+                        w::status.eq("pending"),
+                        w::chain_id.eq(chain_id),
+                        w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    ))
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
                     .await?;
-                diesel::insert_into(wc::table).values(&challenge_row).execute(conn).await?;
+                diesel::insert_into(wc::table)
+                    .values(&challenge_row)
+                    .execute(conn)
+                    .await?;
                 Ok::<_, TxError>(row)
             })
             .await?;
@@ -88,7 +115,10 @@ impl WalletRepository for PgStore {
         row.map(Wallet::try_from).transpose()
     }
 
-    async fn latest_challenge(&self, wallet: WalletId) -> Result<Option<WalletChallenge>, StoreError> {
+    async fn latest_challenge(
+        &self,
+        wallet: WalletId,
+    ) -> Result<Option<WalletChallenge>, StoreError> {
         let mut conn = self.conn().await?;
         let row = wc::table
             .filter(wc::wallet_id.eq(wallet.uuid()))
@@ -101,7 +131,12 @@ impl WalletRepository for PgStore {
         Ok(row.map(WalletChallenge::from))
     }
 
-    async fn mark_verified(&self, wallet: WalletId, nonce: &str, now: Timestamp) -> Result<Wallet, StoreError> {
+    async fn mark_verified(
+        &self,
+        wallet: WalletId,
+        nonce: &str,
+        now: Timestamp,
+    ) -> Result<Wallet, StoreError> {
         let mut conn = self.conn().await?;
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
         let row = conn
@@ -118,7 +153,11 @@ impl WalletRepository for PgStore {
                     return Err(TxError::Conflict("challenge already used"));
                 }
                 let row = diesel::update(w::table.filter(w::id.eq(id)))
-                    .set((w::status.eq("verified"), w::verified_at.eq(at), w::revoked_at.eq(None::<chrono::DateTime<chrono::Utc>>)))
+                    .set((
+                        w::status.eq("verified"),
+                        w::verified_at.eq(at),
+                        w::revoked_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    ))
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
                     .await?;
@@ -128,7 +167,12 @@ impl WalletRepository for PgStore {
         row.try_into()
     }
 
-    async fn revoke(&self, merchant: MerchantId, id: WalletId, now: Timestamp) -> Result<Wallet, StoreError> {
+    async fn revoke(
+        &self,
+        merchant: MerchantId,
+        id: WalletId,
+        now: Timestamp,
+    ) -> Result<Wallet, StoreError> {
         let mut conn = self.conn().await?;
         let row = diesel::update(w::table)
             .filter(w::id.eq(id.uuid()))
@@ -141,13 +185,25 @@ impl WalletRepository for PgStore {
         row.try_into()
     }
 
-    async fn list(&self, merchant: MerchantId, page: &PageRequest) -> Result<Page<Wallet>, StoreError> {
+    async fn list(
+        &self,
+        merchant: MerchantId,
+        page: &PageRequest,
+    ) -> Result<Page<Wallet>, StoreError> {
         let mut conn = self.conn().await?;
-        let mut q = w::table.filter(w::merchant_id.eq(merchant.uuid())).select(WalletRow::as_select()).into_boxed();
+        let mut q = w::table
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .select(WalletRow::as_select())
+            .into_boxed();
         if let Some(after) = page.starting_after() {
             q = q.filter(w::id.lt(after));
         }
-        let rows = q.order(w::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows = q
+            .order(w::id.desc())
+            .limit(page.fetch_limit())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, page).try_map(Wallet::try_from)
     }
 

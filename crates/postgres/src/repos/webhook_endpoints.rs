@@ -33,11 +33,20 @@ impl WebhookEndpointRepository for PgStore {
             secret_ciphertext: self.cipher.encrypt(secret),
             created_at: e.created_at.as_datetime(),
         };
-        diesel::insert_into(we::table).values(&row).execute(&mut conn).await.map_err(map_diesel_error)?;
+        diesel::insert_into(we::table)
+            .values(&row)
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Ok(())
     }
 
-    async fn get(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<Option<WebhookEndpoint>, StoreError> {
+    async fn get(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
         let mut conn = self.conn().await?;
         let row = we::table
             .filter(we::id.eq(id.uuid()))
@@ -52,7 +61,12 @@ impl WebhookEndpointRepository for PgStore {
         row.map(WebhookEndpoint::try_from).transpose()
     }
 
-    async fn list(&self, merchant: MerchantId, mode: Mode, page: &PageRequest) -> Result<Page<WebhookEndpoint>, StoreError> {
+    async fn list(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<WebhookEndpoint>, StoreError> {
         let mut conn = self.conn().await?;
         let mut q = we::table
             .filter(we::merchant_id.eq(merchant.uuid()))
@@ -63,7 +77,12 @@ impl WebhookEndpointRepository for PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(we::id.lt(after));
         }
-        let rows = q.order(we::id.desc()).limit(page.fetch_limit()).load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows = q
+            .order(we::id.desc())
+            .limit(page.fetch_limit())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from)
     }
 
@@ -85,7 +104,10 @@ impl WebhookEndpointRepository for PgStore {
             && changeset.status.is_none()
             && changeset.description.is_none();
         if nothing_to_change {
-            return self.get(merchant, mode, id).await?.ok_or(StoreError::NotFound);
+            return self
+                .get(merchant, mode, id)
+                .await?
+                .ok_or(StoreError::NotFound);
         }
         let mut conn = self.conn().await?;
         let row = diesel::update(we::table)
@@ -128,14 +150,22 @@ impl WebhookEndpointRepository for PgStore {
         row.try_into()
     }
 
-    async fn delete(&self, merchant: MerchantId, mode: Mode, id: WebhookEndpointId) -> Result<(), StoreError> {
+    async fn delete(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let n = diesel::update(we::table)
             .filter(we::id.eq(id.uuid()))
             .filter(we::merchant_id.eq(merchant.uuid()))
             .filter(we::livemode.eq(mode.is_live()))
             .filter(we::deleted_at.is_null())
-            .set((we::deleted_at.eq(chrono::Utc::now()), we::status.eq("disabled")))
+            .set((
+                we::deleted_at.eq(chrono::Utc::now()),
+                we::status.eq("disabled"),
+            ))
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;

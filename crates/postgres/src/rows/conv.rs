@@ -29,7 +29,10 @@ pub(crate) fn tx_hash_opt(s: Option<&str>) -> Result<Option<TxHash>, StoreError>
 }
 
 pub(crate) fn amount(micros: i64) -> Result<Amount, StoreError> {
-    u64::try_from(micros).ok().and_then(|m| Amount::from_micros(m).ok()).ok_or_else(|| corrupt("amount", micros))
+    u64::try_from(micros)
+        .ok()
+        .and_then(|m| Amount::from_micros(m).ok())
+        .ok_or_else(|| corrupt("amount", micros))
 }
 
 pub(crate) fn micros(v: i64) -> Result<u64, StoreError> {
@@ -37,14 +40,21 @@ pub(crate) fn micros(v: i64) -> Result<u64, StoreError> {
 }
 
 pub(crate) fn chain(id: i32) -> Result<ChainId, StoreError> {
-    u64::try_from(id).ok().and_then(ChainId::from_id).ok_or_else(|| corrupt("chain_id", id))
+    u64::try_from(id)
+        .ok()
+        .and_then(ChainId::from_id)
+        .ok_or_else(|| corrupt("chain_id", id))
 }
 
 pub(crate) fn currency(s: &str) -> Result<Currency, StoreError> {
     Currency::parse(s).ok_or_else(|| corrupt("currency", s))
 }
 
-pub(crate) fn parse_enum<T>(what: &str, s: &str, parse: impl Fn(&str) -> Option<T>) -> Result<T, StoreError> {
+pub(crate) fn parse_enum<T>(
+    what: &str,
+    s: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, StoreError> {
     parse(s).ok_or_else(|| corrupt(what, s))
 }
 

@@ -1,7 +1,9 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::{EndpointStatus, EventType, MerchantId, Mode, WebhookEndpoint, WebhookEndpointId, WebhookUrl};
+use stablepay_domain::{
+    EndpointStatus, EventType, MerchantId, Mode, WebhookEndpoint, WebhookEndpointId, WebhookUrl,
+};
 use uuid::Uuid;
 
 use super::conv::*;

@@ -152,7 +152,8 @@ impl TryFrom<SubscriptionRow> for Subscription {
             interval_seconds: micros(r.interval_seconds)?,
             next_payment_at: ts_opt(r.next_payment_at),
             canceled_at: ts_opt(r.canceled_at),
-            retry_count: u32::try_from(r.retry_count).map_err(|_| corrupt("retry_count", r.retry_count))?,
+            retry_count: u32::try_from(r.retry_count)
+                .map_err(|_| corrupt("retry_count", r.retry_count))?,
             next_retry_at: ts_opt(r.next_retry_at),
             last_failure_code: r.last_failure_code,
             created_at: ts(r.created_at),
@@ -188,7 +189,8 @@ impl TryFrom<PaymentAttemptRow> for PaymentAttempt {
             subscription: SubscriptionId::from_uuid(r.subscription_id),
             payment: r.payment_id.map(PaymentId::from_uuid),
             status: parse_enum("attempt status", &r.status, AttemptStatus::parse)?,
-            attempt_number: u32::try_from(r.attempt_number).map_err(|_| corrupt("attempt_number", r.attempt_number))?,
+            attempt_number: u32::try_from(r.attempt_number)
+                .map_err(|_| corrupt("attempt_number", r.attempt_number))?,
             period_key: ts(r.period_key),
             failure_code: r.failure_code,
             failure_reason: r.failure_reason,

@@ -2,7 +2,8 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{
-    CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, SessionMode, SessionStatus, SubscriptionId,
+    CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, SessionMode, SessionStatus,
+    SubscriptionId,
 };
 use uuid::Uuid;
 
@@ -95,7 +96,8 @@ impl TryFrom<SessionRow> for CheckoutSession {
             description: r.description,
             amount: amount(r.amount_micros)?,
             currency: currency(&r.currency)?,
-            fee_bps: u16::try_from(r.fee_bps).map_err(|_| crate::error::corrupt("fee_bps", r.fee_bps))?,
+            fee_bps: u16::try_from(r.fee_bps)
+                .map_err(|_| crate::error::corrupt("fee_bps", r.fee_bps))?,
             fee_micros: micros(r.fee_micros)?,
             net_micros: micros(r.net_micros)?,
             fee_tier: r.fee_tier,

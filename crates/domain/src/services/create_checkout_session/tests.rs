@@ -5,7 +5,13 @@ use chrono::{TimeZone, Utc};
 use futures_executor::block_on;
 
 fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
-    AuthContext { merchant_id: MerchantId::generate(), mode, api_key_id: ApiKeyId::generate(), fee_tier: tier, rate_limit_per_min: None }
+    AuthContext {
+        merchant_id: MerchantId::generate(),
+        mode,
+        api_key_id: ApiKeyId::generate(),
+        fee_tier: tier,
+        rate_limit_per_min: None,
+    }
 }
 
 fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
@@ -42,8 +48,16 @@ fn request() -> NewSessionRequest {
 
 fn tokens() -> TokenDirectory {
     TokenDirectory::new()
-        .with(ChainId::BaseSepolia, Currency::Usdc, Address::from_bytes([0xaa; 20]))
-        .with(ChainId::Base, Currency::Usdc, Address::from_bytes([0xbb; 20]))
+        .with(
+            ChainId::BaseSepolia,
+            Currency::Usdc,
+            Address::from_bytes([0xaa; 20]),
+        )
+        .with(
+            ChainId::Base,
+            Currency::Usdc,
+            Address::from_bytes([0xbb; 20]),
+        )
 }
 
 struct Harness {
@@ -56,16 +70,37 @@ struct Harness {
 impl Harness {
     fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
         let mut sessions = MockSessionRepository::new();
-        sessions.expect_insert().times(expect_insert).returning(|_| Ok(()));
+        sessions
+            .expect_insert()
+            .times(expect_insert)
+            .returning(|_| Ok(()));
         let mut wallets = MockWalletRepository::new();
-        wallets.expect_verified().returning(move |_| Ok(verified.clone()));
+        wallets
+            .expect_verified()
+            .returning(move |_| Ok(verified.clone()));
         let mut clock = MockClock::new();
-        clock.expect_now().return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
-        Self { sessions, wallets, clock, tokens: tokens() }
+        clock
+            .expect_now()
+            .return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
+        Self {
+            sessions,
+            wallets,
+            clock,
+            tokens: tokens(),
+        }
     }
 
-    fn run(&self, ctx: &AuthContext, req: NewSessionRequest) -> Result<CheckoutSession, CreateSessionError> {
-        let deps = CreateSessionDeps { sessions: &self.sessions, wallets: &self.wallets, clock: &self.clock, tokens: &self.tokens };
+    fn run(
+        &self,
+        ctx: &AuthContext,
+        req: NewSessionRequest,
+    ) -> Result<CheckoutSession, CreateSessionError> {
+        let deps = CreateSessionDeps {
+            sessions: &self.sessions,
+            wallets: &self.wallets,
+            clock: &self.clock,
+            tokens: &self.tokens,
+        };
         block_on(create_checkout_session(ctx, req, &deps))
     }
 }
@@ -84,7 +119,10 @@ fn snapshots_fee_terms_and_uses_the_only_verified_wallet() {
     let h = Harness::new(vec![w.clone()], 1);
     let s = h.run(&c, request()).unwrap();
     assert_eq!(s.recipient_address, w.address);
-    assert_eq!((s.fee_bps, s.fee_micros, s.net_micros), (75, 93_750, 12_406_250));
+    assert_eq!(
+        (s.fee_bps, s.fee_micros, s.net_micros),
+        (75, 93_750, 12_406_250)
+    );
     assert_eq!(s.fee_tier, "growth");
     assert_eq!(s.chain, ChainId::BaseSepolia);
     assert_eq!(s.token_address, Address::from_bytes([0xaa; 20]));
@@ -96,7 +134,15 @@ fn snapshots_fee_terms_and_uses_the_only_verified_wallet() {
 fn chain_cross_check_must_match_the_key_mode() {
     let c = ctx(Mode::Test, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let err = h.run(&c, NewSessionRequest { chain: Some(ChainId::Base), ..request() }).unwrap_err();
+    let err = h
+        .run(
+            &c,
+            NewSessionRequest {
+                chain: Some(ChainId::Base),
+                ..request()
+            },
+        )
+        .unwrap_err();
     assert_eq!(fields(err), ["chain"]);
 }
 
@@ -104,10 +150,26 @@ fn chain_cross_check_must_match_the_key_mode() {
 fn subscription_mode_is_refused_with_a_test_key_and_not_yet_live() {
     let c = ctx(Mode::Test, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let err = h.run(&c, NewSessionRequest { session_mode: SessionMode::Subscription, ..request() }).unwrap_err();
+    let err = h
+        .run(
+            &c,
+            NewSessionRequest {
+                session_mode: SessionMode::Subscription,
+                ..request()
+            },
+        )
+        .unwrap_err();
     assert_eq!(fields(err), ["mode"]);
     let live = ctx(Mode::Live, FeeTier::Standard);
-    let err = h.run(&live, NewSessionRequest { session_mode: SessionMode::Subscription, ..request() }).unwrap_err();
+    let err = h
+        .run(
+            &live,
+            NewSessionRequest {
+                session_mode: SessionMode::Subscription,
+                ..request()
+            },
+        )
+        .unwrap_err();
     assert_eq!(fields(err), ["mode"]);
 }
 
@@ -115,15 +177,31 @@ fn subscription_mode_is_refused_with_a_test_key_and_not_yet_live() {
 fn payment_mode_needs_an_amount_and_rejects_plan_fields() {
     let c = ctx(Mode::Live, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let req = NewSessionRequest { amount: None, chain_plan_id: Some("1".into()), interval_seconds: Some(60), ..request() };
-    assert_eq!(fields(h.run(&c, req).unwrap_err()), ["amount", "chain_plan_id", "interval_seconds"]);
+    let req = NewSessionRequest {
+        amount: None,
+        chain_plan_id: Some("1".into()),
+        interval_seconds: Some(60),
+        ..request()
+    };
+    assert_eq!(
+        fields(h.run(&c, req).unwrap_err()),
+        ["amount", "chain_plan_id", "interval_seconds"]
+    );
 }
 
 #[test]
 fn unconfigured_currency_is_refused() {
     let c = ctx(Mode::Live, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let err = h.run(&c, NewSessionRequest { currency: Currency::Usdt, ..request() }).unwrap_err();
+    let err = h
+        .run(
+            &c,
+            NewSessionRequest {
+                currency: Currency::Usdt,
+                ..request()
+            },
+        )
+        .unwrap_err();
     assert_eq!(fields(err), ["currency"]);
 }
 
@@ -134,11 +212,27 @@ fn recipient_rules() {
     // Several verified wallets: recipient required.
     let h = Harness::new(vec![a.clone(), b.clone()], 1);
     assert_eq!(fields(h.run(&c, request()).unwrap_err()), ["recipient"]);
-    let s = h.run(&c, NewSessionRequest { recipient: Some(b.address), ..request() }).unwrap();
+    let s = h
+        .run(
+            &c,
+            NewSessionRequest {
+                recipient: Some(b.address),
+                ..request()
+            },
+        )
+        .unwrap();
     assert_eq!(s.recipient_address, b.address);
     // An address that is not a verified wallet of this merchant.
     let h = Harness::new(vec![a], 0);
-    let err = h.run(&c, NewSessionRequest { recipient: Some(Address::from_bytes([9; 20])), ..request() }).unwrap_err();
+    let err = h
+        .run(
+            &c,
+            NewSessionRequest {
+                recipient: Some(Address::from_bytes([9; 20])),
+                ..request()
+            },
+        )
+        .unwrap_err();
     assert_eq!(fields(err), ["recipient"]);
     // No wallet at all.
     let h = Harness::new(vec![], 0);

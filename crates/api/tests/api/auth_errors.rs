@@ -1,0 +1,157 @@
+use serde_json::json;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn missing_malformed_unknown_and_revoked_keys_are_401() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .get(app.url("/checkout/sessions"))
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 401, "authentication_error").await;
+    let res = app
+        .client
+        .get(app.url("/checkout/sessions"))
+        .header("Authorization", "Basic abc")
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 401, "authentication_error").await;
+    let res = app
+        .get(
+            "svc_sk_test_00000000000000000000000000000000",
+            "/checkout/sessions",
+        )
+        .await;
+    assert_error(res, 401, "authentication_error").await;
+
+    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| app.a.test_key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
+        .unwrap();
+    assert_eq!(
+        app.get(&app.a.test_key, "/checkout/sessions")
+            .await
+            .status(),
+        200
+    );
+    app.store.revoke_api_key(test_key.id).await.unwrap();
+    assert_error(
+        app.get(&app.a.test_key, "/checkout/sessions").await,
+        401,
+        "authentication_error",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn unknown_routes_methods_and_bad_bodies_get_the_envelope() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .get(format!("{}/nope", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 404, "not_found_error").await;
+    let res = app
+        .client
+        .put(app.url("/checkout/sessions"))
+        .bearer_auth(&app.a.test_key)
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 405, "invalid_request_error").await;
+
+    let key = &app.a.test_key;
+    let malformed = app
+        .client
+        .post(app.url("/checkout/sessions"))
+        .bearer_auth(key)
+        .header("Content-Type", "application/json")
+        .body("{\"mode\": ")
+        .send()
+        .await
+        .unwrap();
+    let body = assert_error(malformed, 400, "invalid_request_error").await;
+    assert_eq!(detail_fields(&body), ["body"]);
+
+    let wrong_type = app
+        .client
+        .post(app.url("/checkout/sessions"))
+        .bearer_auth(key)
+        .header("Content-Type", "text/plain")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    let body = assert_error(wrong_type, 400, "invalid_request_error").await;
+    assert_eq!(detail_fields(&body), ["Content-Type"]);
+
+    let huge = json!({ "mode": "payment", "title": "x", "amount": "1", "description": "a".repeat(70_000) });
+    let body = assert_error(
+        app.post(key, "/checkout/sessions", huge).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&body), ["body"]);
+
+    let unknown = app
+        .post(
+            key,
+            "/checkout/sessions",
+            json!({ "mode": "payment", "title": "x", "amount": "1", "colour": "red" }),
+        )
+        .await;
+    let body = assert_error(unknown, 400, "invalid_request_error").await;
+    assert_eq!(detail_fields(&body), ["colour"]);
+
+    let res = app.get(key, "/checkout/sessions?limit=101").await;
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["limit"]
+    );
+    let res = app.get(key, "/checkout/sessions?status=paid").await;
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["status"]
+    );
+    let res = app
+        .get(key, "/checkout/sessions?starting_after=pay_123")
+        .await;
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["starting_after"]
+    );
+    let res = app.get(key, "/checkout/sessions?colour=red").await;
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["colour"]
+    );
+}
+
+#[tokio::test]
+async fn rate_limit_answers_429_with_retry_after() {
+    let app = spawn_app_with_rate_limit(3).await;
+    for _ in 0..3 {
+        assert_eq!(app.get(&app.a.test_key, "/payments").await.status(), 200);
+    }
+    let res = app.get(&app.a.test_key, "/payments").await;
+    let retry: u64 = res
+        .headers()
+        .get("retry-after")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1);
+    assert_error(res, 429, "rate_limit_error").await;
+    // Limits are per key: the live key of the same merchant still works.
+    assert_eq!(app.get(&app.a.live_key, "/payments").await.status(), 200);
+}

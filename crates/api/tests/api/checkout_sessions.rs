@@ -1,0 +1,399 @@
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+#[tokio::test]
+async fn creates_a_payment_session_with_the_fee_snapshot() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let wallet = app.verified_wallet(key, &WALLET_KEY).await;
+    // Raw text, so key order and number spelling in metadata reach the server as written.
+    let body = r#"{"mode": "payment", "title": "Espresso beans", "amount": "12.50", "description": "1 kg",
+        "customer_reference": "cust-42", "metadata": {"order":"A-1","n":1.50,"nested":{"b":2,"a":1}},
+        "success_url": "https://shop.example/thanks", "cancel_url": "https://shop.example/cart",
+        "expires_in_seconds": 600, "chain": "base-sepolia", "currency": "USDC"}"#;
+    let res = app
+        .client
+        .post(app.url("/checkout/sessions"))
+        .bearer_auth(key)
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let text = res.text().await.unwrap();
+    assert!(
+        text.contains(r#""metadata":{"order":"A-1","n":1.50,"nested":{"b":2,"a":1}}"#),
+        "metadata verbatim: {text}"
+    );
+    let s: Value = serde_json::from_str(&text).unwrap();
+    let id = s["id"].as_str().unwrap();
+    assert!(id.starts_with("cs_"));
+    assert_eq!(s["object"], "checkout.session");
+    assert_eq!(s["livemode"], false);
+    assert_eq!(s["url"], format!("https://pay.example/pay/{id}"));
+    assert_eq!(
+        (s["mode"].as_str(), s["status"].as_str()),
+        (Some("payment"), Some("open"))
+    );
+    assert_eq!(
+        (
+            s["amount"].as_str(),
+            s["fee_amount"].as_str(),
+            s["merchant_net_amount"].as_str()
+        ),
+        (Some("12.5"), Some("0.125"), Some("12.375"))
+    );
+    assert_eq!(
+        (s["fee_bps"].as_u64(), s["fee_tier"].as_str()),
+        (Some(100), Some("standard"))
+    );
+    assert_eq!(s["chain_id"], 84532);
+    assert_eq!(
+        s["token_address"],
+        "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+    );
+    assert_eq!(s["recipient_address"], wallet);
+    for null_field in [
+        "interval_seconds",
+        "chain_plan_id",
+        "customer",
+        "subscription",
+        "wallet_address",
+        "tx_hash",
+        "completed_at",
+    ] {
+        assert!(s[null_field].is_null(), "{null_field}");
+    }
+    let created = s["created_at"].as_str().unwrap();
+    assert_eq!(created.len(), "2026-01-01T00:00:00.000Z".len());
+    assert!(created.ends_with('Z'));
+
+    let got: Value = app
+        .get(key, &format!("/checkout/sessions/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got, s);
+    // Invisible to the other mode and to other merchants.
+    assert_error(
+        app.get(&app.a.live_key, &format!("/checkout/sessions/{id}"))
+            .await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    assert_error(
+        app.get(&app.b.test_key, &format!("/checkout/sessions/{id}"))
+            .await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    assert_error(
+        app.get(key, "/checkout/sessions/cs_test_a1b2c3").await,
+        404,
+        "not_found_error",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn defaults_and_live_mode() {
+    let app = spawn_app().await;
+    app.verified_wallet(&app.b.test_key, &WALLET_KEY).await;
+    let s = app
+        .create_session(
+            &app.b.live_key,
+            json!({ "mode": "payment", "title": "T", "amount": "100" }),
+        )
+        .await;
+    assert_eq!(s["livemode"], true);
+    assert_eq!(s["chain_id"], 8453);
+    assert_eq!(
+        (
+            s["fee_bps"].as_u64(),
+            s["fee_tier"].as_str(),
+            s["fee_amount"].as_str()
+        ),
+        (Some(75), Some("growth"), Some("0.75"))
+    );
+    assert_eq!(s["metadata"], json!({}));
+    assert_eq!(s["currency"], "USDC");
+    let created = chrono::DateTime::parse_from_rfc3339(s["created_at"].as_str().unwrap()).unwrap();
+    let expires = chrono::DateTime::parse_from_rfc3339(s["expires_at"].as_str().unwrap()).unwrap();
+    assert_eq!((expires - created).num_seconds(), 86_400);
+    // USDT is configured for the test network only in this app.
+    let res = app
+        .post(
+            &app.b.live_key,
+            "/checkout/sessions",
+            json!({ "mode": "payment", "title": "T", "amount": "1", "currency": "USDT" }),
+        )
+        .await;
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["currency"]
+    );
+    let s = app
+        .create_session(
+            &app.b.test_key,
+            json!({ "mode": "payment", "title": "T", "amount": "1", "currency": "USDT" }),
+        )
+        .await;
+    assert_eq!(s["token_address"], usdt_test().to_string());
+}
+
+#[tokio::test]
+async fn every_body_rule_is_enforced() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let ok = json!({ "mode": "payment", "title": "T", "amount": "1" });
+    let with = |field: &str, value: Value| {
+        let mut b = ok.clone();
+        b[field] = value;
+        b
+    };
+    let without = |field: &str| {
+        let mut b = ok.clone();
+        b.as_object_mut().unwrap().remove(field);
+        b
+    };
+    let cases: Vec<(Value, &str)> = vec![
+        (without("mode"), "mode"),
+        (with("mode", json!("donation")), "mode"),
+        (with("mode", json!("subscription")), "mode"),
+        (without("title"), "title"),
+        (with("title", json!("")), "title"),
+        (with("title", json!("x".repeat(121))), "title"),
+        (with("title", json!(5)), "title"),
+        (without("amount"), "amount"),
+        (with("amount", json!(10)), "amount"),
+        (with("amount", json!("1.0000001")), "amount"),
+        (with("amount", json!("0")), "amount"),
+        (with("amount", json!("-1")), "amount"),
+        (with("amount", json!("1e3")), "amount"),
+        (with("amount", json!("1000000000.000001")), "amount"),
+        (with("description", json!("d".repeat(501))), "description"),
+        (
+            with("customer_reference", json!("c".repeat(251))),
+            "customer_reference",
+        ),
+        (with("metadata", json!([1, 2])), "metadata"),
+        (with("metadata", json!("text")), "metadata"),
+        (with("success_url", json!("not a url")), "success_url"),
+        (
+            with(
+                "success_url",
+                json!(format!("https://a.example/{}", "x".repeat(2000))),
+            ),
+            "success_url",
+        ),
+        (with("cancel_url", json!("ftp://a.example")), "cancel_url"),
+        (with("expires_in_seconds", json!(599)), "expires_in_seconds"),
+        (
+            with("expires_in_seconds", json!(604_801)),
+            "expires_in_seconds",
+        ),
+        (
+            with("expires_in_seconds", json!("600")),
+            "expires_in_seconds",
+        ),
+        (with("chain", json!(8453)), "chain"),
+        (with("chain", json!("base")), "chain"),
+        (with("chain", json!("ethereum")), "chain"),
+        (with("currency", json!("EUR")), "currency"),
+        (with("recipient", json!("0x1234")), "recipient"),
+        (
+            with(
+                "recipient",
+                json!("0x000000000000000000000000000000000000dEaD"),
+            ),
+            "recipient",
+        ),
+        (with("chain_plan_id", json!("7")), "chain_plan_id"),
+        (with("interval_seconds", json!(60)), "interval_seconds"),
+    ];
+    for (body, field) in cases {
+        let res = app.post(key, "/checkout/sessions", body.clone()).await;
+        let err = assert_error(res, 400, "invalid_request_error").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    // Several problems are reported together.
+    let err = assert_error(
+        app.post(
+            key,
+            "/checkout/sessions",
+            json!({"mode": "payment", "title": ""}),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["title", "amount"]);
+    // Limits are inclusive.
+    let edge = json!({
+        "mode": "payment", "title": "é".repeat(120), "amount": "1000000000", "description": "d".repeat(500),
+        "customer_reference": "c".repeat(250), "expires_in_seconds": 604_800, "chain": 84532,
+        "success_url": format!("https://a.example/{}", "x".repeat(2000 - 18)),
+    });
+    app.create_session(key, edge).await;
+    app.create_session(key, with("expires_in_seconds", json!(600)))
+        .await;
+    app.create_session(key, with("amount", json!("0.000001")))
+        .await;
+}
+
+#[tokio::test]
+async fn subscription_mode_rules() {
+    let app = spawn_app().await;
+    app.verified_wallet(&app.a.test_key, &WALLET_KEY).await;
+    let body = json!({ "mode": "subscription", "title": "Pro", "chain_plan_id": "1" });
+    let err = assert_error(
+        app.post(&app.a.test_key, "/checkout/sessions", body.clone())
+            .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(err["error"]["message"].as_str().unwrap().contains("live"));
+    let err = assert_error(
+        app.post(&app.a.live_key, "/checkout/sessions", body).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(err["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not yet available"));
+}
+
+#[tokio::test]
+async fn recipient_resolution() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let body = json!({ "mode": "payment", "title": "T", "amount": "1" });
+    let err = assert_error(
+        app.post(key, "/checkout/sessions", body.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+    let first = app.verified_wallet(key, &WALLET_KEY).await;
+    let second = app.verified_wallet(key, &WALLET_KEY_2).await;
+    let err = assert_error(
+        app.post(key, "/checkout/sessions", body.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+    let mut with_recipient = body.clone();
+    with_recipient["recipient"] = json!(second.to_lowercase());
+    let s = app.create_session(key, with_recipient).await;
+    assert_eq!(s["recipient_address"], second);
+    // Merchant B cannot use A's wallet.
+    app.verified_wallet(&app.b.test_key, &[0x33; 32]).await;
+    let mut foreign = body.clone();
+    foreign["recipient"] = json!(first);
+    let err = assert_error(
+        app.post(&app.b.test_key, "/checkout/sessions", foreign)
+            .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+}
+
+#[tokio::test]
+async fn list_filters_paginates_and_expires_lazily() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let s = app.create_session(key, json!({ "mode": "payment", "title": format!("S{i}"), "amount": "1", "customer_reference": if i % 2 == 0 { "even" } else { "odd" } })).await;
+        ids.push(s["id"].as_str().unwrap().to_owned());
+    }
+    ids.reverse(); // newest first
+    let page1: Value = app
+        .get(key, "/checkout/sessions?limit=2")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page1["object"], "list");
+    assert_eq!(page1["has_more"], true);
+    let got: Vec<&str> = page1["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, &ids[..2]);
+    let page3: Value = app
+        .get(
+            key,
+            &format!("/checkout/sessions?limit=2&starting_after={}", ids[3]),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page3["has_more"], false);
+    assert_eq!(page3["data"][0]["id"], ids[4]);
+    let default: Value = app
+        .get(key, "/checkout/sessions")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(default["data"].as_array().unwrap().len(), 5);
+    let even: Value = app
+        .get(key, "/checkout/sessions?customer_reference=even")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(even["data"].as_array().unwrap().len(), 3);
+    // Other mode / merchant see nothing.
+    let live: Value = app
+        .get(&app.a.live_key, "/checkout/sessions")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(live["data"], json!([]));
+
+    let expired_id = stablepay_domain::CheckoutSessionId::parse(&ids[0]).unwrap();
+    stablepay_postgres::testing::fixtures::backdate_session_expiry(&app.store, expired_id).await;
+    let open: Value = app
+        .get(key, "/checkout/sessions?status=open")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(open["data"].as_array().unwrap().len(), 4);
+    let s: Value = app
+        .get(key, &format!("/checkout/sessions/{}", ids[0]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(s["status"], "expired");
+    assert!(s["url"].is_null());
+    let expired: Value = app
+        .get(key, "/checkout/sessions?status=expired")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(expired["data"][0]["id"], ids[0]);
+}

@@ -1,0 +1,9 @@
+//! HTTP tests of the real API against a fresh PostgreSQL database per test.
+
+mod auth_errors;
+mod checkout_sessions;
+mod idempotency;
+mod reads;
+mod support;
+mod wallets;
+mod webhook_endpoints;

@@ -1,0 +1,189 @@
+//! `spawn_app`: the real API on 127.0.0.1:0 over a fresh, migrated database.
+
+use std::net::TcpListener;
+
+use reqwest::{Client, Response};
+use serde_json::Value;
+use stablepay_api::state_from_store;
+use stablepay_domain::rules::eip191;
+use stablepay_domain::services::TokenDirectory;
+use stablepay_domain::{Address, ChainId, Currency, FeeTier, MerchantId, Mode};
+use stablepay_postgres::testing::fresh_store;
+use stablepay_postgres::PgStore;
+
+pub struct Merchant {
+    pub id: MerchantId,
+    pub test_key: String,
+    pub live_key: String,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: Client,
+    pub store: PgStore,
+    pub a: Merchant,
+    pub b: Merchant,
+}
+
+pub const WALLET_KEY: [u8; 32] = [0x11; 32];
+pub const WALLET_KEY_2: [u8; 32] = [0x22; 32];
+
+pub fn usdt_test() -> Address {
+    Address::from_bytes([0x77; 20])
+}
+
+async fn merchant(store: &PgStore, name: &str, tier: FeeTier) -> Merchant {
+    let m = store.create_merchant(name, tier).await.expect("merchant");
+    let test_key = store
+        .create_api_key(m.id, Mode::Test, None)
+        .await
+        .expect("test key")
+        .secret;
+    let live_key = store
+        .create_api_key(m.id, Mode::Live, None)
+        .await
+        .expect("live key")
+        .secret;
+    Merchant {
+        id: m.id,
+        test_key,
+        live_key,
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with_rate_limit(10_000).await
+}
+
+pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
+    let (store, _url) = fresh_store().await;
+    let a = merchant(&store, "Merchant A", FeeTier::Standard).await;
+    let b = merchant(&store, "Merchant B", FeeTier::Growth).await;
+    let tokens = TokenDirectory::new()
+        .with(
+            ChainId::Base,
+            Currency::Usdc,
+            Address::parse("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913").expect("addr"),
+        )
+        .with(
+            ChainId::BaseSepolia,
+            Currency::Usdc,
+            Address::parse("0x036CbD53842c5426634e7929541eC2318f3dCF7e").expect("addr"),
+        )
+        .with(ChainId::BaseSepolia, Currency::Usdt, usdt_test());
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let state = state_from_store(store.clone(), tokens, "https://pay.example".into(), per_min);
+    let server = stablepay_api::app::serve(listener, state, 1).expect("serve");
+    tokio::spawn(server);
+    TestApp {
+        base,
+        client: Client::new(),
+        store,
+        a,
+        b,
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/api/v1{path}", self.base)
+    }
+
+    pub async fn post(&self, key: &str, path: &str, body: Value) -> Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(key)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get(&self, key: &str, path: &str) -> Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn delete(&self, key: &str, path: &str) -> Response {
+        self.client
+            .delete(self.url(path))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Registers and verifies a wallet for the key's merchant; returns its address.
+    pub async fn verified_wallet(&self, key: &str, private_key: &[u8; 32]) -> String {
+        let address = eip191::address_of_private_key(private_key)
+            .expect("key")
+            .to_string();
+        let reg: Value = self
+            .post(key, "/wallets", serde_json::json!({ "address": address }))
+            .await
+            .json()
+            .await
+            .expect("json");
+        let message = reg["verification"]["message"].as_str().expect("challenge");
+        let sig = eip191::sign(message.as_bytes(), private_key)
+            .expect("sign")
+            .to_hex();
+        let id = reg["id"].as_str().expect("id");
+        let res = self
+            .post(
+                key,
+                &format!("/wallets/{id}/verify"),
+                serde_json::json!({ "signature": sig }),
+            )
+            .await;
+        assert_eq!(
+            res.status(),
+            200,
+            "verify: {}",
+            res.text().await.unwrap_or_default()
+        );
+        address
+    }
+
+    pub async fn create_session(&self, key: &str, body: Value) -> Value {
+        let res = self.post(key, "/checkout/sessions", body).await;
+        assert_eq!(res.status(), 201);
+        res.json().await.expect("json")
+    }
+}
+
+/// Asserts the spec's error envelope and returns it.
+pub async fn assert_error(res: Response, status: u16, code: &str) -> Value {
+    assert_eq!(res.status().as_u16(), status, "unexpected status");
+    assert!(
+        res.headers().get("request-id").is_some(),
+        "every response carries Request-Id"
+    );
+    let body: Value = res.json().await.expect("error bodies are JSON");
+    assert_eq!(body["error"]["code"], code, "{body}");
+    assert_eq!(
+        body["error"]["type"], code,
+        "type is the deprecated alias of code"
+    );
+    assert!(body["error"]["message"]
+        .as_str()
+        .is_some_and(|m| !m.is_empty()));
+    body
+}
+
+/// The fields named in an error's details.
+pub fn detail_fields(body: &Value) -> Vec<String> {
+    body["error"]["details"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .filter_map(|x| x["field"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

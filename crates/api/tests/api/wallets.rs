@@ -1,0 +1,227 @@
+use serde_json::{json, Value};
+use stablepay_domain::rules::eip191;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn register_verify_reregister_and_revoke() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let address = eip191::address_of_private_key(&WALLET_KEY)
+        .unwrap()
+        .to_string();
+    let res = app
+        .post(
+            key,
+            "/wallets",
+            json!({ "address": address.to_lowercase() }),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let w: Value = res.json().await.unwrap();
+    assert_eq!(
+        (w["status"].as_str(), w["chain_id"].as_u64()),
+        (Some("pending"), Some(8453))
+    );
+    assert_eq!(w["address"], address);
+    let message = w["verification"]["message"].as_str().unwrap();
+    assert!(message.contains(&address) && message.contains(&app.a.id.to_string()));
+    assert!(w["verification"]["expires_at"].as_str().is_some());
+    let id = w["id"].as_str().unwrap();
+
+    // A signature by another key is refused, and the challenge stays usable.
+    let wrong = eip191::sign(message.as_bytes(), &WALLET_KEY_2)
+        .unwrap()
+        .to_hex();
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": wrong }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["signature"]);
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": "nothex" }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["signature"]);
+
+    let good = eip191::sign(message.as_bytes(), &WALLET_KEY)
+        .unwrap()
+        .to_hex();
+    let res = app
+        .post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": good }),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["status"], "verified");
+    // The challenge is single use.
+    assert_error(
+        app.post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": good }),
+        )
+        .await,
+        409,
+        "conflict_error",
+    )
+    .await;
+    // Registering a verified address returns it unchanged.
+    let res = app
+        .post(key, "/wallets", json!({ "address": address }))
+        .await;
+    assert_eq!(res.status(), 200);
+    let again: Value = res.json().await.unwrap();
+    assert_eq!(
+        (again["id"].as_str(), again["status"].as_str()),
+        (Some(id), Some("verified"))
+    );
+    assert!(again.get("verification").is_none());
+    // Wallets belong to the merchant, not the mode.
+    let live: Value = app
+        .get(&app.a.live_key, &format!("/wallets/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(live["status"], "verified");
+    assert_error(
+        app.get(&app.b.test_key, &format!("/wallets/{id}")).await,
+        404,
+        "not_found_error",
+    )
+    .await;
+
+    let list: Value = app.get(key, "/wallets").await.json().await.unwrap();
+    assert_eq!(list["data"][0]["id"], id);
+
+    let res = app.delete(key, &format!("/wallets/{id}")).await;
+    assert_eq!(res.status(), 200);
+    let revoked: Value = res.json().await.unwrap();
+    assert_eq!(revoked["status"], "revoked");
+    // A revoked wallet can no longer be a recipient.
+    let err = assert_error(
+        app.post(
+            key,
+            "/checkout/sessions",
+            json!({ "mode": "payment", "title": "T", "amount": "1" }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+    // Registering it again issues a fresh challenge.
+    let res = app
+        .post(
+            key,
+            "/wallets",
+            json!({ "address": address, "chain_id": 84532 }),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let re: Value = res.json().await.unwrap();
+    assert_eq!(
+        (re["status"].as_str(), re["chain_id"].as_u64()),
+        (Some("pending"), Some(84532))
+    );
+    assert_ne!(re["verification"]["message"].as_str(), Some(message));
+}
+
+#[tokio::test]
+async fn expired_challenges_are_400() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let address = eip191::address_of_private_key(&WALLET_KEY)
+        .unwrap()
+        .to_string();
+    let w: Value = app
+        .post(key, "/wallets", json!({ "address": address }))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = w["id"].as_str().unwrap();
+    stablepay_postgres::testing::fixtures::expire_wallet_challenges(&app.store).await;
+    let sig = eip191::sign(
+        w["verification"]["message"].as_str().unwrap().as_bytes(),
+        &WALLET_KEY,
+    )
+    .unwrap()
+    .to_hex();
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": sig }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(err["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("expired"));
+}
+
+#[tokio::test]
+async fn registration_input_rules() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    for (body, field) in [
+        (json!({}), "address"),
+        (json!({ "address": "0x123" }), "address"),
+        (
+            json!({ "address": "0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }),
+            "address",
+        ),
+        (
+            json!({ "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "chain_id": 1 }),
+            "chain_id",
+        ),
+        (
+            json!({ "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "chain_id": "8453" }),
+            "chain_id",
+        ),
+    ] {
+        let err = assert_error(
+            app.post(key, "/wallets", body.clone()).await,
+            400,
+            "invalid_request_error",
+        )
+        .await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    assert_error(
+        app.get(key, "/wallets/wal_nope").await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    assert_error(
+        app.delete(key, "/wallets/wal_nope").await,
+        404,
+        "not_found_error",
+    )
+    .await;
+}
