@@ -5,6 +5,7 @@
 mod dev;
 mod pg;
 mod seed;
+mod sign;
 mod test;
 mod util;
 
@@ -16,7 +17,8 @@ commands:
   dev     start PostgreSQL (throwaway), migrate, seed two demo merchants, run the api;
           writes target/dev/env.json; Ctrl-C stops everything
   test    start PostgreSQL (throwaway), then cargo fmt --check, clippy -D warnings, and
-          every test of the workspace
+          every test of the workspace (extra arguments go to cargo test)
+  sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
 
 fn main() -> ExitCode {
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("dev") => dev::run(),
         Some("test") => test::run(&args[1..]),
+        Some("sign") => sign::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

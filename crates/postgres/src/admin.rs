@@ -12,6 +12,8 @@ use crate::repos::fee_tier;
 use crate::schema::{api_keys as k, merchants as m};
 use crate::PgStore;
 
+type KeyRow = (Uuid, Uuid, bool, String, chrono::DateTime<chrono::Utc>, Option<chrono::DateTime<chrono::Utc>>);
+
 /// A freshly created key: the only time its secret exists outside the caller's hands.
 #[derive(Debug, Clone)]
 pub struct CreatedKey {
@@ -148,14 +150,7 @@ impl PgStore {
         if let Some(m) = merchant {
             q = q.filter(k::merchant_id.eq(m.uuid()));
         }
-        let rows: Vec<(
-            Uuid,
-            Uuid,
-            bool,
-            String,
-            chrono::DateTime<chrono::Utc>,
-            Option<chrono::DateTime<chrono::Utc>>,
-        )> = q.load(&mut conn).await.map_err(map_diesel_error)?;
+        let rows: Vec<KeyRow> = q.load(&mut conn).await.map_err(map_diesel_error)?;
         Ok(rows
             .into_iter()
             .map(|(id, merchant, live, last4, created, revoked)| KeySummary {

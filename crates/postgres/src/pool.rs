@@ -75,3 +75,10 @@ impl PgStore {
             .map_err(crate::map_diesel_error)
     }
 }
+
+impl PgStore {
+    /// Decrypts a stored signing secret (for the delivery path and tests).
+    pub fn decrypt_secret(&self, sealed: &[u8]) -> Result<String, crate::CipherError> {
+        self.cipher.decrypt(sealed)
+    }
+}

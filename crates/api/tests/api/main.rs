@@ -1,4 +1,5 @@
 //! HTTP tests of the real API against a fresh PostgreSQL database per test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod auth_errors;
 mod checkout_sessions;
