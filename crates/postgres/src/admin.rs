@@ -12,7 +12,14 @@ use crate::repos::fee_tier;
 use crate::schema::{api_keys as k, merchants as m};
 use crate::PgStore;
 
-type KeyRow = (Uuid, Uuid, bool, String, chrono::DateTime<chrono::Utc>, Option<chrono::DateTime<chrono::Utc>>);
+type KeyRow = (
+    Uuid,
+    Uuid,
+    bool,
+    String,
+    chrono::DateTime<chrono::Utc>,
+    Option<chrono::DateTime<chrono::Utc>>,
+);
 
 /// A freshly created key: the only time its secret exists outside the caller's hands.
 #[derive(Debug, Clone)]

@@ -9,50 +9,100 @@ use stablepay_domain::*;
 use stablepay_postgres::testing::fresh_store;
 
 fn scope(merchant: MerchantId, key: &str) -> IdempotencyScope {
-    IdempotencyScope { merchant_id: merchant, mode: Mode::Test, route: "POST /api/v1/checkout/sessions".into(), key: key.into() }
+    IdempotencyScope {
+        merchant_id: merchant,
+        mode: Mode::Test,
+        route: "POST /api/v1/checkout/sessions".into(),
+        key: key.into(),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn idempotency_claims_follow_d14() {
     let (store, url) = fresh_store().await;
-    let m = store.create_merchant("M", FeeTier::Standard).await.unwrap().id;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
     let s = scope(m, "k1");
-    assert_eq!(store.claim(&s, [1; 32], 60).await.unwrap(), IdempotencyClaim::Acquired);
-    assert_eq!(store.claim(&s, [1; 32], 60).await.unwrap(), IdempotencyClaim::InFlight);
-    assert_eq!(store.claim(&s, [2; 32], 60).await.unwrap(), IdempotencyClaim::BodyMismatch);
-    let response = StoredResponse { status: 201, body: "{\"id\":1}".into() };
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::InFlight
+    );
+    assert_eq!(
+        store.claim(&s, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
+    let response = StoredResponse {
+        status: 201,
+        body: "{\"id\":1}".into(),
+    };
     store.complete(&s, &response).await.unwrap();
-    assert_eq!(store.claim(&s, [1; 32], 60).await.unwrap(), IdempotencyClaim::Replay(response));
-    assert_eq!(store.claim(&s, [2; 32], 60).await.unwrap(), IdempotencyClaim::BodyMismatch);
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response)
+    );
+    assert_eq!(
+        store.claim(&s, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
     // Releasing only frees keys still processing (a finished response is kept).
     store.release(&s).await.unwrap();
-    assert!(matches!(store.claim(&s, [1; 32], 60).await.unwrap(), IdempotencyClaim::Replay(_)));
+    assert!(matches!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(_)
+    ));
 
     // Released keys can be retried.
     let s2 = scope(m, "k2");
-    assert_eq!(store.claim(&s2, [1; 32], 60).await.unwrap(), IdempotencyClaim::Acquired);
+    assert_eq!(
+        store.claim(&s2, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
     store.release(&s2).await.unwrap();
-    assert_eq!(store.claim(&s2, [1; 32], 60).await.unwrap(), IdempotencyClaim::Acquired);
+    assert_eq!(
+        store.claim(&s2, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
 
     // A key left processing by a crashed request is taken over once stale.
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-    diesel::sql_query("UPDATE idempotency_keys SET locked_at = now() - interval '61 seconds' WHERE key = 'k2'")
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    assert_eq!(store.claim(&s2, [1; 32], 60).await.unwrap(), IdempotencyClaim::Acquired);
+    diesel::sql_query(
+        "UPDATE idempotency_keys SET locked_at = now() - interval '61 seconds' WHERE key = 'k2'",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        store.claim(&s2, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
     // Expired keys (24 h) start over, even with another body.
-    diesel::sql_query("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'k1'")
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    assert_eq!(store.claim(&s, [9; 32], 60).await.unwrap(), IdempotencyClaim::Acquired);
+    diesel::sql_query(
+        "UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'k1'",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        store.claim(&s, [9; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn webhook_secrets_are_encrypted_at_rest() {
     let (store, url) = fresh_store().await;
-    let m = store.create_merchant("M", FeeTier::Standard).await.unwrap().id;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
     let endpoint = WebhookEndpoint {
         id: WebhookEndpointId::generate(),
         merchant_id: m,
@@ -63,26 +113,64 @@ async fn webhook_secrets_are_encrypted_at_rest() {
         description: None,
         created_at: Timestamp::new(chrono::Utc::now()),
     };
-    WebhookEndpointRepository::insert(&store, &endpoint, "whsec_plaintextsecret").await.unwrap();
+    WebhookEndpointRepository::insert(&store, &endpoint, "whsec_plaintextsecret")
+        .await
+        .unwrap();
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
     use stablepay_postgres::schema::webhook_endpoints as we;
-    let sealed: Vec<u8> = we::table.select(we::secret_ciphertext).first(&mut conn).await.unwrap();
-    assert!(!sealed.windows(9).any(|w| w == b"plaintext"), "secret must not be stored in clear");
-    assert_eq!(store.decrypt_secret(&sealed).unwrap(), "whsec_plaintextsecret");
+    let sealed: Vec<u8> = we::table
+        .select(we::secret_ciphertext)
+        .first(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        !sealed.windows(9).any(|w| w == b"plaintext"),
+        "secret must not be stored in clear"
+    );
+    assert_eq!(
+        store.decrypt_secret(&sealed).unwrap(),
+        "whsec_plaintextsecret"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_challenge_can_be_used_once_even_under_a_race() {
     let (store, _) = fresh_store().await;
-    let m = store.create_merchant("M", FeeTier::Standard).await.unwrap().id;
-    let ctx = AuthContext { merchant_id: m, mode: Mode::Test, api_key_id: ApiKeyId::generate(), fee_tier: FeeTier::Standard, rate_limit_per_min: None };
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let ctx = AuthContext {
+        merchant_id: m,
+        mode: Mode::Test,
+        api_key_id: ApiKeyId::generate(),
+        fee_tier: FeeTier::Standard,
+        rate_limit_per_min: None,
+    };
     let address = Address::from_bytes([5; 20]);
-    let reg = register_wallet(&ctx, address, ChainId::Base, &store, &SystemClock).await.unwrap();
+    let reg = register_wallet(&ctx, address, ChainId::Base, &store, &SystemClock)
+        .await
+        .unwrap();
     let nonce = reg.challenge.as_ref().unwrap().nonce.clone();
     let now = Timestamp::new(chrono::Utc::now());
-    let (a, b) = tokio::join!(store.mark_verified(reg.wallet.id, &nonce, now), store.mark_verified(reg.wallet.id, &nonce, now));
-    assert_eq!([a.is_ok(), b.is_ok()].iter().filter(|ok| **ok).count(), 1, "exactly one wins: {a:?} {b:?}");
+    let (a, b) = tokio::join!(
+        store.mark_verified(reg.wallet.id, &nonce, now),
+        store.mark_verified(reg.wallet.id, &nonce, now)
+    );
+    assert_eq!(
+        [a.is_ok(), b.is_ok()].iter().filter(|ok| **ok).count(),
+        1,
+        "exactly one wins: {a:?} {b:?}"
+    );
     let loser = if a.is_ok() { b } else { a };
     assert!(matches!(loser, Err(StoreError::Conflict(_))));
-    assert_eq!(WalletRepository::get(&store, m, reg.wallet.id).await.unwrap().unwrap().status, WalletStatus::Verified);
+    assert_eq!(
+        WalletRepository::get(&store, m, reg.wallet.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        WalletStatus::Verified
+    );
 }

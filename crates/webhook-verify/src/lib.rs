@@ -38,11 +38,20 @@ pub enum VerifyError {
 
 /// Verifies a delivery. `secrets` are every secret currently valid for the endpoint.
 /// Comparisons are constant-time.
-pub fn verify(header: &str, raw_body: &[u8], secrets: &[&str], tolerance_secs: i64, now_unix: i64) -> Result<(), VerifyError> {
+pub fn verify(
+    header: &str,
+    raw_body: &[u8],
+    secrets: &[&str],
+    tolerance_secs: i64,
+    now_unix: i64,
+) -> Result<(), VerifyError> {
     let mut timestamp: Option<i64> = None;
     let mut signatures: Vec<Vec<u8>> = Vec::new();
     for part in header.split(',') {
-        let (key, value) = part.trim().split_once('=').ok_or(VerifyError::MalformedHeader)?;
+        let (key, value) = part
+            .trim()
+            .split_once('=')
+            .ok_or(VerifyError::MalformedHeader)?;
         match key {
             "t" => timestamp = Some(value.parse().map_err(|_| VerifyError::MalformedHeader)?),
             "v1" => signatures.push(hex::decode(value).map_err(|_| VerifyError::MalformedHeader)?),
@@ -58,7 +67,9 @@ pub fn verify(header: &str, raw_body: &[u8], secrets: &[&str], tolerance_secs: i
     }
     for secret in secrets {
         for sig in &signatures {
-            let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else { continue };
+            let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+                continue;
+            };
             mac.update(t.to_string().as_bytes());
             mac.update(b".");
             mac.update(raw_body);
@@ -80,21 +91,49 @@ mod tests {
     #[test]
     fn shared_vector_with_the_sender() {
         // Same vector as the sender's signing test (computed independently with openssl).
-        let header = "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925";
-        assert_eq!(verify(header, BODY, &["whsec_test"], 300, 1_700_000_100), Ok(()));
-        assert_eq!(signature_header(&["whsec_test"], 1_700_000_000, BODY), header);
+        let header =
+            "t=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925";
+        assert_eq!(
+            verify(header, BODY, &["whsec_test"], 300, 1_700_000_100),
+            Ok(())
+        );
+        assert_eq!(
+            signature_header(&["whsec_test"], 1_700_000_000, BODY),
+            header
+        );
     }
 
     #[test]
     fn rejects_tampering_staleness_and_wrong_secrets() {
         let header = signature_header(&["whsec_test"], 1_000, BODY);
-        assert_eq!(verify(&header, br#"{"id":"evt_2"}"#, &["whsec_test"], 300, 1_000), Err(VerifyError::SignatureMismatch));
-        assert_eq!(verify(&header, BODY, &["whsec_other"], 300, 1_000), Err(VerifyError::SignatureMismatch));
-        assert_eq!(verify(&header, BODY, &["whsec_test"], 300, 1_301), Err(VerifyError::TimestampOutOfTolerance));
-        assert_eq!(verify(&header, BODY, &["whsec_test"], 300, 699), Err(VerifyError::TimestampOutOfTolerance));
-        assert_eq!(verify("v1=00", BODY, &["whsec_test"], 300, 1_000), Err(VerifyError::MalformedHeader));
-        assert_eq!(verify("t=1000", BODY, &["whsec_test"], 300, 1_000), Err(VerifyError::NoSignature));
-        assert_eq!(verify("t=abc,v1=00", BODY, &["whsec_test"], 300, 1_000), Err(VerifyError::MalformedHeader));
+        assert_eq!(
+            verify(&header, br#"{"id":"evt_2"}"#, &["whsec_test"], 300, 1_000),
+            Err(VerifyError::SignatureMismatch)
+        );
+        assert_eq!(
+            verify(&header, BODY, &["whsec_other"], 300, 1_000),
+            Err(VerifyError::SignatureMismatch)
+        );
+        assert_eq!(
+            verify(&header, BODY, &["whsec_test"], 300, 1_301),
+            Err(VerifyError::TimestampOutOfTolerance)
+        );
+        assert_eq!(
+            verify(&header, BODY, &["whsec_test"], 300, 699),
+            Err(VerifyError::TimestampOutOfTolerance)
+        );
+        assert_eq!(
+            verify("v1=00", BODY, &["whsec_test"], 300, 1_000),
+            Err(VerifyError::MalformedHeader)
+        );
+        assert_eq!(
+            verify("t=1000", BODY, &["whsec_test"], 300, 1_000),
+            Err(VerifyError::NoSignature)
+        );
+        assert_eq!(
+            verify("t=abc,v1=00", BODY, &["whsec_test"], 300, 1_000),
+            Err(VerifyError::MalformedHeader)
+        );
     }
 
     #[test]
