@@ -7,6 +7,7 @@
 
 mod auth;
 mod clock;
+mod delivery;
 mod idempotency;
 mod reader;
 mod sessions;
@@ -15,6 +16,7 @@ mod webhook_endpoints;
 
 pub use auth::*;
 pub use clock::*;
+pub use delivery::*;
 pub use idempotency::*;
 pub use reader::*;
 pub use sessions::*;

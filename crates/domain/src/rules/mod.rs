@@ -1,6 +1,9 @@
 //! Pure functions: fee arithmetic, field validation, signatures.
 
 pub mod api_keys;
+pub mod delivery;
+pub mod envelope;
+pub mod test_events;
 pub mod eip191;
 pub mod fees;
 pub mod validation;

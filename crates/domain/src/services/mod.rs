@@ -1,20 +1,26 @@
 //! Use cases, one per file. Each takes the ports it needs as `&dyn` references.
 
 mod create_checkout_session;
+mod deliver_event;
 mod get_checkout_session;
 mod list_checkout_sessions;
 mod manage_webhook_endpoints;
 mod register_wallet;
+mod resend_event;
 mod revoke_wallet;
+mod send_test_event;
 mod tokens;
 mod verify_wallet;
 
 pub use create_checkout_session::*;
+pub use deliver_event::*;
 pub use get_checkout_session::*;
 pub use list_checkout_sessions::*;
 pub use manage_webhook_endpoints::*;
 pub use register_wallet::*;
+pub use resend_event::*;
 pub use revoke_wallet::*;
+pub use send_test_event::*;
 pub use tokens::*;
 pub use verify_wallet::*;
 

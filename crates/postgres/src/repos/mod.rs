@@ -7,3 +7,8 @@ mod reader;
 mod sessions;
 mod wallets;
 mod webhook_endpoints;
+mod delivery_queue;
+mod outbox;
+
+pub use delivery_queue::PgDeliveryQueue;
+pub use outbox::NOTIFY_CHANNEL;

@@ -1,0 +1,127 @@
+//! One delivery attempt: sign, POST, and decide what the attempt means for the record.
+
+use crate::model::DeliveryStatus;
+use crate::ports::{ClaimedDelivery, Clock, DeliveryOutcome, WebhookTransport};
+use crate::rules::delivery::{is_success, DeliveryPolicy};
+use crate::rules::webhook_signing::signature_header;
+
+pub const USER_AGENT: &str = "Svc-Webhooks/1.0";
+const ERROR_MAX_CHARS: usize = 500;
+
+pub async fn deliver_event(
+    delivery: &ClaimedDelivery,
+    transport: &dyn WebhookTransport,
+    clock: &dyn Clock,
+    policy: &DeliveryPolicy,
+) -> DeliveryOutcome {
+    let secrets: Vec<&str> = delivery.secrets.iter().map(String::as_str).collect();
+    let body = delivery.payload.as_bytes();
+    // t is the time of each attempt (D13), so a retried delivery is never stale.
+    let header = signature_header(&secrets, clock.now().unix_seconds(), body);
+    let headers = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        ("User-Agent".to_owned(), USER_AGENT.to_owned()),
+        ("Svc-Signature".to_owned(), header),
+    ];
+    let result = transport.post(&delivery.url, &headers, body, policy.timeout_secs).await;
+    let attempted_at = clock.now();
+    let attempts = delivery.attempts + 1;
+    let (ok, response_status, error) = match result {
+        Ok(r) if is_success(r.status) => (true, Some(r.status), None),
+        Ok(r) => {
+            let mut msg = format!("HTTP {}", r.status);
+            if !r.body_prefix.is_empty() {
+                msg.push_str(": ");
+                msg.push_str(&r.body_prefix);
+            }
+            (false, Some(r.status), Some(msg))
+        }
+        Err(e) => (false, None, Some(e.to_string())),
+    };
+    let last_error = error.map(|e| e.chars().take(ERROR_MAX_CHARS).collect());
+    if ok {
+        return DeliveryOutcome {
+            id: delivery.id,
+            status: DeliveryStatus::Succeeded,
+            attempts,
+            attempted_at,
+            next_attempt_at: None,
+            response_status,
+            last_error,
+        };
+    }
+    let next_attempt_at = policy.next_attempt_at(attempts, attempted_at);
+    DeliveryOutcome {
+        id: delivery.id,
+        status: if next_attempt_at.is_some() { DeliveryStatus::Pending } else { DeliveryStatus::Failed },
+        attempts,
+        attempted_at,
+        next_attempt_at,
+        response_status,
+        last_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EventId, Timestamp};
+    use crate::ports::{MockClock, MockWebhookTransport, TransportError, TransportResponse};
+    use chrono::{TimeZone, Utc};
+    use futures_executor::block_on;
+
+    fn claimed(attempts: u32) -> ClaimedDelivery {
+        ClaimedDelivery {
+            id: EventId::generate(),
+            url: "https://m.example/h".into(),
+            secrets: vec!["whsec_a".into()],
+            payload: r#"{"id":"evt_1"}"#.into(),
+            attempts,
+        }
+    }
+
+    fn clock() -> MockClock {
+        let mut c = MockClock::new();
+        c.expect_now().return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
+        c
+    }
+
+    #[test]
+    fn signs_exact_bytes_and_succeeds_on_2xx() {
+        let mut t = MockWebhookTransport::new();
+        t.expect_post()
+            .withf(|url, headers, body, timeout| {
+                let sig = headers.iter().find(|(k, _)| k == "Svc-Signature").map(|(_, v)| v.clone()).unwrap_or_default();
+                url == "https://m.example/h"
+                    && body == br#"{"id":"evt_1"}"#
+                    && *timeout == 10
+                    && headers.contains(&("User-Agent".into(), "Svc-Webhooks/1.0".into()))
+                    && headers.contains(&("Content-Type".into(), "application/json".into()))
+                    && sig == signature_header(&["whsec_a"], 1_000, body)
+            })
+            .returning(|_, _, _, _| Ok(TransportResponse { status: 204, body_prefix: String::new() }));
+        let out = block_on(deliver_event(&claimed(0), &t, &clock(), &DeliveryPolicy::default()));
+        assert_eq!((out.status, out.attempts, out.response_status, out.next_attempt_at), (DeliveryStatus::Succeeded, 1, Some(204), None));
+    }
+
+    #[test]
+    fn failures_are_retried_then_fail_after_the_fifth() {
+        let mut t = MockWebhookTransport::new();
+        t.expect_post().returning(|_, _, _, _| Ok(TransportResponse { status: 500, body_prefix: "boom".into() }));
+        let out = block_on(deliver_event(&claimed(1), &t, &clock(), &DeliveryPolicy::default()));
+        assert_eq!(out.status, DeliveryStatus::Pending);
+        assert_eq!(out.next_attempt_at.map(|t| t.unix_seconds()), Some(1_060));
+        assert_eq!(out.last_error.as_deref(), Some("HTTP 500: boom"));
+        let out = block_on(deliver_event(&claimed(4), &t, &clock(), &DeliveryPolicy::default()));
+        assert_eq!((out.status, out.attempts, out.next_attempt_at), (DeliveryStatus::Failed, 5, None));
+    }
+
+    #[test]
+    fn transport_errors_are_recorded() {
+        let mut t = MockWebhookTransport::new();
+        t.expect_post().returning(|_, _, _, _| Err(TransportError::Timeout(10)));
+        let out = block_on(deliver_event(&claimed(0), &t, &clock(), &DeliveryPolicy::default()));
+        assert_eq!((out.status, out.response_status), (DeliveryStatus::Pending, None));
+        assert_eq!(out.last_error.as_deref(), Some("timed out after 10 s"));
+    }
+}

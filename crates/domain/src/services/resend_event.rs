@@ -1,0 +1,50 @@
+//! POST /webhook_events/:id/resend (spec rules 1–5): a new record with a full retry
+//! budget, `resend_of` = the root, the root's payload byte for byte; 409 while the root
+//! or a redelivery is pending; 400 when the endpoint is disabled; history untouched.
+
+use crate::model::{AuthContext, EndpointStatus, EventId, WebhookEventRecord};
+use crate::ports::{Clock, NewDelivery, Outbox, ResourceReader, StoreError, WebhookEndpointRepository};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResendError {
+    #[error("no such webhook event")]
+    NotFound,
+    #[error("the event's endpoint is disabled or deleted; enable it before resending")]
+    EndpointDisabled,
+    #[error("this event or a redelivery of it is still pending; wait for it to finish")]
+    StillPending,
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+pub async fn resend_event(
+    ctx: &AuthContext,
+    id: EventId,
+    reader: &dyn ResourceReader,
+    endpoints: &dyn WebhookEndpointRepository,
+    outbox: &dyn Outbox,
+    clock: &dyn Clock,
+) -> Result<WebhookEventRecord, ResendError> {
+    let record = reader.webhook_event(ctx.merchant_id, ctx.mode, id).await.map_err(ResendError::Store)?.ok_or(ResendError::NotFound)?;
+    let root = record.resend_of.unwrap_or(record.id);
+    let endpoint = endpoints.get(ctx.merchant_id, ctx.mode, record.endpoint).await.map_err(ResendError::Store)?;
+    match endpoint {
+        Some(e) if e.status == EndpointStatus::Enabled => {}
+        _ => return Err(ResendError::EndpointDisabled),
+    }
+    let delivery = NewDelivery {
+        id: EventId::generate(),
+        merchant_id: ctx.merchant_id,
+        mode: ctx.mode,
+        event_type: record.event_type,
+        endpoint: record.endpoint,
+        // Every record of a root carries the root's bytes, so this is the original payload.
+        payload: record.payload,
+        resend_of: Some(root),
+        created_at: clock.now(),
+    };
+    outbox.enqueue_resend(&delivery).await.map_err(|e| match e {
+        StoreError::Conflict(_) => ResendError::StillPending,
+        e => ResendError::Store(e),
+    })
+}
