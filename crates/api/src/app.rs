@@ -145,6 +145,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .default_service(nope()),
             )
             .service(
+                web::resource("/webhook_endpoints/{id}/test")
+                    .route(web::post().to(webhook_endpoints::send_test))
+                    .default_service(nope()),
+            )
+            .service(
                 web::resource("/webhook_endpoints/{id}/rotate_secret")
                     .route(web::post().to(webhook_endpoints::rotate_secret))
                     .default_service(nope()),

@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, Clock, IdempotencyStore, ResourceReader, SessionRepository, WalletRepository,
-    WebhookEndpointRepository,
+    ApiKeyStore, Clock, IdempotencyStore, Outbox, ResourceReader, SessionRepository,
+    WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::services::TokenDirectory;
 
@@ -16,6 +16,7 @@ pub struct AppState {
     pub endpoints: Arc<dyn WebhookEndpointRepository>,
     pub reader: Arc<dyn ResourceReader>,
     pub idempotency: Arc<dyn IdempotencyStore>,
+    pub outbox: Arc<dyn Outbox>,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
     pub public_url: String,

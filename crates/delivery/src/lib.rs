@@ -38,13 +38,18 @@ pub struct HyperTransport {
 
 impl HyperTransport {
     pub fn new(allow_private_targets: bool) -> Self {
-        let roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let roots = RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
         let config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map(|b| b.with_root_certificates(roots).with_no_client_auth())
             .unwrap_or_else(|_| unreachable!("ring supports the default protocol versions"));
-        Self { allow_private: allow_private_targets, tls: TlsConnector::from(Arc::new(config)) }
+        Self {
+            allow_private: allow_private_targets,
+            tls: TlsConnector::from(Arc::new(config)),
+        }
     }
 
     async fn resolve(&self, host: &str, port: u16) -> Result<SocketAddr, TransportError> {
@@ -58,23 +63,44 @@ impl HyperTransport {
         if self.allow_private {
             return Ok(addrs[0]);
         }
-        addrs.into_iter().find(|a| !is_forbidden_target(a.ip())).ok_or_else(|| {
-            TransportError::Refused(format!("{host} resolves only to private, loopback or link-local addresses"))
-        })
+        addrs
+            .into_iter()
+            .find(|a| !is_forbidden_target(a.ip()))
+            .ok_or_else(|| {
+                TransportError::Refused(format!(
+                    "{host} resolves only to private, loopback or link-local addresses"
+                ))
+            })
     }
 
-    async fn exchange(&self, url: &str, headers: &[(String, String)], body: &[u8]) -> Result<TransportResponse, TransportError> {
-        let url = url::Url::parse(url).map_err(|e| TransportError::Request(format!("invalid URL: {e}")))?;
+    async fn exchange(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Result<TransportResponse, TransportError> {
+        let url = url::Url::parse(url)
+            .map_err(|e| TransportError::Request(format!("invalid URL: {e}")))?;
         let tls = match url.scheme() {
             "https" => true,
             "http" => false,
-            other => return Err(TransportError::Refused(format!("scheme {other} is not allowed"))),
+            other => {
+                return Err(TransportError::Refused(format!(
+                    "scheme {other} is not allowed"
+                )))
+            }
         };
-        let host = url.host_str().ok_or_else(|| TransportError::Request("URL has no host".into()))?;
+        let host = url
+            .host_str()
+            .ok_or_else(|| TransportError::Request("URL has no host".into()))?;
         let bare_host = host.trim_start_matches('[').trim_end_matches(']');
-        let port = url.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
+        let port = url
+            .port_or_known_default()
+            .unwrap_or(if tls { 443 } else { 80 });
         let addr = self.resolve(bare_host, port).await?;
-        let tcp = TcpStream::connect(addr).await.map_err(|e| TransportError::Connect(format!("{addr}: {e}")))?;
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|e| TransportError::Connect(format!("{addr}: {e}")))?;
         let _ = tcp.set_nodelay(true);
 
         let mut path = url.path().to_owned();
@@ -86,7 +112,9 @@ impl HyperTransport {
             Some(p) => format!("{host}:{p}"),
             None => host.to_owned(),
         };
-        let mut request = Request::post(path).header("Host", host_header).header("Content-Length", body.len().to_string());
+        let mut request = Request::post(path)
+            .header("Host", host_header)
+            .header("Content-Length", body.len().to_string());
         for (k, v) in headers {
             request = request.header(k.as_str(), v.as_str());
         }
@@ -96,8 +124,13 @@ impl HyperTransport {
             .map_err(|e| TransportError::Request(e.to_string()))?;
 
         if tls {
-            let name = ServerName::try_from(bare_host.to_owned()).map_err(|e| TransportError::Request(format!("bad TLS name: {e}")))?;
-            let stream = self.tls.connect(name, tcp).await.map_err(|e| TransportError::Connect(format!("TLS: {e}")))?;
+            let name = ServerName::try_from(bare_host.to_owned())
+                .map_err(|e| TransportError::Request(format!("bad TLS name: {e}")))?;
+            let stream = self
+                .tls
+                .connect(name, tcp)
+                .await
+                .map_err(|e| TransportError::Connect(format!("TLS: {e}")))?;
             send(TokioIo::new(stream), request).await
         } else {
             send(TokioIo::new(tcp), request).await
@@ -105,17 +138,24 @@ impl HyperTransport {
     }
 }
 
-async fn send<IO>(io: IO, request: Request<Full<Bytes>>) -> Result<TransportResponse, TransportError>
+async fn send<IO>(
+    io: IO,
+    request: Request<Full<Bytes>>,
+) -> Result<TransportResponse, TransportError>
 where
     IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(io).await.map_err(|e| TransportError::Connect(e.to_string()))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
+        .await
+        .map_err(|e| TransportError::Connect(e.to_string()))?;
     let driver = tokio::spawn(async move {
         let _ = connection.await;
     });
     let result = async {
-        let response = sender.send_request(request).await.map_err(|e| TransportError::Request(e.to_string()))?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| TransportError::Request(e.to_string()))?;
         let status = response.status().as_u16();
         let mut body = response.into_body();
         let mut prefix = Vec::new();
@@ -124,13 +164,18 @@ where
             match body.frame().await {
                 Some(Ok(frame)) => {
                     if let Some(data) = frame.data_ref() {
-                        prefix.extend_from_slice(&data[..data.len().min(BODY_PREFIX_BYTES - prefix.len())]);
+                        prefix.extend_from_slice(
+                            &data[..data.len().min(BODY_PREFIX_BYTES - prefix.len())],
+                        );
                     }
                 }
                 _ => break,
             }
         }
-        Ok(TransportResponse { status, body_prefix: String::from_utf8_lossy(&prefix).trim().to_owned() })
+        Ok(TransportResponse {
+            status,
+            body_prefix: String::from_utf8_lossy(&prefix).trim().to_owned(),
+        })
     }
     .await;
     driver.abort();
@@ -146,7 +191,12 @@ impl WebhookTransport for HyperTransport {
         body: &[u8],
         timeout_secs: u64,
     ) -> Result<TransportResponse, TransportError> {
-        match tokio::time::timeout(Duration::from_secs(timeout_secs), self.exchange(url, headers, body)).await {
+        match tokio::time::timeout(
+            Duration::from_secs(timeout_secs),
+            self.exchange(url, headers, body),
+        )
+        .await
+        {
             Ok(result) => result,
             Err(_) => Err(TransportError::Timeout(timeout_secs)),
         }

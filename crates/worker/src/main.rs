@@ -1,12 +1,74 @@
-//! `stablepay-worker`: the delivery loop, chain watchers and billing run here. The
-//! loops arrive with the webhook-delivery and on-chain work; until then the binary
-//! only reports that it has nothing to run.
+//! `stablepay-worker`: runs the webhook delivery loop until SIGINT/SIGTERM.
 
-fn main() {
-    println!(
-        "stablepay-worker {}: no background loops are enabled in this build (chains: {:?}, user agent {})",
-        env!("CARGO_PKG_VERSION"),
-        stablepay_evm::supported_chains().map(|c| c.id()),
-        stablepay_delivery::USER_AGENT
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use stablepay_delivery::HyperTransport;
+use stablepay_domain::ports::SystemClock;
+use stablepay_postgres::{PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
+use stablepay_worker::config::WorkerConfig;
+use stablepay_worker::delivery_loop::DeliveryLoop;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("stablepay-worker: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let cfg = WorkerConfig::from_env().map_err(|e| e.to_string())?;
+    let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    let pool = PoolConfig {
+        max_connections: 4,
+        ..PoolConfig::default()
+    };
+    let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
+    let delivery = DeliveryLoop {
+        queue: Arc::new(PgDeliveryQueue::new(store, &cfg.database_url)),
+        transport: Arc::new(HyperTransport::new(cfg.allow_private_targets)),
+        clock: Arc::new(SystemClock),
+        policy: cfg.policy,
+        batch_size: cfg.batch_size,
+        concurrency: cfg.concurrency,
+        lease: cfg.lease,
+        poll_interval: cfg.poll_interval,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let signal_stop = stop.clone();
+    tokio::spawn(async move {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {},
+        }
+        tracing::info!("stopping after the batch in flight");
+        signal_stop.store(true, Ordering::Relaxed);
+    });
+    tracing::info!(
+        backoff_base_secs = cfg.policy.backoff_base_secs,
+        max_attempts = cfg.policy.max_attempts,
+        timeout_secs = cfg.policy.timeout_secs,
+        allow_private_targets = cfg.allow_private_targets,
+        "stablepay-worker delivering webhooks"
     );
+    delivery.run(stop).await;
+    Ok(())
 }

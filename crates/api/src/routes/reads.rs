@@ -4,7 +4,9 @@ use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use stablepay_domain::*;
 
-use crate::error::ApiError;
+use stablepay_domain::services::{resend_event, ResendError};
+
+use crate::error::{ApiError, ErrorCode};
 use crate::resources::*;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
@@ -199,6 +201,41 @@ pub async fn list_webhook_events(
             .webhook_events(call.auth.merchant_id, call.auth.mode, &filter, &page)
             .await?;
         Reply::ok(&List::from_page(rows, WebhookEventResource::from))
+    })
+    .await
+}
+
+pub async fn resend_webhook_event(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = EventId::parse(&raw).map_err(|_| ApiError::not_found("webhook event", &raw))?;
+        if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
+            return Err(ApiError::invalid_field(
+                "body",
+                "this endpoint takes no body",
+            ));
+        }
+        let s = &call.state;
+        let record = resend_event(
+            &call.auth,
+            id,
+            s.reader.as_ref(),
+            s.endpoints.as_ref(),
+            s.outbox.as_ref(),
+            s.clock.as_ref(),
+        )
+        .await
+        .map_err(|e| match e {
+            ResendError::NotFound => ApiError::not_found("webhook event", &raw),
+            ResendError::EndpointDisabled => ApiError::invalid(e.to_string()),
+            ResendError::StillPending => ApiError::new(ErrorCode::Conflict, e.to_string()),
+            ResendError::Store(e) => e.into(),
+        })?;
+        Reply::created(&WebhookEventResource::from(record))
     })
     .await
 }

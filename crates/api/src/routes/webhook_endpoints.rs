@@ -4,7 +4,8 @@ use serde::Deserialize;
 use stablepay_domain::ports::{EndpointChanges, StoreError};
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
 use stablepay_domain::services::{
-    create_webhook_endpoint, rotate_webhook_secret, update_webhook_endpoint, NewEndpoint,
+    create_webhook_endpoint, rotate_webhook_secret, send_test_event, update_webhook_endpoint,
+    NewEndpoint, TestEventError,
 };
 use stablepay_domain::{
     EndpointStatus, EventType, ValidationErrors, WebhookEndpointId, WebhookUrl,
@@ -12,7 +13,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::resources::{DeletedEndpoint, List, WebhookEndpointResource};
+use crate::resources::{DeletedEndpoint, List, WebhookEndpointResource, WebhookEventResource};
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 
@@ -205,6 +206,47 @@ pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             object: "webhook_endpoint",
             deleted: true,
         })
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TestEventBody {
+    #[serde(rename = "type")]
+    event_type: Option<String>,
+}
+
+pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = endpoint_id(&raw)?;
+        let body: TestEventBody = json_body(&call.body)?;
+        let event_type = body
+            .event_type
+            .map(|t| {
+                EventType::parse(&t).ok_or_else(|| {
+                    ApiError::invalid_field("type", format!("`{t}` is not a known event type"))
+                })
+            })
+            .transpose()?;
+        let s = &call.state;
+        let record = send_test_event(
+            &call.auth,
+            id,
+            event_type,
+            s.endpoints.as_ref(),
+            s.outbox.as_ref(),
+            s.clock.as_ref(),
+        )
+        .await
+        .map_err(|e| match e {
+            TestEventError::NotFound => ApiError::not_found("webhook endpoint", &raw),
+            TestEventError::TypeNotEnabled(_) => ApiError::invalid_field("type", e.to_string()),
+            TestEventError::EndpointDisabled => ApiError::invalid(e.to_string()),
+            TestEventError::Store(e) => e.into(),
+        })?;
+        Reply::created(&WebhookEventResource::from(record))
     })
     .await
 }

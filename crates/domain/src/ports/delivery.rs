@@ -1,7 +1,10 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::model::{DeliveryStatus, EventId, EventType, MerchantId, Mode, Timestamp, WebhookEndpointId, WebhookEventRecord};
+use crate::model::{
+    DeliveryStatus, EventId, EventType, MerchantId, Mode, Timestamp, WebhookEndpointId,
+    WebhookEventRecord,
+};
 
 /// A delivery the worker has leased and must attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +34,11 @@ pub struct DeliveryOutcome {
 pub trait DeliveryQueue: Send + Sync {
     /// Leases up to `limit` due, pending deliveries for `lease_secs` (SKIP LOCKED: several
     /// workers never claim the same row while its lease runs). Errors: storage failures.
-    async fn claim_due(&self, limit: u32, lease_secs: i64) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    async fn claim_due(
+        &self,
+        limit: u32,
+        lease_secs: i64,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
 
     /// Records attempt results and releases their leases, in one transaction.
     async fn record_outcomes(&self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError>;
@@ -76,7 +83,10 @@ pub trait Outbox: Send + Sync {
 
     /// Enqueues a resend of `delivery.resend_of` atomically: `Conflict` while the root or
     /// any of its redeliveries is still pending.
-    async fn enqueue_resend(&self, delivery: &NewDelivery) -> Result<WebhookEventRecord, StoreError>;
+    async fn enqueue_resend(
+        &self,
+        delivery: &NewDelivery,
+    ) -> Result<WebhookEventRecord, StoreError>;
 }
 
 /// The HTTP response of one attempt (body cut to a small prefix).

@@ -12,7 +12,11 @@ pub struct DeliveryPolicy {
 
 impl Default for DeliveryPolicy {
     fn default() -> Self {
-        Self { backoff_base_secs: 30, max_attempts: 5, timeout_secs: 10 }
+        Self {
+            backoff_base_secs: 30,
+            max_attempts: 5,
+            timeout_secs: 10,
+        }
     }
 }
 
@@ -42,7 +46,9 @@ mod tests {
     fn schedule_doubles_from_thirty_seconds_and_stops_after_five() {
         let p = DeliveryPolicy::default();
         let t0 = Timestamp::new(Utc.timestamp_opt(0, 0).unwrap());
-        let delays: Vec<Option<i64>> = (1..=5).map(|n| p.next_attempt_at(n, t0).map(|t| t.unix_seconds())).collect();
+        let delays: Vec<Option<i64>> = (1..=5)
+            .map(|n| p.next_attempt_at(n, t0).map(|t| t.unix_seconds()))
+            .collect();
         assert_eq!(delays, [Some(30), Some(60), Some(120), Some(240), None]);
     }
 

@@ -2,9 +2,9 @@
 
 pub mod api_keys;
 pub mod delivery;
-pub mod envelope;
-pub mod test_events;
 pub mod eip191;
+pub mod envelope;
 pub mod fees;
+pub mod test_events;
 pub mod validation;
 pub mod webhook_signing;

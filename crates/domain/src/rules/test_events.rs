@@ -10,7 +10,10 @@ use crate::rules::fees;
 
 /// `prefix_test_` + 22 base62 characters: the extra `_test_` makes it unparseable.
 fn synthetic_id(prefix: &str) -> String {
-    format!("{prefix}_test_{}", base62_encode(rand::thread_rng().gen::<u128>()))
+    format!(
+        "{prefix}_test_{}",
+        base62_encode(rand::thread_rng().gen::<u128>())
+    )
 }
 
 const TEST_WALLET: &str = "0x000000000000000000000000000000000000dEaD";
@@ -20,12 +23,24 @@ const TEST_TX: &str = "0x7e57000000000000000000000000000000000000000000000000000
 /// Builds the synthetic object for `event_type`.
 pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -> Value {
     let chain_id = if livemode { 8453 } else { 84532 };
-    let token = if livemode { "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" } else { "0x036CbD53842c5426634e7929541eC2318f3dCF7e" };
-    let amount = Amount::from_micros(25_000_000).unwrap_or_else(|_| unreachable!("25 USDC is a valid amount"));
+    let token = if livemode {
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    } else {
+        "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+    };
+    let amount = Amount::from_micros(25_000_000)
+        .unwrap_or_else(|_| unreachable!("25 USDC is a valid amount"));
     let split = fees::split(amount, 100);
-    let (fee, net) = (render_micros(split.fee_micros), render_micros(split.net_micros));
-    let (session, payment, customer, subscription) =
-        (synthetic_id("cs"), synthetic_id("pay"), synthetic_id("cus"), synthetic_id("sub"));
+    let (fee, net) = (
+        render_micros(split.fee_micros),
+        render_micros(split.net_micros),
+    );
+    let (session, payment, customer, subscription) = (
+        synthetic_id("cs"),
+        synthetic_id("pay"),
+        synthetic_id("cus"),
+        synthetic_id("sub"),
+    );
     let recurring = matches!(event_type, EventType::PaymentFailed);
     let created = now.to_string();
     let payment_object = |status: &str, refunded: &str| {
@@ -92,8 +107,15 @@ mod tests {
             }
         }
         let p = synthetic_object(EventType::PaymentSucceeded, false, now);
-        let parse = |k: &str| Amount::parse(p[k].as_str().unwrap()).map(|a| a.micros()).unwrap_or(0);
-        assert_eq!(parse("fee_amount") + parse("merchant_amount"), parse("amount"));
+        let parse = |k: &str| {
+            Amount::parse(p[k].as_str().unwrap())
+                .map(|a| a.micros())
+                .unwrap_or(0)
+        };
+        assert_eq!(
+            parse("fee_amount") + parse("merchant_amount"),
+            parse("amount")
+        );
         assert_eq!(p["chain_id"], 84532);
     }
 }

@@ -23,7 +23,9 @@ pub async fn deliver_event(
         ("User-Agent".to_owned(), USER_AGENT.to_owned()),
         ("Svc-Signature".to_owned(), header),
     ];
-    let result = transport.post(&delivery.url, &headers, body, policy.timeout_secs).await;
+    let result = transport
+        .post(&delivery.url, &headers, body, policy.timeout_secs)
+        .await;
     let attempted_at = clock.now();
     let attempts = delivery.attempts + 1;
     let (ok, response_status, error) = match result {
@@ -53,7 +55,11 @@ pub async fn deliver_event(
     let next_attempt_at = policy.next_attempt_at(attempts, attempted_at);
     DeliveryOutcome {
         id: delivery.id,
-        status: if next_attempt_at.is_some() { DeliveryStatus::Pending } else { DeliveryStatus::Failed },
+        status: if next_attempt_at.is_some() {
+            DeliveryStatus::Pending
+        } else {
+            DeliveryStatus::Failed
+        },
         attempts,
         attempted_at,
         next_attempt_at,
@@ -82,7 +88,8 @@ mod tests {
 
     fn clock() -> MockClock {
         let mut c = MockClock::new();
-        c.expect_now().return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
+        c.expect_now()
+            .return_const(Timestamp::new(Utc.timestamp_opt(1_000, 0).unwrap()));
         c
     }
 
@@ -91,7 +98,11 @@ mod tests {
         let mut t = MockWebhookTransport::new();
         t.expect_post()
             .withf(|url, headers, body, timeout| {
-                let sig = headers.iter().find(|(k, _)| k == "Svc-Signature").map(|(_, v)| v.clone()).unwrap_or_default();
+                let sig = headers
+                    .iter()
+                    .find(|(k, _)| k == "Svc-Signature")
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
                 url == "https://m.example/h"
                     && body == br#"{"id":"evt_1"}"#
                     && *timeout == 10
@@ -99,29 +110,74 @@ mod tests {
                     && headers.contains(&("Content-Type".into(), "application/json".into()))
                     && sig == signature_header(&["whsec_a"], 1_000, body)
             })
-            .returning(|_, _, _, _| Ok(TransportResponse { status: 204, body_prefix: String::new() }));
-        let out = block_on(deliver_event(&claimed(0), &t, &clock(), &DeliveryPolicy::default()));
-        assert_eq!((out.status, out.attempts, out.response_status, out.next_attempt_at), (DeliveryStatus::Succeeded, 1, Some(204), None));
+            .returning(|_, _, _, _| {
+                Ok(TransportResponse {
+                    status: 204,
+                    body_prefix: String::new(),
+                })
+            });
+        let out = block_on(deliver_event(
+            &claimed(0),
+            &t,
+            &clock(),
+            &DeliveryPolicy::default(),
+        ));
+        assert_eq!(
+            (
+                out.status,
+                out.attempts,
+                out.response_status,
+                out.next_attempt_at
+            ),
+            (DeliveryStatus::Succeeded, 1, Some(204), None)
+        );
     }
 
     #[test]
     fn failures_are_retried_then_fail_after_the_fifth() {
         let mut t = MockWebhookTransport::new();
-        t.expect_post().returning(|_, _, _, _| Ok(TransportResponse { status: 500, body_prefix: "boom".into() }));
-        let out = block_on(deliver_event(&claimed(1), &t, &clock(), &DeliveryPolicy::default()));
+        t.expect_post().returning(|_, _, _, _| {
+            Ok(TransportResponse {
+                status: 500,
+                body_prefix: "boom".into(),
+            })
+        });
+        let out = block_on(deliver_event(
+            &claimed(1),
+            &t,
+            &clock(),
+            &DeliveryPolicy::default(),
+        ));
         assert_eq!(out.status, DeliveryStatus::Pending);
         assert_eq!(out.next_attempt_at.map(|t| t.unix_seconds()), Some(1_060));
         assert_eq!(out.last_error.as_deref(), Some("HTTP 500: boom"));
-        let out = block_on(deliver_event(&claimed(4), &t, &clock(), &DeliveryPolicy::default()));
-        assert_eq!((out.status, out.attempts, out.next_attempt_at), (DeliveryStatus::Failed, 5, None));
+        let out = block_on(deliver_event(
+            &claimed(4),
+            &t,
+            &clock(),
+            &DeliveryPolicy::default(),
+        ));
+        assert_eq!(
+            (out.status, out.attempts, out.next_attempt_at),
+            (DeliveryStatus::Failed, 5, None)
+        );
     }
 
     #[test]
     fn transport_errors_are_recorded() {
         let mut t = MockWebhookTransport::new();
-        t.expect_post().returning(|_, _, _, _| Err(TransportError::Timeout(10)));
-        let out = block_on(deliver_event(&claimed(0), &t, &clock(), &DeliveryPolicy::default()));
-        assert_eq!((out.status, out.response_status), (DeliveryStatus::Pending, None));
+        t.expect_post()
+            .returning(|_, _, _, _| Err(TransportError::Timeout(10)));
+        let out = block_on(deliver_event(
+            &claimed(0),
+            &t,
+            &clock(),
+            &DeliveryPolicy::default(),
+        ));
+        assert_eq!(
+            (out.status, out.response_status),
+            (DeliveryStatus::Pending, None)
+        );
         assert_eq!(out.last_error.as_deref(), Some("timed out after 10 s"));
     }
 }

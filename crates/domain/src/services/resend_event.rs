@@ -3,7 +3,9 @@
 //! or a redelivery is pending; 400 when the endpoint is disabled; history untouched.
 
 use crate::model::{AuthContext, EndpointStatus, EventId, WebhookEventRecord};
-use crate::ports::{Clock, NewDelivery, Outbox, ResourceReader, StoreError, WebhookEndpointRepository};
+use crate::ports::{
+    Clock, NewDelivery, Outbox, ResourceReader, StoreError, WebhookEndpointRepository,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResendError {
@@ -25,9 +27,16 @@ pub async fn resend_event(
     outbox: &dyn Outbox,
     clock: &dyn Clock,
 ) -> Result<WebhookEventRecord, ResendError> {
-    let record = reader.webhook_event(ctx.merchant_id, ctx.mode, id).await.map_err(ResendError::Store)?.ok_or(ResendError::NotFound)?;
+    let record = reader
+        .webhook_event(ctx.merchant_id, ctx.mode, id)
+        .await
+        .map_err(ResendError::Store)?
+        .ok_or(ResendError::NotFound)?;
     let root = record.resend_of.unwrap_or(record.id);
-    let endpoint = endpoints.get(ctx.merchant_id, ctx.mode, record.endpoint).await.map_err(ResendError::Store)?;
+    let endpoint = endpoints
+        .get(ctx.merchant_id, ctx.mode, record.endpoint)
+        .await
+        .map_err(ResendError::Store)?;
     match endpoint {
         Some(e) if e.status == EndpointStatus::Enabled => {}
         _ => return Err(ResendError::EndpointDisabled),

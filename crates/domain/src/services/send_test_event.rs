@@ -1,7 +1,9 @@
 //! POST /webhook_endpoints/:id/test: a real, signed, retried delivery of a synthetic
 //! object to one endpoint, with a fresh envelope id per send.
 
-use crate::model::{AuthContext, EndpointStatus, EventId, EventType, WebhookEndpointId, WebhookEventRecord};
+use crate::model::{
+    AuthContext, EndpointStatus, EventId, EventType, WebhookEndpointId, WebhookEventRecord,
+};
 use crate::ports::{Clock, NewDelivery, Outbox, StoreError, WebhookEndpointRepository};
 use crate::rules::{envelope, test_events};
 
@@ -25,7 +27,10 @@ pub async fn send_test_event(
     outbox: &dyn Outbox,
     clock: &dyn Clock,
 ) -> Result<WebhookEventRecord, TestEventError> {
-    let endpoint = endpoints.get(ctx.merchant_id, ctx.mode, endpoint_id).await?.ok_or(TestEventError::NotFound)?;
+    let endpoint = endpoints
+        .get(ctx.merchant_id, ctx.mode, endpoint_id)
+        .await?
+        .ok_or(TestEventError::NotFound)?;
     let event_type = event_type.unwrap_or(EventType::PaymentSucceeded);
     if !event_type.is_enabled_in(&endpoint.enabled_events) {
         return Err(TestEventError::TypeNotEnabled(event_type));
@@ -37,7 +42,8 @@ pub async fn send_test_event(
     let livemode = endpoint.mode.is_live();
     let object = test_events::synthetic_object(event_type, livemode, now).to_string();
     let id = EventId::generate();
-    let payload = envelope::render(id, event_type, livemode, now, &object).map_err(StoreError::Internal)?;
+    let payload =
+        envelope::render(id, event_type, livemode, now, &object).map_err(StoreError::Internal)?;
     let delivery = NewDelivery {
         id,
         merchant_id: ctx.merchant_id,

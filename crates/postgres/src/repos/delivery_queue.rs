@@ -67,19 +67,32 @@ pub struct PgDeliveryQueue {
 
 impl PgDeliveryQueue {
     pub fn new(store: PgStore, database_url: &str) -> Self {
-        Self { store, database_url: database_url.to_owned(), listener: Mutex::new(None) }
+        Self {
+            store,
+            database_url: database_url.to_owned(),
+            listener: Mutex::new(None),
+        }
     }
 
     async fn listen(&self) -> Option<AsyncPgConnection> {
-        let mut conn = AsyncPgConnection::establish(&self.database_url).await.ok()?;
-        diesel::sql_query(format!("LISTEN {NOTIFY_CHANNEL}")).execute(&mut conn).await.ok()?;
+        let mut conn = AsyncPgConnection::establish(&self.database_url)
+            .await
+            .ok()?;
+        diesel::sql_query(format!("LISTEN {NOTIFY_CHANNEL}"))
+            .execute(&mut conn)
+            .await
+            .ok()?;
         Some(conn)
     }
 }
 
 #[async_trait]
 impl DeliveryQueue for PgDeliveryQueue {
-    async fn claim_due(&self, limit: u32, lease_secs: i64) -> Result<Vec<ClaimedDelivery>, StoreError> {
+    async fn claim_due(
+        &self,
+        limit: u32,
+        lease_secs: i64,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut conn = self.store.conn().await?;
         let rows: Vec<ClaimRow> = diesel::sql_query(CLAIM_SQL)
             .bind::<Int8, _>(i64::from(limit))
@@ -89,9 +102,16 @@ impl DeliveryQueue for PgDeliveryQueue {
             .map_err(map_diesel_error)?;
         rows.into_iter()
             .map(|r| {
-                let mut secrets = vec![self.store.decrypt_secret(&r.secret_ciphertext).map_err(|e| StoreError::Internal(e.to_string()))?];
+                let mut secrets = vec![self
+                    .store
+                    .decrypt_secret(&r.secret_ciphertext)
+                    .map_err(|e| StoreError::Internal(e.to_string()))?];
                 if let Some(prev) = r.previous_secret {
-                    secrets.push(self.store.decrypt_secret(&prev).map_err(|e| StoreError::Internal(e.to_string()))?);
+                    secrets.push(
+                        self.store
+                            .decrypt_secret(&prev)
+                            .map_err(|e| StoreError::Internal(e.to_string()))?,
+                    );
                 }
                 Ok(ClaimedDelivery {
                     id: EventId::from_uuid(r.id),
@@ -109,11 +129,26 @@ impl DeliveryQueue for PgDeliveryQueue {
             return Ok(());
         }
         let ids: Vec<Uuid> = outcomes.iter().map(|o| o.id.uuid()).collect();
-        let statuses: Vec<String> = outcomes.iter().map(|o| o.status.as_str().to_owned()).collect();
-        let attempts: Vec<i32> = outcomes.iter().map(|o| i32::try_from(o.attempts).unwrap_or(i32::MAX)).collect();
-        let attempted: Vec<DateTime<Utc>> = outcomes.iter().map(|o| o.attempted_at.as_datetime()).collect();
-        let next: Vec<Option<DateTime<Utc>>> = outcomes.iter().map(|o| o.next_attempt_at.map(|t| t.as_datetime())).collect();
-        let resp: Vec<Option<i32>> = outcomes.iter().map(|o| o.response_status.map(i32::from)).collect();
+        let statuses: Vec<String> = outcomes
+            .iter()
+            .map(|o| o.status.as_str().to_owned())
+            .collect();
+        let attempts: Vec<i32> = outcomes
+            .iter()
+            .map(|o| i32::try_from(o.attempts).unwrap_or(i32::MAX))
+            .collect();
+        let attempted: Vec<DateTime<Utc>> = outcomes
+            .iter()
+            .map(|o| o.attempted_at.as_datetime())
+            .collect();
+        let next: Vec<Option<DateTime<Utc>>> = outcomes
+            .iter()
+            .map(|o| o.next_attempt_at.map(|t| t.as_datetime()))
+            .collect();
+        let resp: Vec<Option<i32>> = outcomes
+            .iter()
+            .map(|o| o.response_status.map(i32::from))
+            .collect();
         let errs: Vec<Option<String>> = outcomes.iter().map(|o| o.last_error.clone()).collect();
         let mut conn = self.store.conn().await?;
         diesel::sql_query(COMPLETE_SQL)
@@ -145,7 +180,10 @@ impl DeliveryQueue for PgDeliveryQueue {
             match tokio::time::timeout(deadline, stream.next()).await {
                 Ok(Some(Ok(_))) | Err(_) => {
                     // Drain whatever else arrived so one wake-up covers a burst.
-                    while let Ok(Some(Ok(_))) = tokio::time::timeout(Duration::ZERO, stream.next()).await {}
+                    while let Ok(Some(Ok(_))) =
+                        tokio::time::timeout(Duration::ZERO, stream.next()).await
+                    {
+                    }
                     false
                 }
                 Ok(Some(Err(_))) | Ok(None) => true,
@@ -157,4 +195,3 @@ impl DeliveryQueue for PgDeliveryQueue {
         }
     }
 }
-

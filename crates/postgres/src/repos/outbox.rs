@@ -61,11 +61,17 @@ fn pending_row(d: &NewDelivery, event_id: Option<Uuid>) -> WebhookEventRow {
 }
 
 async fn notify(conn: &mut AsyncPgConnection) -> Result<(), diesel::result::Error> {
-    diesel::sql_query(format!("NOTIFY {NOTIFY_CHANNEL}")).execute(conn).await.map(|_| ())
+    diesel::sql_query(format!("NOTIFY {NOTIFY_CHANNEL}"))
+        .execute(conn)
+        .await
+        .map(|_| ())
 }
 
 /// Writes an event and routes it (spec "Routing rules") inside the caller's transaction.
-pub(crate) async fn write_event(conn: &mut AsyncPgConnection, draft: &EventDraft) -> Result<Vec<EventId>, OutboxError> {
+pub(crate) async fn write_event(
+    conn: &mut AsyncPgConnection,
+    draft: &EventDraft,
+) -> Result<Vec<EventId>, OutboxError> {
     let event_id = Uuid::now_v7();
     let livemode = draft.mode.is_live();
     diesel::insert_into(events::table)
@@ -88,16 +94,27 @@ pub(crate) async fn write_event(conn: &mut AsyncPgConnection, draft: &EventDraft
         .select((we::id, we::enabled_events))
         .load(conn)
         .await?;
-    let endpoints = candidates.into_iter().filter_map(|(id, names)| {
-        let enabled: Vec<EventType> = names.iter().filter_map(|n| EventType::parse(n)).collect();
-        draft.event_type.is_enabled_in(&enabled).then_some(id)
-    }).collect::<Vec<_>>();
+    let endpoints = candidates
+        .into_iter()
+        .filter_map(|(id, names)| {
+            let enabled: Vec<EventType> =
+                names.iter().filter_map(|n| EventType::parse(n)).collect();
+            draft.event_type.is_enabled_in(&enabled).then_some(id)
+        })
+        .collect::<Vec<_>>();
     let mut ids = Vec::with_capacity(endpoints.len());
     let mut rows = Vec::with_capacity(endpoints.len());
     for endpoint in endpoints {
         // Each endpoint's record is its own envelope: record id == envelope id.
         let id = EventId::generate();
-        let payload = envelope::render(id, draft.event_type, livemode, draft.created_at, &draft.object_json).map_err(OutboxError::Render)?;
+        let payload = envelope::render(
+            id,
+            draft.event_type,
+            livemode,
+            draft.created_at,
+            &draft.object_json,
+        )
+        .map_err(OutboxError::Render)?;
         let delivery = NewDelivery {
             id,
             merchant_id: draft.merchant_id,
@@ -112,7 +129,10 @@ pub(crate) async fn write_event(conn: &mut AsyncPgConnection, draft: &EventDraft
         ids.push(id);
     }
     if !rows.is_empty() {
-        diesel::insert_into(wev::table).values(&rows).execute(conn).await?;
+        diesel::insert_into(wev::table)
+            .values(&rows)
+            .execute(conn)
+            .await?;
         notify(conn).await?;
     }
     Ok(ids)
@@ -122,7 +142,9 @@ pub(crate) async fn write_event(conn: &mut AsyncPgConnection, draft: &EventDraft
 impl Outbox for PgStore {
     async fn record_event(&self, draft: &EventDraft) -> Result<Vec<EventId>, StoreError> {
         let mut conn = self.conn().await?;
-        Ok(conn.transaction(async |conn| write_event(conn, draft).await).await?)
+        Ok(conn
+            .transaction(async |conn| write_event(conn, draft).await)
+            .await?)
     }
 
     async fn enqueue(&self, delivery: &NewDelivery) -> Result<WebhookEventRecord, StoreError> {
@@ -130,7 +152,11 @@ impl Outbox for PgStore {
         let row = pending_row(delivery, None);
         let inserted = conn
             .transaction(async |conn| {
-                let r = diesel::insert_into(wev::table).values(&row).returning(WebhookEventRow::as_returning()).get_result(conn).await?;
+                let r = diesel::insert_into(wev::table)
+                    .values(&row)
+                    .returning(WebhookEventRow::as_returning())
+                    .get_result(conn)
+                    .await?;
                 notify(conn).await?;
                 Ok::<_, OutboxError>(r)
             })
@@ -138,7 +164,10 @@ impl Outbox for PgStore {
         inserted.try_into()
     }
 
-    async fn enqueue_resend(&self, delivery: &NewDelivery) -> Result<WebhookEventRecord, StoreError> {
+    async fn enqueue_resend(
+        &self,
+        delivery: &NewDelivery,
+    ) -> Result<WebhookEventRecord, StoreError> {
         let Some(root) = delivery.resend_of else {
             return Err(StoreError::Internal("a resend needs resend_of".into()));
         };
@@ -148,8 +177,12 @@ impl Outbox for PgStore {
         let inserted = conn
             .transaction(async |conn| {
                 // Serialises concurrent resends of one root: the check and insert are atomic.
-                let root_event: Option<Uuid> =
-                    wev::table.filter(wev::id.eq(root)).select(wev::event_id).for_update().first(conn).await?;
+                let root_event: Option<Uuid> = wev::table
+                    .filter(wev::id.eq(root))
+                    .select(wev::event_id)
+                    .for_update()
+                    .first(conn)
+                    .await?;
                 let pending: i64 = wev::table
                     .filter(wev::id.eq(root).or(wev::resend_of.eq(root)))
                     .filter(wev::status.eq("pending"))
@@ -157,10 +190,19 @@ impl Outbox for PgStore {
                     .get_result(conn)
                     .await?;
                 if pending > 0 {
-                    return Err(OutboxError::Conflict("a delivery of this event is still pending"));
+                    return Err(OutboxError::Conflict(
+                        "a delivery of this event is still pending",
+                    ));
                 }
-                let row = WebhookEventRow { event_id: root_event, ..row };
-                let r = diesel::insert_into(wev::table).values(&row).returning(WebhookEventRow::as_returning()).get_result(conn).await?;
+                let row = WebhookEventRow {
+                    event_id: root_event,
+                    ..row
+                };
+                let r = diesel::insert_into(wev::table)
+                    .values(&row)
+                    .returning(WebhookEventRow::as_returning())
+                    .get_result(conn)
+                    .await?;
                 notify(conn).await?;
                 Ok(r)
             })

@@ -1,0 +1,149 @@
+//! Worker configuration from the environment; bad values fail fast naming the variable.
+
+use std::time::Duration;
+
+use base64::Engine;
+use stablepay_domain::rules::delivery::DeliveryPolicy;
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration error: {var}: {problem}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub problem: String,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// "30", "30s", "500ms", "2m", "1h", "1d".
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit {
+        "" | "s" => return Some(Duration::from_secs(n)),
+        "ms" => return Some(Duration::from_millis(n)),
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(secs)?))
+}
+
+fn duration(name: &'static str, default: Duration) -> Result<Duration, ConfigError> {
+    match var(name) {
+        None => Ok(default),
+        Some(v) => parse_duration(&v).ok_or(ConfigError {
+            var: name,
+            problem: format!("`{v}` is not a duration (e.g. 30s, 500ms, 2m)"),
+        }),
+    }
+}
+
+fn number<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, ConfigError> {
+    match var(name) {
+        None => Ok(default),
+        Some(v) => v.trim().parse().map_err(|_| ConfigError {
+            var: name,
+            problem: format!("`{v}` is not a number"),
+        }),
+    }
+}
+
+fn flag(name: &'static str) -> Result<bool, ConfigError> {
+    match var(name).as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("false" | "0" | "no") => Ok(false),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some(other) => Err(ConfigError {
+            var: name,
+            problem: format!("`{other}` is not true or false"),
+        }),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    pub database_url: String,
+    pub secrets_key: Vec<u8>,
+    pub policy: DeliveryPolicy,
+    pub allow_private_targets: bool,
+    pub batch_size: u32,
+    pub concurrency: usize,
+    pub lease: Duration,
+    pub poll_interval: Duration,
+}
+
+impl WorkerConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let database_url = var("DATABASE_URL").ok_or(ConfigError {
+            var: "DATABASE_URL",
+            problem: "is not set".into(),
+        })?;
+        let raw_key = var("STABLEPAY_SECRETS_KEY").ok_or(ConfigError {
+            var: "STABLEPAY_SECRETS_KEY",
+            problem: "is not set (the same 32-byte base64 key as the api)".into(),
+        })?;
+        let secrets_key = base64::engine::general_purpose::STANDARD
+            .decode(raw_key.trim())
+            .ok()
+            .filter(|k| k.len() == 32)
+            .ok_or(ConfigError {
+                var: "STABLEPAY_SECRETS_KEY",
+                problem: "must be 32 bytes, base64".into(),
+            })?;
+        let backoff = duration("STABLEPAY_WEBHOOK_BACKOFF_BASE", Duration::from_secs(30))?;
+        let timeout = duration("STABLEPAY_WEBHOOK_TIMEOUT", Duration::from_secs(10))?;
+        let max_attempts: u32 = number("STABLEPAY_WEBHOOK_MAX_ATTEMPTS", 5)?;
+        if max_attempts == 0 {
+            return Err(ConfigError {
+                var: "STABLEPAY_WEBHOOK_MAX_ATTEMPTS",
+                problem: "must be at least 1".into(),
+            });
+        }
+        if backoff.as_secs() == 0 || timeout.as_secs() == 0 {
+            return Err(ConfigError {
+                var: "STABLEPAY_WEBHOOK_BACKOFF_BASE/TIMEOUT",
+                problem: "must be at least 1s".into(),
+            });
+        }
+        // A lease must outlive one attempt, or a slow receiver would get the event twice.
+        let lease = duration(
+            "STABLEPAY_DELIVERY_LEASE",
+            timeout + Duration::from_secs(20),
+        )?
+        .max(timeout + Duration::from_secs(1));
+        Ok(Self {
+            database_url,
+            secrets_key,
+            policy: DeliveryPolicy {
+                backoff_base_secs: i64::try_from(backoff.as_secs()).unwrap_or(30),
+                max_attempts,
+                timeout_secs: timeout.as_secs(),
+            },
+            allow_private_targets: flag("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS")?,
+            batch_size: number("STABLEPAY_DELIVERY_BATCH", 200)?,
+            concurrency: number("STABLEPAY_DELIVERY_CONCURRENCY", 128)?,
+            lease,
+            poll_interval: duration("STABLEPAY_DELIVERY_POLL", Duration::from_secs(1))?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_duration("30s"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1d"), Some(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("x"), None);
+        assert_eq!(parse_duration("5 weeks"), None);
+    }
+}

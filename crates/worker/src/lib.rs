@@ -1,0 +1,5 @@
+//! stablepay's background worker: the webhook delivery loop. Any number of instances
+//! may run; they share work through leased claims in PostgreSQL.
+
+pub mod config;
+pub mod delivery_loop;
