@@ -32,9 +32,17 @@ fn env_or(name: &str, default: impl FnOnce() -> String) -> String {
 }
 
 pub fn run() -> Result<(), String> {
-    println!("xtask: building stablepay-api");
-    run_cmd(cargo().args(["build", "--quiet", "-p", "stablepay-api"]))?;
+    println!("xtask: building stablepay-api and stablepay-worker");
+    run_cmd(cargo().args([
+        "build",
+        "--quiet",
+        "-p",
+        "stablepay-api",
+        "-p",
+        "stablepay-worker",
+    ]))?;
     let bin = root().join("target/debug/stablepay-api");
+    let worker_bin = root().join("target/debug/stablepay-worker");
 
     let pg = Postgres::provision("dev")?;
     let db = pg.database("stablepay")?;
@@ -75,12 +83,27 @@ pub fn run() -> Result<(), String> {
         .spawn()
         .map_err(|e| format!("cannot start stablepay-api: {e}"))?;
     let mut processes = Processes(vec![("stablepay-api".into(), child)]);
+    let backoff = env_or("STABLEPAY_WEBHOOK_BACKOFF_BASE", || "30s".into());
+    let backoff_secs = stablepay_worker::config::parse_duration(&backoff)
+        .ok_or("STABLEPAY_WEBHOOK_BACKOFF_BASE must be a duration such as 30s")?
+        .as_secs();
+    let worker = Command::new(&worker_bin)
+        .env("DATABASE_URL", &db)
+        .env("STABLEPAY_SECRETS_KEY", &secrets_key)
+        .env("STABLEPAY_WEBHOOK_BACKOFF_BASE", &backoff)
+        .env(
+            "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
+            env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()),
+        )
+        .spawn()
+        .map_err(|e| format!("cannot start stablepay-worker: {e}"))?;
+    processes.0.push(("stablepay-worker".into(), worker));
 
     seed::wait_healthy(&api, Duration::from_secs(30))?;
     for m in &merchants {
         seed::verify_wallet(&api, m)?;
     }
-    write_env_json(&api, &merchants, rate_limit)?;
+    write_env_json(&api, &merchants, rate_limit, backoff_secs)?;
     print_banner(&api, &merchants, pg.data_dir().is_some());
 
     let (tx, rx) = mpsc::channel();
@@ -104,7 +127,12 @@ pub fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn write_env_json(api: &str, merchants: &[DemoMerchant], rate_limit: u32) -> Result<(), String> {
+fn write_env_json(
+    api: &str,
+    merchants: &[DemoMerchant],
+    rate_limit: u32,
+    backoff_secs: u64,
+) -> Result<(), String> {
     let env = json!({
         "api_base": api,
         "merchants": merchants.iter().map(|m| json!({
@@ -117,7 +145,7 @@ fn write_env_json(api: &str, merchants: &[DemoMerchant], rate_limit: u32) -> Res
         "chains": {},
         "buyers": [],
         "config": {
-            "webhook_backoff_base_seconds": 30,
+            "webhook_backoff_base_seconds": backoff_secs,
             "confirmations": { "84532": 1, "8453": 1 },
             "rate_limit_per_min": rate_limit,
         },

@@ -115,6 +115,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .default_service(nope()),
             )
             .service(
+                web::resource("/webhook_events/{id}/resend")
+                    .route(web::post().to(reads::resend_webhook_event))
+                    .default_service(nope()),
+            )
+            .service(
                 web::resource("/wallets")
                     .route(web::post().to(wallets::register))
                     .route(web::get().to(wallets::list))

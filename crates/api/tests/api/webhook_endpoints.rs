@@ -184,3 +184,194 @@ async fn url_and_event_rules() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn test_events_and_resends_over_http() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let ep: Value = app.post(key, "/webhook_endpoints", json!({ "url": "https://m.example/h", "enabled_events": ["payment.succeeded", "checkout.session.completed"] })).await.json().await.unwrap();
+    let id = ep["id"].as_str().unwrap();
+    let res = app
+        .post(key, &format!("/webhook_endpoints/{id}/test"), json!({}))
+        .await;
+    assert_eq!(res.status(), 201);
+    let event: Value = res.json().await.unwrap();
+    assert_eq!(
+        (
+            event["object"].as_str(),
+            event["type"].as_str(),
+            event["status"].as_str()
+        ),
+        (
+            Some("webhook_event"),
+            Some("payment.succeeded"),
+            Some("pending")
+        )
+    );
+    assert_eq!(event["endpoint"], id);
+    assert_eq!(event["payload"]["id"], event["id"]);
+    assert_eq!(event["payload"]["data"]["object"]["livemode"], false);
+    // Synthetic ids never resolve.
+    let synthetic = event["payload"]["data"]["object"]["id"].as_str().unwrap();
+    assert!(synthetic.starts_with("pay_test_"));
+    assert_error(
+        app.get(key, &format!("/payments/{synthetic}")).await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    let session_id = event["payload"]["data"]["object"]["checkout_session"]
+        .as_str()
+        .unwrap();
+    assert_error(
+        app.get(key, &format!("/checkout/sessions/{session_id}"))
+            .await,
+        404,
+        "not_found_error",
+    )
+    .await;
+
+    let typed: Value = app
+        .post(
+            key,
+            &format!("/webhook_endpoints/{id}/test"),
+            json!({ "type": "checkout.session.completed" }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        typed["payload"]["data"]["object"]["object"],
+        "checkout.session"
+    );
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/webhook_endpoints/{id}/test"),
+            json!({ "type": "payment.refunded" }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["type"]);
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/webhook_endpoints/{id}/test"),
+            json!({ "type": "nope" }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["type"]);
+    assert_error(
+        app.post(
+            &app.a.live_key,
+            &format!("/webhook_endpoints/{id}/test"),
+            json!({}),
+        )
+        .await,
+        404,
+        "not_found_error",
+    )
+    .await;
+
+    // Still pending (no worker runs here): a resend is a conflict.
+    let eid = event["id"].as_str().unwrap();
+    assert_error(
+        app.post(key, &format!("/webhook_events/{eid}/resend"), json!({}))
+            .await,
+        409,
+        "conflict_error",
+    )
+    .await;
+    assert_error(
+        app.post(key, "/webhook_events/evt_nope/resend", json!({}))
+            .await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    // A disabled endpoint: 400.
+    app.post(
+        key,
+        &format!("/webhook_endpoints/{id}"),
+        json!({ "status": "disabled" }),
+    )
+    .await;
+    assert_error(
+        app.post(key, &format!("/webhook_events/{eid}/resend"), json!({}))
+            .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    let listed: Value = app
+        .get(key, "/webhook_events?type=payment.succeeded")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["data"][0]["id"], eid);
+}
+
+#[tokio::test]
+async fn synthetic_objects_have_the_production_shape() {
+    use std::collections::BTreeSet;
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let real = app
+        .create_session(
+            key,
+            json!({ "mode": "payment", "title": "T", "amount": "1" }),
+        )
+        .await;
+    let now = stablepay_domain::Timestamp::new(chrono::Utc::now());
+    let synthetic = stablepay_domain::rules::test_events::synthetic_object(
+        stablepay_domain::EventType::CheckoutSessionCompleted,
+        false,
+        now,
+    );
+    let keys = |v: &Value| {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(
+        keys(&synthetic),
+        keys(&real),
+        "test checkout.session objects have every real field"
+    );
+    let payment = fixtures_payment(&app).await;
+    let synthetic = stablepay_domain::rules::test_events::synthetic_object(
+        stablepay_domain::EventType::PaymentSucceeded,
+        false,
+        now,
+    );
+    assert_eq!(keys(&synthetic), keys(&payment));
+}
+
+async fn fixtures_payment(app: &TestApp) -> Value {
+    let id = stablepay_postgres::testing::fixtures::payment(
+        &app.store,
+        app.a.id,
+        false,
+        "confirmed",
+        None,
+        None,
+    )
+    .await;
+    app.get(&app.a.test_key, &format!("/payments/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap()
+}
