@@ -2,6 +2,7 @@
 //! Both provision a throwaway PostgreSQL cluster under `target/` when `DATABASE_URL` is
 //! unset.
 
+mod bench;
 mod dev;
 mod pg;
 mod seed;
@@ -18,6 +19,8 @@ commands:
           writes target/dev/env.json; Ctrl-C stops everything
   test    start PostgreSQL (throwaway), then cargo fmt --check, clippy -D warnings, and
           every test of the workspace (extra arguments go to cargo test)
+  bench   webhooks: deliveries/s and enqueue-to-receipt latency (release build;
+          BENCH_DELIVERIES, BENCH_WORKERS tune it)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
 
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
         Some("dev") => dev::run(),
         Some("test") => test::run(&args[1..]),
         Some("sign") => sign::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

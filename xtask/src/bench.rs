@@ -1,0 +1,242 @@
+//! `cargo xtask bench webhooks`: signed deliveries per second from release-built
+//! `stablepay-worker` processes to a local receiver, and enqueue-to-receipt latency at
+//! half of that rate (DESIGN §10). Everything runs on this machine against a throwaway
+//! PostgreSQL; numbers are printed as a table.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use stablepay_domain::ports::{EventDraft, Outbox, SystemClock};
+use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
+use stablepay_domain::{ApiKeyId, AuthContext, EventType, FeeTier, Mode, Timestamp, WebhookUrl};
+use stablepay_postgres::testing::execute_sql;
+use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::pg::Postgres;
+use crate::util::{cargo, root, run as run_cmd};
+
+const SECRETS_KEY: [u8; 32] = [9u8; 32];
+
+struct Receiver {
+    url: String,
+    count: Arc<AtomicU64>,
+    first: Arc<Mutex<Option<Instant>>>,
+    last: Arc<Mutex<Option<Instant>>>,
+    latencies_ms: Arc<Mutex<Vec<i64>>>,
+}
+
+async fn start_receiver() -> Result<Receiver, String> {
+    let listener = TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
+    let url = format!("http://127.0.0.1:{}/hooks", listener.local_addr().map_err(|e| e.to_string())?.port());
+    let r = Receiver {
+        url,
+        count: Arc::default(),
+        first: Arc::default(),
+        last: Arc::default(),
+        latencies_ms: Arc::default(),
+    };
+    let (count, first, last, lat) = (r.count.clone(), r.first.clone(), r.last.clone(), r.latencies_ms.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else { continue };
+            let (count, first, last, lat) = (count.clone(), first.clone(), last.clone(), lat.clone());
+            tokio::spawn(async move {
+                let mut got = Vec::with_capacity(2048);
+                let mut buf = [0u8; 4096];
+                loop {
+                    let Ok(n) = sock.read(&mut buf).await else { return };
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    let Some(end) = find(&got, b"\r\n\r\n") else { continue };
+                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse().ok()))
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + len {
+                        let body = String::from_utf8_lossy(&got[end + 4..end + 4 + len]).to_string();
+                        let now = Instant::now();
+                        count.fetch_add(1, Ordering::Relaxed);
+                        first.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(now);
+                        *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(now);
+                        if let Some(ms) = enqueue_latency_ms(&body) {
+                            lat.lock().unwrap_or_else(|p| p.into_inner()).push(ms);
+                        }
+                        let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    Ok(r)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Receipt time minus the envelope's `created_at` (set when the event was recorded).
+fn enqueue_latency_ms(body: &str) -> Option<i64> {
+    let start = body.find("\"created_at\":\"")? + 14;
+    let stamp = body.get(start..start + 24)?;
+    let at = chrono::DateTime::parse_from_rfc3339(stamp).ok()?;
+    Some((chrono::Utc::now() - at.with_timezone(&chrono::Utc)).num_milliseconds())
+}
+
+struct Workers(Vec<Child>);
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn start_workers(n: usize, db: &str) -> Result<Workers, String> {
+    let key = base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY);
+    let bin = root().join("target/release/stablepay-worker");
+    let mut children = Vec::new();
+    for _ in 0..n {
+        let child = Command::new(&bin)
+            .env("DATABASE_URL", db)
+            .env("STABLEPAY_SECRETS_KEY", &key)
+            .env("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
+            .env("STABLEPAY_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+        children.push(child);
+    }
+    Ok(Workers(children))
+}
+
+fn percentile(sorted: &[i64], p: f64) -> i64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        None | Some("webhooks") => {}
+        Some(other) => return Err(format!("unknown benchmark `{other}` (available: webhooks)")),
+    }
+    let total: u64 = std::env::var("BENCH_DELIVERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let workers: usize = std::env::var("BENCH_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    println!("xtask: building stablepay-worker (release)");
+    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
+    let pg = Postgres::provision("bench")?;
+    let db = pg.database("bench")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(bench(&db, total, workers));
+    drop(pg);
+    result
+}
+
+async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
+    run_migrations(db).await?;
+    let cipher = SecretCipher::new(&SECRETS_KEY).map_err(|e| e.to_string())?;
+    let store = PgStore::connect(db, &PoolConfig { max_connections: 16, ..PoolConfig::default() }, cipher).map_err(|e| e.to_string())?;
+    let merchant = store.create_merchant("Bench", FeeTier::Standard).await.map_err(|e| e.to_string())?;
+    let ctx = AuthContext { merchant_id: merchant.id, mode: Mode::Test, api_key_id: ApiKeyId::generate(), fee_tier: FeeTier::Standard, rate_limit_per_min: None };
+    let rx = start_receiver().await?;
+    let url = WebhookUrl::parse(&rx.url).map_err(|e| e.to_string())?;
+    let (endpoint, _) = create_webhook_endpoint(&ctx, NewEndpoint { url, enabled_events: vec![], description: None }, &store, &SystemClock)
+        .await
+        .map_err(|e| e.to_string())?;
+
+    // Phase 1: a backlog of `total` due deliveries, drained as fast as the workers can.
+    let payload = r#"{"id":"evt_bench","object":"event","type":"payment.succeeded","livemode":false,"created_at":"2026-01-01T00:00:00.000Z","data":{"object":{"id":"pay_bench","object":"payment","amount":"25"}}}"#;
+    execute_sql(
+        &store,
+        &format!(
+            "INSERT INTO webhook_events (id, merchant_id, livemode, type, endpoint_id, status, attempts, next_attempt_at, payload, created_at) \
+             SELECT gen_random_uuid(), '{}', false, 'payment.succeeded', '{}', 'pending', 0, now(), '{payload}', now() FROM generate_series(1, {total})",
+            merchant.id.uuid(),
+            endpoint.id.uuid()
+        ),
+    )
+    .await?;
+    rx.latencies_ms.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    let procs = start_workers(workers, db)?;
+    let started = Instant::now();
+    while rx.count.load(Ordering::Relaxed) < total {
+        if started.elapsed() > Duration::from_secs(300) {
+            return Err(format!("only {} of {total} deliveries arrived in 300 s", rx.count.load(Ordering::Relaxed)));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let first = rx.first.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(started);
+    let last = rx.last.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(started);
+    let drain_secs = last.duration_since(first).as_secs_f64().max(0.001);
+    let peak = (total - 1) as f64 / drain_secs;
+
+    // Phase 2: steady enqueueing at half the peak through the outbox (one transaction per
+    // event, as real state changes do), measuring commit-to-receipt latency.
+    let rate = (peak / 2.0).max(1.0);
+    let seconds = 10u64;
+    let before = rx.count.load(Ordering::Relaxed);
+    rx.latencies_ms.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    let store = Arc::new(store);
+    let tick = Duration::from_millis(10);
+    let per_tick = rate / 100.0;
+    let mut owed = 0.0f64;
+    let mut sent = 0u64;
+    let phase = Instant::now();
+    let mut tasks = Vec::new();
+    while phase.elapsed() < Duration::from_secs(seconds) {
+        owed += per_tick;
+        while owed >= 1.0 {
+            owed -= 1.0;
+            sent += 1;
+            let store = store.clone();
+            let draft = EventDraft {
+                merchant_id: merchant.id,
+                mode: Mode::Test,
+                event_type: EventType::PaymentSucceeded,
+                object_json: r#"{"id":"pay_bench","object":"payment","amount":"25"}"#.into(),
+                created_at: Timestamp::new(chrono::Utc::now()),
+            };
+            tasks.push(tokio::spawn(async move { store.record_event(&draft).await.is_ok() }));
+        }
+        tokio::time::sleep(tick).await;
+    }
+    let mut enqueue_errors = 0;
+    for t in tasks {
+        if !t.await.unwrap_or(false) {
+            enqueue_errors += 1;
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while rx.count.load(Ordering::Relaxed) < before + sent - enqueue_errors && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(procs);
+    let mut lat = rx.latencies_ms.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    lat.sort_unstable();
+    let achieved = sent as f64 / seconds as f64;
+
+    println!();
+    println!("| webhooks benchmark ({workers} worker process(es), {} cores) | value |", std::thread::available_parallelism().map_or(0, |n| n.get()));
+    println!("|---|---|");
+    println!("| backlog drained | {total} deliveries in {drain_secs:.2} s |");
+    println!("| peak signed deliveries/s | {peak:.0} |");
+    println!("| steady enqueue rate (half of peak) | {achieved:.0} events/s for {seconds} s ({enqueue_errors} enqueue errors) |");
+    println!("| delivered in steady phase | {} of {sent} |", lat.len());
+    println!("| enqueue-to-receipt p50 | {} ms |", percentile(&lat, 0.50));
+    println!("| enqueue-to-receipt p99 | {} ms |", percentile(&lat, 0.99));
+    println!("| enqueue-to-receipt max | {} ms |", lat.last().copied().unwrap_or(0));
+    Ok(())
+}
