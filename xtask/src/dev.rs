@@ -8,8 +8,10 @@ use base64::Engine;
 use rand::RngCore;
 use serde_json::json;
 
+use crate::chain::{self, DevChain};
 use crate::pg::Postgres;
 use crate::seed::{self, DemoMerchant};
+use crate::tools;
 use crate::util::{cargo, free_port, output, root, run as run_cmd};
 
 struct Processes(Vec<(String, Child)>);
@@ -44,7 +46,20 @@ pub fn run() -> Result<(), String> {
     let bin = root().join("target/debug/stablepay-api");
     let worker_bin = root().join("target/debug/stablepay-worker");
 
+    let anvil = tools::anvil()?;
     let pg = Postgres::provision("dev")?;
+    let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
+    for c in &chains {
+        println!(
+            "xtask: chain {} at {} (router {}, USDC {})",
+            c.chain_id, c.rpc_url, c.checkout_router, c.usdc
+        );
+    }
+    let chain_env: Vec<(String, String)> = chains
+        .iter()
+        .flat_map(|c| c.service_env())
+        .chain(service_keys())
+        .collect();
     let db = pg.database("stablepay")?;
     output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
     let merchants = seed::create_merchants(&bin, &db)?;
@@ -70,6 +85,7 @@ pub fn run() -> Result<(), String> {
 
     // Other STABLEPAY_* variables reach the processes through the inherited environment.
     let child = Command::new(&bin)
+        .envs(chain_env.iter().cloned())
         .arg("serve")
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_BIND", &bind)
@@ -88,6 +104,7 @@ pub fn run() -> Result<(), String> {
         .ok_or("STABLEPAY_WEBHOOK_BACKOFF_BASE must be a duration such as 30s")?
         .as_secs();
     let worker = Command::new(&worker_bin)
+        .envs(chain_env.iter().cloned())
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_WEBHOOK_BACKOFF_BASE", &backoff)
@@ -103,7 +120,7 @@ pub fn run() -> Result<(), String> {
     for m in &merchants {
         seed::verify_wallet(&api, m)?;
     }
-    write_env_json(&api, &merchants, rate_limit, backoff_secs)?;
+    write_env_json(&api, &merchants, &chains, rate_limit, backoff_secs)?;
     print_banner(&api, &merchants, pg.data_dir().is_some());
 
     let (tx, rx) = mpsc::channel();
@@ -123,6 +140,7 @@ pub fn run() -> Result<(), String> {
         }
     }
     drop(processes);
+    drop(chains);
     drop(pg);
     Ok(())
 }
@@ -130,6 +148,7 @@ pub fn run() -> Result<(), String> {
 fn write_env_json(
     api: &str,
     merchants: &[DemoMerchant],
+    chains: &[DevChain],
     rate_limit: u32,
     backoff_secs: u64,
 ) -> Result<(), String> {
@@ -142,8 +161,8 @@ fn write_env_json(
             "live_key": m.live_key,
             "wallet": { "address": m.wallet_address, "private_key": m.wallet_key },
         })).collect::<Vec<_>>(),
-        "chains": {},
-        "buyers": [],
+        "chains": chains.iter().map(|c| (c.chain_id.to_string(), c.to_json())).collect::<serde_json::Map<_, _>>(),
+        "buyers": chain::BUYERS.iter().map(|i| json!({ "address": chain::address(*i), "private_key": chain::key(*i) })).collect::<Vec<_>>(),
         "config": {
             "webhook_backoff_base_seconds": backoff_secs,
             "confirmations": { "84532": 1, "8453": 1 },
@@ -177,4 +196,14 @@ fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
     println!("    -d '{{\"mode\":\"payment\",\"title\":\"Espresso beans\",\"amount\":\"12.50\"}}'");
     println!();
     println!("Press Ctrl-C to stop.");
+}
+
+/// The operator (EIP-712 intent signer) and keeper keys of the dev chains.
+fn service_keys() -> Vec<(String, String)> {
+    vec![
+        ("STABLEPAY_OPERATOR_KEY".into(), chain::key(chain::OPERATOR)),
+        ("STABLEPAY_KEEPER_KEY".into(), chain::key(chain::KEEPER)),
+        ("STABLEPAY_CONFIRMATIONS_84532".into(), "1".into()),
+        ("STABLEPAY_CONFIRMATIONS_8453".into(), "1".into()),
+    ]
 }

@@ -3,11 +3,13 @@
 //! unset.
 
 mod bench;
+mod chain;
 mod dev;
 mod pg;
 mod seed;
 mod sign;
 mod test;
+mod tools;
 mod util;
 
 use std::process::ExitCode;
@@ -15,12 +17,15 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  dev     start PostgreSQL (throwaway), migrate, seed two demo merchants, run the api;
+  dev     start PostgreSQL (throwaway) and two anvil chains (84532, 8453) with the
+          contracts deployed, migrate, seed two demo merchants, run api + worker;
           writes target/dev/env.json; Ctrl-C stops everything
-  test    start PostgreSQL (throwaway), then cargo fmt --check, clippy -D warnings, and
+  test    start PostgreSQL (throwaway) and the anvil chains, then cargo fmt --check,
+          clippy -D warnings, and
           every test of the workspace (extra arguments go to cargo test)
   bench   webhooks: deliveries/s and enqueue-to-receipt latency (release build;
           BENCH_DELIVERIES, BENCH_WORKERS tune it)
+  contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
 
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&args[1..]),
         Some("sign") => sign::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("contracts") => tools::compile_contracts(),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -29,7 +29,10 @@ pub fn with_database(url: &str, name: &str) -> String {
 /// Runs one raw statement (fixtures and benchmarks only).
 pub async fn execute_sql(store: &PgStore, sql: &str) -> Result<usize, String> {
     let mut conn = store.conn().await.map_err(|e| e.to_string())?;
-    diesel::sql_query(sql).execute(&mut conn).await.map_err(|e| e.to_string())
+    diesel::sql_query(sql)
+        .execute(&mut conn)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Creates `stablepay_test_<uuid>`, migrates it, and returns its URL.

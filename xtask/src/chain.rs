@@ -1,0 +1,300 @@
+//! Dev chains: two anvil nodes (84532 and 8453) with the contracts deployed and the demo
+//! accounts funded, driven over plain JSON-RPC with anvil's unlocked accounts.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use stablepay_domain::rules::eip191;
+
+use crate::util::{free_port, root};
+
+/// anvil's well-known development keys (mnemonic "test test … junk"); public, test only.
+pub const KEYS: [&str; 10] = [
+    "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+    "7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+    "47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+    "8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
+    "92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e",
+    "4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
+    "dbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97",
+    "2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
+];
+pub const OPERATOR: usize = 0;
+pub const MERCHANTS: [usize; 2] = [1, 2];
+pub const BUYERS: [usize; 3] = [3, 4, 5];
+pub const TREASURY: usize = 6;
+pub const KEEPER: usize = 7;
+pub const SMART_WALLET_OWNER: usize = 8;
+/// Tokens minted to every buyer, merchant wallet and the smart wallet: 1,000,000 units.
+const MINT_MICROS: u128 = 1_000_000 * 1_000_000;
+
+pub fn address(index: usize) -> String {
+    let mut raw = [0u8; 32];
+    let _ = hex::decode_to_slice(KEYS[index], &mut raw);
+    eip191::address_of_private_key(&raw)
+        .map(|a| a.to_string())
+        .unwrap_or_default()
+}
+
+pub fn key(index: usize) -> String {
+    format!("0x{}", KEYS[index])
+}
+
+pub struct DevChain {
+    pub chain_id: u64,
+    pub rpc_url: String,
+    pub usdc: String,
+    pub usdt: String,
+    pub checkout_router: String,
+    pub subscription_manager: String,
+    pub smart_wallet: String,
+    child: Child,
+}
+
+impl Drop for DevChain {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl DevChain {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "rpc_url": self.rpc_url,
+            "usdc": self.usdc,
+            "usdt": self.usdt,
+            "checkout_router": self.checkout_router,
+            "subscription_manager": self.subscription_manager,
+            "treasury": address(TREASURY),
+            "smart_wallet": { "address": self.smart_wallet, "owner_private_key": key(SMART_WALLET_OWNER) },
+        })
+    }
+
+    /// `STABLEPAY_*` variables that point the service at this chain.
+    pub fn service_env(&self) -> Vec<(String, String)> {
+        let id = self.chain_id;
+        vec![
+            (format!("STABLEPAY_RPC_URL_{id}"), self.rpc_url.clone()),
+            (format!("STABLEPAY_TOKEN_USDC_{id}"), self.usdc.clone()),
+            (format!("STABLEPAY_TOKEN_USDT_{id}"), self.usdt.clone()),
+            (
+                format!("STABLEPAY_CHECKOUT_ROUTER_{id}"),
+                self.checkout_router.clone(),
+            ),
+            (
+                format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"),
+                self.subscription_manager.clone(),
+            ),
+            (format!("STABLEPAY_TREASURY_{id}"), address(TREASURY)),
+        ]
+    }
+}
+
+fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
+    let response: Value = ureq::post(url)
+        .timeout(Duration::from_secs(10))
+        .send_json(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
+        .map_err(|e| format!("{method}: {e}"))?
+        .into_json()
+        .map_err(|e| format!("{method}: {e}"))?;
+    if let Some(err) = response.get("error") {
+        return Err(format!("{method}: {err}"));
+    }
+    Ok(response["result"].clone())
+}
+
+fn artifact_bytecode(name: &str) -> Result<String, String> {
+    let path = root().join(format!("contracts/out/{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e} (run `cargo xtask contracts`)", path.display()))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    json["bytecode"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{name}: no bytecode"))
+}
+
+fn word_address(addr: &str) -> String {
+    format!("{:0>64}", addr.trim_start_matches("0x").to_lowercase())
+}
+
+fn word_uint(n: u128) -> String {
+    format!("{n:064x}")
+}
+
+/// ABI encoding of `(string, string)`.
+fn encode_two_strings(a: &str, b: &str) -> String {
+    let padded = |s: &str| {
+        let hex = hex::encode(s.as_bytes());
+        let words = s.len().div_ceil(32).max(1);
+        format!(
+            "{}{:0<width$}",
+            word_uint(s.len() as u128),
+            hex,
+            width = words * 64
+        )
+    };
+    let first = padded(a);
+    format!(
+        "{}{}{}{}",
+        word_uint(0x40),
+        word_uint(0x40 + first.len() as u128 / 2),
+        first,
+        padded(b)
+    )
+}
+
+fn send(url: &str, from: &str, to: Option<&str>, data: String) -> Result<String, String> {
+    let mut tx = json!({ "from": from, "data": data, "gas": "0x7a1200" });
+    if let Some(to) = to {
+        tx["to"] = json!(to);
+    }
+    rpc(url, "eth_sendTransaction", json!([tx]))?
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| "no tx hash".to_owned())
+}
+
+/// Mines a block and returns the receipts of `hashes`, failing on any revert.
+fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value>, String> {
+    rpc(url, "evm_mine", json!([]))?;
+    hashes
+        .iter()
+        .map(|h| {
+            let receipt = rpc(url, "eth_getTransactionReceipt", json!([h]))?;
+            if receipt["status"] != "0x1" {
+                return Err(format!("transaction {h} failed: {receipt}"));
+            }
+            Ok(receipt)
+        })
+        .collect()
+}
+
+fn deploy_all(url: &str) -> Result<[String; 5], String> {
+    let deployer = address(OPERATOR);
+    let datas = [
+        artifact_bytecode("TestToken")? + &encode_two_strings("USD Coin", "USDC"),
+        artifact_bytecode("TestToken")? + &encode_two_strings("Tether USD", "USDT"),
+        artifact_bytecode("CheckoutRouter")?
+            + &word_address(&address(OPERATOR))
+            + &word_address(&address(TREASURY)),
+        artifact_bytecode("SubscriptionManager")?
+            + &word_address(&address(OPERATOR))
+            + &word_address(&address(KEEPER))
+            + &word_address(&address(TREASURY)),
+        artifact_bytecode("TestSmartWallet")? + &word_address(&address(SMART_WALLET_OWNER)),
+    ];
+    let hashes = datas
+        .into_iter()
+        .map(|d| send(url, &deployer, None, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let receipts = mine_and_confirm(url, &hashes)?;
+    let addr = |i: usize| {
+        receipts[i]["contractAddress"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or("no contract address")
+    };
+    Ok([addr(0)?, addr(1)?, addr(2)?, addr(3)?, addr(4)?])
+}
+
+fn fund(url: &str, tokens: &[&str], smart_wallet: &str) -> Result<(), String> {
+    let mut holders: Vec<String> = BUYERS
+        .iter()
+        .chain(MERCHANTS.iter())
+        .map(|i| address(*i))
+        .collect();
+    holders.push(smart_wallet.to_owned());
+    let mut hashes = Vec::new();
+    for token in tokens {
+        for holder in &holders {
+            // mint(address,uint256)
+            let data = format!(
+                "0x40c10f19{}{}",
+                word_address(holder),
+                word_uint(MINT_MICROS)
+            );
+            hashes.push(send(url, &address(OPERATOR), Some(token), data)?);
+        }
+    }
+    mine_and_confirm(url, &hashes).map(|_| ())
+}
+
+/// Starts one anvil node, deploys and funds. Blocks every second (`--block-time 1`).
+pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String> {
+    let port = free_port()?;
+    let child = Command::new(anvil)
+        .args([
+            "--chain-id",
+            &chain_id.to_string(),
+            "--port",
+            &port.to_string(),
+            "--block-time",
+            "1",
+            "--silent",
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start anvil: {e}"))?;
+    let rpc_url = format!("http://127.0.0.1:{port}");
+    let mut chain = DevChain {
+        chain_id,
+        rpc_url: rpc_url.clone(),
+        usdc: String::new(),
+        usdt: String::new(),
+        checkout_router: String::new(),
+        subscription_manager: String::new(),
+        smart_wallet: String::new(),
+        child,
+    };
+    let started = Instant::now();
+    loop {
+        match rpc(&rpc_url, "eth_chainId", json!([])) {
+            Ok(id) if id.as_str() == Some(&format!("0x{chain_id:x}")) => break,
+            Ok(id) => return Err(format!("anvil answered chain id {id}, expected {chain_id}")),
+            Err(_) if started.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            Err(e) => return Err(format!("anvil on port {port} did not start: {e}")),
+        }
+    }
+    let accounts = rpc(&rpc_url, "eth_accounts", json!([]))?;
+    let expected = address(OPERATOR).to_lowercase();
+    if accounts[0].as_str().map(str::to_lowercase) != Some(expected) {
+        return Err(format!(
+            "anvil's first account is {}, not the expected dev account",
+            accounts[0]
+        ));
+    }
+    let [usdc, usdt, router, manager, wallet] = deploy_all(&rpc_url)?;
+    fund(&rpc_url, &[&usdc, &usdt], &wallet)?;
+    chain.usdc = usdc;
+    chain.usdt = usdt;
+    chain.checkout_router = router;
+    chain.subscription_manager = manager;
+    chain.smart_wallet = wallet;
+    Ok(chain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_two_strings_like_solidity() {
+        let enc = encode_two_strings("USD Coin", "USDC");
+        assert_eq!(enc.len(), 64 * 6);
+        assert!(enc.starts_with(&(word_uint(0x40) + &word_uint(0x80))));
+        assert_eq!(&enc[128..192], word_uint(8));
+    }
+
+    #[test]
+    fn dev_accounts_are_the_known_ones() {
+        assert_eq!(address(0), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+        assert_eq!(address(9), "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720");
+    }
+}

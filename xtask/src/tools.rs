@@ -1,0 +1,76 @@
+//! Node-packaged tools under `target/tools`: anvil (npm `@foundry-rs/anvil`, which ships
+//! the platform's binary) and solc (npm `solc`). Installed on first use.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::util::{output, root, run};
+
+pub const ANVIL_PACKAGE: &str = "@foundry-rs/anvil@1.7.1";
+pub const SOLC_PACKAGE: &str = "solc@0.8.30";
+
+pub fn tools_dir() -> PathBuf {
+    root().join("target/tools")
+}
+
+/// The platform binary inside the npm package (spawned directly so it can be killed).
+fn anvil_binary() -> Option<PathBuf> {
+    let scope = tools_dir().join("node_modules/@foundry-rs");
+    let entries = std::fs::read_dir(&scope).ok()?;
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("bin/anvil"))
+        .find(|p| p.is_file())
+        .or_else(|| Some(tools_dir().join("node_modules/.bin/anvil")).filter(|p| p.exists()))
+}
+
+fn npm_install(packages: &[&str]) -> Result<(), String> {
+    let dir = tools_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if !dir.join("package.json").exists() {
+        std::fs::write(
+            dir.join("package.json"),
+            "{\"name\":\"stablepay-tools\",\"private\":true}\n",
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    println!(
+        "xtask: npm install {} (into target/tools)",
+        packages.join(" ")
+    );
+    run(Command::new("npm")
+        .arg("install")
+        .arg("--prefix")
+        .arg(&dir)
+        .args(["--no-audit", "--no-fund", "--loglevel=error"])
+        .args(packages))
+    .map_err(|e| format!("{e}\n(Node.js and npm are required: they install anvil and solc)"))
+}
+
+pub fn anvil() -> Result<PathBuf, String> {
+    if let Some(bin) = anvil_binary() {
+        return Ok(bin);
+    }
+    npm_install(&[ANVIL_PACKAGE, SOLC_PACKAGE])?;
+    let bin = anvil_binary()
+        .ok_or("the @foundry-rs/anvil package installed no binary for this platform")?;
+    let version = output(Command::new(&bin).arg("--version"))?;
+    println!("xtask: {}", version.lines().next().unwrap_or("anvil"));
+    Ok(bin)
+}
+
+pub fn solc_ready() -> Result<(), String> {
+    if tools_dir().join("node_modules/solc/package.json").exists() {
+        return Ok(());
+    }
+    npm_install(&[ANVIL_PACKAGE, SOLC_PACKAGE])
+}
+
+/// `cargo xtask contracts`: compile contracts/src with solcjs into contracts/out.
+pub fn compile_contracts() -> Result<(), String> {
+    solc_ready()?;
+    run(Command::new("node")
+        .arg(root().join("contracts/compile.mjs"))
+        .arg(tools_dir())
+        .arg(root().join("contracts")))
+}
