@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{stream, StreamExt};
+use tokio::sync::Notify;
 use stablepay_domain::ports::{Clock, DeliveryQueue, WebhookTransport};
 use stablepay_domain::rules::delivery::DeliveryPolicy;
 use stablepay_domain::services::deliver_event;
@@ -17,18 +18,44 @@ pub struct DeliveryLoop {
     pub transport: Arc<dyn WebhookTransport>,
     pub clock: Arc<dyn Clock>,
     pub policy: DeliveryPolicy,
+    /// Independent claim loops per process.
+    pub lanes: usize,
+    /// Rows claimed per lane.
     pub batch_size: u32,
+    /// Requests in flight per lane.
     pub concurrency: usize,
     pub lease: Duration,
     pub poll_interval: Duration,
 }
 
 impl DeliveryLoop {
-    /// Runs until `stop` is set; finishes (and records) the batch in flight first.
+    /// Runs until `stop` is set; each lane finishes (and records) its batch in flight first.
+    ///
+    /// Several lanes claim small batches independently, so a new event never waits for a
+    /// large batch to finish; one waker turns NOTIFY (or the poll interval) into a wake-up
+    /// for every idle lane.
     pub async fn run(&self, stop: Arc<AtomicBool>) {
-        let lease_secs = i64::try_from(self.lease.as_secs()).unwrap_or(30);
+        let notify = Notify::new();
         let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
+        let waker = async {
+            while !stop.load(Ordering::Relaxed) {
+                self.queue.wait_for_work(poll_ms).await;
+                notify.notify_waiters();
+            }
+            notify.notify_waiters();
+        };
+        let lanes = futures_util::future::join_all((0..self.lanes.max(1)).map(|_| self.lane(&stop, &notify)));
+        futures_util::future::join(waker, lanes).await;
+    }
+
+    async fn lane(&self, stop: &AtomicBool, notify: &Notify) {
+        let lease_secs = i64::try_from(self.lease.as_secs()).unwrap_or(30);
         while !stop.load(Ordering::Relaxed) {
+            // Register for the wake-up before claiming, so a NOTIFY that lands between an
+            // empty claim and the wait is not lost.
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
             let batch = match self.queue.claim_due(self.batch_size, lease_secs).await {
                 Ok(batch) => batch,
                 Err(e) => {
@@ -38,26 +65,14 @@ impl DeliveryLoop {
                 }
             };
             if batch.is_empty() {
-                self.queue.wait_for_work(poll_ms).await;
+                let _ = tokio::time::timeout(self.poll_interval, notified).await;
                 continue;
             }
-            let claimed = batch.len();
             let outcomes: Vec<_> = stream::iter(batch.iter())
-                .map(|d| {
-                    deliver_event(
-                        d,
-                        self.transport.as_ref(),
-                        self.clock.as_ref(),
-                        &self.policy,
-                    )
-                })
+                .map(|d| deliver_event(d, self.transport.as_ref(), self.clock.as_ref(), &self.policy))
                 .buffer_unordered(self.concurrency.max(1))
                 .collect()
                 .await;
-            let succeeded = outcomes
-                .iter()
-                .filter(|o| o.status == stablepay_domain::DeliveryStatus::Succeeded)
-                .count();
             for attempt in 0..5u64 {
                 match self.queue.record_outcomes(&outcomes).await {
                     Ok(()) => break,
@@ -68,7 +83,6 @@ impl DeliveryLoop {
                     }
                 }
             }
-            tracing::debug!(claimed, succeeded, "delivery batch done");
         }
     }
 }

@@ -45,6 +45,7 @@ async fn run() -> Result<(), String> {
         transport: Arc::new(HyperTransport::new(cfg.allow_private_targets)),
         clock: Arc::new(SystemClock),
         policy: cfg.policy,
+        lanes: cfg.lanes,
         batch_size: cfg.batch_size,
         concurrency: cfg.concurrency,
         lease: cfg.lease,
