@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{stream, StreamExt};
-use tokio::sync::Notify;
 use stablepay_domain::ports::{Clock, DeliveryQueue, WebhookTransport};
 use stablepay_domain::rules::delivery::DeliveryPolicy;
 use stablepay_domain::services::deliver_event;
+use tokio::sync::Notify;
 
 pub struct DeliveryLoop {
     pub queue: Arc<dyn DeliveryQueue>,
@@ -44,7 +44,9 @@ impl DeliveryLoop {
             }
             notify.notify_waiters();
         };
-        let lanes = futures_util::future::join_all((0..self.lanes.max(1)).map(|_| self.lane(&stop, &notify)));
+        let lanes = futures_util::future::join_all(
+            (0..self.lanes.max(1)).map(|_| self.lane(&stop, &notify)),
+        );
         futures_util::future::join(waker, lanes).await;
     }
 
@@ -69,7 +71,14 @@ impl DeliveryLoop {
                 continue;
             }
             let outcomes: Vec<_> = stream::iter(batch.iter())
-                .map(|d| deliver_event(d, self.transport.as_ref(), self.clock.as_ref(), &self.policy))
+                .map(|d| {
+                    deliver_event(
+                        d,
+                        self.transport.as_ref(),
+                        self.clock.as_ref(),
+                        &self.policy,
+                    )
+                })
                 .buffer_unordered(self.concurrency.max(1))
                 .collect()
                 .await;
