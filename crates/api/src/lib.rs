@@ -13,7 +13,7 @@ pub mod wrapper;
 use std::sync::Arc;
 
 use actix_web::web::Data;
-use stablepay_domain::ports::SystemClock;
+use stablepay_domain::ports::{ChainReader, SystemClock};
 use stablepay_domain::services::TokenDirectory;
 use stablepay_postgres::PgStore;
 
@@ -23,6 +23,7 @@ use crate::state::AppState;
 /// Wires the PostgreSQL store into every port.
 pub fn state_from_store(
     store: PgStore,
+    chain: Arc<dyn ChainReader>,
     tokens: TokenDirectory,
     public_url: String,
     rate_limit_per_min: u32,
@@ -37,6 +38,7 @@ pub fn state_from_store(
         reader: store.clone(),
         idempotency: store.clone(),
         outbox: store,
+        chain,
         clock: Arc::new(SystemClock),
         tokens,
         public_url,

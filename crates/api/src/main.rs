@@ -132,8 +132,10 @@ async fn serve() -> Result<(), String> {
     let listener = TcpListener::bind(&cfg.bind)
         .map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let chain = stablepay_evm::EvmChain::new(&cfg.rpc_urls, cfg.rpc_timeout)?;
     let state = stablepay_api::state_from_store(
         store,
+        std::sync::Arc::new(chain),
         cfg.tokens.clone(),
         cfg.public_url.clone(),
         cfg.rate_limit_per_min,

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, Clock, IdempotencyStore, Outbox, ResourceReader, SessionRepository,
+    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, ResourceReader, SessionRepository,
     WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::services::TokenDirectory;
@@ -17,6 +17,7 @@ pub struct AppState {
     pub reader: Arc<dyn ResourceReader>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub outbox: Arc<dyn Outbox>,
+    pub chain: Arc<dyn ChainReader>,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
     pub public_url: String,

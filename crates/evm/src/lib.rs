@@ -1,10 +1,188 @@
-//! The EVM adapter. It will implement the domain's Chain port with ethers (receipts,
-//! logs by range, ERC-20 Transfer decoding, EIP-712 intent signing, ERC-1271 checks).
-//! Until the on-chain work lands it only names the chains the service knows.
+//! The EVM adapter: implements the domain's `ChainReader` with ethers over HTTP JSON-RPC.
+//! Every call runs under a timeout and RPC failures are `ChainError::Unavailable` (the
+//! caller retries); nothing here panics on a node's answer.
 
-use stablepay_domain::ChainId;
+pub mod bindings;
 
-/// The chains this adapter serves.
-pub fn supported_chains() -> [ChainId; 2] {
-    ChainId::ALL
+use std::collections::HashMap;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use ethers::abi::RawLog;
+use ethers::contract::EthEvent;
+use ethers::providers::{Http, Middleware, Provider};
+use ethers::types::{Bytes, H160, H256, U256};
+use stablepay_domain::ports::{ChainError, ChainReader, ChainReceipt, CheckoutPaid, TokenTransfer};
+use stablepay_domain::{Address, ChainId, Signature, TxHash};
+
+use crate::bindings::checkout_router::CheckoutPaidFilter;
+use crate::bindings::erc1271::Erc1271;
+
+/// keccak256("Transfer(address,address,uint256)")
+const TRANSFER_TOPIC: [u8; 32] = [
+    0xdd, 0xf2, 0x52, 0xad, 0x1b, 0xe2, 0xc8, 0x9b, 0x69, 0xc2, 0xb0, 0x68, 0xfc, 0x37, 0x8d, 0xaa,
+    0x95, 0x2b, 0xa7, 0xf1, 0x63, 0xc4, 0xa1, 0x16, 0x28, 0xf5, 0x5a, 0x4d, 0xf5, 0x23, 0xb3, 0xef,
+];
+const ERC1271_MAGIC: [u8; 4] = [0x16, 0x26, 0xba, 0x7e];
+
+pub fn to_h160(a: &Address) -> H160 {
+    H160::from(*a.as_bytes())
+}
+
+pub fn from_h160(a: H160) -> Address {
+    Address::from_bytes(a.0)
+}
+
+fn u128_of(v: U256) -> Option<u128> {
+    (v <= U256::from(u128::MAX)).then(|| v.as_u128())
+}
+
+pub struct EvmChain {
+    providers: HashMap<u64, Provider<Http>>,
+    timeout: Duration,
+}
+
+impl EvmChain {
+    /// One HTTP provider per configured chain.
+    pub fn new(rpc_urls: &[(ChainId, String)], timeout: Duration) -> Result<Self, String> {
+        let mut providers = HashMap::new();
+        for (chain, url) in rpc_urls {
+            let provider = Provider::<Http>::try_from(url.as_str())
+                .map_err(|e| format!("RPC URL for chain {}: {e}", chain.id()))?;
+            providers.insert(chain.id(), provider.interval(Duration::from_millis(250)));
+        }
+        Ok(Self { providers, timeout })
+    }
+
+    pub fn provider(&self, chain: ChainId) -> Result<&Provider<Http>, ChainError> {
+        self.providers
+            .get(&chain.id())
+            .ok_or(ChainError::NotConfigured(chain.id()))
+    }
+
+    async fn timed<T, E: std::fmt::Display>(
+        &self,
+        what: &str,
+        f: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<T, ChainError> {
+        match tokio::time::timeout(self.timeout, f).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(ChainError::Unavailable(format!("{what}: {e}"))),
+            Err(_) => Err(ChainError::Unavailable(format!(
+                "{what}: timed out after {:?}",
+                self.timeout
+            ))),
+        }
+    }
+}
+
+fn decode_transfer(log: &ethers::types::Log, log_index: u64) -> Option<TokenTransfer> {
+    if log.topics.len() != 3 || log.topics[0].0 != TRANSFER_TOPIC || log.data.len() != 32 {
+        return None;
+    }
+    Some(TokenTransfer {
+        token: from_h160(log.address),
+        from: from_h160(H160::from(log.topics[1])),
+        to: from_h160(H160::from(log.topics[2])),
+        value: u128_of(U256::from_big_endian(&log.data))?,
+        log_index,
+    })
+}
+
+fn decode_checkout_paid(log: &ethers::types::Log, log_index: u64) -> Option<CheckoutPaid> {
+    if log.topics.first() != Some(&CheckoutPaidFilter::signature()) {
+        return None;
+    }
+    let event = CheckoutPaidFilter::decode_log(&RawLog {
+        topics: log.topics.clone(),
+        data: log.data.to_vec(),
+    })
+    .ok()?;
+    Some(CheckoutPaid {
+        router: from_h160(log.address),
+        reference: event.ref_,
+        payer: from_h160(event.payer),
+        recipient: from_h160(event.recipient),
+        token: from_h160(event.token),
+        net_amount: u128_of(event.net_amount)?,
+        fee_amount: u128_of(event.fee_amount)?,
+        log_index,
+    })
+}
+
+#[async_trait]
+impl ChainReader for EvmChain {
+    async fn block_number(&self, chain: ChainId) -> Result<u64, ChainError> {
+        let p = self.provider(chain)?;
+        Ok(self
+            .timed("eth_blockNumber", p.get_block_number())
+            .await?
+            .as_u64())
+    }
+
+    async fn receipt(
+        &self,
+        chain: ChainId,
+        tx: TxHash,
+    ) -> Result<Option<ChainReceipt>, ChainError> {
+        let p = self.provider(chain)?;
+        let Some(r) = self
+            .timed(
+                "eth_getTransactionReceipt",
+                p.get_transaction_receipt(H256::from(*tx.as_bytes())),
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(block) = r.block_number else {
+            return Ok(None);
+        };
+        let mut transfers = Vec::new();
+        let mut checkout_paid = Vec::new();
+        for log in &r.logs {
+            let index = log.log_index.map(|i| i.as_u64()).unwrap_or_default();
+            if let Some(t) = decode_transfer(log, index) {
+                transfers.push(t);
+            } else if let Some(c) = decode_checkout_paid(log, index) {
+                checkout_paid.push(c);
+            }
+        }
+        Ok(Some(ChainReceipt {
+            tx_hash: tx,
+            block_number: block.as_u64(),
+            succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
+            transfers,
+            checkout_paid,
+        }))
+    }
+
+    async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {
+        let p = self.provider(chain)?;
+        let code: Bytes = self
+            .timed("eth_getCode", p.get_code(to_h160(&address), None))
+            .await?;
+        Ok(!code.is_empty())
+    }
+
+    async fn is_valid_signature(
+        &self,
+        chain: ChainId,
+        wallet: Address,
+        hash: [u8; 32],
+        signature: &Signature,
+    ) -> Result<bool, ChainError> {
+        let p = self.provider(chain)?.clone();
+        let contract = Erc1271::new(to_h160(&wallet), std::sync::Arc::new(p));
+        let call = contract.is_valid_signature(hash, Bytes::from(signature.as_bytes().to_vec()));
+        // A revert means "not valid", not "unavailable".
+        match tokio::time::timeout(self.timeout, call.call()).await {
+            Ok(Ok(magic)) => Ok(magic == ERC1271_MAGIC),
+            Ok(Err(e)) if e.is_revert() => Ok(false),
+            Ok(Err(e)) => Err(ChainError::Unavailable(format!("isValidSignature: {e}"))),
+            Err(_) => Err(ChainError::Unavailable(
+                "isValidSignature: timed out".into(),
+            )),
+        }
+    }
 }

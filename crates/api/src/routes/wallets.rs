@@ -88,6 +88,7 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             id,
             &signature,
             s.wallets.as_ref(),
+            s.chain.as_ref(),
             s.clock.as_ref(),
         )
         .await
@@ -99,6 +100,11 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             VerifyWalletError::ChallengeUsed => ApiError::new(ErrorCode::Conflict, e.to_string()),
             VerifyWalletError::SignatureMismatch(_) => {
                 ApiError::invalid_field("signature", e.to_string())
+            }
+            VerifyWalletError::ChainUnavailable => {
+                let mut err = ApiError::new(ErrorCode::Unavailable, e.to_string());
+                err.retry_after_secs = Some(1);
+                err
             }
             VerifyWalletError::Store(e) => e.into(),
         })?;

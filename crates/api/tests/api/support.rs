@@ -73,7 +73,15 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
         .with(ChainId::BaseSepolia, Currency::Usdt, usdt_test());
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let state = state_from_store(store.clone(), tokens, "https://pay.example".into(), per_min);
+    let chain = stablepay_evm::EvmChain::new(&test_chain_rpc(), std::time::Duration::from_secs(2))
+        .expect("chain");
+    let state = state_from_store(
+        store.clone(),
+        std::sync::Arc::new(chain),
+        tokens,
+        "https://pay.example".into(),
+        per_min,
+    );
     let server = stablepay_api::app::serve(listener, state, 1).expect("serve");
     tokio::spawn(server);
     TestApp {
@@ -184,6 +192,22 @@ pub fn detail_fields(body: &Value) -> Vec<String> {
             d.iter()
                 .filter_map(|x| x["field"].as_str().map(str::to_owned))
                 .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The dev chain `cargo xtask test` started, if any (for ERC-1271 checks).
+pub fn test_chains() -> Option<serde_json::Value> {
+    let path = std::env::var("STABLEPAY_TEST_CHAINS").ok()?;
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+fn test_chain_rpc() -> Vec<(ChainId, String)> {
+    test_chains()
+        .and_then(|env| {
+            env["chains"]["8453"]["rpc_url"]
+                .as_str()
+                .map(|u| vec![(ChainId::Base, u.to_owned())])
         })
         .unwrap_or_default()
 }

@@ -225,3 +225,73 @@ async fn registration_input_rules() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn erc1271_smart_wallets_verify_through_the_chain() {
+    let env = test_chains()
+        .expect("STABLEPAY_TEST_CHAINS is not set: run the tests through `cargo xtask test`");
+    let wallet = &env["chains"]["8453"]["smart_wallet"];
+    let address = wallet["address"].as_str().unwrap();
+    let mut owner = [0u8; 32];
+    hex::decode_to_slice(
+        wallet["owner_private_key"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+        &mut owner,
+    )
+    .unwrap();
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let reg: Value = app
+        .post(
+            key,
+            "/wallets",
+            json!({ "address": address, "chain_id": 8453 }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = reg["id"].as_str().unwrap();
+    let message = reg["verification"]["message"].as_str().unwrap();
+    // Another key's signature is refused by the contract.
+    let wrong = eip191::sign(message.as_bytes(), &WALLET_KEY)
+        .unwrap()
+        .to_hex();
+    let err = assert_error(
+        app.post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": wrong }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["signature"]);
+    // The owner's personal_sign is accepted through isValidSignature.
+    let sig = eip191::sign(message.as_bytes(), &owner).unwrap().to_hex();
+    let res = app
+        .post(
+            key,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": sig }),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let verified: Value = res.json().await.unwrap();
+    assert_eq!(verified["status"], "verified");
+    // It can now receive sessions.
+    let s = app
+        .create_session(
+            key,
+            json!({ "mode": "payment", "title": "T", "amount": "1" }),
+        )
+        .await;
+    assert_eq!(
+        s["recipient_address"].as_str().unwrap().to_lowercase(),
+        address.to_lowercase()
+    );
+}

@@ -6,6 +6,7 @@
 //! transaction object ever crosses a port.
 
 mod auth;
+mod chain;
 mod clock;
 mod delivery;
 mod idempotency;
@@ -15,6 +16,7 @@ mod wallets;
 mod webhook_endpoints;
 
 pub use auth::*;
+pub use chain::*;
 pub use clock::*;
 pub use delivery::*;
 pub use idempotency::*;

@@ -45,8 +45,13 @@ pub fn recover(message: &[u8], signature: &Signature) -> Option<Address> {
 
 /// Signs `message` as a wallet's `personal_sign` would (v = 27/28).
 pub fn sign(message: &[u8], private_key: &[u8; 32]) -> Option<Signature> {
+    sign_hash(&hash_message(message), private_key)
+}
+
+/// A low-s `r || s || v` (v = 27/28) signature over a 32-byte hash.
+pub fn sign_hash(hash: &[u8; 32], private_key: &[u8; 32]) -> Option<Signature> {
     let key = SigningKey::from_bytes(private_key.into()).ok()?;
-    let (sig, recid) = key.sign_prehash_recoverable(&hash_message(message)).ok()?;
+    let (sig, recid) = key.sign_prehash_recoverable(hash).ok()?;
     let mut out = sig.to_bytes().to_vec();
     out.push(27 + recid.to_byte());
     Some(Signature::from_bytes(out))

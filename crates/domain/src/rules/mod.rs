@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod delivery;
 pub mod eip191;
+pub mod eip712;
 pub mod envelope;
 pub mod fees;
 pub mod test_events;

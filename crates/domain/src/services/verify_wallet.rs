@@ -1,7 +1,7 @@
 //! POST /wallets/:id/verify: check the EIP-191 signature over the open challenge.
 
 use crate::model::{AuthContext, Signature, Wallet, WalletId};
-use crate::ports::{Clock, StoreError, WalletRepository};
+use crate::ports::{ChainError, ChainReader, Clock, StoreError, WalletRepository};
 use crate::rules::eip191;
 
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +16,10 @@ pub enum VerifyWalletError {
     ChallengeUsed,
     #[error("the signature was not produced by {0} over the challenge message")]
     SignatureMismatch(String),
+    #[error(
+        "the wallet's chain could not be reached to check its ERC-1271 signature; retry shortly"
+    )]
+    ChainUnavailable,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -25,6 +29,7 @@ pub async fn verify_wallet(
     id: WalletId,
     signature: &Signature,
     wallets: &dyn WalletRepository,
+    chain: &dyn ChainReader,
     clock: &dyn Clock,
 ) -> Result<Wallet, VerifyWalletError> {
     let wallet = wallets
@@ -42,8 +47,10 @@ pub async fn verify_wallet(
     if now >= challenge.expires_at {
         return Err(VerifyWalletError::ChallengeExpired);
     }
-    // EOAs: ecrecover. ERC-1271 smart wallets are checked on-chain by the chain adapter.
-    if eip191::recover(challenge.message.as_bytes(), signature) != Some(wallet.address) {
+    // EOAs: ecrecover. Contracts (code at the address): ERC-1271 on the wallet's chain.
+    if eip191::recover(challenge.message.as_bytes(), signature) != Some(wallet.address)
+        && !smart_wallet_accepts(&wallet, challenge.message.as_bytes(), signature, chain).await?
+    {
         return Err(VerifyWalletError::SignatureMismatch(
             wallet.address.to_string(),
         ));
@@ -58,13 +65,40 @@ pub async fn verify_wallet(
         })
 }
 
+async fn smart_wallet_accepts(
+    wallet: &Wallet,
+    message: &[u8],
+    signature: &Signature,
+    chain: &dyn ChainReader,
+) -> Result<bool, VerifyWalletError> {
+    let checked = async {
+        if !chain.is_contract(wallet.chain, wallet.address).await? {
+            return Ok(false);
+        }
+        chain
+            .is_valid_signature(
+                wallet.chain,
+                wallet.address,
+                eip191::hash_message(message),
+                signature,
+            )
+            .await
+    };
+    match checked.await {
+        Ok(valid) => Ok(valid),
+        // Without an RPC for the chain, only EOA signatures can be checked.
+        Err(ChainError::NotConfigured(_)) => Ok(false),
+        Err(ChainError::Unavailable(_)) => Err(VerifyWalletError::ChainUnavailable),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{
         ApiKeyId, ChainId, FeeTier, MerchantId, Mode, Timestamp, WalletChallenge, WalletStatus,
     };
-    use crate::ports::{MockClock, MockWalletRepository};
+    use crate::ports::{MockChainReader, MockClock, MockWalletRepository};
     use crate::services::challenge_message;
     use chrono::{TimeZone, Utc};
     use futures_executor::block_on;
@@ -114,6 +148,57 @@ mod tests {
         repo
     }
 
+    fn no_contract() -> MockChainReader {
+        let mut chain = MockChainReader::new();
+        chain.expect_is_contract().returning(|_, _| Ok(false));
+        chain
+    }
+
+    #[test]
+    fn erc1271_wallets_are_asked_on_chain() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let mut repo = repo(&wallet, &challenge);
+        let verified = Wallet {
+            status: WalletStatus::Verified,
+            ..wallet.clone()
+        };
+        repo.expect_mark_verified()
+            .returning(move |_, _, _| Ok(verified.clone()));
+        let expected_hash = eip191::hash_message(challenge.message.as_bytes());
+        let mut chain = MockChainReader::new();
+        chain.expect_is_contract().returning(|_, _| Ok(true));
+        chain
+            .expect_is_valid_signature()
+            .withf(move |_, _, hash, _| *hash == expected_hash)
+            .returning(|_, _, _, _| Ok(true));
+        // Signed by some owner key, not by the wallet address itself.
+        let sig = eip191::sign(challenge.message.as_bytes(), &[9u8; 32]).unwrap();
+        let out = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo,
+            &chain,
+            &clock(100),
+        ))
+        .unwrap();
+        assert_eq!(out.status, WalletStatus::Verified);
+
+        let mut down = MockChainReader::new();
+        down.expect_is_contract()
+            .returning(|_, _| Err(ChainError::Unavailable("timeout".into())));
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo,
+            &down,
+            &clock(100),
+        ))
+        .unwrap_err();
+        assert!(matches!(err, VerifyWalletError::ChainUnavailable));
+    }
+
     fn clock(s: i64) -> MockClock {
         let mut clock = MockClock::new();
         clock.expect_now().return_const(at(s));
@@ -133,7 +218,15 @@ mod tests {
             .times(1)
             .returning(move |_, _, _| Ok(verified.clone()));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
-        let out = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap();
+        let out = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo,
+            &no_contract(),
+            &clock(100),
+        ))
+        .unwrap();
         assert_eq!(out.status, WalletStatus::Verified);
     }
 
@@ -142,7 +235,15 @@ mod tests {
         let (ctx, wallet, challenge) = fixture(false);
         let repo = repo(&wallet, &challenge);
         let sig = eip191::sign(challenge.message.as_bytes(), &[9u8; 32]).unwrap();
-        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap_err();
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo,
+            &no_contract(),
+            &clock(100),
+        ))
+        .unwrap_err();
         assert!(matches!(err, VerifyWalletError::SignatureMismatch(_)));
     }
 
@@ -155,6 +256,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo(&wallet, &challenge),
+            &no_contract(),
             &clock(3600),
         ))
         .unwrap_err();
@@ -166,6 +268,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo(&wallet, &used),
+            &no_contract(),
             &clock(100),
         ))
         .unwrap_err();
@@ -179,7 +282,15 @@ mod tests {
         repo.expect_mark_verified()
             .returning(|_, _, _| Err(StoreError::Conflict("used".into())));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
-        let err = block_on(verify_wallet(&ctx, wallet.id, &sig, &repo, &clock(100))).unwrap_err();
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &repo,
+            &no_contract(),
+            &clock(100),
+        ))
+        .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeUsed));
     }
 }

@@ -1,0 +1,70 @@
+use async_trait::async_trait;
+
+use crate::model::{Address, ChainId, Signature, TxHash};
+
+/// An ERC-20 `Transfer` log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenTransfer {
+    pub token: Address,
+    pub from: Address,
+    pub to: Address,
+    pub value: u128,
+    pub log_index: u64,
+}
+
+/// A `CheckoutRouter.CheckoutPaid` log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutPaid {
+    pub router: Address,
+    pub reference: [u8; 32],
+    pub payer: Address,
+    pub recipient: Address,
+    pub token: Address,
+    pub net_amount: u128,
+    pub fee_amount: u128,
+    pub log_index: u64,
+}
+
+/// What the service reads from a transaction receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainReceipt {
+    pub tx_hash: TxHash,
+    pub block_number: u64,
+    pub succeeded: bool,
+    pub transfers: Vec<TokenTransfer>,
+    pub checkout_paid: Vec<CheckoutPaid>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    /// No RPC endpoint is configured for this chain.
+    #[error("chain {0} is not configured")]
+    NotConfigured(u64),
+    /// The node failed or timed out; callers retry later. Never a verdict.
+    #[error("chain unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Read access to the chains (every call has a timeout).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ChainReader: Send + Sync {
+    /// The latest block number. Errors: `NotConfigured`, `Unavailable`.
+    async fn block_number(&self, chain: ChainId) -> Result<u64, ChainError>;
+
+    /// The receipt with its decoded Transfer and CheckoutPaid logs, `None` if unknown.
+    async fn receipt(&self, chain: ChainId, tx: TxHash)
+        -> Result<Option<ChainReceipt>, ChainError>;
+
+    /// Whether code is deployed at `address`.
+    async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;
+
+    /// ERC-1271: whether `wallet.isValidSignature(hash, signature)` returns 0x1626ba7e.
+    async fn is_valid_signature(
+        &self,
+        chain: ChainId,
+        wallet: Address,
+        hash: [u8; 32],
+        signature: &Signature,
+    ) -> Result<bool, ChainError>;
+}
