@@ -36,6 +36,8 @@ pub fn run(extra: &[String]) -> Result<(), String> {
         serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())?;
+    // The end-to-end tests run these binaries as separate processes.
+    run_cmd(cargo().args(["build", "-p", "stablepay-api", "-p", "stablepay-worker"]))?;
     println!("xtask: cargo test");
     let result = run_cmd(
         cargo()

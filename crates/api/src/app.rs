@@ -10,7 +10,7 @@ use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
-use crate::routes::{checkout_sessions, reads, wallets, webhook_endpoints};
+use crate::routes::{checkout_sessions, hosted, reads, wallets, webhook_endpoints};
 use crate::state::AppState;
 
 #[derive(Clone)]
@@ -159,6 +159,26 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route(web::post().to(webhook_endpoints::rotate_secret))
                     .default_service(nope()),
             ),
+    )
+    .service(
+        web::resource("/pay/{id}")
+            .route(web::get().to(hosted::page))
+            .default_service(nope()),
+    )
+    .service(
+        web::resource("/pay/{id}/intent")
+            .route(web::get().to(hosted::intent))
+            .default_service(nope()),
+    )
+    .service(
+        web::resource("/pay/{id}/status")
+            .route(web::get().to(hosted::status))
+            .default_service(nope()),
+    )
+    .service(
+        web::resource("/pay/{id}/confirm")
+            .route(web::post().to(hosted::confirm))
+            .default_service(nope()),
     )
     .service(
         web::resource("/healthz")

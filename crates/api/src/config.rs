@@ -59,8 +59,6 @@ pub struct ServeConfig {
     pub tokens: TokenDirectory,
     pub db_pool_size: usize,
     pub workers: usize,
-    pub rpc_urls: Vec<(ChainId, String)>,
-    pub rpc_timeout: std::time::Duration,
 }
 
 impl ServeConfig {
@@ -81,11 +79,6 @@ impl ServeConfig {
             secrets_key: secrets_key()?,
             tokens: tokens()?,
             db_pool_size: parsed("STABLEPAY_DB_POOL_SIZE", 16)?,
-            rpc_urls: rpc_urls()?,
-            rpc_timeout: std::time::Duration::from_millis(parsed(
-                "STABLEPAY_RPC_TIMEOUT_MS",
-                2000,
-            )?),
             workers: parsed(
                 "STABLEPAY_HTTP_WORKERS",
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
@@ -150,19 +143,4 @@ fn tokens() -> Result<TokenDirectory, ConfigError> {
         }
     }
     Ok(dir)
-}
-
-/// `STABLEPAY_RPC_URL_<chain id>` for each chain that has one.
-pub fn rpc_urls() -> Result<Vec<(ChainId, String)>, ConfigError> {
-    let mut urls = Vec::new();
-    for (name, chain) in [
-        ("STABLEPAY_RPC_URL_8453", ChainId::Base),
-        ("STABLEPAY_RPC_URL_84532", ChainId::BaseSepolia),
-    ] {
-        if let Some(url) = var(name) {
-            url::Url::parse(&url).map_err(|_| err(name, "must be an http(s) URL"))?;
-            urls.push((chain, url));
-        }
-    }
-    Ok(urls)
 }

@@ -5,7 +5,6 @@ pub mod config;
 pub mod error;
 pub mod input;
 pub mod rate_limit;
-pub mod resources;
 pub mod routes;
 pub mod state;
 pub mod wrapper;
@@ -14,16 +13,23 @@ use std::sync::Arc;
 
 use actix_web::web::Data;
 use stablepay_domain::ports::{ChainReader, SystemClock};
-use stablepay_domain::services::TokenDirectory;
+use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_postgres::PgStore;
 
 use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
 /// Wires the PostgreSQL store into every port.
+/// Chain-facing settings of the api.
+pub struct ChainSettings {
+    pub reader: Arc<dyn ChainReader>,
+    pub contracts: ChainDirectory,
+    pub operator_key: Option<[u8; 32]>,
+}
+
 pub fn state_from_store(
     store: PgStore,
-    chain: Arc<dyn ChainReader>,
+    chain: ChainSettings,
     tokens: TokenDirectory,
     public_url: String,
     rate_limit_per_min: u32,
@@ -37,8 +43,14 @@ pub fn state_from_store(
         endpoints: store.clone(),
         reader: store.clone(),
         idempotency: store.clone(),
-        outbox: store,
-        chain,
+        outbox: store.clone(),
+        settlement: store,
+        chain: chain.reader,
+        chains: chain.contracts,
+        operator_key: chain.operator_key,
+        public_rate_limiter: crate::rate_limit::PublicRateLimiter::new(
+            rate_limit_per_min.saturating_mul(5),
+        ),
         clock: Arc::new(SystemClock),
         tokens,
         public_url,

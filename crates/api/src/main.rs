@@ -132,10 +132,16 @@ async fn serve() -> Result<(), String> {
     let listener = TcpListener::bind(&cfg.bind)
         .map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let chain = stablepay_evm::EvmChain::new(&cfg.rpc_urls, cfg.rpc_timeout)?;
+    let chain_env = stablepay_evm::config::ChainEnv::from_env().map_err(|e| e.to_string())?;
+    let reader = stablepay_evm::EvmChain::new(&chain_env.rpc_urls, chain_env.rpc_timeout)?;
+    let chain = stablepay_api::ChainSettings {
+        reader: std::sync::Arc::new(reader),
+        contracts: chain_env.contracts,
+        operator_key: chain_env.operator_key,
+    };
     let state = stablepay_api::state_from_store(
         store,
-        std::sync::Arc::new(chain),
+        chain,
         cfg.tokens.clone(),
         cfg.public_url.clone(),
         cfg.rate_limit_per_min,

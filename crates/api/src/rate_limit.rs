@@ -46,6 +46,28 @@ impl KeyRateLimiter {
     }
 }
 
+/// Per-client-IP GCRA for the public hosted-page endpoints.
+pub struct PublicRateLimiter {
+    limiter: governor::DefaultKeyedRateLimiter<std::net::IpAddr>,
+    clock: DefaultClock,
+}
+
+impl PublicRateLimiter {
+    pub fn new(per_min: u32) -> Self {
+        let quota = Quota::per_minute(NonZeroU32::new(per_min.max(1)).unwrap_or(NonZeroU32::MIN));
+        Self {
+            limiter: RateLimiter::keyed(quota),
+            clock: DefaultClock::default(),
+        }
+    }
+
+    pub fn check(&self, ip: std::net::IpAddr) -> Result<(), u64> {
+        self.limiter
+            .check_key(&ip)
+            .map_err(|not_until| not_until.wait_time_from(self.clock.now()).as_secs().max(1))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use stablepay_domain::ports::{
     ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, ResourceReader, SessionRepository,
-    WalletRepository, WebhookEndpointRepository,
+    SettlementStore, WalletRepository, WebhookEndpointRepository,
 };
-use stablepay_domain::services::TokenDirectory;
+use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
 use crate::rate_limit::KeyRateLimiter;
 
@@ -18,6 +18,12 @@ pub struct AppState {
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub outbox: Arc<dyn Outbox>,
     pub chain: Arc<dyn ChainReader>,
+    pub settlement: Arc<dyn SettlementStore>,
+    pub chains: ChainDirectory,
+    /// Signs EIP-712 payment intents for the hosted page; never logged.
+    pub operator_key: Option<[u8; 32]>,
+    /// Per-client-IP limiter for the public hosted-page endpoints (D15).
+    pub public_rate_limiter: crate::rate_limit::PublicRateLimiter,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
     pub public_url: String,

@@ -7,6 +7,7 @@
 
 pub mod model;
 pub mod ports;
+pub mod representation;
 pub mod rules;
 pub mod services;
 

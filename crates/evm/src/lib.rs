@@ -3,6 +3,8 @@
 //! caller retries); nothing here panics on a node's answer.
 
 pub mod bindings;
+pub mod calldata;
+pub mod config;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -155,6 +157,30 @@ impl ChainReader for EvmChain {
             transfers,
             checkout_paid,
         }))
+    }
+
+    async fn checkout_paid_txs(
+        &self,
+        chain: ChainId,
+        router: Address,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<TxHash>, ChainError> {
+        let p = self.provider(chain)?;
+        let filter = ethers::types::Filter::new()
+            .address(to_h160(&router))
+            .topic0(CheckoutPaidFilter::signature())
+            .from_block(from)
+            .to_block(to);
+        let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
+        let mut txs: Vec<TxHash> = Vec::new();
+        for tx in logs.iter().filter_map(|l| l.transaction_hash) {
+            let tx = TxHash::from_bytes(tx.0);
+            if !txs.contains(&tx) {
+                txs.push(tx);
+            }
+        }
+        Ok(txs)
     }
 
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {

@@ -266,3 +266,11 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 
 diesel::joinable!(api_keys -> merchants (merchant_id));
+
+diesel::table! {
+    chain_cursors (chain_id) {
+        chain_id -> Int4,
+        next_block -> Int8,
+        updated_at -> Timestamptz,
+    }
+}

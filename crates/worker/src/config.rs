@@ -75,6 +75,7 @@ pub struct WorkerConfig {
     pub concurrency: usize,
     pub lease: Duration,
     pub poll_interval: Duration,
+    pub chain_poll: Duration,
 }
 
 impl WorkerConfig {
@@ -130,6 +131,7 @@ impl WorkerConfig {
             concurrency: number("STABLEPAY_DELIVERY_CONCURRENCY", 32)?,
             lease,
             poll_interval: duration("STABLEPAY_DELIVERY_POLL", Duration::from_secs(1))?,
+            chain_poll: duration("STABLEPAY_CHAIN_POLL", Duration::from_millis(500))?,
         })
     }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use stablepay_delivery::HyperTransport;
 use stablepay_domain::ports::SystemClock;
-use stablepay_postgres::{PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
+use stablepay_postgres::{PgAdvisoryLock, PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
+use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
 
@@ -51,6 +52,36 @@ async fn run() -> Result<(), String> {
         lease: cfg.lease,
         poll_interval: cfg.poll_interval,
     };
+    let chain_env = stablepay_evm::config::ChainEnv::from_env().map_err(|e| e.to_string())?;
+    let reader: Arc<dyn stablepay_domain::ports::ChainReader> = Arc::new(
+        stablepay_evm::EvmChain::new(&chain_env.rpc_urls, chain_env.rpc_timeout)?,
+    );
+    let settlement_store = PgStore::connect(
+        &cfg.database_url,
+        &PoolConfig {
+            max_connections: 4,
+            ..PoolConfig::default()
+        },
+        SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let watchers: Vec<ChainWatcher> = chain_env
+        .contracts
+        .all()
+        .iter()
+        .filter(|c| chain_env.rpc_urls.iter().any(|(id, _)| *id == c.chain))
+        .map(|c| ChainWatcher {
+            contracts: *c,
+            chains: chain_env.contracts.clone(),
+            chain: reader.clone(),
+            store: Arc::new(settlement_store.clone()),
+            clock: Arc::new(SystemClock),
+            // One advisory-lock key per chain.
+            lock: PgAdvisoryLock::new(&cfg.database_url, 0x05ab1e_0000_0000 + c.chain.id() as i64),
+            poll_interval: cfg.chain_poll,
+            max_range: 2000,
+        })
+        .collect();
     let stop = Arc::new(AtomicBool::new(false));
     let signal_stop = stop.clone();
     tokio::spawn(async move {
@@ -70,6 +101,10 @@ async fn run() -> Result<(), String> {
         allow_private_targets = cfg.allow_private_targets,
         "stablepay-worker delivering webhooks"
     );
-    delivery.run(stop).await;
+    for w in &watchers {
+        tracing::info!(chain = w.contracts.chain.id(), router = %w.contracts.checkout_router, confirmations = w.contracts.confirmations, "watching chain");
+    }
+    let watching = futures_util::future::join_all(watchers.iter().map(|w| w.run(stop.clone())));
+    futures_util::future::join(delivery.run(stop.clone()), watching).await;
     Ok(())
 }

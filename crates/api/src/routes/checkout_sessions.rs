@@ -17,9 +17,9 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::resources::{CheckoutSessionResource, List};
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
+use stablepay_domain::representation::{CheckoutSessionResource, List};
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types.
 #[derive(Deserialize)]

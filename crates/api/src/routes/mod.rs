@@ -1,6 +1,7 @@
 //! Route handlers: parse input into domain types, call one use case, render.
 
 pub mod checkout_sessions;
+pub mod hosted;
 pub mod reads;
 pub mod wallets;
 pub mod webhook_endpoints;

@@ -7,9 +7,9 @@ use stablepay_domain::*;
 use stablepay_domain::services::{resend_event, ResendError};
 
 use crate::error::{ApiError, ErrorCode};
-use crate::resources::*;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
+use stablepay_domain::representation::*;
 
 /// GET one resource by id through a `ResourceReader` method.
 macro_rules! retrieve_handler {

@@ -9,9 +9,9 @@ use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::input::json_body;
-use crate::resources::{List, WalletResource};
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
+use stablepay_domain::representation::{List, WalletResource};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -13,9 +13,11 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::resources::{DeletedEndpoint, List, WebhookEndpointResource, WebhookEventResource};
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
+use stablepay_domain::representation::{
+    DeletedEndpoint, List, WebhookEndpointResource, WebhookEventResource,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

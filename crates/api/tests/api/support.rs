@@ -75,9 +75,14 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
     let base = format!("http://{}", listener.local_addr().expect("addr"));
     let chain = stablepay_evm::EvmChain::new(&test_chain_rpc(), std::time::Duration::from_secs(2))
         .expect("chain");
+    let chain = stablepay_api::ChainSettings {
+        reader: std::sync::Arc::new(chain),
+        contracts: Default::default(),
+        operator_key: None,
+    };
     let state = state_from_store(
         store.clone(),
-        std::sync::Arc::new(chain),
+        chain,
         tokens,
         "https://pay.example".into(),
         per_min,

@@ -56,6 +56,15 @@ pub trait ChainReader: Send + Sync {
     async fn receipt(&self, chain: ChainId, tx: TxHash)
         -> Result<Option<ChainReceipt>, ChainError>;
 
+    /// Transactions that emitted `CheckoutPaid` from `router` in blocks `from..=to`.
+    async fn checkout_paid_txs(
+        &self,
+        chain: ChainId,
+        router: Address,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<TxHash>, ChainError>;
+
     /// Whether code is deployed at `address`.
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;
 

@@ -12,6 +12,7 @@ mod delivery;
 mod idempotency;
 mod reader;
 mod sessions;
+mod settlement;
 mod wallets;
 mod webhook_endpoints;
 
@@ -22,6 +23,7 @@ pub use delivery::*;
 pub use idempotency::*;
 pub use reader::*;
 pub use sessions::*;
+pub use settlement::*;
 pub use wallets::*;
 pub use webhook_endpoints::*;
 

@@ -20,6 +20,12 @@ pub trait SessionRepository: Send + Sync {
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError>;
 
+    /// A session by id alone, for the public hosted page (the id is the capability).
+    async fn get_public(
+        &self,
+        id: CheckoutSessionId,
+    ) -> Result<Option<CheckoutSession>, StoreError>;
+
     /// Moves one open session past its expiry to `expired` and returns the row as it now
     /// is (a concurrent completion wins: the completed row is returned unchanged).
     /// Errors: `NotFound`.

@@ -1,5 +1,6 @@
 //! Use cases, one per file. Each takes the ports it needs as `&dyn` references.
 
+mod chain_config;
 mod create_checkout_session;
 mod deliver_event;
 mod get_checkout_session;
@@ -9,9 +10,11 @@ mod register_wallet;
 mod resend_event;
 mod revoke_wallet;
 mod send_test_event;
+mod settle_checkout;
 mod tokens;
 mod verify_wallet;
 
+pub use chain_config::*;
 pub use create_checkout_session::*;
 pub use deliver_event::*;
 pub use get_checkout_session::*;
@@ -21,6 +24,7 @@ pub use register_wallet::*;
 pub use resend_event::*;
 pub use revoke_wallet::*;
 pub use send_test_event::*;
+pub use settle_checkout::*;
 pub use tokens::*;
 pub use verify_wallet::*;
 

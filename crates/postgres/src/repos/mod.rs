@@ -4,11 +4,14 @@ mod api_keys;
 pub(crate) use api_keys::fee_tier;
 mod delivery_queue;
 mod idempotency;
+mod leader_lock;
 mod outbox;
 mod reader;
 mod sessions;
+mod settlement;
 mod wallets;
 mod webhook_endpoints;
 
 pub use delivery_queue::PgDeliveryQueue;
+pub use leader_lock::PgAdvisoryLock;
 pub use outbox::NOTIFY_CHANNEL;

@@ -2,6 +2,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::{SessionRepository, StoreError};
+use stablepay_domain::rules::eip712;
 use stablepay_domain::{
     CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
     Timestamp,
@@ -17,7 +18,10 @@ impl SessionRepository for PgStore {
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::insert_into(cs::table)
-            .values(SessionRow::from_domain(session, None))
+            .values(SessionRow::from_domain(
+                session,
+                Some(eip712::session_ref(&session.id).to_vec()),
+            ))
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
@@ -35,6 +39,21 @@ impl SessionRepository for PgStore {
             .filter(cs::id.eq(id.uuid()))
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
+            .select(SessionRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(CheckoutSession::try_from).transpose()
+    }
+
+    async fn get_public(
+        &self,
+        id: CheckoutSessionId,
+    ) -> Result<Option<CheckoutSession>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = cs::table
+            .filter(cs::id.eq(id.uuid()))
             .select(SessionRow::as_select())
             .first(&mut conn)
             .await

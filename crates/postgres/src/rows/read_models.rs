@@ -35,6 +35,34 @@ pub struct PaymentRow {
     pub created_at: DateTime<Utc>,
 }
 
+/// The row for a domain payment.
+pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
+    PaymentRow {
+        id: p.id.uuid(),
+        merchant_id: p.merchant_id.uuid(),
+        livemode: p.mode.is_live(),
+        status: p.status.as_str().to_owned(),
+        charge_type: p.charge_type.as_str().to_owned(),
+        subscription_id: p.subscription.map(|s| s.uuid()),
+        customer_id: p.customer.map(|c| c.uuid()),
+        checkout_session_id: p.checkout_session.map(|c| c.uuid()),
+        customer_reference: p.customer_reference.clone(),
+        amount_micros: to_i64(p.amount.micros()),
+        currency: p.currency.as_str().to_owned(),
+        fee_micros: to_i64(p.fee_micros),
+        merchant_micros: to_i64(p.merchant_micros),
+        refunded_micros: to_i64(p.refunded_micros),
+        wallet_address: p.wallet_address.to_lower_hex(),
+        chain_id: p.chain.id() as i32,
+        token_address: p.token_address.to_lower_hex(),
+        tx_hash: p.tx_hash.to_string(),
+        log_index: to_i64(p.log_index),
+        block_number: to_i64(p.block_number),
+        metadata: p.metadata.clone(),
+        created_at: p.created_at.as_datetime(),
+    }
+}
+
 impl TryFrom<PaymentRow> for Payment {
     type Error = StoreError;
 

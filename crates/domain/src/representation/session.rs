@@ -1,9 +1,9 @@
-use serde::Serialize;
-use serde_json::value::RawValue;
-use stablepay_domain::{
+use crate::model::{
     render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency,
     CustomerId, SessionMode, SessionStatus, SubscriptionId, Timestamp, TxHash,
 };
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::raw_json;
 

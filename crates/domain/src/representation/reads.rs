@@ -1,8 +1,8 @@
 //! Payments, refunds, subscriptions, payment attempts and webhook events.
 
+use crate::model::*;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use stablepay_domain::*;
 
 use super::raw_json;
 

@@ -1,4 +1,5 @@
-//! The JSON shapes of the API's resources, built from domain values.
+//! The JSON shapes of the resources (API responses and event `data.object`s), built
+//! from domain values. One place, so an event carries exactly what a GET returns.
 
 mod reads;
 mod session;
@@ -10,9 +11,9 @@ pub use session::*;
 pub use wallet::*;
 pub use webhook_endpoint::*;
 
+use crate::model::Page;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use stablepay_domain::Page;
 
 /// The list envelope.
 #[derive(Serialize)]

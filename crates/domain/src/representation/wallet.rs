@@ -1,7 +1,5 @@
+use crate::model::{Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus};
 use serde::Serialize;
-use stablepay_domain::{
-    Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus,
-};
 
 #[derive(Serialize)]
 pub struct Verification {

@@ -1,5 +1,5 @@
+use crate::model::{EndpointStatus, EventType, Timestamp, WebhookEndpoint, WebhookEndpointId};
 use serde::Serialize;
-use stablepay_domain::{EndpointStatus, EventType, Timestamp, WebhookEndpoint, WebhookEndpointId};
 
 #[derive(Serialize)]
 pub struct WebhookEndpointResource {

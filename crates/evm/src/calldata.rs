@@ -1,0 +1,34 @@
+//! Calldata a buyer's wallet sends, built server-side so the hosted page needs no ABI code.
+
+use ethers::abi::AbiEncode;
+use ethers::types::{Bytes, U256};
+use stablepay_domain::rules::eip712::PaymentIntent;
+use stablepay_domain::{Address, Signature};
+
+use crate::bindings::checkout_router::{Intent, PayCall};
+use crate::bindings::test_token::ApproveCall;
+use crate::to_h160;
+
+pub fn pay(intent: &PaymentIntent, operator_signature: &Signature) -> Vec<u8> {
+    PayCall {
+        intent: Intent {
+            ref_: intent.reference,
+            token: to_h160(&intent.token),
+            recipient: to_h160(&intent.recipient),
+            net_amount: U256::from(intent.net_amount),
+            fee_amount: U256::from(intent.fee_amount),
+            deadline: intent.deadline,
+        },
+        operator_signature: Bytes::from(operator_signature.as_bytes().to_vec()),
+    }
+    .encode()
+}
+
+/// ERC-20 `approve(spender, amount)`.
+pub fn approve(spender: &Address, amount: u128) -> Vec<u8> {
+    ApproveCall {
+        spender: to_h160(spender),
+        amount: U256::from(amount),
+    }
+    .encode()
+}

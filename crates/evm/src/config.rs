@@ -1,0 +1,117 @@
+//! Chain settings from the environment, shared by the api and the worker. Bad values
+//! fail fast with one line naming the variable.
+
+use std::time::Duration;
+
+use stablepay_domain::services::{ChainContracts, ChainDirectory};
+use stablepay_domain::{Address, ChainId};
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuration error: {var}: {problem}")]
+pub struct ChainConfigError {
+    pub var: String,
+    pub problem: String,
+}
+
+/// Everything chain-related a process needs.
+pub struct ChainEnv {
+    pub rpc_urls: Vec<(ChainId, String)>,
+    pub contracts: ChainDirectory,
+    /// Signs EIP-712 intents (the contracts trust only this key). Never logged.
+    pub operator_key: Option<[u8; 32]>,
+    pub keeper_key: Option<[u8; 32]>,
+    pub rpc_timeout: Duration,
+}
+
+impl std::fmt::Debug for ChainEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChainEnv")
+            .field("rpc_urls", &self.rpc_urls)
+            .field("contracts", &self.contracts)
+            .finish_non_exhaustive()
+    }
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn fail(var: &str, problem: impl Into<String>) -> ChainConfigError {
+    ChainConfigError {
+        var: var.to_owned(),
+        problem: problem.into(),
+    }
+}
+
+fn address(name: &str) -> Result<Option<Address>, ChainConfigError> {
+    var(name)
+        .map(|v| Address::parse(v.trim()).map_err(|e| fail(name, e.to_string())))
+        .transpose()
+}
+
+fn key(name: &str) -> Result<Option<[u8; 32]>, ChainConfigError> {
+    let Some(v) = var(name) else { return Ok(None) };
+    let mut k = [0u8; 32];
+    hex::decode_to_slice(v.trim().trim_start_matches("0x"), &mut k)
+        .map_err(|_| fail(name, "must be a 32-byte hex private key"))?;
+    Ok(Some(k))
+}
+
+impl ChainEnv {
+    pub fn from_env() -> Result<Self, ChainConfigError> {
+        let mut rpc_urls = Vec::new();
+        let mut contracts = Vec::new();
+        for chain in ChainId::ALL {
+            let id = chain.id();
+            let rpc_var = format!("STABLEPAY_RPC_URL_{id}");
+            if let Some(url) = var(&rpc_var) {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(fail(&rpc_var, "must be an http(s) URL"));
+                }
+                rpc_urls.push((chain, url));
+            }
+            let router = address(&format!("STABLEPAY_CHECKOUT_ROUTER_{id}"))?;
+            let treasury = address(&format!("STABLEPAY_TREASURY_{id}"))?;
+            let confirmations_var = format!("STABLEPAY_CONFIRMATIONS_{id}");
+            let confirmations = match var(&confirmations_var) {
+                None => 10,
+                Some(v) => v
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| fail(&confirmations_var, "must be a whole number ≥ 1"))?,
+            };
+            match (router, treasury) {
+                (Some(checkout_router), Some(treasury)) => contracts.push(ChainContracts {
+                    chain,
+                    checkout_router,
+                    treasury,
+                    subscription_manager: address(&format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"))?,
+                    confirmations,
+                }),
+                (None, None) => {}
+                _ => {
+                    return Err(fail(
+                        &format!("STABLEPAY_CHECKOUT_ROUTER_{id}/STABLEPAY_TREASURY_{id}"),
+                        "set both or neither",
+                    ))
+                }
+            }
+        }
+        let timeout_ms = match var("STABLEPAY_RPC_TIMEOUT_MS") {
+            None => 2000,
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| fail("STABLEPAY_RPC_TIMEOUT_MS", "must be a number"))?,
+        };
+        Ok(Self {
+            rpc_urls,
+            contracts: ChainDirectory::new(contracts),
+            operator_key: key("STABLEPAY_OPERATOR_KEY")?,
+            keeper_key: key("STABLEPAY_KEEPER_KEY")?,
+            rpc_timeout: Duration::from_millis(timeout_ms),
+        })
+    }
+}

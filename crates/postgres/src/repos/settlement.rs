@@ -1,0 +1,215 @@
+//! Checkout settlement writes: payment, session completion, customer and outbox events in
+//! one transaction, with the preconditions re-checked under row locks.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use stablepay_domain::ports::{CheckoutSettlement, SettlementStore, StoreError};
+use stablepay_domain::{
+    Address, ChainId, CheckoutSession, CustomerId, MerchantId, Mode, Payment, TxHash,
+};
+use uuid::Uuid;
+
+use super::outbox::{write_event, OutboxError};
+use crate::error::map_diesel_error;
+use crate::rows::{payment_row, PaymentRow, SessionRow};
+use crate::schema::{chain_cursors, checkout_sessions as cs, customers, payments as p};
+use crate::PgStore;
+
+#[async_trait]
+impl SettlementStore for PgStore {
+    async fn session_by_ref(
+        &self,
+        reference: [u8; 32],
+    ) -> Result<Option<CheckoutSession>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = cs::table
+            .filter(cs::session_ref.eq(reference.to_vec()))
+            .select(SessionRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(CheckoutSession::try_from).transpose()
+    }
+
+    async fn payment_by_log(
+        &self,
+        chain: ChainId,
+        tx: TxHash,
+        log_index: u64,
+    ) -> Result<Option<Payment>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = p::table
+            .filter(p::chain_id.eq(chain.id() as i32))
+            .filter(p::tx_hash.eq(tx.to_string()))
+            .filter(p::log_index.eq(log_index as i64))
+            .select(PaymentRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(Payment::try_from).transpose()
+    }
+
+    async fn customer_for(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        payer: Address,
+    ) -> Result<CustomerId, StoreError> {
+        let mut conn = self.conn().await?;
+        // Insert-or-get in one statement; a concurrent insert is absorbed by ON CONFLICT.
+        diesel::insert_into(customers::table)
+            .values((
+                customers::id.eq(Uuid::now_v7()),
+                customers::merchant_id.eq(merchant.uuid()),
+                customers::livemode.eq(mode.is_live()),
+                customers::address.eq(payer.to_lower_hex()),
+                customers::created_at.eq(chrono::Utc::now()),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let id: Uuid = customers::table
+            .filter(customers::merchant_id.eq(merchant.uuid()))
+            .filter(customers::livemode.eq(mode.is_live()))
+            .filter(customers::address.eq(payer.to_lower_hex()))
+            .select(customers::id)
+            .first(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(CustomerId::from_uuid(id))
+    }
+
+    async fn record_checkout_settlement(&self, s: &CheckoutSettlement) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = payment_row(&s.payment);
+        let written = conn
+            .transaction(async |conn| {
+                if let Some(session) = s.payment.checkout_session {
+                    // Serialises the fast path and the watcher on this session.
+                    cs::table
+                        .filter(cs::id.eq(session.uuid()))
+                        .select(cs::id)
+                        .for_update()
+                        .first::<Uuid>(conn)
+                        .await?;
+                }
+                let current: Option<String> = p::table
+                    .filter(p::chain_id.eq(row.chain_id))
+                    .filter(p::tx_hash.eq(&row.tx_hash))
+                    .filter(p::log_index.eq(row.log_index))
+                    .select(p::status)
+                    .first(conn)
+                    .await
+                    .optional()?;
+                match (current.as_deref(), s.upgrades_pending) {
+                    (None, false) => {
+                        diesel::insert_into(p::table)
+                            .values(&row)
+                            .execute(conn)
+                            .await?;
+                    }
+                    (Some("pending"), true) => {
+                        diesel::update(p::table.filter(p::id.eq(row.id)))
+                            .set((
+                                p::status.eq(&row.status),
+                                p::block_number.eq(row.block_number),
+                                p::customer_id.eq(row.customer_id),
+                            ))
+                            .execute(conn)
+                            .await?;
+                    }
+                    _ => return Ok(false),
+                }
+                if let Some(done) = &s.completed_session {
+                    diesel::update(
+                        cs::table
+                            .filter(cs::id.eq(done.id.uuid()))
+                            .filter(cs::status.ne("completed")),
+                    )
+                    .set((
+                        cs::status.eq("completed"),
+                        cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
+                        cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
+                        cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
+                        cs::customer_id.eq(done.customer.map(|c| c.uuid())),
+                    ))
+                    .execute(conn)
+                    .await?;
+                }
+                for event in &s.events {
+                    write_event(conn, event).await?;
+                }
+                Ok::<_, OutboxError>(true)
+            })
+            .await?;
+        Ok(written)
+    }
+
+    async fn fail_pending_payment(&self, payment: &Payment) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::update(
+            p::table
+                .filter(p::id.eq(payment.id.uuid()))
+                .filter(p::status.eq("pending")),
+        )
+        .set(p::status.eq("failed"))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    async fn pending_payments(
+        &self,
+        chain: ChainId,
+        limit: u32,
+    ) -> Result<Vec<Payment>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<PaymentRow> = p::table
+            .filter(p::chain_id.eq(chain.id() as i32))
+            .filter(p::status.eq("pending"))
+            .filter(p::charge_type.eq("one_time"))
+            .order(p::id.asc())
+            .limit(i64::from(limit))
+            .select(PaymentRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(Payment::try_from).collect()
+    }
+
+    async fn chain_cursor(&self, chain: ChainId) -> Result<Option<u64>, StoreError> {
+        let mut conn = self.conn().await?;
+        let next: Option<i64> = chain_cursors::table
+            .filter(chain_cursors::chain_id.eq(chain.id() as i32))
+            .select(chain_cursors::next_block)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        Ok(next.map(|n| n.max(0) as u64))
+    }
+
+    async fn set_chain_cursor(&self, chain: ChainId, next_block: u64) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(chain_cursors::table)
+            .values((
+                chain_cursors::chain_id.eq(chain.id() as i32),
+                chain_cursors::next_block.eq(next_block as i64),
+            ))
+            .on_conflict(chain_cursors::chain_id)
+            .do_update()
+            .set((
+                chain_cursors::next_block.eq(next_block as i64),
+                chain_cursors::updated_at.eq(chrono::Utc::now()),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+}

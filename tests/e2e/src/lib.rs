@@ -1,0 +1,297 @@
+//! Harness for end-to-end tests: a fresh database, the real `stablepay-api` and
+//! `stablepay-worker` processes wired to the anvil chains `cargo xtask test` started, and
+//! buyers that act on-chain exactly as in production (approve + router.pay).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use ethers::middleware::SignerMiddleware;
+use ethers::providers::{Http, Middleware, Provider};
+use ethers::signers::{LocalWallet, Signer};
+use ethers::types::{Bytes, TransactionRequest, U256};
+use serde_json::{json, Value};
+use stablepay_domain::rules::eip191;
+use stablepay_domain::{FeeTier, MerchantId, Mode};
+use stablepay_evm::bindings::test_token::TestToken;
+use stablepay_postgres::testing::fresh_store;
+use stablepay_postgres::PgStore;
+
+pub type Client = SignerMiddleware<Provider<Http>, LocalWallet>;
+
+pub const SECRETS_KEY: [u8; 32] = [3u8; 32];
+
+pub struct ChainInfo {
+    pub rpc: String,
+    pub usdc: String,
+    pub router: String,
+    pub treasury: String,
+    pub operator_key: String,
+}
+
+pub fn chain_info() -> ChainInfo {
+    let path = std::env::var("STABLEPAY_TEST_CHAINS")
+        .expect("STABLEPAY_TEST_CHAINS is not set: run the tests through `cargo xtask test`");
+    let env: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let c = &env["chains"]["84532"];
+    let s = |v: &Value| v.as_str().unwrap().to_owned();
+    ChainInfo {
+        rpc: s(&c["rpc_url"]),
+        usdc: s(&c["usdc"]),
+        router: s(&c["checkout_router"]),
+        treasury: s(&c["treasury"]),
+        operator_key: s(&env["operator_private_key"]),
+    }
+}
+
+/// A spawned binary, killed (SIGKILL) when dropped.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn binary(name: &str) -> PathBuf {
+    // target/debug/deps/<test> → target/debug/<name>
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|d| d.parent()).unwrap();
+    let bin = dir.join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: `cargo xtask test` builds it (cargo build -p {name})",
+        bin.display()
+    );
+    bin
+}
+
+pub struct Stack {
+    pub api: String,
+    pub store: PgStore,
+    pub db_url: String,
+    pub merchant: MerchantId,
+    pub key: String,
+    pub chain: ChainInfo,
+    pub http: reqwest::Client,
+    api_proc: Option<Proc>,
+    pub worker: Option<Proc>,
+}
+
+impl Stack {
+    fn env(&self) -> Vec<(String, String)> {
+        let c = &self.chain;
+        vec![
+            ("DATABASE_URL".into(), self.db_url.clone()),
+            (
+                "STABLEPAY_SECRETS_KEY".into(),
+                base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
+            ),
+            ("STABLEPAY_RPC_URL_84532".into(), c.rpc.clone()),
+            ("STABLEPAY_TOKEN_USDC_84532".into(), c.usdc.clone()),
+            ("STABLEPAY_CHECKOUT_ROUTER_84532".into(), c.router.clone()),
+            ("STABLEPAY_TREASURY_84532".into(), c.treasury.clone()),
+            ("STABLEPAY_CONFIRMATIONS_84532".into(), "1".into()),
+            ("STABLEPAY_OPERATOR_KEY".into(), c.operator_key.clone()),
+            (
+                "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS".into(),
+                "true".into(),
+            ),
+            ("STABLEPAY_CHAIN_POLL".into(), "300ms".into()),
+            ("STABLEPAY_RATE_LIMIT_PER_MIN".into(), "100000".into()),
+            ("STABLEPAY_LOG".into(), "error".into()),
+        ]
+    }
+
+    pub async fn start() -> Self {
+        let (store, db_url) = fresh_store().await;
+        let merchant = store
+            .create_merchant("E2E", FeeTier::Standard)
+            .await
+            .unwrap()
+            .id;
+        let key = store
+            .create_api_key(merchant, Mode::Test, None)
+            .await
+            .unwrap()
+            .secret;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let api = format!("http://127.0.0.1:{port}");
+        let mut stack = Stack {
+            api: api.clone(),
+            store,
+            db_url,
+            merchant,
+            key,
+            chain: chain_info(),
+            http: reqwest::Client::new(),
+            api_proc: None,
+            worker: None,
+        };
+        let proc = Command::new(binary("stablepay-api"))
+            .arg("serve")
+            .envs(stack.env())
+            .env("STABLEPAY_BIND", format!("127.0.0.1:{port}"))
+            .env("STABLEPAY_PUBLIC_URL", &api)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        stack.api_proc = Some(Proc(proc));
+        let started = Instant::now();
+        while stack
+            .http
+            .get(format!("{api}/healthz"))
+            .send()
+            .await
+            .is_err()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the api did not start"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        stack.start_worker();
+        stack
+    }
+
+    pub fn start_worker(&mut self) {
+        let proc = Command::new(binary("stablepay-worker"))
+            .envs(self.env())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.worker = Some(Proc(proc));
+    }
+
+    pub fn kill_worker(&mut self) {
+        self.worker = None;
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.api))
+            .bearer_auth(&self.key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.api))
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Registers and verifies a fresh settlement wallet; returns (address, key).
+    pub async fn fresh_verified_wallet(&self) -> (String, [u8; 32]) {
+        let key: [u8; 32] = rand::random();
+        let address = eip191::address_of_private_key(&key).unwrap().to_string();
+        let (_, w) = self
+            .post("/api/v1/wallets", json!({ "address": address }))
+            .await;
+        let sig = eip191::sign(
+            w["verification"]["message"].as_str().unwrap().as_bytes(),
+            &key,
+        )
+        .unwrap()
+        .to_hex();
+        let (status, _) = self
+            .post(
+                &format!("/api/v1/wallets/{}/verify", w["id"].as_str().unwrap()),
+                json!({ "signature": sig }),
+            )
+            .await;
+        assert_eq!(status, 200);
+        (address, key)
+    }
+
+    /// Polls GET session until `status` or the timeout.
+    pub async fn wait_for_session(&self, id: &str, status: &str, timeout: Duration) -> Value {
+        let started = Instant::now();
+        loop {
+            let s = self.get(&format!("/api/v1/checkout/sessions/{id}")).await;
+            if s["status"] == status || started.elapsed() > timeout {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// A new buyer with ETH (anvil_setBalance) and test USDC (the token's public mint).
+pub async fn funded_buyer(chain: &ChainInfo) -> Arc<Client> {
+    let key: [u8; 32] = rand::random();
+    let wallet = LocalWallet::from_bytes(&key)
+        .unwrap()
+        .with_chain_id(84532u64);
+    let provider = Provider::<Http>::try_from(chain.rpc.as_str())
+        .unwrap()
+        .interval(Duration::from_millis(100));
+    provider
+        .request::<_, Value>("anvil_setBalance", (wallet.address(), U256::exp10(20)))
+        .await
+        .unwrap();
+    let client = Arc::new(SignerMiddleware::new(provider, wallet));
+    let token = TestToken::new(
+        chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        client.clone(),
+    );
+    token
+        .mint(client.address(), U256::from(1_000_000_000_000u64))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    client
+}
+
+/// Sends raw calldata and waits for the receipt; returns the tx hash (0x-hex).
+pub async fn send(client: &Client, to: &str, data: &str) -> String {
+    let tx = TransactionRequest::new()
+        .to(to.parse::<ethers::types::Address>().unwrap())
+        .data(Bytes::from(
+            hex::decode(data.trim_start_matches("0x")).unwrap(),
+        ));
+    let receipt = client
+        .send_transaction(tx, None)
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(receipt.status.unwrap().as_u64(), 1, "transaction reverted");
+    format!("{:#x}", receipt.transaction_hash)
+}
+
+pub async fn usdc_balance(client: &Arc<Client>, chain: &ChainInfo, who: &str) -> u128 {
+    let token = TestToken::new(
+        chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        client.clone(),
+    );
+    token
+        .balance_of(who.parse().unwrap())
+        .call()
+        .await
+        .unwrap()
+        .as_u128()
+}

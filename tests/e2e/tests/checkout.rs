@@ -1,0 +1,336 @@
+//! A buyer pays a checkout session on anvil through the hosted intent, exactly as a wallet
+//! would; the service settles it once, even with the fast path and the watcher racing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use serde_json::json;
+use stablepay_e2e::*;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_buyer_pays_and_the_session_settles_exactly_once() {
+    let stack = Stack::start().await;
+    let (recipient, _) = stack.fresh_verified_wallet().await;
+    let (_, endpoint) = stack
+        .post(
+            "/api/v1/webhook_endpoints",
+            json!({ "url": "http://localhost:9/unused" }),
+        )
+        .await;
+    let (status, session) = stack
+        .post("/api/v1/checkout/sessions", json!({ "mode": "payment", "title": "Beans", "amount": "12.5", "customer_reference": "cust-9", "metadata": {"order": "77"} }))
+        .await;
+    assert_eq!(status, 201);
+    let id = session["id"].as_str().unwrap();
+
+    // The hosted page's public endpoints.
+    let page = stack
+        .http
+        .get(format!("{}/pay/{id}", stack.api))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Beans"));
+    let intent: serde_json::Value = stack
+        .http
+        .get(format!("{}/pay/{id}/intent", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(intent["chain_id"], 84532);
+    assert_eq!(intent["intent"]["net_amount"], "12375000");
+    assert_eq!(intent["intent"]["fee_amount"], "125000");
+    assert_eq!(intent["intent"]["recipient"].as_str().unwrap(), recipient);
+
+    let buyer = funded_buyer(&stack.chain).await;
+    let buyer_addr = format!("{:#x}", buyer.address());
+    let treasury_before = usdc_balance(&buyer, &stack.chain, &stack.chain.treasury).await;
+    let buyer_before = usdc_balance(&buyer, &stack.chain, &buyer_addr).await;
+    send(
+        &buyer,
+        intent["token"].as_str().unwrap(),
+        intent["approve_calldata"].as_str().unwrap(),
+    )
+    .await;
+    let tx = send(
+        &buyer,
+        intent["contract"].as_str().unwrap(),
+        intent["pay_calldata"].as_str().unwrap(),
+    )
+    .await;
+
+    // Fast path (the watcher races it).
+    let confirm: serde_json::Value = stack
+        .http
+        .post(format!("{}/pay/{id}/confirm", stack.api))
+        .json(&json!({ "tx_hash": tx }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        ["confirmed", "pending"].contains(&confirm["settlement"].as_str().unwrap()),
+        "{confirm}"
+    );
+
+    let done = stack
+        .wait_for_session(id, "completed", Duration::from_secs(15))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(done["url"].is_null());
+    assert_eq!(
+        done["wallet_address"].as_str().unwrap().to_lowercase(),
+        buyer_addr
+    );
+    assert_eq!(done["tx_hash"], tx);
+    assert!(done["completed_at"].is_string());
+    assert!(done["customer"].as_str().unwrap().starts_with("cus_"));
+
+    // Balances moved exactly.
+    assert_eq!(
+        usdc_balance(&buyer, &stack.chain, &recipient).await,
+        12_375_000
+    );
+    assert_eq!(
+        usdc_balance(&buyer, &stack.chain, &stack.chain.treasury).await - treasury_before,
+        125_000
+    );
+    assert_eq!(
+        buyer_before - usdc_balance(&buyer, &stack.chain, &buyer_addr).await,
+        12_500_000
+    );
+
+    let payments = stack
+        .get(&format!("/api/v1/payments?checkout_session={id}"))
+        .await;
+    let list = payments["data"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "exactly one payment");
+    let p = &list[0];
+    assert_eq!(
+        (
+            p["status"].as_str(),
+            p["amount"].as_str(),
+            p["fee_amount"].as_str(),
+            p["merchant_amount"].as_str()
+        ),
+        (
+            Some("confirmed"),
+            Some("12.5"),
+            Some("0.125"),
+            Some("12.375")
+        )
+    );
+    assert_eq!(
+        (
+            p["customer_reference"].as_str(),
+            p["tx_hash"].as_str(),
+            p["charge_type"].as_str()
+        ),
+        (Some("cust-9"), Some(tx.as_str()), Some("one_time"))
+    );
+    assert_eq!(p["customer"], done["customer"]);
+    assert_eq!(p["metadata"], json!({"order": "77"}));
+
+    // Exactly one of each event, routed to the endpoint, carrying the API shapes.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let events = stack.get("/api/v1/webhook_events?limit=100").await;
+    let events = events["data"].as_array().unwrap();
+    let of = |t: &str| {
+        events
+            .iter()
+            .filter(|e| e["type"] == t)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let completed = of("checkout.session.completed");
+    let succeeded = of("payment.succeeded");
+    assert_eq!((completed.len(), succeeded.len()), (1, 1), "{events:?}");
+    assert_eq!(completed[0]["endpoint"], endpoint["id"]);
+    assert_eq!(completed[0]["payload"]["data"]["object"]["id"], id);
+    assert_eq!(
+        completed[0]["payload"]["data"]["object"]["status"],
+        "completed"
+    );
+    assert_eq!(succeeded[0]["payload"]["data"]["object"]["id"], p["id"]);
+    assert_eq!(
+        succeeded[0]["payload"]["data"]["object"]["status"],
+        "confirmed"
+    );
+
+    // The intent is gone once the session is no longer open; confirming again is harmless.
+    assert_eq!(
+        stack
+            .http
+            .get(format!("{}/pay/{id}/intent", stack.api))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    let again: serde_json::Value = stack
+        .http
+        .post(format!("{}/pay/{id}/confirm", stack.api))
+        .json(&json!({ "tx_hash": tx }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again["settlement"], "confirmed");
+    assert_eq!(
+        stack
+            .get(&format!("/api/v1/payments?checkout_session={id}"))
+            .await["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_payment_made_while_the_worker_is_down_settles_after_restart() {
+    let mut stack = Stack::start().await;
+    stack.fresh_verified_wallet().await;
+    let (_, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Late", "amount": "3" }),
+        )
+        .await;
+    let id = session["id"].as_str().unwrap().to_owned();
+    let intent: serde_json::Value = stack
+        .http
+        .get(format!("{}/pay/{id}/intent", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Let the watcher store its cursor, then stop it.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stack.kill_worker();
+    let buyer = funded_buyer(&stack.chain).await;
+    send(
+        &buyer,
+        intent["token"].as_str().unwrap(),
+        intent["approve_calldata"].as_str().unwrap(),
+    )
+    .await;
+    send(
+        &buyer,
+        intent["contract"].as_str().unwrap(),
+        intent["pay_calldata"].as_str().unwrap(),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        stack.get(&format!("/api/v1/checkout/sessions/{id}")).await["status"],
+        "open",
+        "nothing settles without a worker or a confirm"
+    );
+    stack.start_worker();
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_transaction_that_does_not_pay_the_session_is_rejected() {
+    let stack = Stack::start().await;
+    stack.fresh_verified_wallet().await;
+    let (_, a) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "A", "amount": "1" }),
+        )
+        .await;
+    let (_, b) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "B", "amount": "1" }),
+        )
+        .await;
+    let (a, b) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
+    let buyer = funded_buyer(&stack.chain).await;
+    // A plain token transfer is not a router payment.
+    let approve_tx = send(&buyer, &stack.chain.usdc, "0x095ea7b3000000000000000000000000000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000000000000f4240").await;
+    let r = stack
+        .http
+        .post(format!("{}/pay/{a}/confirm", stack.api))
+        .json(&json!({ "tx_hash": approve_tx }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["details"][0]["field"], "tx_hash");
+    // Paying session B and confirming it against A does not complete A.
+    let intent: serde_json::Value = stack
+        .http
+        .get(format!("{}/pay/{b}/intent", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    send(
+        &buyer,
+        intent["token"].as_str().unwrap(),
+        intent["approve_calldata"].as_str().unwrap(),
+    )
+    .await;
+    let tx = send(
+        &buyer,
+        intent["contract"].as_str().unwrap(),
+        intent["pay_calldata"].as_str().unwrap(),
+    )
+    .await;
+    stack
+        .http
+        .post(format!("{}/pay/{a}/confirm", stack.api))
+        .json(&json!({ "tx_hash": tx }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        stack
+            .wait_for_session(b, "completed", Duration::from_secs(15))
+            .await["status"],
+        "completed"
+    );
+    assert_eq!(
+        stack.get(&format!("/api/v1/checkout/sessions/{a}")).await["status"],
+        "open"
+    );
+    // Malformed and unknown inputs get the envelope.
+    let r = stack
+        .http
+        .post(format!("{}/pay/{a}/confirm", stack.api))
+        .json(&json!({ "tx_hash": "0x12" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(
+        stack
+            .http
+            .get(format!("{}/pay/cs_nope/intent", stack.api))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
