@@ -10,7 +10,7 @@ use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
-use crate::routes::{checkout_sessions, hosted, reads, wallets, webhook_endpoints};
+use crate::routes::{checkout_sessions, hosted, reads, refunds, wallets, webhook_endpoints};
 use crate::state::AppState;
 
 #[derive(Clone)]
@@ -77,6 +77,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(
                 web::resource("/refunds")
                     .route(web::get().to(reads::list_refunds))
+                    .route(web::post().to(refunds::create))
                     .default_service(nope()),
             )
             .service(

@@ -44,6 +44,7 @@ pub fn state_from_store(
         reader: store.clone(),
         idempotency: store.clone(),
         outbox: store.clone(),
+        refunds: store.clone(),
         settlement: store,
         chain: chain.reader,
         chains: chain.contracts,

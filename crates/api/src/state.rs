@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, ResourceReader, SessionRepository,
-    SettlementStore, WalletRepository, WebhookEndpointRepository,
+    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RefundStore, ResourceReader,
+    SessionRepository, SettlementStore, WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
@@ -19,6 +19,7 @@ pub struct AppState {
     pub outbox: Arc<dyn Outbox>,
     pub chain: Arc<dyn ChainReader>,
     pub settlement: Arc<dyn SettlementStore>,
+    pub refunds: Arc<dyn RefundStore>,
     pub chains: ChainDirectory,
     /// Signs EIP-712 payment intents for the hosted page; never logged.
     pub operator_key: Option<[u8; 32]>,

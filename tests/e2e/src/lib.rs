@@ -27,6 +27,7 @@ pub const SECRETS_KEY: [u8; 32] = [3u8; 32];
 pub struct ChainInfo {
     pub rpc: String,
     pub usdc: String,
+    pub usdt: String,
     pub router: String,
     pub treasury: String,
     pub operator_key: String,
@@ -41,6 +42,7 @@ pub fn chain_info() -> ChainInfo {
     ChainInfo {
         rpc: s(&c["rpc_url"]),
         usdc: s(&c["usdc"]),
+        usdt: s(&c["usdt"]),
         router: s(&c["checkout_router"]),
         treasury: s(&c["treasury"]),
         operator_key: s(&env["operator_private_key"]),
@@ -294,4 +296,98 @@ pub async fn usdc_balance(client: &Arc<Client>, chain: &ChainInfo, who: &str) ->
         .await
         .unwrap()
         .as_u128()
+}
+
+/// A client for an existing key, given ETH for gas.
+pub async fn client_for(chain: &ChainInfo, key: &[u8; 32]) -> Arc<Client> {
+    let wallet = LocalWallet::from_bytes(key)
+        .unwrap()
+        .with_chain_id(84532u64);
+    let provider = Provider::<Http>::try_from(chain.rpc.as_str())
+        .unwrap()
+        .interval(Duration::from_millis(100));
+    provider
+        .request::<_, Value>("anvil_setBalance", (wallet.address(), U256::exp10(20)))
+        .await
+        .unwrap();
+    Arc::new(SignerMiddleware::new(provider, wallet))
+}
+
+/// Creates a session for `amount`, pays it as a fresh buyer and waits for completion.
+/// Returns (session id, payment json, buyer).
+pub async fn paid_session(stack: &Stack, amount: &str) -> (String, Value, Arc<Client>) {
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Order", "amount": amount }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let intent: Value = stack
+        .http
+        .get(format!("{}/pay/{id}/intent", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let buyer = funded_buyer(&stack.chain).await;
+    send(
+        &buyer,
+        intent["token"].as_str().unwrap(),
+        intent["approve_calldata"].as_str().unwrap(),
+    )
+    .await;
+    let tx = send(
+        &buyer,
+        intent["contract"].as_str().unwrap(),
+        intent["pay_calldata"].as_str().unwrap(),
+    )
+    .await;
+    stack
+        .http
+        .post(format!("{}/pay/{id}/confirm", stack.api))
+        .json(&json!({ "tx_hash": tx }))
+        .send()
+        .await
+        .unwrap();
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(15))
+        .await;
+    assert_eq!(done["status"], "completed");
+    let payments = stack
+        .get(&format!("/api/v1/payments?checkout_session={id}"))
+        .await;
+    (id, payments["data"][0].clone(), buyer)
+}
+
+/// An ERC-20 transfer of the test USDC (or another token) from `from`; returns the tx hash.
+pub async fn transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) -> String {
+    let token = TestToken::new(
+        token.parse::<ethers::types::Address>().unwrap(),
+        from.clone(),
+    );
+    let receipt = token
+        .transfer(to.parse().unwrap(), U256::from(micros))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    format!("{:#x}", receipt.transaction_hash)
+}
+
+/// Mints test tokens to `to` (the dev tokens' mint is public).
+pub async fn mint(by: &Arc<Client>, token: &str, to: &str, micros: u64) {
+    let token = TestToken::new(token.parse::<ethers::types::Address>().unwrap(), by.clone());
+    token
+        .mint(to.parse().unwrap(), U256::from(micros))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
 }

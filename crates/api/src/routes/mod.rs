@@ -3,5 +3,6 @@
 pub mod checkout_sessions;
 pub mod hosted;
 pub mod reads;
+pub mod refunds;
 pub mod wallets;
 pub mod webhook_endpoints;

@@ -7,6 +7,7 @@ mod idempotency;
 mod leader_lock;
 mod outbox;
 mod reader;
+mod refunds;
 mod sessions;
 mod settlement;
 mod wallets;

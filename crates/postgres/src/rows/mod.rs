@@ -7,6 +7,7 @@ mod read_models;
 mod session;
 mod wallet;
 
+pub(crate) use conv::to_i64;
 pub(crate) use endpoint::*;
 pub(crate) use read_models::*;
 pub(crate) use session::*;

@@ -1,0 +1,105 @@
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Payload};
+use actix_web::{HttpRequest, HttpResponse};
+use serde::Deserialize;
+use stablepay_domain::representation::RefundResource;
+use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
+use stablepay_domain::services::{
+    record_refund, NewRefund, RefundDeps, RefundError, RefundOutcome,
+};
+use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::input::json_body;
+use crate::state::AppState;
+use crate::wrapper::{api_call, Reply};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RefundBody {
+    payment: Option<String>,
+    tx_hash: Option<String>,
+    amount: Option<serde_json::Value>,
+    reason: Option<String>,
+}
+
+impl TryFrom<RefundBody> for NewRefund {
+    type Error = ValidationErrors;
+
+    fn try_from(b: RefundBody) -> Result<Self, ValidationErrors> {
+        let mut e = ValidationErrors::default();
+        let payment = match b.payment {
+            None => {
+                e.push("payment", "is required");
+                None
+            }
+            Some(p) => e.check(
+                "payment",
+                PaymentId::parse(&p).map_err(|_| "must be a pay_ id"),
+            ),
+        };
+        let tx_hash = match b.tx_hash {
+            None => {
+                e.push("tx_hash", "is required");
+                None
+            }
+            Some(t) => e.check(
+                "tx_hash",
+                TxHash::parse(&t).map_err(|_| "must be a 0x-prefixed 32-byte transaction hash"),
+            ),
+        };
+        let amount = b.amount.filter(|v| !v.is_null()).and_then(|v| match v {
+            serde_json::Value::String(s) => e.check("amount", Amount::parse(&s)),
+            _ => e.check::<Amount, _>(
+                "amount",
+                Err("must be a decimal string such as \"10.50\", not a JSON number"),
+            ),
+        });
+        let reason = b
+            .reason
+            .and_then(|r| e.check("reason", bounded_text(&r, 0, REASON_MAX)));
+        match (payment, tx_hash, e.is_empty()) {
+            (Some(payment), Some(tx_hash), true) => Ok(NewRefund {
+                payment,
+                tx_hash,
+                amount,
+                reason,
+            }),
+            _ => Err(e),
+        }
+    }
+}
+
+pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let body: RefundBody = json_body(&call.body)?;
+        let new = NewRefund::try_from(body)?;
+        let payment_id = new.payment.to_string();
+        let s = &call.state;
+        let deps = RefundDeps {
+            reader: s.reader.as_ref(),
+            wallets: s.wallets.as_ref(),
+            refunds: s.refunds.as_ref(),
+            chain: s.chain.as_ref(),
+            clock: s.clock.as_ref(),
+            chains: &s.chains,
+        };
+        let outcome = record_refund(&call.auth, new, &deps)
+            .await
+            .map_err(|e| match e {
+                RefundError::PaymentNotFound => ApiError::not_found("payment", &payment_id),
+                RefundError::Rejected(v) => ApiError::from(v),
+                RefundError::ChainUnavailable => {
+                    let mut err = ApiError::new(ErrorCode::Unavailable, e.to_string());
+                    err.retry_after_secs = Some(2);
+                    err
+                }
+                RefundError::Store(e) => e.into(),
+            })?;
+        match outcome {
+            RefundOutcome::Created(r) => Reply::json(StatusCode::CREATED, &RefundResource::from(r)),
+            RefundOutcome::Existing(r) => Reply::ok(&RefundResource::from(r)),
+        }
+    })
+    .await
+}

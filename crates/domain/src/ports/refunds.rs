@@ -1,0 +1,30 @@
+use async_trait::async_trait;
+
+use super::{EventDraft, StoreError};
+use crate::model::{ChainId, Payment, Refund, TxHash};
+
+/// A verified refund and everything it changes, decided by the domain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundRecord {
+    pub refund: Refund,
+    pub log_index: u64,
+    /// The payment's `refunded_micros` this record was computed from (re-checked under lock).
+    pub expected_refunded_micros: u64,
+    pub payment_after: Payment,
+    pub event: EventDraft,
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait RefundStore: Send + Sync {
+    /// Refunds already recorded from this transaction (any payment), with their log index.
+    async fn refunds_by_tx(
+        &self,
+        chain: ChainId,
+        tx: TxHash,
+    ) -> Result<Vec<(Refund, u64)>, StoreError>;
+
+    /// Writes refund, payment update and event atomically. Errors: `Conflict` when the
+    /// payment changed since it was read or the transfer already backs a refund.
+    async fn record_refund(&self, record: &RefundRecord) -> Result<(), StoreError>;
+}

@@ -1,0 +1,263 @@
+//! POST /refunds (spec "Refunds", D9): verify a merchant's on-chain refund transfer and
+//! record it; the same transfer re-reported returns the existing refund.
+
+use crate::model::{
+    Amount, AuthContext, EventType, FieldError, PaymentId, PaymentStatus, Refund, RefundId,
+    RefundStatus, TxHash, ValidationErrors,
+};
+use crate::ports::{
+    ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundStore, ResourceReader,
+    StoreError, WalletRepository,
+};
+use crate::representation::PaymentResource;
+use crate::services::ChainDirectory;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRefund {
+    pub payment: PaymentId,
+    pub tx_hash: TxHash,
+    pub amount: Option<Amount>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RefundError {
+    #[error("no such payment")]
+    PaymentNotFound,
+    #[error(transparent)]
+    Rejected(ValidationErrors),
+    #[error("the chain could not be reached; retry shortly")]
+    ChainUnavailable,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Created (201) or an idempotent re-report of the same transfer (200).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundOutcome {
+    Created(Refund),
+    Existing(Refund),
+}
+
+pub struct RefundDeps<'a> {
+    pub reader: &'a dyn ResourceReader,
+    pub wallets: &'a dyn WalletRepository,
+    pub refunds: &'a dyn RefundStore,
+    pub chain: &'a dyn ChainReader,
+    pub clock: &'a dyn Clock,
+    pub chains: &'a ChainDirectory,
+}
+
+fn reject(field: &str, message: impl Into<String>) -> RefundError {
+    RefundError::Rejected(ValidationErrors(vec![FieldError::new(field, message)]))
+}
+
+fn chain_err(e: ChainError) -> RefundError {
+    match e {
+        ChainError::NotConfigured(id) => reject(
+            "tx_hash",
+            format!("chain {id} is not configured for refunds"),
+        ),
+        ChainError::Unavailable(_) => RefundError::ChainUnavailable,
+    }
+}
+
+pub async fn record_refund(
+    ctx: &AuthContext,
+    req: NewRefund,
+    deps: &RefundDeps<'_>,
+) -> Result<RefundOutcome, RefundError> {
+    // A race with another refund of the same payment is retried from fresh state.
+    for _ in 0..5 {
+        match attempt(ctx, &req, deps).await {
+            Err(RefundError::Store(StoreError::Conflict(_))) => continue,
+            other => return other,
+        }
+    }
+    Err(RefundError::Store(StoreError::Conflict(
+        "the payment kept changing".into(),
+    )))
+}
+
+async fn attempt(
+    ctx: &AuthContext,
+    req: &NewRefund,
+    deps: &RefundDeps<'_>,
+) -> Result<RefundOutcome, RefundError> {
+    let payment = deps
+        .reader
+        .payment(ctx.merchant_id, ctx.mode, req.payment)
+        .await?
+        .ok_or(RefundError::PaymentNotFound)?;
+    let already = deps
+        .refunds
+        .refunds_by_tx(payment.chain, req.tx_hash)
+        .await?;
+    if let Some((existing, _)) = already.iter().find(|(r, _)| r.payment == payment.id) {
+        return Ok(RefundOutcome::Existing(existing.clone()));
+    }
+    if !matches!(
+        payment.status,
+        PaymentStatus::Confirmed | PaymentStatus::Refunded
+    ) {
+        return Err(reject(
+            "payment",
+            format!(
+                "is {}; only confirmed payments can be refunded",
+                payment.status.as_str()
+            ),
+        ));
+    }
+    let receipt = deps
+        .chain
+        .receipt(payment.chain, req.tx_hash)
+        .await
+        .map_err(chain_err)?;
+    let Some(receipt) = receipt else {
+        return Err(reject("tx_hash", "was not found on the payment's chain"));
+    };
+    if !receipt.succeeded {
+        return Err(reject("tx_hash", "reverted on chain"));
+    }
+    let depth = deps
+        .chains
+        .get(payment.chain)
+        .map_or(1, |c| c.confirmations);
+    let head = deps
+        .chain
+        .block_number(payment.chain)
+        .await
+        .map_err(chain_err)?;
+    let confirmations = (head + 1).saturating_sub(receipt.block_number);
+    if confirmations < depth {
+        return Err(reject(
+            "tx_hash",
+            format!("has {confirmations} of {depth} confirmations; report it again shortly"),
+        ));
+    }
+    let of_token: Vec<_> = receipt
+        .transfers
+        .iter()
+        .filter(|t| t.token == payment.token_address)
+        .collect();
+    if of_token.is_empty() {
+        return Err(reject(
+            "tx_hash",
+            format!(
+                "has no transfer of the payment's token {}",
+                payment.token_address
+            ),
+        ));
+    }
+    let to_payer: Vec<_> = of_token
+        .iter()
+        .filter(|t| t.to == payment.wallet_address)
+        .collect();
+    if to_payer.is_empty() {
+        return Err(reject(
+            "tx_hash",
+            format!("does not transfer to the payer {}", payment.wallet_address),
+        ));
+    }
+    let verified = deps.wallets.verified(ctx.merchant_id).await?;
+    let from_wallet: Vec<_> = to_payer
+        .iter()
+        .filter(|t| verified.iter().any(|w| w.address == t.from))
+        .collect();
+    if from_wallet.is_empty() {
+        return Err(reject(
+            "tx_hash",
+            "is not sent from one of this account's verified settlement wallets",
+        ));
+    }
+    let unused: Vec<_> = from_wallet
+        .iter()
+        .filter(|t| !already.iter().any(|(_, log)| *log == t.log_index))
+        .collect();
+    let transfer = match (req.amount, unused.as_slice()) {
+        (_, []) => {
+            return Err(reject(
+                "tx_hash",
+                "already backs a refund of another payment",
+            ))
+        }
+        (Some(amount), candidates) => *candidates
+            .iter()
+            .find(|t| t.value == u128::from(amount.micros()))
+            .ok_or_else(|| {
+                reject(
+                    "amount",
+                    format!(
+                        "must equal the on-chain transfer amount ({})",
+                        crate::model::render_micros(
+                            u64::try_from(candidates[0].value).unwrap_or(u64::MAX)
+                        )
+                    ),
+                )
+            })?,
+        (None, [first, ..]) => *first,
+    };
+    let value = u64::try_from(transfer.value)
+        .ok()
+        .and_then(|v| Amount::from_micros(v).ok())
+        .ok_or_else(|| reject("tx_hash", "transfers an invalid amount"))?;
+    let refundable = payment.amount.micros() - payment.refunded_micros;
+    if value.micros() > refundable {
+        return Err(reject(
+            if req.amount.is_some() {
+                "amount"
+            } else {
+                "tx_hash"
+            },
+            format!(
+                "{} exceeds the refundable amount {}",
+                value,
+                crate::model::render_micros(refundable)
+            ),
+        ));
+    }
+    let now = deps.clock.now();
+    let refunded = payment.refunded_micros + value.micros();
+    let payment_after = crate::model::Payment {
+        refunded_micros: refunded,
+        status: if refunded == payment.amount.micros() {
+            PaymentStatus::Refunded
+        } else {
+            payment.status
+        },
+        ..payment.clone()
+    };
+    let refund = Refund {
+        id: RefundId::generate(),
+        merchant_id: ctx.merchant_id,
+        mode: ctx.mode,
+        status: RefundStatus::Succeeded,
+        payment: payment.id,
+        amount: value,
+        currency: payment.currency,
+        chain: payment.chain,
+        token_address: payment.token_address,
+        from_address: transfer.from,
+        to_address: transfer.to,
+        tx_hash: req.tx_hash,
+        reason: req.reason.clone(),
+        created_at: now,
+    };
+    let event = EventDraft {
+        merchant_id: ctx.merchant_id,
+        mode: ctx.mode,
+        event_type: EventType::PaymentRefunded,
+        object_json: serde_json::to_string(&PaymentResource::from(payment_after.clone()))
+            .unwrap_or_else(|_| "{}".into()),
+        created_at: now,
+    };
+    let record = RefundRecord {
+        refund: refund.clone(),
+        log_index: transfer.log_index,
+        expected_refunded_micros: payment.refunded_micros,
+        payment_after,
+        event,
+    };
+    deps.refunds.record_refund(&record).await?;
+    Ok(RefundOutcome::Created(refund))
+}

@@ -1,0 +1,199 @@
+//! Merchants refund on-chain from a verified wallet and report the transaction; the
+//! service verifies every rule of the spec before recording it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+use stablepay_e2e::*;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn partial_then_full_refunds_with_every_rejection() {
+    let stack = Stack::start().await;
+    let (merchant_addr, merchant_key) = stack.fresh_verified_wallet().await;
+    let (_, endpoint) = stack
+        .post(
+            "/api/v1/webhook_endpoints",
+            json!({ "url": "http://localhost:9/x", "enabled_events": ["payment.refunded"] }),
+        )
+        .await;
+    let (_, payment, buyer) = paid_session(&stack, "12.5").await;
+    let pay_id = payment["id"].as_str().unwrap();
+    let payer = payment["wallet_address"].as_str().unwrap().to_owned();
+    let merchant = client_for(&stack.chain, &merchant_key).await;
+    // Top up the merchant wallet: rejected refunds below still move real tokens.
+    mint(&merchant, &stack.chain.usdc, &merchant_addr, 100_000_000).await;
+    let usdc = stack.chain.usdc.clone();
+
+    // Partial refund of 5.
+    let tx = transfer(&merchant, &usdc, &payer, 5_000_000).await;
+    let (status, refund) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx, "reason": "damaged bag" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{refund}");
+    assert!(refund["id"].as_str().unwrap().starts_with("re_"));
+    assert_eq!(
+        (
+            refund["object"].as_str(),
+            refund["status"].as_str(),
+            refund["amount"].as_str()
+        ),
+        (Some("refund"), Some("succeeded"), Some("5"))
+    );
+    assert_eq!(
+        (
+            refund["payment"].as_str(),
+            refund["currency"].as_str(),
+            refund["chain_id"].as_u64()
+        ),
+        (Some(pay_id), Some("USDC"), Some(84532))
+    );
+    assert_eq!(refund["from_address"].as_str().unwrap(), merchant_addr);
+    assert_eq!(
+        refund["to_address"].as_str().unwrap().to_lowercase(),
+        payer.to_lowercase()
+    );
+    assert_eq!(
+        (refund["tx_hash"].as_str(), refund["reason"].as_str()),
+        (Some(tx.as_str()), Some("damaged bag"))
+    );
+    let p = stack.get(&format!("/api/v1/payments/{pay_id}")).await;
+    assert_eq!(
+        (p["status"].as_str(), p["refunded_amount"].as_str()),
+        (Some("confirmed"), Some("5"))
+    );
+
+    // Re-reporting the same transaction returns the same refund with 200.
+    let (status, again) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx }),
+        )
+        .await;
+    assert_eq!((status, again["id"].clone()), (200, refund["id"].clone()));
+
+    // More than the refundable 7.5.
+    let tx_over = transfer(&merchant, &usdc, &payer, 8_000_000).await;
+    let (status, err) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_over }),
+        )
+        .await;
+    assert_eq!(status, 400, "{err}");
+    assert_eq!(err["error"]["code"], "invalid_request_error");
+    // An amount that is not the transfer's.
+    let tx_rest = transfer(&merchant, &usdc, &payer, 7_500_000).await;
+    let (status, err) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_rest, "amount": "7" }),
+        )
+        .await;
+    assert_eq!(
+        (status, err["error"]["details"][0]["field"].as_str()),
+        (400, Some("amount"))
+    );
+    // The wrong token.
+    mint(&merchant, &stack.chain.usdt, &merchant_addr, 1_000_000).await;
+    let tx_usdt = transfer(&merchant, &stack.chain.usdt, &payer, 1_000_000).await;
+    let (status, err) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_usdt }),
+        )
+        .await;
+    assert_eq!(
+        (status, err["error"]["details"][0]["field"].as_str()),
+        (400, Some("tx_hash"))
+    );
+    // Not to the payer.
+    let tx_elsewhere = transfer(&merchant, &usdc, &merchant_addr, 1_000_000).await;
+    let (status, _) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_elsewhere }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    // Not from a verified wallet (the buyer refunding itself).
+    let tx_self = transfer(&buyer, &usdc, &payer, 1_000_000).await;
+    let (status, err) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_self }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("verified"),
+        "{err}"
+    );
+    // Unknown payment, malformed input.
+    let (status, _) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": "pay_0351MiBHWMVfqWW6gX4oqu", "tx_hash": tx_rest }),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, err) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": "0x12", "amount": 7.5 }),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let fields: Vec<&str> = err["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["tx_hash", "amount"]);
+
+    // The rest: the payment becomes refunded.
+    let (status, last) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx_rest, "amount": "7.5" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{last}");
+    let p = stack.get(&format!("/api/v1/payments/{pay_id}")).await;
+    assert_eq!(
+        (p["status"].as_str(), p["refunded_amount"].as_str()),
+        (Some("refunded"), Some("12.5"))
+    );
+    let list = stack
+        .get(&format!("/api/v1/refunds?payment={pay_id}"))
+        .await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 2);
+    assert_eq!(list["data"][0]["id"], last["id"]);
+    let got = stack
+        .get(&format!(
+            "/api/v1/refunds/{}",
+            refund["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(got, refund);
+    // Each recorded refund fired payment.refunded, carrying the payment after the refund.
+    let events = stack
+        .get("/api/v1/webhook_events?type=payment.refunded")
+        .await;
+    let events = events["data"].as_array().unwrap();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0]["endpoint"], endpoint["id"]);
+    assert_eq!(
+        events[0]["payload"]["data"]["object"]["refunded_amount"],
+        "12.5"
+    );
+    assert_eq!(
+        events[1]["payload"]["data"]["object"]["refunded_amount"],
+        "5"
+    );
+}
