@@ -77,7 +77,10 @@ async fn run() -> Result<(), String> {
             store: Arc::new(settlement_store.clone()),
             clock: Arc::new(SystemClock),
             // One advisory-lock key per chain.
-            lock: PgAdvisoryLock::new(&cfg.database_url, 0x05ab1e_0000_0000 + c.chain.id() as i64),
+            lock: PgAdvisoryLock::new(
+                &cfg.database_url,
+                0x05ab_1e00_0000_0000 + c.chain.id() as i64,
+            ),
             poll_interval: cfg.chain_poll,
             max_range: 2000,
         })
