@@ -3,6 +3,7 @@
 //! unset.
 
 mod bench;
+mod bench_settlement;
 mod chain;
 mod dev;
 mod pg;
@@ -23,8 +24,10 @@ commands:
   test    start PostgreSQL (throwaway) and the anvil chains, then cargo fmt --check,
           clippy -D warnings, and
           every test of the workspace (extra arguments go to cargo test)
-  bench   webhooks: deliveries/s and enqueue-to-receipt latency (release build;
+  bench   webhooks: deliveries/s and commit-to-receipt latency (release build;
           BENCH_DELIVERIES, BENCH_WORKERS tune it)
+          settlement: router payments settled by the chain watcher: latency and
+          payments verified per minute (BENCH_PAYMENTS tunes it)
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
@@ -35,6 +38,9 @@ fn main() -> ExitCode {
         Some("dev") => dev::run(),
         Some("test") => test::run(&args[1..]),
         Some("sign") => sign::run(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("settlement") => {
+            bench_settlement::run(&args[2..])
+        }
         Some("bench") => bench::run(&args[1..]),
         Some("contracts") => tools::compile_contracts(),
         Some("-h" | "--help" | "help") | None => {

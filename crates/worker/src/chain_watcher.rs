@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use stablepay_domain::ports::{ChainReader, Clock, SettlementStore};
 use stablepay_domain::services::{
     recheck_pending_payment, settle_checkout, ChainContracts, ChainDirectory, SettleDeps,
@@ -77,11 +78,17 @@ impl ChainWatcher {
                 .checkout_paid_txs(chain, self.contracts.checkout_router, from, to)
                 .await
                 .map_err(|e| e.to_string())?;
-            for tx in txs {
-                let outcomes = settle_checkout(chain, tx, &deps)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                for outcome in outcomes {
+            // Settle the range's payments concurrently; any failure leaves the cursor alone.
+            let results: Vec<_> = futures_util::stream::iter(txs)
+                .map(|tx| {
+                    let deps = &deps;
+                    async move { (tx, settle_checkout(chain, tx, deps).await) }
+                })
+                .buffer_unordered(16)
+                .collect()
+                .await;
+            for (tx, result) in results {
+                for outcome in result.map_err(|e| e.to_string())? {
                     match outcome {
                         SettleOutcome::Rejected(why) => {
                             tracing::warn!(chain = chain.id(), %tx, %why, "router payment not settled")

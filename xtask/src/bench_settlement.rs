@@ -1,0 +1,251 @@
+//! `cargo xtask bench settlement`: router payments on a local anvil chain (1 s blocks,
+//! depth 1) settled by a release-built `stablepay-worker` through its chain watcher alone
+//! (no fast path): receipt-to-completed latency per payment and payments verified per
+//! minute (DESIGN §10).
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{json, Value};
+use stablepay_domain::ports::{SessionRepository, SystemClock, WalletRepository};
+use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
+use stablepay_domain::services::{
+    create_checkout_session, register_wallet, CreateSessionDeps, NewSessionRequest, TokenDirectory,
+};
+use stablepay_domain::*;
+use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
+
+use crate::chain::{self, DevChain};
+use crate::pg::Postgres;
+use crate::tools;
+use crate::util::{cargo, root, run as run_cmd};
+
+const SECRETS_KEY: [u8; 32] = [9u8; 32];
+
+fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
+    let r: Value = ureq::post(url)
+        .send_json(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
+        .map_err(|e| format!("{method}: {e}"))?
+        .into_json()
+        .map_err(|e| e.to_string())?;
+    if let Some(e) = r.get("error") {
+        return Err(format!("{method}: {e}"));
+    }
+    Ok(r["result"].clone())
+}
+
+fn send(url: &str, from: &str, to: &str, data: &[u8]) -> Result<String, String> {
+    let tx = json!([{ "from": from, "to": to, "data": format!("0x{}", hex::encode(data)), "gas": "0x30d40" }]);
+    rpc(url, "eth_sendTransaction", tx)?
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| "no hash".into())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let total: usize = std::env::var("BENCH_PAYMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    println!("xtask: building stablepay-worker (release)");
+    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
+    let anvil = tools::anvil()?;
+    let pg = Postgres::provision("bench")?;
+    let db = pg.database("bench_settlement")?;
+    let dev = chain::start(&anvil, 84532)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let result = runtime.block_on(bench(&db, &dev, total));
+    drop(dev);
+    drop(pg);
+    result
+}
+
+async fn bench(db: &str, dev: &DevChain, total: usize) -> Result<(), String> {
+    run_migrations(db).await?;
+    let store = PgStore::connect(
+        db,
+        &PoolConfig::default(),
+        SecretCipher::new(&SECRETS_KEY).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let merchant = store
+        .create_merchant("Bench", FeeTier::Standard)
+        .await
+        .map_err(|e| e.to_string())?;
+    let ctx = AuthContext {
+        merchant_id: merchant.id,
+        mode: Mode::Test,
+        api_key_id: ApiKeyId::generate(),
+        fee_tier: FeeTier::Standard,
+        rate_limit_per_min: None,
+    };
+    // A verified wallet (the signature check itself is covered by the tests).
+    let recipient = Address::parse(&chain::address(9).to_lowercase()).map_err(|e| e.to_string())?;
+    let reg = register_wallet(&ctx, recipient, ChainId::BaseSepolia, &store, &SystemClock)
+        .await
+        .map_err(|e| e.to_string())?;
+    let nonce = reg.challenge.map(|c| c.nonce).unwrap_or_default();
+    store
+        .mark_verified(reg.wallet.id, &nonce, Timestamp::new(chrono::Utc::now()))
+        .await
+        .map_err(|e| e.to_string())?;
+    let usdc = Address::parse(&dev.usdc.to_lowercase()).map_err(|e| e.to_string())?;
+    let router = Address::parse(&dev.checkout_router.to_lowercase()).map_err(|e| e.to_string())?;
+    let tokens = TokenDirectory::new().with(ChainId::BaseSepolia, Currency::Usdc, usdc);
+    let deps = CreateSessionDeps {
+        sessions: &store,
+        wallets: &store,
+        clock: &SystemClock,
+        tokens: &tokens,
+    };
+
+    // Buyers approve the router once.
+    let buyers: Vec<String> = chain::BUYERS.iter().map(|i| chain::address(*i)).collect();
+    for b in &buyers {
+        send(
+            &dev.rpc_url,
+            b,
+            &dev.usdc,
+            &stablepay_evm::calldata::approve(&router, u128::MAX >> 1),
+        )?;
+    }
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(chain::KEYS[chain::OPERATOR], &mut key).map_err(|e| e.to_string())?;
+    let domain = Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: 84532,
+        verifying_contract: router,
+    };
+    let mut calls = Vec::with_capacity(total);
+    for i in 0..total {
+        let req = NewSessionRequest {
+            session_mode: SessionMode::Payment,
+            title: format!("Bench {i}"),
+            amount: Some(Amount::from_micros(1_000_000 + i as u64).map_err(|e| e.to_string())?),
+            description: None,
+            recipient: None,
+            customer_reference: None,
+            metadata: "{}".into(),
+            success_url: None,
+            cancel_url: None,
+            expires_in_seconds: 3600,
+            chain: None,
+            chain_plan_id: None,
+            interval_seconds: None,
+            currency: Currency::Usdc,
+        };
+        let s = create_checkout_session(&ctx, req, &deps)
+            .await
+            .map_err(|e| e.to_string())?;
+        let intent = PaymentIntent {
+            reference: eip712::session_ref(&s.id),
+            token: usdc,
+            recipient,
+            net_amount: u128::from(s.net_micros),
+            fee_amount: u128::from(s.fee_micros),
+            deadline: s.expires_at.unix_seconds() as u64,
+        };
+        let sig = eip712::sign(&domain, intent.struct_hash(), &key).ok_or("signing failed")?;
+        calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig)));
+    }
+    // Start the worker: chain watcher only (poll 500 ms), depth 1.
+    let mut cmd = Command::new(root().join("target/release/stablepay-worker"));
+    cmd.env("DATABASE_URL", db)
+        .env(
+            "STABLEPAY_SECRETS_KEY",
+            base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
+        )
+        .env("STABLEPAY_CONFIRMATIONS_84532", "1")
+        .env("STABLEPAY_LOG", "error")
+        .envs(dev.service_env())
+        .stdout(Stdio::null());
+    let mut worker = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start the worker: {e}"))?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    // Send every payment, then watch receipts and sessions.
+    let mut pending: HashMap<String, CheckoutSessionId> = HashMap::new();
+    for (i, (id, data)) in calls.iter().enumerate() {
+        let tx = send(
+            &dev.rpc_url,
+            &buyers[i % buyers.len()],
+            &dev.checkout_router,
+            data,
+        )?;
+        pending.insert(tx, *id);
+    }
+    let mut mined_at: HashMap<CheckoutSessionId, Instant> = HashMap::new();
+    let mut latencies = Vec::new();
+    let started = Instant::now();
+    let (mut first_mined, mut last_done) = (None, None);
+    while latencies.len() < total && started.elapsed() < Duration::from_secs(300) {
+        let unmined: Vec<String> = pending
+            .keys()
+            .filter(|tx| !mined_at.contains_key(&pending[*tx]))
+            .cloned()
+            .collect();
+        for tx in unmined {
+            let r = rpc(&dev.rpc_url, "eth_getTransactionReceipt", json!([tx]))?;
+            if !r.is_null() {
+                let now = Instant::now();
+                first_mined.get_or_insert(now);
+                mined_at.insert(pending[&tx], now);
+            }
+        }
+        for (id, at) in mined_at.clone() {
+            let s = store.get_public(id).await.map_err(|e| e.to_string())?;
+            if s.is_some_and(|s| s.status == SessionStatus::Completed) {
+                let now = Instant::now();
+                latencies.push(now.duration_since(at).as_secs_f64() * 1000.0);
+                last_done = Some(now);
+                mined_at.remove(&id);
+                pending.retain(|_, v| *v != id);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = worker.kill();
+    let _ = worker.wait();
+    latencies.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let span = match (first_mined, last_done) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64().max(0.001),
+        _ => 0.0,
+    };
+    println!();
+    println!(
+        "| settlement benchmark (chain watcher only, poll 500 ms, 1 s blocks, depth 1) | value |"
+    );
+    println!("|---|---|");
+    println!("| payments settled | {} of {total} |", latencies.len());
+    println!(
+        "| receipt-seen to session-completed p50 | {:.0} ms |",
+        percentile(&latencies, 0.5)
+    );
+    println!(
+        "| receipt-seen to session-completed p99 | {:.0} ms |",
+        percentile(&latencies, 0.99)
+    );
+    println!(
+        "| receipt-seen to session-completed max | {:.0} ms |",
+        latencies.last().copied().unwrap_or(0.0)
+    );
+    println!("| first receipt to last completion | {span:.2} s |");
+    println!(
+        "| payments verified per minute | {:.0} |",
+        latencies.len() as f64 / span * 60.0
+    );
+    Ok(())
+}
