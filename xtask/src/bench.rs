@@ -144,9 +144,10 @@ fn start_workers(n: usize, db: &str) -> Result<Workers, String> {
     Ok(Workers(children))
 }
 
-fn percentile(sorted: &[i64], p: f64) -> i64 {
+/// The `p` quantile of sorted values (nearest rank).
+pub fn percentile<T: Copy + Default>(sorted: &[T], p: f64) -> T {
     if sorted.is_empty() {
-        return 0;
+        return T::default();
     }
     let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[idx.min(sorted.len() - 1)]

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use serde_json::{json, Value};
+use serde_json::json;
 use stablepay_domain::ports::{SessionRepository, SystemClock, WalletRepository};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{
@@ -17,38 +17,22 @@ use stablepay_domain::services::{
 use stablepay_domain::*;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
-use crate::chain::{self, DevChain};
+use crate::bench::percentile;
+use crate::chain::{self, rpc, DevChain};
 use crate::pg::Postgres;
 use crate::tools;
 use crate::util::{cargo, root, run as run_cmd};
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
 
-fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
-    let r: Value = ureq::post(url)
-        .send_json(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
-        .map_err(|e| format!("{method}: {e}"))?
-        .into_json()
-        .map_err(|e| e.to_string())?;
-    if let Some(e) = r.get("error") {
-        return Err(format!("{method}: {e}"));
-    }
-    Ok(r["result"].clone())
-}
-
+/// eth_sendTransaction from an unlocked dev account, with a 200k gas limit so hundreds of
+/// payments fit one block.
 fn send(url: &str, from: &str, to: &str, data: &[u8]) -> Result<String, String> {
     let tx = json!([{ "from": from, "to": to, "data": format!("0x{}", hex::encode(data)), "gas": "0x30d40" }]);
     rpc(url, "eth_sendTransaction", tx)?
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| "no hash".into())
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {

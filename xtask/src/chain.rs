@@ -94,7 +94,7 @@ impl DevChain {
     }
 }
 
-fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
+pub fn rpc(url: &str, method: &str, params: Value) -> Result<Value, String> {
     let response: Value = ureq::post(url)
         .timeout(Duration::from_secs(10))
         .send_json(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
