@@ -197,3 +197,38 @@ async fn partial_then_full_refunds_with_every_rejection() {
         "5"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_refunds_never_exceed_the_gross() {
+    let stack = Stack::start().await;
+    let (merchant_addr, merchant_key) = stack.fresh_verified_wallet().await;
+    let (_, payment, _) = paid_session(&stack, "10").await;
+    let pay_id = payment["id"].as_str().unwrap();
+    let payer = payment["wallet_address"].as_str().unwrap().to_owned();
+    let merchant = client_for(&stack.chain, &merchant_key).await;
+    mint(&merchant, &stack.chain.usdc, &merchant_addr, 100_000_000).await;
+    let usdc = stack.chain.usdc.clone();
+    // Four transfers of 4 each: only two fit in the 10 paid.
+    let mut txs = Vec::new();
+    for _ in 0..4 {
+        txs.push(transfer(&merchant, &usdc, &payer, 4_000_000).await);
+    }
+    let results = futures_util::future::join_all(txs.iter().map(|tx| {
+        stack.post(
+            "/api/v1/refunds",
+            json!({ "payment": pay_id, "tx_hash": tx }),
+        )
+    }))
+    .await;
+    let created = results.iter().filter(|(s, _)| *s == 201).count();
+    let refused = results
+        .iter()
+        .filter(|(s, b)| *s == 400 && b["error"]["code"] == "invalid_request_error")
+        .count();
+    assert_eq!((created, refused), (2, 2), "{results:?}");
+    let p = stack.get(&format!("/api/v1/payments/{pay_id}")).await;
+    assert_eq!(
+        (p["refunded_amount"].as_str(), p["status"].as_str()),
+        (Some("8"), Some("confirmed"))
+    );
+}
