@@ -297,13 +297,18 @@ async fn a_transaction_that_does_not_pay_the_session_is_rejected() {
         intent["pay_calldata"].as_str().unwrap(),
     )
     .await;
-    stack
+    let wrong = stack
         .http
         .post(format!("{}/pay/{a}/confirm", stack.api))
         .json(&json!({ "tx_hash": tx }))
         .send()
         .await
         .unwrap();
+    assert_eq!(
+        wrong.status(),
+        400,
+        "a payment of session B does not confirm session A"
+    );
     assert_eq!(
         stack
             .wait_for_session(b, "completed", Duration::from_secs(15))

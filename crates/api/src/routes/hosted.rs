@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{settle_checkout, SettleDeps, SettleError, SettleOutcome};
 use stablepay_domain::{
-    Address, CheckoutSession, CheckoutSessionId, SessionStatus, Timestamp, TxHash,
+    Address, CheckoutSession, CheckoutSessionId, PageRequest, PaymentFilter, PaymentStatus,
+    SessionStatus, Timestamp, TxHash,
 };
 
 use crate::error::{ApiError, ErrorCode};
@@ -256,29 +257,46 @@ pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Ht
                     err
                 }
             })?;
-        let settlement = match outcomes.first() {
-            Some(SettleOutcome::Confirmed(_) | SettleOutcome::AlreadyRecorded(_)) => "confirmed",
-            Some(SettleOutcome::Pending(_)) => "pending",
-            Some(SettleOutcome::NotFound) | None => "not_found",
-            Some(SettleOutcome::Failed(_)) => "failed",
-            Some(SettleOutcome::Rejected(why)) => {
-                return Err(ApiError::invalid_field(
-                    "tx_hash",
-                    format!("does not pay this session: {why}"),
-                ))
-            }
-        };
+        if let Some(SettleOutcome::Rejected(why)) = outcomes.first() {
+            return Err(ApiError::invalid_field(
+                "tx_hash",
+                format!("does not pay this session: {why}"),
+            ));
+        }
         let fresh = state
             .sessions
             .get_public(session.id)
             .await?
             .unwrap_or(session);
+        // Judge by this session's own records: the transaction may pay another session.
+        let filter = PaymentFilter {
+            checkout_session: Some(fresh.id),
+            ..PaymentFilter::default()
+        };
+        let recorded = state
+            .reader
+            .payments(
+                fresh.merchant_id,
+                fresh.mode,
+                &filter,
+                &PageRequest::first(1),
+            )
+            .await?;
         let settlement = if fresh.status == SessionStatus::Completed {
             "confirmed"
-        } else if settlement == "confirmed" {
+        } else if recorded
+            .data
+            .iter()
+            .any(|p| p.status == PaymentStatus::Pending)
+        {
             "pending"
+        } else if matches!(outcomes.first(), Some(SettleOutcome::NotFound) | None) {
+            "not_found"
         } else {
-            settlement
+            return Err(ApiError::invalid_field(
+                "tx_hash",
+                "does not pay this session",
+            ));
         };
         Ok(ConfirmResponse {
             session: PublicSession::from(&fresh),
