@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_settlement;
+mod bench_soak;
 mod chain;
 mod dev;
 mod pg;
@@ -28,6 +29,7 @@ commands:
           BENCH_DELIVERIES, BENCH_WORKERS tune it)
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it)
+          soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
@@ -40,6 +42,9 @@ fn main() -> ExitCode {
         Some("sign") => sign::run(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("settlement") => {
             bench_settlement::run(&args[2..])
+        }
+        Some("bench") if args.get(1).map(String::as_str) == Some("soak") => {
+            bench_soak::run(&args[2..])
         }
         Some("bench") => bench::run(&args[1..]),
         Some("contracts") => tools::compile_contracts(),

@@ -1,0 +1,216 @@
+//! `cargo xtask bench soak`: 100,000 deliveries drained by two release workers while one
+//! of them is killed with SIGKILL every few seconds and restarted. Counts what arrives:
+//! nothing may be lost; duplicates stay within the leased batches of the killed workers.
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use stablepay_domain::ports::SystemClock;
+use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
+use stablepay_domain::{ApiKeyId, AuthContext, FeeTier, Mode, WebhookUrl};
+use stablepay_postgres::testing::execute_sql;
+use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::pg::Postgres;
+use crate::util::{cargo, root, run as run_cmd};
+
+const SECRETS_KEY: [u8; 32] = [9u8; 32];
+/// Lanes × batch per worker: the most one killed worker can have leased.
+const LANES: u32 = 4;
+const BATCH: u32 = 50;
+
+fn worker(db: &str) -> Result<Child, String> {
+    Command::new(root().join("target/release/stablepay-worker"))
+        .env("DATABASE_URL", db)
+        .env(
+            "STABLEPAY_SECRETS_KEY",
+            base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
+        )
+        .env("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
+        .env("STABLEPAY_DELIVERY_LANES", LANES.to_string())
+        .env("STABLEPAY_DELIVERY_BATCH", BATCH.to_string())
+        .env("STABLEPAY_WEBHOOK_TIMEOUT", "2s")
+        .env("STABLEPAY_DELIVERY_LEASE", "3s")
+        .env("STABLEPAY_LOG", "error")
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start the worker: {e}"))
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let total: u64 = std::env::var("BENCH_DELIVERIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let kill_every = Duration::from_secs(3);
+    println!("xtask: building stablepay-worker (release)");
+    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
+    let pg = Postgres::provision("bench")?;
+    let db = pg.database("bench_soak")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let result = runtime.block_on(soak(&db, total, kill_every));
+    drop(pg);
+    result
+}
+
+async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> {
+    run_migrations(db).await?;
+    let store = PgStore::connect(
+        db,
+        &PoolConfig::default(),
+        SecretCipher::new(&SECRETS_KEY).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let merchant = store
+        .create_merchant("Soak", FeeTier::Standard)
+        .await
+        .map_err(|e| e.to_string())?;
+    let ctx = AuthContext {
+        merchant_id: merchant.id,
+        mode: Mode::Test,
+        api_key_id: ApiKeyId::generate(),
+        fee_tier: FeeTier::Standard,
+        rate_limit_per_min: None,
+    };
+
+    // Receiver: counts arrivals per envelope id.
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let url = format!(
+        "http://127.0.0.1:{}/soak",
+        listener.local_addr().map_err(|e| e.to_string())?.port()
+    );
+    let seen: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
+    let counter = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else {
+                continue;
+            };
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::with_capacity(1024);
+                let mut buf = [0u8; 4096];
+                loop {
+                    let Ok(n) = sock.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&got).to_string();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let len: usize = text[..end]
+                        .to_ascii_lowercase()
+                        .lines()
+                        .find_map(|l| {
+                            l.strip_prefix("content-length:")
+                                .and_then(|v| v.trim().parse().ok())
+                        })
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + len {
+                        if let Some(id) = text.get(end + 4..).and_then(|b| b.split('"').nth(3)) {
+                            *counter
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .entry(id.to_owned())
+                                .or_default() += 1;
+                        }
+                        let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let (endpoint, _) = create_webhook_endpoint(
+        &ctx,
+        NewEndpoint {
+            url: WebhookUrl::parse(&url).map_err(|e| e.to_string())?,
+            enabled_events: vec![],
+            description: None,
+        },
+        &store,
+        &SystemClock,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    // Each payload starts with its own id, so the receiver can count per event.
+    execute_sql(
+        &store,
+        &format!(
+            "INSERT INTO webhook_events (id, merchant_id, livemode, type, endpoint_id, status, attempts, next_attempt_at, payload, created_at) \
+             SELECT u, '{}', false, 'payment.succeeded', '{}', 'pending', 0, now(), '{{\"id\":\"' || u || '\",\"type\":\"payment.succeeded\"}}', now() \
+             FROM (SELECT gen_random_uuid() AS u FROM generate_series(1, {total})) g",
+            merchant.id.uuid(),
+            endpoint.id.uuid()
+        ),
+    )
+    .await?;
+
+    let mut a = worker(db)?;
+    let mut b = worker(db)?;
+    let started = Instant::now();
+    let mut kills = 0u32;
+    let mut last_kill = Instant::now();
+    loop {
+        let delivered = seen.lock().unwrap_or_else(|p| p.into_inner()).len() as u64;
+        if delivered >= total || started.elapsed() > Duration::from_secs(600) {
+            break;
+        }
+        if last_kill.elapsed() >= kill_every {
+            // SIGKILL: the batch in flight is never recorded.
+            let victim = if kills % 2 == 0 { &mut a } else { &mut b };
+            let _ = victim.kill();
+            let _ = victim.wait();
+            *victim = worker(db)?;
+            kills += 1;
+            last_kill = Instant::now();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    for w in [&mut a, &mut b] {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+    let seen = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let unique = seen.len() as u64;
+    let duplicates: u64 = seen.values().map(|n| u64::from(n - 1)).sum();
+    let bound = u64::from(LANES * BATCH) * u64::from(kills);
+    println!();
+    println!(
+        "| soak: {total} deliveries, 2 workers, SIGKILL every {}s | value |",
+        kill_every.as_secs()
+    );
+    println!("|---|---|");
+    println!("| workers killed | {kills} |");
+    println!(
+        "| distinct events received | {unique} of {total} (lost: {}) |",
+        total.saturating_sub(unique)
+    );
+    println!(
+        "| duplicate receipts | {duplicates} (bound: {} per kill × {kills} = {bound}) |",
+        LANES * BATCH
+    );
+    println!("| wall time | {elapsed:.1} s |");
+    if unique < total {
+        return Err(format!("{} deliveries were lost", total - unique));
+    }
+    if duplicates > bound {
+        return Err(format!("{duplicates} duplicates exceed the bound {bound}"));
+    }
+    Ok(())
+}
