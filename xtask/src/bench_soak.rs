@@ -172,7 +172,11 @@ async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> 
         }
         if last_kill.elapsed() >= kill_every {
             // SIGKILL: the batch in flight is never recorded.
-            let victim = if kills.is_multiple_of(2) { &mut a } else { &mut b };
+            let victim = if kills.is_multiple_of(2) {
+                &mut a
+            } else {
+                &mut b
+            };
             let _ = victim.kill();
             let _ = victim.wait();
             *victim = worker(db)?;
