@@ -165,7 +165,7 @@ fn write_env_json(
         "buyers": chain::BUYERS.iter().map(|i| json!({ "address": chain::address(*i), "private_key": chain::key(*i) })).collect::<Vec<_>>(),
         "config": {
             "webhook_backoff_base_seconds": backoff_secs,
-            "confirmations": { "84532": 1, "8453": 1 },
+            "confirmations": { "84532": confirmations(84532), "8453": confirmations(8453) },
             "rate_limit_per_min": rate_limit,
         },
     });
@@ -198,12 +198,29 @@ fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
     println!("Press Ctrl-C to stop.");
 }
 
-/// The operator (EIP-712 intent signer) and keeper keys of the dev chains.
+/// Confirmation depth per dev chain: 1 unless STABLEPAY_CONFIRMATIONS_<chain> is given.
+fn confirmations(chain_id: u64) -> u64 {
+    env_or(&format!("STABLEPAY_CONFIRMATIONS_{chain_id}"), || {
+        "1".into()
+    })
+    .trim()
+    .parse()
+    .unwrap_or(1)
+    .max(1)
+}
+
+/// The operator (EIP-712 intent signer) and keeper keys of the dev chains, and the depths.
 fn service_keys() -> Vec<(String, String)> {
     vec![
         ("STABLEPAY_OPERATOR_KEY".into(), chain::key(chain::OPERATOR)),
         ("STABLEPAY_KEEPER_KEY".into(), chain::key(chain::KEEPER)),
-        ("STABLEPAY_CONFIRMATIONS_84532".into(), "1".into()),
-        ("STABLEPAY_CONFIRMATIONS_8453".into(), "1".into()),
+        (
+            "STABLEPAY_CONFIRMATIONS_84532".into(),
+            confirmations(84532).to_string(),
+        ),
+        (
+            "STABLEPAY_CONFIRMATIONS_8453".into(),
+            confirmations(8453).to_string(),
+        ),
     ]
 }
