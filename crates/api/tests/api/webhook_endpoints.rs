@@ -318,6 +318,18 @@ async fn test_events_and_resends_over_http() {
         .await
         .unwrap();
     assert_eq!(listed["data"][0]["id"], eid);
+    // Deleting the endpoint closes its pending deliveries.
+    app.delete(key, &format!("/webhook_endpoints/{id}")).await;
+    let closed: Value = app
+        .get(key, &format!("/webhook_events/{eid}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (closed["status"].as_str(), closed["last_error"].as_str()),
+        (Some("failed"), Some("the endpoint was deleted"))
+    );
 }
 
 #[tokio::test]

@@ -1,12 +1,12 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{EndpointChanges, StoreError, WebhookEndpointRepository};
 use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId};
 
 use crate::error::map_diesel_error;
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
-use crate::schema::webhook_endpoints as we;
+use crate::schema::{webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
 
 #[derive(AsChangeset, Default)]
@@ -157,19 +157,33 @@ impl WebhookEndpointRepository for PgStore {
         id: WebhookEndpointId,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(we::table)
-            .filter(we::id.eq(id.uuid()))
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
-            .filter(we::deleted_at.is_null())
-            .set((
-                we::deleted_at.eq(chrono::Utc::now()),
-                we::status.eq("disabled"),
-            ))
-            .execute(&mut conn)
+        let now = chrono::Utc::now();
+        let deleted = conn
+            .transaction(async |conn| {
+                let n = diesel::update(we::table)
+                    .filter(we::id.eq(id.uuid()))
+                    .filter(we::merchant_id.eq(merchant.uuid()))
+                    .filter(we::livemode.eq(mode.is_live()))
+                    .filter(we::deleted_at.is_null())
+                    .set((we::deleted_at.eq(now), we::status.eq("disabled")))
+                    .execute(conn)
+                    .await?;
+                // Deliveries still waiting for this endpoint can never be sent: close them.
+                diesel::update(wev::table)
+                    .filter(wev::endpoint_id.eq(id.uuid()))
+                    .filter(wev::status.eq("pending"))
+                    .set((
+                        wev::status.eq("failed"),
+                        wev::last_error.eq("the endpoint was deleted"),
+                        wev::next_attempt_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    ))
+                    .execute(conn)
+                    .await?;
+                Ok::<_, diesel::result::Error>(n)
+            })
             .await
             .map_err(map_diesel_error)?;
-        if n == 0 {
+        if deleted == 0 {
             return Err(StoreError::NotFound);
         }
         Ok(())
