@@ -3,6 +3,7 @@
 //! unset.
 
 mod bench;
+mod bench_api;
 mod bench_settlement;
 mod bench_soak;
 mod chain;
@@ -30,6 +31,7 @@ commands:
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
+          api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, idle RSS
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
@@ -40,13 +42,12 @@ fn main() -> ExitCode {
         Some("dev") => dev::run(),
         Some("test") => test::run(&args[1..]),
         Some("sign") => sign::run(&args[1..]),
-        Some("bench") if args.get(1).map(String::as_str) == Some("settlement") => {
-            bench_settlement::run(&args[2..])
-        }
-        Some("bench") if args.get(1).map(String::as_str) == Some("soak") => {
-            bench_soak::run(&args[2..])
-        }
-        Some("bench") => bench::run(&args[1..]),
+        Some("bench") => match args.get(1).map(String::as_str) {
+            Some("settlement") => bench_settlement::run(&args[2..]),
+            Some("soak") => bench_soak::run(&args[2..]),
+            Some("api") => bench_api::run(&args[2..]),
+            _ => bench::run(&args[1..]),
+        },
         Some("contracts") => tools::compile_contracts(),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");

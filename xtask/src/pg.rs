@@ -195,6 +195,14 @@ impl Postgres {
         }
     }
 
+    /// The PostgreSQL binaries of the throwaway cluster (pgbench, psql).
+    pub fn bin_dir(&self) -> Option<std::path::PathBuf> {
+        match &self.cluster {
+            Some(c) => Some(c.bin.clone()),
+            None => find_bin_dir().ok(),
+        }
+    }
+
     pub fn data_dir(&self) -> Option<&Path> {
         self.cluster.as_ref().map(|c| c.data.as_path())
     }

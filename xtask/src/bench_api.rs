@@ -1,0 +1,261 @@
+//! `cargo xtask bench api`: POST /checkout/sessions (auth + idempotency + insert) and
+//! GET /checkout/sessions/:id against a release-built api, next to pgbench on the same
+//! PostgreSQL (an equivalent 3-statement write transaction, and select-only), plus the
+//! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::bench::percentile;
+use crate::pg::Postgres;
+use crate::seed;
+use crate::util::{cargo, free_port, output, root, run as run_cmd};
+
+const CONNECTIONS: usize = 32;
+const SECONDS: u64 = 10;
+
+/// One keep-alive HTTP/1.1 exchange; returns the status and the body.
+async fn exchange(
+    sock: &mut TcpStream,
+    request: &[u8],
+    buf: &mut Vec<u8>,
+) -> Option<(u16, String)> {
+    sock.write_all(request).await.ok()?;
+    buf.clear();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(buf);
+        if let Some(end) = text.find("\r\n\r\n") {
+            let head = text[..end].to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("content-length:")
+                        .and_then(|v| v.trim().parse().ok())
+                })
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                let status = head.get(9..12)?.parse().ok()?;
+                return Some((status, text[end + 4..end + 4 + len].to_owned()));
+            }
+        }
+    }
+}
+
+struct Load {
+    ok: u64,
+    errors: u64,
+    latencies_ms: Vec<f64>,
+    seconds: f64,
+}
+
+/// Drives `CONNECTIONS` connections for `SECONDS`; `make(conn, i)` builds request i.
+async fn drive(
+    addr: &str,
+    make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Copy + 'static,
+) -> Load {
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..CONNECTIONS {
+        let addr = addr.to_owned();
+        tasks.push(tokio::spawn(async move {
+            let (mut ok, mut errors, mut lat) = (0u64, 0u64, Vec::new());
+            let Ok(mut sock) = TcpStream::connect(&addr).await else {
+                return (0, 1, lat);
+            };
+            let _ = sock.set_nodelay(true);
+            let mut buf = Vec::with_capacity(8192);
+            let mut i = 0u64;
+            while started.elapsed() < Duration::from_secs(SECONDS) {
+                let t = Instant::now();
+                match exchange(&mut sock, &make(c, i), &mut buf).await {
+                    Some((200 | 201, _)) => ok += 1,
+                    _ => errors += 1,
+                }
+                lat.push(t.elapsed().as_secs_f64() * 1000.0);
+                i += 1;
+            }
+            (ok, errors, lat)
+        }));
+    }
+    let mut load = Load {
+        ok: 0,
+        errors: 0,
+        latencies_ms: Vec::new(),
+        seconds: 0.0,
+    };
+    for t in tasks {
+        let (ok, errors, lat) = t.await.unwrap_or_default();
+        load.ok += ok;
+        load.errors += errors;
+        load.latencies_ms.extend(lat);
+    }
+    load.seconds = started.elapsed().as_secs_f64();
+    load.latencies_ms
+        .sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    load
+}
+
+fn pgbench_tps(
+    bin_dir: &std::path::Path,
+    url: &str,
+    script: Option<&std::path::Path>,
+) -> Result<f64, String> {
+    let mut cmd = Command::new(bin_dir.join("pgbench"));
+    cmd.args([
+        "-n",
+        "-c",
+        &CONNECTIONS.to_string(),
+        "-j",
+        "2",
+        "-T",
+        &SECONDS.to_string(),
+    ]);
+    match script {
+        Some(s) => cmd.arg("-f").arg(s),
+        None => cmd.arg("-S"),
+    };
+    let out = output(cmd.arg(url))?;
+    out.lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("tps = ")
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+        })
+        .ok_or_else(|| format!("no tps in pgbench output: {out}"))
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    println!("xtask: building stablepay-api (release)");
+    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-api"]))?;
+    let bin = root().join("target/release/stablepay-api");
+    let pg = Postgres::provision("bench")?;
+    let db = pg.database("bench_api")?;
+    output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
+    let merchants = seed::create_merchants(&bin, &db)?;
+    let m = merchants.first().ok_or("no merchant")?;
+    let port = free_port()?;
+    let api = format!("127.0.0.1:{port}");
+    let mut child = Command::new(&bin)
+        .arg("serve")
+        .env("DATABASE_URL", &db)
+        .env("STABLEPAY_BIND", &api)
+        .env(
+            "STABLEPAY_SECRETS_KEY",
+            base64::engine::general_purpose::STANDARD.encode([1u8; 32]),
+        )
+        .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
+        .env("STABLEPAY_DB_POOL_SIZE", "32")
+        .env("STABLEPAY_LOG", "error")
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let result = (|| {
+        seed::wait_healthy(&format!("http://{api}"), Duration::from_secs(20))?;
+        seed::verify_wallet(&format!("http://{api}"), m)?;
+        std::thread::sleep(Duration::from_secs(1));
+        let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines().find_map(|l| {
+                    l.strip_prefix("VmRSS:").map(|v| {
+                        v.trim()
+                            .trim_end_matches(" kB")
+                            .trim()
+                            .parse::<u64>()
+                            .unwrap_or(0)
+                    })
+                })
+            })
+            .unwrap_or(0);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
+        let host: &'static str = Box::leak(api.clone().into_boxed_str());
+        let creates = runtime.block_on(drive(&api, move |c, i| {
+            let body = r#"{"mode":"payment","title":"Bench","amount":"12.50"}"#;
+            format!(
+                "POST /api/v1/checkout/sessions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nIdempotency-Key: bench-{c}-{i}\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
+        }));
+        // One session to read back.
+        let id = runtime.block_on(async {
+            let mut sock = TcpStream::connect(&api).await.ok()?;
+            let mut buf = Vec::new();
+            let (_, body) = exchange(&mut sock, format!("GET /api/v1/checkout/sessions?limit=1 HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").as_bytes(), &mut buf).await?;
+            let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+            v["data"][0]["id"].as_str().map(str::to_owned)
+        });
+        let id: &'static str = Box::leak(id.ok_or("no session to read")?.into_boxed_str());
+        let reads = runtime.block_on(drive(&api, move |_, _| {
+            format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
+        }));
+        Ok::<_, String>((rss_kib, creates, reads))
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    let (rss_kib, creates, reads) = result?;
+
+    // pgbench on the same server: the create's 3 statements, and select-only.
+    let bin_dir = pg
+        .bin_dir()
+        .ok_or("pgbench needs the throwaway cluster's binaries")?;
+    let script = root().join("target/bench/create_equivalent.sql");
+    std::fs::write(
+        &script,
+        "\\set n random(1, 1000000000)\n\
+         BEGIN;\n\
+         INSERT INTO pgbench_idem (k, h) VALUES ('k' || :n || '-' || :client_id, 'x') ON CONFLICT DO NOTHING;\n\
+         INSERT INTO pgbench_sessions (id, merchant, title, amount, expires_at, created_at) VALUES (gen_random_uuid(), :client_id, 'Bench', 12500000, now() + interval '1 day', now());\n\
+         INSERT INTO pgbench_outbox (id, data) VALUES (gen_random_uuid(), '{}');\n\
+         END;\n",
+    )
+    .map_err(|e| e.to_string())?;
+    output(
+        Command::new(bin_dir.join("psql"))
+            .arg(&db)
+            .args(["-q", "-c", "CREATE TABLE pgbench_idem (k text PRIMARY KEY, h text); CREATE TABLE pgbench_sessions (id uuid PRIMARY KEY, merchant int, title text, amount bigint, expires_at timestamptz, created_at timestamptz); CREATE TABLE pgbench_outbox (id uuid PRIMARY KEY, data text);"]),
+    )?;
+    let write_tps = pgbench_tps(&bin_dir, &db, Some(&script))?;
+    output(
+        Command::new(bin_dir.join("pgbench"))
+            .args(["-i", "-q", "-s", "1"])
+            .arg(&db),
+    )?;
+    let read_tps = pgbench_tps(&bin_dir, &db, None)?;
+    let create_tps = creates.ok as f64 / creates.seconds;
+    let get_tps = reads.ok as f64 / reads.seconds;
+    println!();
+    println!("| api benchmark ({CONNECTIONS} connections, {SECONDS} s each, 2 cores, load generator on the same box) | value |");
+    println!("|---|---|");
+    println!("| POST /checkout/sessions | {create_tps:.0} req/s, {} errors, p50 {:.1} ms, p99 {:.1} ms |", creates.errors, percentile(&creates.latencies_ms, 0.5), percentile(&creates.latencies_ms, 0.99));
+    println!(
+        "| pgbench, equivalent 3-statement transaction | {write_tps:.0} tps → api at {:.0} % |",
+        create_tps / write_tps * 100.0
+    );
+    println!("| GET /checkout/sessions/:id | {get_tps:.0} req/s, {} errors, p50 {:.1} ms, p99 {:.1} ms |", reads.errors, percentile(&reads.latencies_ms, 0.5), percentile(&reads.latencies_ms, 0.99));
+    println!(
+        "| pgbench select-only | {read_tps:.0} tps → api at {:.0} % |",
+        get_tps / read_tps * 100.0
+    );
+    println!(
+        "| api RSS after start-up | {:.1} MiB |",
+        rss_kib as f64 / 1024.0
+    );
+    drop(pg);
+    Ok(())
+}
