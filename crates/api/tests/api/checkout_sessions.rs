@@ -397,3 +397,131 @@ async fn list_filters_paginates_and_expires_lazily() {
         .unwrap();
     assert_eq!(expired["data"][0]["id"], ids[0]);
 }
+
+#[tokio::test]
+async fn hosted_endpoints_answer_with_the_envelope() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let s = app
+        .create_session(
+            key,
+            json!({ "mode": "payment", "title": "<script>alert(1)</script>", "amount": "2" }),
+        )
+        .await;
+    let id = s["id"].as_str().unwrap();
+    // The page embeds the session as JSON with `<` escaped, never as markup.
+    let page = app
+        .client
+        .get(format!("{}/pay/{id}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("default-src 'none'"));
+    let html = page.text().await.unwrap();
+    assert!(
+        !html.contains("<script>alert(1)"),
+        "merchant text must not become markup"
+    );
+    assert!(html.contains("\\u003cscript>alert(1)"));
+    // Public status, no API key needed.
+    let status: Value = app
+        .client
+        .get(format!("{}/pay/{id}/status", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            status["status"].as_str(),
+            status["amount"].as_str(),
+            status["network"].as_str()
+        ),
+        (Some("open"), Some("2"), Some("Base Sepolia"))
+    );
+    assert!(
+        status.get("fee_amount").is_none() && status.get("metadata").is_none(),
+        "no merchant internals on the public page"
+    );
+    // No router configured in this app: the intent is a clear 503, not a 500.
+    let res = app
+        .client
+        .get(format!("{}/pay/{id}/intent", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 503, "api_error").await;
+    // Bad ids and bodies.
+    assert_error(
+        app.client
+            .get(format!("{}/pay/cs_nope", app.base))
+            .send()
+            .await
+            .unwrap(),
+        404,
+        "not_found_error",
+    )
+    .await;
+    assert_error(
+        app.client
+            .get(format!("{}/pay/cs_nope/intent", app.base))
+            .send()
+            .await
+            .unwrap(),
+        404,
+        "not_found_error",
+    )
+    .await;
+    let res = app
+        .client
+        .post(format!("{}/pay/{id}/confirm", app.base))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["tx_hash"]
+    );
+    let res = app
+        .client
+        .post(format!("{}/pay/{id}/confirm", app.base))
+        .json(&json!({ "tx_hash": "0x1" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        detail_fields(&assert_error(res, 400, "invalid_request_error").await),
+        ["tx_hash"]
+    );
+    let res = app
+        .client
+        .delete(format!("{}/pay/{id}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_error(res, 405, "invalid_request_error").await;
+    // Expired sessions have no intent.
+    stablepay_postgres::testing::fixtures::backdate_session_expiry(
+        &app.store,
+        stablepay_domain::CheckoutSessionId::parse(id).unwrap(),
+    )
+    .await;
+    let status: Value = app
+        .client
+        .get(format!("{}/pay/{id}/status", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(status["status"], "expired");
+}
