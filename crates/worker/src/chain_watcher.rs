@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use stablepay_domain::ports::{ChainReader, Clock, SettlementStore};
 use stablepay_domain::services::{
-    recheck_pending_payment, settle_checkout, ChainContracts, ChainDirectory, SettleDeps,
+    recheck_pending_payment, settle_receipt, ChainContracts, ChainDirectory, SettleDeps,
     SettleOutcome,
 };
 use stablepay_postgres::PgAdvisoryLock;
@@ -82,7 +82,7 @@ impl ChainWatcher {
             let results: Vec<_> = futures_util::stream::iter(txs)
                 .map(|tx| {
                     let deps = &deps;
-                    async move { (tx, settle_checkout(chain, tx, deps).await) }
+                    async move { (tx, settle_logged_tx(chain, tx, head, deps).await) }
                 })
                 .buffer_unordered(16)
                 .collect()
@@ -109,11 +109,25 @@ impl ChainWatcher {
             .await
             .map_err(|e| e.to_string())?
         {
-            let outcome = recheck_pending_payment(&payment, &deps)
+            let outcome = recheck_pending_payment(&payment, head, &deps)
                 .await
                 .map_err(|e| e.to_string())?;
             tracing::debug!(payment = %payment.id, ?outcome, "pending payment re-checked");
         }
         Ok(())
+    }
+}
+
+/// A transaction the logs named: fetch its receipt once and settle it against the tick's
+/// head (a log without a receipt yet is retried with the range).
+async fn settle_logged_tx(
+    chain: stablepay_domain::ChainId,
+    tx: stablepay_domain::TxHash,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<SettleOutcome>, stablepay_domain::services::SettleError> {
+    match deps.chain.receipt(chain, tx).await? {
+        Some(receipt) => settle_receipt(chain, &receipt, head, deps).await,
+        None => Ok(vec![SettleOutcome::NotFound]),
     }
 }

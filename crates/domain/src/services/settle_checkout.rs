@@ -100,14 +100,25 @@ pub async fn settle_checkout(
     tx: TxHash,
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<SettleOutcome>, SettleError> {
-    let contracts = *deps
-        .chains
-        .get(chain)
-        .ok_or(SettleError::ChainNotConfigured(chain.id()))?;
     let Some(receipt) = deps.chain.receipt(chain, tx).await? else {
         return Ok(vec![SettleOutcome::NotFound]);
     };
     let head = deps.chain.block_number(chain).await?;
+    settle_receipt(chain, &receipt, head, deps).await
+}
+
+/// Settles every router payment of an already-fetched receipt, given the chain head.
+/// A stale head only delays confirmation, so callers may reuse one head for many receipts.
+pub async fn settle_receipt(
+    chain: ChainId,
+    receipt: &ChainReceipt,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<SettleOutcome>, SettleError> {
+    let contracts = *deps
+        .chains
+        .get(chain)
+        .ok_or(SettleError::ChainNotConfigured(chain.id()))?;
     let confirmed = head + 1 >= receipt.block_number + contracts.confirmations;
     let mut outcomes = Vec::new();
     for log in receipt
@@ -115,7 +126,7 @@ pub async fn settle_checkout(
         .iter()
         .filter(|l| l.router == contracts.checkout_router)
     {
-        outcomes.push(settle_log(chain, &receipt, log, confirmed, contracts.treasury, deps).await?);
+        outcomes.push(settle_log(chain, receipt, log, confirmed, contracts.treasury, deps).await?);
     }
     if outcomes.is_empty() {
         outcomes.push(SettleOutcome::Rejected(
@@ -232,15 +243,16 @@ async fn settle_log(
     })
 }
 
-/// Re-checks a pending payment: confirms it at depth, fails it if its transaction
+/// Re-checks a pending payment (one receipt fetch): confirms it at depth, fails it if its transaction
 /// reverted or disappeared (reorg).
 pub async fn recheck_pending_payment(
     payment: &Payment,
+    head: u64,
     deps: &SettleDeps<'_>,
 ) -> Result<SettleOutcome, SettleError> {
     match deps.chain.receipt(payment.chain, payment.tx_hash).await? {
         Some(r) if r.succeeded => {
-            let outcomes = settle_checkout(payment.chain, payment.tx_hash, deps).await?;
+            let outcomes = settle_receipt(payment.chain, &r, head, deps).await?;
             Ok(outcomes
                 .into_iter()
                 .next()
