@@ -42,9 +42,7 @@ async fn health(state: Data<AppState>) -> HttpResponse {
             .content_type("application/json")
             .body(r#"{"status":"ok"}"#)
     } else {
-        let mut err = ApiError::new(ErrorCode::Unavailable, "The database is not reachable");
-        err.retry_after_secs = Some(1);
-        err.to_response()
+        ApiError::unavailable("The database is not reachable", 1).to_response()
     }
 }
 

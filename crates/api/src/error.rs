@@ -88,6 +88,22 @@ impl ApiError {
         Self::new(ErrorCode::Conflict, message)
     }
 
+    /// 503 with `Retry-After`: a dependency (database, chain) is briefly unavailable.
+    pub fn unavailable(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        Self {
+            retry_after_secs: Some(retry_after_secs),
+            ..Self::new(ErrorCode::Unavailable, message)
+        }
+    }
+
+    /// 429 with `Retry-After`.
+    pub fn rate_limited(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        Self {
+            retry_after_secs: Some(retry_after_secs),
+            ..Self::new(ErrorCode::RateLimit, message)
+        }
+    }
+
     pub fn internal() -> Self {
         Self::new(
             ErrorCode::Api,
@@ -158,12 +174,7 @@ impl From<StoreError> for ApiError {
             ),
             StoreError::Unavailable(detail) => {
                 tracing::error!(%detail, "storage unavailable");
-                let mut err = ApiError::new(
-                    ErrorCode::Unavailable,
-                    "The service is temporarily unavailable; retry shortly",
-                );
-                err.retry_after_secs = Some(1);
-                err
+                ApiError::unavailable("The service is temporarily unavailable; retry shortly", 1)
             }
             StoreError::Internal(detail) => {
                 tracing::error!(%detail, "storage failure");

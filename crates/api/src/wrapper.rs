@@ -118,12 +118,10 @@ where
         .rate_limiter
         .check(auth.api_key_id, auth.rate_limit_per_min)
     {
-        let mut err = ApiError::new(
-            ErrorCode::RateLimit,
+        return Err(ApiError::rate_limited(
             format!("Too many requests with this API key; retry in {wait} s"),
-        );
-        err.retry_after_secs = Some(wait);
-        return Err(err);
+            wait,
+        ));
     }
     let body = read_body(&req, payload).await?;
     let idempotency = idempotency_scope(&req, &auth)?;

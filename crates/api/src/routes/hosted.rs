@@ -11,7 +11,7 @@ use stablepay_domain::{
     SessionStatus, Timestamp, TxHash,
 };
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 
@@ -80,12 +80,10 @@ fn json(status: actix_web::http::StatusCode, body: &impl Serialize) -> HttpRespo
 /// Rate limit, session lookup with lazy expiry; every failure is the envelope.
 async fn load(state: &AppState, req: &HttpRequest) -> Result<CheckoutSession, ApiError> {
     if let Err(wait) = state.public_rate_limiter.check(client_ip(req)) {
-        let mut err = ApiError::new(
-            ErrorCode::RateLimit,
+        return Err(ApiError::rate_limited(
             format!("Too many requests; retry in {wait} s"),
-        );
-        err.retry_after_secs = Some(wait);
-        return Err(err);
+            wait,
+        ));
     }
     let raw = req.match_info().get("id").unwrap_or_default().to_owned();
     let not_found = || ApiError::not_found("checkout session", &raw);
@@ -150,12 +148,10 @@ pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
             ));
         }
         let unavailable = |what: &str| {
-            let mut e = ApiError::new(
-                ErrorCode::Unavailable,
+            ApiError::unavailable(
                 format!("Payments on this network are not available: {what}"),
-            );
-            e.retry_after_secs = Some(30);
-            e
+                30,
+            )
         };
         let contracts = state
             .chains
@@ -248,14 +244,7 @@ pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Ht
             .await
             .map_err(|e| match e {
                 SettleError::Store(e) => ApiError::from(e),
-                e => {
-                    let mut err = ApiError::new(
-                        ErrorCode::Unavailable,
-                        format!("The network could not be checked: {e}"),
-                    );
-                    err.retry_after_secs = Some(2);
-                    err
-                }
+                e => ApiError::unavailable(format!("The network could not be checked: {e}"), 2),
             })?;
         if let Some(SettleOutcome::Rejected(why)) = outcomes.first() {
             return Err(ApiError::invalid_field(

@@ -9,7 +9,7 @@ use stablepay_domain::services::{
 };
 use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
@@ -89,11 +89,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             .map_err(|e| match e {
                 RefundError::PaymentNotFound => ApiError::not_found("payment", &payment_id),
                 RefundError::Rejected(v) => ApiError::from(v),
-                RefundError::ChainUnavailable => {
-                    let mut err = ApiError::new(ErrorCode::Unavailable, e.to_string());
-                    err.retry_after_secs = Some(2);
-                    err
-                }
+                RefundError::ChainUnavailable => ApiError::unavailable(e.to_string(), 2),
                 RefundError::Store(e) => e.into(),
             })?;
         match outcome {

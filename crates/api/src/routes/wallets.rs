@@ -101,11 +101,7 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             VerifyWalletError::SignatureMismatch(_) => {
                 ApiError::invalid_field("signature", e.to_string())
             }
-            VerifyWalletError::ChainUnavailable => {
-                let mut err = ApiError::new(ErrorCode::Unavailable, e.to_string());
-                err.retry_after_secs = Some(1);
-                err
-            }
+            VerifyWalletError::ChainUnavailable => ApiError::unavailable(e.to_string(), 1),
             VerifyWalletError::Store(e) => e.into(),
         })?;
         Reply::ok(&WalletResource::new(wallet, None))
