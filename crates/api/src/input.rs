@@ -3,10 +3,9 @@
 //! idempotency), then parsed here.
 
 use serde::de::DeserializeOwned;
-use uuid::Uuid;
 
 use crate::error::ApiError;
-use stablepay_domain::PageRequest;
+use stablepay_domain::{PageRequest, TypedId};
 
 /// Parses a JSON object body into `T` (which denies unknown fields).
 pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
@@ -84,15 +83,11 @@ impl Query {
     }
 
     /// `limit` and `starting_after` (an id of the listed resource's kind).
-    pub fn page(
-        &mut self,
-        parse_id: impl FnOnce(&str) -> Option<Uuid>,
-        kind: &str,
-    ) -> Result<PageRequest, ApiError> {
+    pub fn page<I: TypedId>(&mut self, kind: &str) -> Result<PageRequest, ApiError> {
         let limit = self.take("limit");
         let after = match self.take("starting_after") {
             None => None,
-            Some(s) => Some(parse_id(&s).ok_or_else(|| {
+            Some(s) => Some(I::parse_str(&s).map(|id| id.as_uuid()).map_err(|_| {
                 ApiError::invalid_field(
                     "starting_after",
                     format!("must be the id of a {kind} from a previous page"),
@@ -101,6 +96,12 @@ impl Query {
         };
         PageRequest::new(limit.as_deref(), after)
             .map_err(|e| ApiError::invalid_field("limit", e.to_string()))
+    }
+
+    /// An optional filter that must be an id of kind `I` (e.g. `?payment=pay_…`).
+    pub fn id_filter<I: TypedId>(&mut self, name: &str) -> Result<Option<I>, ApiError> {
+        let expected = format!("a {}_ id", I::PREFIX);
+        self.take_parsed(name, |s| I::parse_str(s).ok(), &expected)
     }
 
     /// Fails on any parameter the endpoint does not know.
@@ -143,13 +144,13 @@ mod tests {
     fn query_rules() {
         let mut q = Query::parse("limit=5&status=open").unwrap();
         assert_eq!(q.take("status").as_deref(), Some("open"));
-        let page = q.page(|_| None, "thing").unwrap();
+        let page = q.page::<stablepay_domain::PaymentId>("payment").unwrap();
         assert_eq!(page.limit(), 5);
         q.finish().unwrap();
         assert!(Query::parse("limit=1&limit=2").is_err());
         let q = Query::parse("bogus=1").unwrap();
         assert_eq!(q.finish().unwrap_err().details[0].field, "bogus");
         let mut q = Query::parse("limit=0").unwrap();
-        assert!(q.page(|_| None, "thing").is_err());
+        assert!(q.page::<stablepay_domain::PaymentId>("payment").is_err());
     }
 }

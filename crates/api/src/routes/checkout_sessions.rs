@@ -212,10 +212,7 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
         let mut q = call.query()?;
         let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
         let customer_reference = q.take("customer_reference");
-        let page = q.page(
-            |s| CheckoutSessionId::parse(s).ok().map(|i| i.uuid()),
-            "checkout session",
-        )?;
+        let page = q.page::<CheckoutSessionId>("checkout session")?;
         q.finish()?;
         let filter = SessionFilter {
             status,

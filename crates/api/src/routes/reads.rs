@@ -59,15 +59,6 @@ retrieve_handler!(
     "webhook event"
 );
 
-fn id_filter<T>(
-    q: &mut crate::input::Query,
-    name: &str,
-    parse: fn(&str) -> Result<T, IdError>,
-    kind: &str,
-) -> Result<Option<T>, ApiError> {
-    q.take_parsed(name, |s| parse(s).ok(), &format!("a {kind} id"))
-}
-
 pub async fn list_payments(
     state: Data<AppState>,
     req: HttpRequest,
@@ -76,16 +67,11 @@ pub async fn list_payments(
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = PaymentFilter {
-            subscription: id_filter(&mut q, "subscription", SubscriptionId::parse, "sub_")?,
-            checkout_session: id_filter(
-                &mut q,
-                "checkout_session",
-                CheckoutSessionId::parse,
-                "cs_",
-            )?,
+            subscription: q.id_filter::<SubscriptionId>("subscription")?,
+            checkout_session: q.id_filter::<CheckoutSessionId>("checkout_session")?,
             status: q.take_parsed("status", PaymentStatus::parse, &PaymentStatus::expected())?,
         };
-        let page = q.page(|s| PaymentId::parse(s).ok().map(|i| i.uuid()), "payment")?;
+        let page = q.page::<PaymentId>("payment")?;
         q.finish()?;
         let rows = call
             .state
@@ -105,9 +91,9 @@ pub async fn list_refunds(
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = RefundFilter {
-            payment: id_filter(&mut q, "payment", PaymentId::parse, "pay_")?,
+            payment: q.id_filter::<PaymentId>("payment")?,
         };
-        let page = q.page(|s| RefundId::parse(s).ok().map(|i| i.uuid()), "refund")?;
+        let page = q.page::<RefundId>("refund")?;
         q.finish()?;
         let rows = call
             .state
@@ -138,10 +124,7 @@ pub async fn list_subscriptions(
                 "a 0x-prefixed EVM address",
             )?,
         };
-        let page = q.page(
-            |s| SubscriptionId::parse(s).ok().map(|i| i.uuid()),
-            "subscription",
-        )?;
+        let page = q.page::<SubscriptionId>("subscription")?;
         q.finish()?;
         let rows = call
             .state
@@ -161,13 +144,10 @@ pub async fn list_payment_attempts(
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let filter = PaymentAttemptFilter {
-            subscription: id_filter(&mut q, "subscription", SubscriptionId::parse, "sub_")?,
+            subscription: q.id_filter::<SubscriptionId>("subscription")?,
             status: q.take_parsed("status", AttemptStatus::parse, &AttemptStatus::expected())?,
         };
-        let page = q.page(
-            |s| PaymentAttemptId::parse(s).ok().map(|i| i.uuid()),
-            "payment attempt",
-        )?;
+        let page = q.page::<PaymentAttemptId>("payment attempt")?;
         q.finish()?;
         let rows = call
             .state
@@ -190,10 +170,7 @@ pub async fn list_webhook_events(
             status: q.take_parsed("status", DeliveryStatus::parse, &DeliveryStatus::expected())?,
             event_type: q.take_parsed("type", EventType::parse, "a known event type")?,
         };
-        let page = q.page(
-            |s| EventId::parse(s).ok().map(|i| i.uuid()),
-            "webhook event",
-        )?;
+        let page = q.page::<EventId>("webhook event")?;
         q.finish()?;
         let rows = call
             .state

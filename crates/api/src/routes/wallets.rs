@@ -127,7 +127,7 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let page = q.page(|s| WalletId::parse(s).ok().map(|i| i.uuid()), "wallet")?;
+        let page = q.page::<WalletId>("wallet")?;
         q.finish()?;
         let wallets = call
             .state

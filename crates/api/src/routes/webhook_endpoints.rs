@@ -116,10 +116,7 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let page = q.page(
-            |s| WebhookEndpointId::parse(s).ok().map(|i| i.uuid()),
-            "webhook endpoint",
-        )?;
+        let page = q.page::<WebhookEndpointId>("webhook endpoint")?;
         q.finish()?;
         let endpoints = call
             .state

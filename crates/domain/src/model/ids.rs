@@ -47,6 +47,14 @@ pub struct IdError {
     pub value: String,
 }
 
+/// What every resource id offers generically (pagination cursors, id filters).
+pub trait TypedId: Sized + Copy {
+    /// The prefix without its underscore (`cs`, `pay`, …).
+    const PREFIX: &'static str;
+    fn parse_str(s: &str) -> Result<Self, IdError>;
+    fn as_uuid(&self) -> Uuid;
+}
+
 macro_rules! resource_id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
@@ -74,6 +82,18 @@ macro_rules! resource_id {
                     .and_then(base62_decode)
                     .map(|n| Self(Uuid::from_u128(n)))
                     .ok_or_else(|| IdError { prefix: $prefix, value: s.to_owned() })
+            }
+        }
+
+        impl TypedId for $name {
+            const PREFIX: &'static str = $prefix;
+
+            fn parse_str(s: &str) -> Result<Self, IdError> {
+                Self::parse(s)
+            }
+
+            fn as_uuid(&self) -> Uuid {
+                self.0
             }
         }
 
