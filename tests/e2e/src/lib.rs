@@ -267,6 +267,14 @@ pub async fn funded_buyer(chain: &ChainInfo) -> Arc<Client> {
     client
 }
 
+/// The buyer's two wallet transactions for a hosted intent: approve the router, then
+/// `pay` with the operator-signed intent. Returns the payment's tx hash.
+pub async fn pay_intent(buyer: &Client, intent: &Value) -> String {
+    let field = |k: &str| intent[k].as_str().unwrap().to_owned();
+    send(buyer, &field("token"), &field("approve_calldata")).await;
+    send(buyer, &field("contract"), &field("pay_calldata")).await
+}
+
 /// Sends raw calldata and waits for the receipt; returns the tx hash (0x-hex).
 pub async fn send(client: &Client, to: &str, data: &str) -> String {
     let tx = TransactionRequest::new()
@@ -334,18 +342,7 @@ pub async fn paid_session(stack: &Stack, amount: &str) -> (String, Value, Arc<Cl
         .await
         .unwrap();
     let buyer = funded_buyer(&stack.chain).await;
-    send(
-        &buyer,
-        intent["token"].as_str().unwrap(),
-        intent["approve_calldata"].as_str().unwrap(),
-    )
-    .await;
-    let tx = send(
-        &buyer,
-        intent["contract"].as_str().unwrap(),
-        intent["pay_calldata"].as_str().unwrap(),
-    )
-    .await;
+    let tx = pay_intent(&buyer, &intent).await;
     stack
         .http
         .post(format!("{}/pay/{id}/confirm", stack.api))

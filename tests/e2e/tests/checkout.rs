@@ -50,18 +50,7 @@ async fn a_buyer_pays_and_the_session_settles_exactly_once() {
     let buyer_addr = format!("{:#x}", buyer.address());
     let treasury_before = usdc_balance(&buyer, &stack.chain, &stack.chain.treasury).await;
     let buyer_before = usdc_balance(&buyer, &stack.chain, &buyer_addr).await;
-    send(
-        &buyer,
-        intent["token"].as_str().unwrap(),
-        intent["approve_calldata"].as_str().unwrap(),
-    )
-    .await;
-    let tx = send(
-        &buyer,
-        intent["contract"].as_str().unwrap(),
-        intent["pay_calldata"].as_str().unwrap(),
-    )
-    .await;
+    let tx = pay_intent(&buyer, &intent).await;
 
     // Fast path (the watcher races it).
     let confirm: serde_json::Value = stack
@@ -220,18 +209,7 @@ async fn a_payment_made_while_the_worker_is_down_settles_after_restart() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     stack.kill_worker();
     let buyer = funded_buyer(&stack.chain).await;
-    send(
-        &buyer,
-        intent["token"].as_str().unwrap(),
-        intent["approve_calldata"].as_str().unwrap(),
-    )
-    .await;
-    send(
-        &buyer,
-        intent["contract"].as_str().unwrap(),
-        intent["pay_calldata"].as_str().unwrap(),
-    )
-    .await;
+    pay_intent(&buyer, &intent).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(
         stack.get(&format!("/api/v1/checkout/sessions/{id}")).await["status"],
@@ -285,18 +263,7 @@ async fn a_transaction_that_does_not_pay_the_session_is_rejected() {
         .json()
         .await
         .unwrap();
-    send(
-        &buyer,
-        intent["token"].as_str().unwrap(),
-        intent["approve_calldata"].as_str().unwrap(),
-    )
-    .await;
-    let tx = send(
-        &buyer,
-        intent["contract"].as_str().unwrap(),
-        intent["pay_calldata"].as_str().unwrap(),
-    )
-    .await;
+    let tx = pay_intent(&buyer, &intent).await;
     let wrong = stack
         .http
         .post(format!("{}/pay/{a}/confirm", stack.api))
