@@ -5,6 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use serde::Serialize;
 use stablepay_domain::ports::StoreError;
+use stablepay_domain::services::HostedError;
 use stablepay_domain::{FieldError, ValidationErrors};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,6 +181,36 @@ impl From<StoreError> for ApiError {
                 tracing::error!(%detail, "storage failure");
                 ApiError::internal()
             }
+        }
+    }
+}
+
+/// The hosted checkout's failures. A chain failure's detail (which may hold an RPC URL
+/// with a provider key) goes to the log only.
+impl From<HostedError> for ApiError {
+    fn from(e: HostedError) -> Self {
+        match e {
+            HostedError::NotFound => ApiError::new(ErrorCode::NotFound, "No such checkout session"),
+            HostedError::NotOpen(status) => ApiError::new(
+                ErrorCode::NotFound,
+                format!("No open checkout session: this one is {status}"),
+            ),
+            HostedError::RecipientRevoked => ApiError::invalid(e.to_string()),
+            HostedError::DoesNotPay(why) => {
+                ApiError::invalid_field("tx_hash", format!("does not pay this session: {why}"))
+            }
+            HostedError::NotConfigured(what) => ApiError::unavailable(
+                format!("Payments on this network are not available: {what}"),
+                30,
+            ),
+            HostedError::ChainUnavailable(detail) => {
+                tracing::warn!(%detail, "chain unavailable for the hosted checkout");
+                ApiError::unavailable(
+                    "The payment network is unavailable right now; retry in a few seconds",
+                    2,
+                )
+            }
+            HostedError::Store(e) => e.into(),
         }
     }
 }

@@ -14,18 +14,22 @@ use std::sync::Arc;
 use actix_web::web::Data;
 use stablepay_domain::ports::{ChainReader, SystemClock};
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
+use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
 use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
-/// Wires the PostgreSQL store into every port.
 /// Chain-facing settings of the api.
 pub struct ChainSettings {
     pub reader: Arc<dyn ChainReader>,
     pub contracts: ChainDirectory,
-    pub operator_key: Option<[u8; 32]>,
+    pub operator_key: Option<PrivateKey>,
+    /// Lifetime of a signed payment intent (D18).
+    pub intent_ttl_secs: u64,
 }
+
+/// Wires the PostgreSQL store into every port.
 
 pub fn state_from_store(
     store: PgStore,
@@ -49,6 +53,7 @@ pub fn state_from_store(
         chain: chain.reader,
         chains: chain.contracts,
         operator_key: chain.operator_key,
+        intent_ttl_secs: chain.intent_ttl_secs,
         public_rate_limiter: crate::rate_limit::PublicRateLimiter::new(
             rate_limit_per_min.saturating_mul(5),
         ),

@@ -138,6 +138,7 @@ async fn serve() -> Result<(), String> {
         reader: std::sync::Arc::new(reader),
         contracts: chain_env.contracts,
         operator_key: chain_env.operator_key,
+        intent_ttl_secs: chain_env.intent_ttl.as_secs(),
     };
     let state = stablepay_api::state_from_store(
         store,

@@ -5,6 +5,7 @@ use stablepay_domain::ports::{
     SessionRepository, SettlementStore, WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
+use stablepay_domain::PrivateKey;
 
 use crate::rate_limit::KeyRateLimiter;
 
@@ -22,7 +23,9 @@ pub struct AppState {
     pub refunds: Arc<dyn RefundStore>,
     pub chains: ChainDirectory,
     /// Signs EIP-712 payment intents for the hosted page; never logged.
-    pub operator_key: Option<[u8; 32]>,
+    pub operator_key: Option<PrivateKey>,
+    /// Lifetime of a signed payment intent (D18).
+    pub intent_ttl_secs: u64,
     /// Per-client-IP limiter for the public hosted-page endpoints (D15).
     pub public_rate_limiter: crate::rate_limit::PublicRateLimiter,
     pub clock: Arc<dyn Clock>,

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use stablepay_domain::services::{ChainContracts, ChainDirectory};
-use stablepay_domain::{Address, ChainId};
+use stablepay_domain::services::{ChainContracts, ChainDirectory, DEFAULT_INTENT_TTL_SECS};
+use stablepay_domain::{Address, ChainId, PrivateKey};
 
 #[derive(Debug, thiserror::Error)]
 #[error("configuration error: {var}: {problem}")]
@@ -18,9 +18,11 @@ pub struct ChainEnv {
     pub rpc_urls: Vec<(ChainId, String)>,
     pub contracts: ChainDirectory,
     /// Signs EIP-712 intents (the contracts trust only this key). Never logged.
-    pub operator_key: Option<[u8; 32]>,
-    pub keeper_key: Option<[u8; 32]>,
+    pub operator_key: Option<PrivateKey>,
+    pub keeper_key: Option<PrivateKey>,
     pub rpc_timeout: Duration,
+    /// How long a signed payment intent stays valid (D18).
+    pub intent_ttl: Duration,
 }
 
 impl std::fmt::Debug for ChainEnv {
@@ -49,12 +51,27 @@ fn address(name: &str) -> Result<Option<Address>, ChainConfigError> {
         .transpose()
 }
 
-fn key(name: &str) -> Result<Option<[u8; 32]>, ChainConfigError> {
-    let Some(v) = var(name) else { return Ok(None) };
-    let mut k = [0u8; 32];
-    hex::decode_to_slice(v.trim().trim_start_matches("0x"), &mut k)
-        .map_err(|_| fail(name, "must be a 32-byte hex private key"))?;
-    Ok(Some(k))
+fn key(name: &str) -> Result<Option<PrivateKey>, ChainConfigError> {
+    var(name)
+        .map(|v| PrivateKey::parse_hex(&v).map_err(|e| fail(name, e.to_string())))
+        .transpose()
+}
+
+/// "30", "30s", "500ms", "2m", "1h", "1d".
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit {
+        "" | "s" => return Some(Duration::from_secs(n)),
+        "ms" => return Some(Duration::from_millis(n)),
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(secs)?))
 }
 
 impl ChainEnv {
@@ -106,9 +123,21 @@ impl ChainEnv {
                 .parse()
                 .map_err(|_| fail("STABLEPAY_RPC_TIMEOUT_MS", "must be a number"))?,
         };
+        let intent_ttl = match var("STABLEPAY_INTENT_TTL") {
+            None => Duration::from_secs(DEFAULT_INTENT_TTL_SECS),
+            Some(v) => parse_duration(&v)
+                .filter(|d| d.as_secs() >= 60)
+                .ok_or_else(|| {
+                    fail(
+                        "STABLEPAY_INTENT_TTL",
+                        "must be a duration of at least 60s (e.g. 15m)",
+                    )
+                })?,
+        };
         Ok(Self {
             rpc_urls,
             contracts: ChainDirectory::new(contracts),
+            intent_ttl,
             operator_key: key("STABLEPAY_OPERATOR_KEY")?,
             keeper_key: key("STABLEPAY_KEEPER_KEY")?,
             rpc_timeout: Duration::from_millis(timeout_ms),

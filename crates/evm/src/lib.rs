@@ -14,8 +14,10 @@ use ethers::abi::RawLog;
 use ethers::contract::EthEvent;
 use ethers::providers::{Http, Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
-use stablepay_domain::ports::{ChainError, ChainReader, ChainReceipt, CheckoutPaid, TokenTransfer};
-use stablepay_domain::{Address, ChainId, Signature, TxHash};
+use stablepay_domain::ports::{
+    ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, TokenTransfer,
+};
+use stablepay_domain::{Address, BlockHash, ChainId, Signature, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
 use crate::bindings::erc1271::Erc1271;
@@ -137,7 +139,8 @@ impl ChainReader for EvmChain {
         else {
             return Ok(None);
         };
-        let Some(block) = r.block_number else {
+        // A receipt without its block is not a fact yet (a pending or half-indexed answer).
+        let (Some(block), Some(block_hash)) = (r.block_number, r.block_hash) else {
             return Ok(None);
         };
         let mut transfers = Vec::new();
@@ -153,19 +156,34 @@ impl ChainReader for EvmChain {
         Ok(Some(ChainReceipt {
             tx_hash: tx,
             block_number: block.as_u64(),
+            block_hash: BlockHash::from_bytes(block_hash.0),
             succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
             transfers,
             checkout_paid,
         }))
     }
 
-    async fn checkout_paid_txs(
+    async fn block_hash(
+        &self,
+        chain: ChainId,
+        number: u64,
+    ) -> Result<Option<BlockHash>, ChainError> {
+        let p = self.provider(chain)?;
+        let block = self
+            .timed("eth_getBlockByNumber", p.get_block(number))
+            .await?;
+        Ok(block
+            .and_then(|b| b.hash)
+            .map(|h| BlockHash::from_bytes(h.0)))
+    }
+
+    async fn checkout_paid_logs(
         &self,
         chain: ChainId,
         router: Address,
         from: u64,
         to: u64,
-    ) -> Result<Vec<TxHash>, ChainError> {
+    ) -> Result<Vec<LoggedTx>, ChainError> {
         let p = self.provider(chain)?;
         let filter = ethers::types::Filter::new()
             .address(to_h160(&router))
@@ -173,11 +191,22 @@ impl ChainReader for EvmChain {
             .from_block(from)
             .to_block(to);
         let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
-        let mut txs: Vec<TxHash> = Vec::new();
-        for tx in logs.iter().filter_map(|l| l.transaction_hash) {
+        let mut txs: Vec<LoggedTx> = Vec::new();
+        for log in &logs {
+            // A log without its position (a pending-block answer) is skipped: the range
+            // is read again until it is mined.
+            let (Some(tx), Some(number), Some(hash)) =
+                (log.transaction_hash, log.block_number, log.block_hash)
+            else {
+                continue;
+            };
             let tx = TxHash::from_bytes(tx.0);
-            if !txs.contains(&tx) {
-                txs.push(tx);
+            if !txs.iter().any(|t| t.tx_hash == tx) {
+                txs.push(LoggedTx {
+                    tx_hash: tx,
+                    block_number: number.as_u64(),
+                    block_hash: BlockHash::from_bytes(hash.0),
+                });
             }
         }
         Ok(txs)

@@ -142,6 +142,9 @@ diesel::table! {
         block_number -> Int8,
         metadata -> Text,
         created_at -> Timestamptz,
+        block_hash -> Nullable<Text>,
+        receipt_misses -> Int4,
+        last_miss_head -> Nullable<Int8>,
     }
 }
 

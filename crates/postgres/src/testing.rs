@@ -135,6 +135,7 @@ pub mod fixtures {
             tx_hash: format!("0x{}", id.simple().to_string().repeat(2)),
             log_index: 3,
             block_number: 1234,
+            block_hash: Some(format!("0x{}", "ab".repeat(32))),
             metadata: r#"{"order":"A-1"}"#.into(),
             created_at: chrono::Utc::now(),
         };

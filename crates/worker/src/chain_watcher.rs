@@ -1,16 +1,14 @@
-//! The chain watcher (DESIGN §6): per chain, one active instance (advisory lock), a stored
-//! cursor, and the same settlement use case as the hosted page's fast path. It survives
-//! RPC outages (the cursor only moves after a range is fully settled) and restarts.
+//! The chain watcher (DESIGN §6): per chain, one active instance (advisory lock) running
+//! the domain's `scan_chain` every poll interval. The rules (cursor, unknown receipts,
+//! reorgs, re-checks) live in the domain; this loop holds the lock and logs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use stablepay_domain::ports::{ChainReader, Clock, SettlementStore};
 use stablepay_domain::services::{
-    recheck_pending_payment, settle_receipt, ChainContracts, ChainDirectory, SettleDeps,
-    SettleOutcome,
+    scan_chain, ChainContracts, ChainDirectory, LogRange, ScanReport, SettleDeps, SettleOutcome,
 };
 use stablepay_postgres::PgAdvisoryLock;
 
@@ -22,7 +20,7 @@ pub struct ChainWatcher {
     pub clock: Arc<dyn Clock>,
     pub lock: PgAdvisoryLock,
     pub poll_interval: Duration,
-    /// Blocks per eth_getLogs call.
+    /// Blocks per eth_getLogs call at most (halved while a provider refuses it).
     pub max_range: u64,
 }
 
@@ -30,6 +28,7 @@ impl ChainWatcher {
     pub async fn run(&self, stop: Arc<AtomicBool>) {
         let chain_id = self.contracts.chain.id();
         let mut leading = false;
+        let mut range = LogRange::new(self.max_range);
         while !stop.load(Ordering::Relaxed) {
             let holds = self.lock.hold().await;
             if holds != leading {
@@ -41,93 +40,47 @@ impl ChainWatcher {
                 leading = holds;
             }
             if holds {
-                if let Err(e) = self.tick().await {
-                    tracing::warn!(chain = chain_id, error = %e, "chain watcher tick failed; retrying");
+                let deps = SettleDeps {
+                    chain: self.chain.as_ref(),
+                    store: self.store.as_ref(),
+                    clock: self.clock.as_ref(),
+                    chains: &self.chains,
+                };
+                match scan_chain(self.contracts.chain, &mut range, &deps).await {
+                    Ok(report) => log_report(chain_id, &report, range.current()),
+                    Err(e) => {
+                        tracing::warn!(chain = chain_id, error = %e, range = range.current(), "chain watcher tick failed; retrying")
+                    }
                 }
             }
             tokio::time::sleep(self.poll_interval).await;
         }
     }
-
-    async fn tick(&self) -> Result<(), String> {
-        let chain = self.contracts.chain;
-        let deps = SettleDeps {
-            chain: self.chain.as_ref(),
-            store: self.store.as_ref(),
-            clock: self.clock.as_ref(),
-            chains: &self.chains,
-        };
-        let head = self
-            .chain
-            .block_number(chain)
-            .await
-            .map_err(|e| e.to_string())?;
-        let from = match self
-            .store
-            .chain_cursor(chain)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            Some(next) => next,
-            None => head.saturating_sub(1000),
-        };
-        if from <= head {
-            let to = head.min(from + self.max_range - 1);
-            let txs = self
-                .chain
-                .checkout_paid_txs(chain, self.contracts.checkout_router, from, to)
-                .await
-                .map_err(|e| e.to_string())?;
-            // Settle the range's payments concurrently; any failure leaves the cursor alone.
-            let results: Vec<_> = futures_util::stream::iter(txs)
-                .map(|tx| {
-                    let deps = &deps;
-                    async move { (tx, settle_logged_tx(chain, tx, head, deps).await) }
-                })
-                .buffer_unordered(16)
-                .collect()
-                .await;
-            for (tx, result) in results {
-                for outcome in result.map_err(|e| e.to_string())? {
-                    match outcome {
-                        SettleOutcome::Rejected(why) => {
-                            tracing::warn!(chain = chain.id(), %tx, %why, "router payment not settled")
-                        }
-                        other => tracing::debug!(chain = chain.id(), %tx, ?other, "settled"),
-                    }
-                }
-            }
-            // Only after every payment in the range is recorded: a crash replays the range.
-            self.store
-                .set_chain_cursor(chain, to + 1)
-                .await
-                .map_err(|e| e.to_string())?;
-        }
-        for payment in self
-            .store
-            .pending_payments(chain, 200)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            let outcome = recheck_pending_payment(&payment, head, &deps)
-                .await
-                .map_err(|e| e.to_string())?;
-            tracing::debug!(payment = %payment.id, ?outcome, "pending payment re-checked");
-        }
-        Ok(())
-    }
 }
 
-/// A transaction the logs named: fetch its receipt once and settle it against the tick's
-/// head (a log without a receipt yet is retried with the range).
-async fn settle_logged_tx(
-    chain: stablepay_domain::ChainId,
-    tx: stablepay_domain::TxHash,
-    head: u64,
-    deps: &SettleDeps<'_>,
-) -> Result<Vec<SettleOutcome>, stablepay_domain::services::SettleError> {
-    match deps.chain.receipt(chain, tx).await? {
-        Some(receipt) => settle_receipt(chain, &receipt, head, deps).await,
-        None => Ok(vec![SettleOutcome::NotFound]),
+fn log_report(chain: u64, report: &ScanReport, range: u64) {
+    for (tx, outcome) in report.settled.iter().chain(&report.rechecked) {
+        match outcome {
+            SettleOutcome::Rejected(why) => {
+                tracing::warn!(chain, %tx, %why, "router payment not settled")
+            }
+            SettleOutcome::Failed(id) => {
+                tracing::warn!(chain, %tx, payment = %id, "pending payment failed: its transaction left the canonical chain")
+            }
+            other => tracing::debug!(chain, %tx, ?other, "settled"),
+        }
     }
+    for (tx, why) in &report.unresolved {
+        tracing::info!(chain, %tx, %why, cursor = report.cursor, "logged transaction unresolved; cursor held");
+    }
+    for (tx, error) in &report.recheck_errors {
+        tracing::warn!(chain, %tx, %error, "pending re-check failed; retrying next tick");
+    }
+    tracing::trace!(
+        chain,
+        head = report.head,
+        cursor = report.cursor,
+        range,
+        "chain watcher tick"
+    );
 }

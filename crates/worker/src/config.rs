@@ -16,22 +16,7 @@ fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// "30", "30s", "500ms", "2m", "1h", "1d".
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (n, unit) = s.split_at(split);
-    let n: u64 = n.parse().ok()?;
-    let secs = match unit {
-        "" | "s" => return Some(Duration::from_secs(n)),
-        "ms" => return Some(Duration::from_millis(n)),
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return None,
-    };
-    Some(Duration::from_secs(n.checked_mul(secs)?))
-}
+pub use stablepay_evm::config::parse_duration;
 
 fn duration(name: &'static str, default: Duration) -> Result<Duration, ConfigError> {
     match var(name) {

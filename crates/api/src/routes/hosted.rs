@@ -1,14 +1,16 @@
 //! The public hosted checkout (no API key; the session id is the capability; per-IP rate
-//! limit): the page, the signed payment intent, and the fast-path confirmation.
+//! limit): the page, the signed payment intent, and the fast-path confirmation. The rules
+//! live in the domain's `hosted_checkout`; this file parses and renders.
 
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
-use stablepay_domain::services::{settle_checkout, SettleDeps, SettleError, SettleOutcome};
+use stablepay_domain::services::{
+    confirm_payment, public_session, sign_payment_intent, ConfirmVerdict, HostedDeps, SettleDeps,
+    SignedIntent,
+};
 use stablepay_domain::{
-    Address, CheckoutSession, CheckoutSessionId, PageRequest, PaymentFilter, PaymentStatus,
-    SessionStatus, Timestamp, TxHash,
+    Address, CheckoutSession, CheckoutSessionId, SessionStatus, Timestamp, TxHash,
 };
 
 use crate::error::ApiError;
@@ -71,33 +73,53 @@ fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
         .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]))
 }
 
-fn json(status: actix_web::http::StatusCode, body: &impl Serialize) -> HttpResponse {
-    HttpResponse::build(status)
+fn json(body: &impl Serialize) -> HttpResponse {
+    HttpResponse::Ok()
         .content_type("application/json")
         .body(serde_json::to_string(body).unwrap_or_default())
 }
 
-/// Rate limit, session lookup with lazy expiry; every failure is the envelope.
-async fn load(state: &AppState, req: &HttpRequest) -> Result<CheckoutSession, ApiError> {
+fn deps(state: &AppState) -> HostedDeps<'_> {
+    HostedDeps {
+        sessions: state.sessions.as_ref(),
+        wallets: state.wallets.as_ref(),
+        settle: SettleDeps {
+            chain: state.chain.as_ref(),
+            store: state.settlement.as_ref(),
+            clock: state.clock.as_ref(),
+            chains: &state.chains,
+        },
+        operator_key: state.operator_key.as_ref(),
+        intent_ttl_secs: state.intent_ttl_secs,
+    }
+}
+
+/// The per-IP limit, then the session id from the path (an unparsable id is a 404).
+fn admit(state: &AppState, req: &HttpRequest) -> Result<CheckoutSessionId, ApiError> {
     if let Err(wait) = state.public_rate_limiter.check(client_ip(req)) {
         return Err(ApiError::rate_limited(
             format!("Too many requests; retry in {wait} s"),
             wait,
         ));
     }
-    let raw = req.match_info().get("id").unwrap_or_default().to_owned();
-    let not_found = || ApiError::not_found("checkout session", &raw);
-    let id = CheckoutSessionId::parse(&raw).map_err(|_| not_found())?;
-    let session = state.sessions.get_public(id).await?.ok_or_else(not_found)?;
-    let now = state.clock.now();
-    if session.needs_expiry(now) {
-        return Ok(state.sessions.expire(id, now).await?);
+    let raw = req.match_info().get("id").unwrap_or_default();
+    CheckoutSessionId::parse(raw).map_err(|_| ApiError::not_found("checkout session", raw))
+}
+
+async fn respond<T: Serialize>(result: Result<T, ApiError>) -> HttpResponse {
+    match result {
+        Ok(body) => json(&body),
+        Err(err) => err.to_response(),
     }
-    Ok(session)
 }
 
 pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
-    match load(&state, &req).await {
+    let session = async {
+        let id = admit(&state, &req)?;
+        Ok::<_, ApiError>(public_session(id, &deps(&state)).await?)
+    }
+    .await;
+    match session {
         Ok(session) => {
             // Data reaches the page as JSON (with `<` escaped) and is set with textContent.
             let data = serde_json::to_string(&PublicSession::from(&session))
@@ -138,48 +160,20 @@ struct IntentResponse {
     total_amount: String,
 }
 
-pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let result = async {
-        let session = load(&state, &req).await?;
-        if session.status != SessionStatus::Open {
-            return Err(ApiError::not_found(
-                "open checkout session",
-                &session.id.to_string(),
-            ));
-        }
-        let unavailable = |what: &str| {
-            ApiError::unavailable(
-                format!("Payments on this network are not available: {what}"),
-                30,
-            )
-        };
-        let contracts = state
-            .chains
-            .get(session.chain)
-            .ok_or_else(|| unavailable("no checkout router is configured"))?;
-        let key = state
-            .operator_key
-            .ok_or_else(|| unavailable("no operator key is configured"))?;
-        let intent = PaymentIntent {
-            reference: eip712::session_ref(&session.id),
-            token: session.token_address,
-            recipient: session.recipient_address,
-            net_amount: u128::from(session.net_micros),
-            fee_amount: u128::from(session.fee_micros),
-            deadline: u64::try_from(session.expires_at.unix_seconds()).unwrap_or(0),
-        };
-        let domain = Domain {
-            name: eip712::ROUTER_NAME,
-            chain_id: session.chain.id(),
-            verifying_contract: contracts.checkout_router,
-        };
-        let signature =
-            eip712::sign(&domain, intent.struct_hash(), &key).ok_or_else(ApiError::internal)?;
+impl From<SignedIntent> for IntentResponse {
+    fn from(signed: SignedIntent) -> Self {
+        let SignedIntent {
+            session,
+            contracts,
+            intent,
+            signature,
+        } = signed;
         let total = intent.net_amount + intent.fee_amount;
-        Ok(IntentResponse {
+        let router = contracts.checkout_router;
+        Self {
             chain_id: session.chain,
             mode: "payment",
-            contract: contracts.checkout_router,
+            contract: router,
             token: session.token_address,
             intent: IntentFields {
                 reference: format!("0x{}", hex::encode(intent.reference)),
@@ -191,10 +185,7 @@ pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
             },
             approve_calldata: format!(
                 "0x{}",
-                hex::encode(stablepay_evm::calldata::approve(
-                    &contracts.checkout_router,
-                    total
-                ))
+                hex::encode(stablepay_evm::calldata::approve(&router, total))
             ),
             pay_calldata: format!(
                 "0x{}",
@@ -202,13 +193,20 @@ pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
             ),
             signature: signature.to_hex(),
             total_amount: total.to_string(),
-        })
+        }
     }
-    .await;
-    match result {
-        Ok(body) => json(actix_web::http::StatusCode::OK, &body),
-        Err(err) => err.to_response(),
-    }
+}
+
+pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+    respond(
+        async {
+            let id = admit(&state, &req)?;
+            let signed = sign_payment_intent(id, &deps(&state)).await?;
+            Ok(IntentResponse::from(signed))
+        }
+        .await,
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -221,87 +219,43 @@ struct ConfirmBody {
 struct ConfirmResponse {
     #[serde(flatten)]
     session: PublicSession,
-    /// `confirmed`, `pending` (below confirmation depth), `not_found` (not mined yet).
+    /// `confirmed`, `pending` (below confirmation depth), `not_found` (not seen yet).
     settlement: &'static str,
 }
 
 pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
-    let result = async {
-        let session = load(&state, &req).await?;
-        let parsed: ConfirmBody = json_body(&body)?;
-        let raw = parsed
-            .tx_hash
-            .ok_or_else(|| ApiError::invalid_field("tx_hash", "is required"))?;
-        let tx =
-            TxHash::parse(&raw).map_err(|e| ApiError::invalid_field("tx_hash", e.to_string()))?;
-        let deps = SettleDeps {
-            chain: state.chain.as_ref(),
-            store: state.settlement.as_ref(),
-            clock: state.clock.as_ref(),
-            chains: &state.chains,
-        };
-        let outcomes = settle_checkout(session.chain, tx, &deps)
-            .await
-            .map_err(|e| match e {
-                SettleError::Store(e) => ApiError::from(e),
-                e => ApiError::unavailable(format!("The network could not be checked: {e}"), 2),
-            })?;
-        if let Some(SettleOutcome::Rejected(why)) = outcomes.first() {
-            return Err(ApiError::invalid_field(
-                "tx_hash",
-                format!("does not pay this session: {why}"),
-            ));
+    respond(
+        async {
+            let id = admit(&state, &req)?;
+            let parsed: ConfirmBody = json_body(&body)?;
+            let raw = parsed
+                .tx_hash
+                .ok_or_else(|| ApiError::invalid_field("tx_hash", "is required"))?;
+            let tx = TxHash::parse(&raw)
+                .map_err(|e| ApiError::invalid_field("tx_hash", e.to_string()))?;
+            let (session, verdict) = confirm_payment(id, tx, &deps(&state)).await?;
+            Ok(ConfirmResponse {
+                session: PublicSession::from(&session),
+                settlement: match verdict {
+                    ConfirmVerdict::Confirmed => "confirmed",
+                    ConfirmVerdict::Pending => "pending",
+                    ConfirmVerdict::NotSeen => "not_found",
+                },
+            })
         }
-        let fresh = state
-            .sessions
-            .get_public(session.id)
-            .await?
-            .unwrap_or(session);
-        // Judge by this session's own records: the transaction may pay another session.
-        let filter = PaymentFilter {
-            checkout_session: Some(fresh.id),
-            ..PaymentFilter::default()
-        };
-        let recorded = state
-            .reader
-            .payments(
-                fresh.merchant_id,
-                fresh.mode,
-                &filter,
-                &PageRequest::first(1),
-            )
-            .await?;
-        let settlement = if fresh.status == SessionStatus::Completed {
-            "confirmed"
-        } else if recorded
-            .data
-            .iter()
-            .any(|p| p.status == PaymentStatus::Pending)
-        {
-            "pending"
-        } else if matches!(outcomes.first(), Some(SettleOutcome::NotFound) | None) {
-            "not_found"
-        } else {
-            return Err(ApiError::invalid_field(
-                "tx_hash",
-                "does not pay this session",
-            ));
-        };
-        Ok(ConfirmResponse {
-            session: PublicSession::from(&fresh),
-            settlement,
-        })
-    }
-    .await;
-    match result {
-        Ok(body) => json(actix_web::http::StatusCode::OK, &body),
-        Err(err) => err.to_response(),
-    }
+        .await,
+    )
+    .await
 }
 
 pub async fn status(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
-    match load(&state, &req).await {
-        Ok(s) => json(actix_web::http::StatusCode::OK, &PublicSession::from(&s)),
-        Err(err) => err.to_response(),
-    }
+    respond(
+        async {
+            let id = admit(&state, &req)?;
+            let session = public_session(id, &deps(&state)).await?;
+            Ok(PublicSession::from(&session))
+        }
+        .await,
+    )
+    .await
 }

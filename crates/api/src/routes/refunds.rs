@@ -90,6 +90,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
                 RefundError::PaymentNotFound => ApiError::not_found("payment", &payment_id),
                 RefundError::Rejected(v) => ApiError::from(v),
                 RefundError::ChainUnavailable => ApiError::unavailable(e.to_string(), 2),
+                RefundError::ChainNotConfigured(_) => ApiError::unavailable(e.to_string(), 30),
                 RefundError::Store(e) => e.into(),
             })?;
         match outcome {

@@ -79,6 +79,7 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
         reader: std::sync::Arc::new(chain),
         contracts: Default::default(),
         operator_key: None,
+        intent_ttl_secs: stablepay_domain::services::DEFAULT_INTENT_TTL_SECS,
     };
     let state = state_from_store(
         store.clone(),

@@ -76,41 +76,55 @@ impl serde::Serialize for Address {
     }
 }
 
-/// A 32-byte transaction hash, rendered as lowercase `0x…` hex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TxHash([u8; 32]);
+/// A 32-byte hash rendered as `0x` + 64 hex digits (transactions and blocks).
+macro_rules! hash32 {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $name([u8; 32]);
 
-impl TxHash {
-    pub fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(bytes)
-    }
+        impl $name {
+            pub fn from_bytes(bytes: [u8; 32]) -> Self {
+                Self(bytes)
+            }
 
-    pub fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
-    }
+            pub fn as_bytes(&self) -> &[u8; 32] {
+                &self.0
+            }
 
-    pub fn parse(s: &str) -> Result<Self, AddressError> {
-        let hex_part = s
-            .strip_prefix("0x")
-            .filter(|h| h.len() == 64)
-            .ok_or(AddressError::Malformed)?;
-        let mut bytes = [0u8; 32];
-        hex::decode_to_slice(hex_part, &mut bytes).map_err(|_| AddressError::Malformed)?;
-        Ok(Self(bytes))
-    }
+            pub fn parse(s: &str) -> Result<Self, AddressError> {
+                let hex_part = s
+                    .strip_prefix("0x")
+                    .filter(|h| h.len() == 64)
+                    .ok_or(AddressError::Malformed)?;
+                let mut bytes = [0u8; 32];
+                hex::decode_to_slice(hex_part, &mut bytes).map_err(|_| AddressError::Malformed)?;
+                Ok(Self(bytes))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "0x{}", hex::encode(self.0))
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    };
 }
 
-impl fmt::Display for TxHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "0x{}", hex::encode(self.0))
-    }
-}
-
-impl serde::Serialize for TxHash {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+hash32!(
+    /// A transaction hash.
+    TxHash
+);
+hash32!(
+    /// A block hash: which fork a recorded block number belonged to.
+    BlockHash
+);
 
 /// A hex signature (`0x` + bytes). EOA signatures are 65 bytes; ERC-1271 wallets may
 /// return any length, so only the shape is checked here.

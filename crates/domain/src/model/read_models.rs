@@ -2,9 +2,9 @@
 //! webhook events, with their status vocabularies and list filters.
 
 use super::{
-    Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, EventId, EventType,
-    MerchantId, Mode, PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp, TxHash,
-    WebhookEndpointId,
+    Address, Amount, BlockHash, ChainId, CheckoutSessionId, Currency, CustomerId, EventId,
+    EventType, MerchantId, Mode, PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp,
+    TxHash, WebhookEndpointId,
 };
 
 macro_rules! status_enum {
@@ -78,6 +78,9 @@ pub struct Payment {
     pub tx_hash: TxHash,
     pub log_index: u64,
     pub block_number: u64,
+    /// The hash of the block the payment was last seen in (D17: tells a reorg apart from
+    /// a lagging node). `None` only for records written before it was tracked.
+    pub block_hash: Option<BlockHash>,
     pub metadata: String,
     pub created_at: Timestamp,
 }

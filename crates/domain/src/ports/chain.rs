@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 
-use crate::model::{Address, ChainId, Signature, TxHash};
+use crate::model::{Address, BlockHash, ChainId, Signature, TxHash};
 
 /// An ERC-20 `Transfer` log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,14 +25,23 @@ pub struct CheckoutPaid {
     pub log_index: u64,
 }
 
-/// What the service reads from a transaction receipt.
+/// What the service reads from a transaction receipt: a fact about the block it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainReceipt {
     pub tx_hash: TxHash,
     pub block_number: u64,
+    pub block_hash: BlockHash,
     pub succeeded: bool,
     pub transfers: Vec<TokenTransfer>,
     pub checkout_paid: Vec<CheckoutPaid>,
+}
+
+/// A transaction named by a log, with the block the log came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoggedTx {
+    pub tx_hash: TxHash,
+    pub block_number: u64,
+    pub block_hash: BlockHash,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,18 +61,29 @@ pub trait ChainReader: Send + Sync {
     /// The latest block number. Errors: `NotConfigured`, `Unavailable`.
     async fn block_number(&self, chain: ChainId) -> Result<u64, ChainError>;
 
-    /// The receipt with its decoded Transfer and CheckoutPaid logs, `None` if unknown.
+    /// The receipt with its decoded Transfer and CheckoutPaid logs. `None` means the node
+    /// did not return one (not mined, dropped, or a lagging node): unknown, never a verdict.
     async fn receipt(&self, chain: ChainId, tx: TxHash)
         -> Result<Option<ChainReceipt>, ChainError>;
 
-    /// Transactions that emitted `CheckoutPaid` from `router` in blocks `from..=to`.
-    async fn checkout_paid_txs(
+    /// The hash of the canonical block at `number`; `None` when the node has no such block
+    /// yet. Errors: `NotConfigured`, `Unavailable`.
+    async fn block_hash(
+        &self,
+        chain: ChainId,
+        number: u64,
+    ) -> Result<Option<BlockHash>, ChainError>;
+
+    /// Transactions that emitted `CheckoutPaid` from `router` in blocks `from..=to`, one
+    /// entry per transaction, in chain order. Errors: `Unavailable` (also when a provider
+    /// refuses the range as too large: callers retry with a smaller one).
+    async fn checkout_paid_logs(
         &self,
         chain: ChainId,
         router: Address,
         from: u64,
         to: u64,
-    ) -> Result<Vec<TxHash>, ChainError>;
+    ) -> Result<Vec<LoggedTx>, ChainError>;
 
     /// Whether code is deployed at `address`.
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;

@@ -2,18 +2,42 @@ use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
 use crate::model::{
-    Address, ChainId, CheckoutSession, CustomerId, MerchantId, Mode, Payment, TxHash,
+    Address, ChainId, CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, Payment,
+    PaymentId, PaymentStatus, TxHash,
 };
 
 /// Everything one verified checkout settlement writes, decided by the domain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckoutSettlement {
+    /// The payment as it must be after the write (same id when a record exists).
     pub payment: Payment,
-    /// Whether a pending record of this payment already exists (it is upgraded in place).
-    pub upgrades_pending: bool,
-    /// The completed session, when the payment is confirmed.
+    /// The recorded status this write replaces (`None`: no record yet). The store writes
+    /// nothing if the record is no longer in this state.
+    pub replaces: Option<PaymentStatus>,
+    /// The completed session, when this write completes it; the store writes nothing if
+    /// the session completed meanwhile.
     pub completed_session: Option<CheckoutSession>,
     pub events: Vec<EventDraft>,
+}
+
+/// What `record_checkout_settlement` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettlementWrite {
+    /// Everything was written in one transaction.
+    Written,
+    /// The payment or session changed since it was read (another writer won): nothing
+    /// was written; the caller decides again from fresh state.
+    Stale,
+}
+
+/// A pending payment with what earlier re-checks learnt (D17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingPayment {
+    pub payment: Payment,
+    /// Checks that found no receipt while the recorded block was no longer canonical.
+    pub receipt_misses: u32,
+    /// The head at the last such check: a miss counts once per head.
+    pub last_miss_head: Option<u64>,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -25,12 +49,13 @@ pub trait SettlementStore: Send + Sync {
         reference: [u8; 32],
     ) -> Result<Option<CheckoutSession>, StoreError>;
 
-    /// The payment recorded for this log, if any.
-    async fn payment_by_log(
+    /// The payment of `session` recorded for transaction `tx`, if any. (A transaction
+    /// re-mined after a reorg keeps its hash but may change block and log index.)
+    async fn payment_for_session_tx(
         &self,
         chain: ChainId,
         tx: TxHash,
-        log_index: u64,
+        session: CheckoutSessionId,
     ) -> Result<Option<Payment>, StoreError>;
 
     /// The customer for (merchant, mode, payer), created on first use (D7).
@@ -42,22 +67,31 @@ pub trait SettlementStore: Send + Sync {
     ) -> Result<CustomerId, StoreError>;
 
     /// Writes the settlement and its events in one transaction, re-checking under row
-    /// locks that the payment is still absent (or pending when `upgrades_pending`).
-    /// Returns false when another writer got there first (nothing is written).
+    /// locks that the payment is still in `replaces` and, when completing, that the
+    /// session is not completed. Updating a record resets its receipt misses.
     async fn record_checkout_settlement(
         &self,
         settlement: &CheckoutSettlement,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<SettlementWrite, StoreError>;
 
-    /// Marks a pending payment `failed` (its transaction reverted or vanished in a reorg).
-    async fn fail_pending_payment(&self, payment: &Payment) -> Result<(), StoreError>;
+    /// Remembers a receipt miss of a pending payment (no-op unless still pending).
+    async fn record_receipt_miss(
+        &self,
+        payment: PaymentId,
+        misses: u32,
+        head: u64,
+    ) -> Result<(), StoreError>;
+
+    /// Marks a pending payment `failed` (its transaction is provably not in the canonical
+    /// chain at depth). Returns false when it was no longer pending.
+    async fn fail_pending_payment(&self, payment: PaymentId) -> Result<bool, StoreError>;
 
     /// Pending one-time payments on `chain`, oldest first.
     async fn pending_payments(
         &self,
         chain: ChainId,
         limit: u32,
-    ) -> Result<Vec<Payment>, StoreError>;
+    ) -> Result<Vec<PendingPayment>, StoreError>;
 
     /// The watcher's next block for `chain`.
     async fn chain_cursor(&self, chain: ChainId) -> Result<Option<u64>, StoreError>;

@@ -1,6 +1,7 @@
 //! Pure functions: fee arithmetic, field validation, signatures.
 
 pub mod api_keys;
+pub mod confirmations;
 pub mod delivery;
 pub mod eip191;
 pub mod eip712;

@@ -2,7 +2,7 @@
 
 use super::LookupError;
 use crate::model::{AuthContext, CheckoutSession, CheckoutSessionId};
-use crate::ports::{Clock, SessionRepository};
+use crate::ports::{Clock, SessionRepository, StoreError};
 
 pub async fn get_checkout_session(
     ctx: &AuthContext,
@@ -14,9 +14,19 @@ pub async fn get_checkout_session(
         .get(ctx.merchant_id, ctx.mode, id)
         .await?
         .ok_or(LookupError::NotFound)?;
+    Ok(with_lazy_expiry(session, sessions, clock).await?)
+}
+
+/// The spec's lazy expiry: a session read after its `expires_at` becomes `expired`
+/// (persisted, so every later reader agrees). The API and the hosted page share it.
+pub async fn with_lazy_expiry(
+    session: CheckoutSession,
+    sessions: &dyn SessionRepository,
+    clock: &dyn Clock,
+) -> Result<CheckoutSession, StoreError> {
     let now = clock.now();
     if session.needs_expiry(now) {
-        return Ok(sessions.expire(id, now).await?);
+        return sessions.expire(session.id, now).await;
     }
     Ok(session)
 }

@@ -10,6 +10,7 @@ use crate::ports::{
     StoreError, WalletRepository,
 };
 use crate::representation::PaymentResource;
+use crate::rules::confirmations::{confirmations, is_confirmed};
 use crate::services::ChainDirectory;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,9 @@ pub enum RefundError {
     Rejected(ValidationErrors),
     #[error("the chain could not be reached; retry shortly")]
     ChainUnavailable,
+    /// This deployment has no contracts configured for the payment's chain.
+    #[error("refunds on chain {0} are not available on this deployment")]
+    ChainNotConfigured(u64),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -114,7 +118,10 @@ async fn attempt(
         .await
         .map_err(chain_err)?;
     let Some(receipt) = receipt else {
-        return Err(reject("tx_hash", "was not found on the payment's chain"));
+        return Err(reject(
+            "tx_hash",
+            "was not found on the payment's chain (yet); report it again once it is mined",
+        ));
     };
     if !receipt.succeeded {
         return Err(reject("tx_hash", "reverted on chain"));
@@ -122,14 +129,15 @@ async fn attempt(
     let depth = deps
         .chains
         .get(payment.chain)
-        .map_or(1, |c| c.confirmations);
+        .ok_or(RefundError::ChainNotConfigured(payment.chain.id()))?
+        .confirmations;
     let head = deps
         .chain
         .block_number(payment.chain)
         .await
         .map_err(chain_err)?;
-    let confirmations = (head + 1).saturating_sub(receipt.block_number);
-    if confirmations < depth {
+    if !is_confirmed(head, receipt.block_number, depth) {
+        let confirmations = confirmations(head, receipt.block_number);
         return Err(reject(
             "tx_hash",
             format!("has {confirmations} of {depth} confirmations; report it again shortly"),

@@ -1,6 +1,6 @@
 //! The one place a verified router payment becomes a payment, a completed session and
-//! their events (D8). Used by the hosted page's fast path and by the chain watcher; the
-//! store re-checks under row locks, so a race between them settles exactly once.
+//! their events (D8, D17). Used by the hosted page's fast path, the chain watcher and the
+//! pending re-checks; the store re-checks under row locks, so racing paths settle once.
 
 use crate::model::{
     Address, ChainId, ChargeType, CheckoutSession, EventType, Payment, PaymentId, PaymentStatus,
@@ -8,10 +8,11 @@ use crate::model::{
 };
 use crate::ports::{
     ChainError, ChainReader, ChainReceipt, CheckoutPaid, CheckoutSettlement, Clock, EventDraft,
-    SettlementStore, StoreError,
+    SettlementStore, SettlementWrite, StoreError,
 };
 use crate::representation::{CheckoutSessionResource, PaymentResource};
-use crate::services::ChainDirectory;
+use crate::rules::confirmations::is_confirmed;
+use crate::services::{ChainContracts, ChainDirectory};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettleError {
@@ -21,22 +22,25 @@ pub enum SettleError {
     Chain(#[from] ChainError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The records kept changing under concurrent writers; retried on the next tick.
+    #[error("the payment kept changing while it was being settled")]
+    Contended,
 }
 
-/// What happened to one `CheckoutPaid` log of the transaction.
+/// What happened to one router payment (or to one transaction).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettleOutcome {
-    /// The transaction is not (yet) known to the node.
-    NotFound,
-    /// Recorded below confirmation depth.
+    /// The node returned no receipt: unknown, never a verdict; retried later.
+    ReceiptUnknown,
+    /// Recorded (or still) below confirmation depth.
     Pending(PaymentId),
-    /// Confirmed: the session is complete and the events are written.
+    /// Confirmed now: the session is complete and the events are written.
     Confirmed(PaymentId),
-    /// Already at this state (the other path won, or nothing changed).
+    /// Already in this state (another path won, or nothing changed).
     AlreadyRecorded(PaymentId),
     /// A router log that does not match its session (or no session): nothing recorded.
     Rejected(String),
-    /// A pending payment whose transaction reverted or vanished.
+    /// A pending payment whose transaction is provably not in the canonical chain.
     Failed(PaymentId),
 }
 
@@ -46,6 +50,18 @@ pub struct SettleDeps<'a> {
     pub clock: &'a dyn Clock,
     pub chains: &'a ChainDirectory,
 }
+
+impl SettleDeps<'_> {
+    pub(crate) fn contracts(&self, chain: ChainId) -> Result<ChainContracts, SettleError> {
+        self.chains
+            .get(chain)
+            .copied()
+            .ok_or(SettleError::ChainNotConfigured(chain.id()))
+    }
+}
+
+/// Concurrent writers lose at most this many times in a row before the caller retries later.
+const WRITE_ATTEMPTS: usize = 4;
 
 /// Checks the on-chain facts against the session snapshot: emitter, status, token,
 /// recipient, exact amounts, and both Transfer legs.
@@ -95,13 +111,14 @@ fn verify(
     Ok(())
 }
 
+/// The fast path: fetch the receipt and the head, then settle.
 pub async fn settle_checkout(
     chain: ChainId,
     tx: TxHash,
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<SettleOutcome>, SettleError> {
     let Some(receipt) = deps.chain.receipt(chain, tx).await? else {
-        return Ok(vec![SettleOutcome::NotFound]);
+        return Ok(vec![SettleOutcome::ReceiptUnknown]);
     };
     let head = deps.chain.block_number(chain).await?;
     settle_receipt(chain, &receipt, head, deps).await
@@ -115,11 +132,8 @@ pub async fn settle_receipt(
     head: u64,
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<SettleOutcome>, SettleError> {
-    let contracts = *deps
-        .chains
-        .get(chain)
-        .ok_or(SettleError::ChainNotConfigured(chain.id()))?;
-    let confirmed = head + 1 >= receipt.block_number + contracts.confirmations;
+    let contracts = deps.contracts(chain)?;
+    let confirmed = is_confirmed(head, receipt.block_number, contracts.confirmations);
     let mut outcomes = Vec::new();
     for log in receipt
         .checkout_paid
@@ -129,9 +143,11 @@ pub async fn settle_receipt(
         outcomes.push(settle_log(chain, receipt, log, confirmed, contracts.treasury, deps).await?);
     }
     if outcomes.is_empty() {
-        outcomes.push(SettleOutcome::Rejected(
-            "the transaction has no CheckoutPaid event from the router".into(),
-        ));
+        outcomes.push(SettleOutcome::Rejected(if receipt.succeeded {
+            "the transaction has no CheckoutPaid event from the router".into()
+        } else {
+            "the transaction reverted".into()
+        }));
     }
     Ok(outcomes)
 }
@@ -144,35 +160,67 @@ async fn settle_log(
     treasury: Address,
     deps: &SettleDeps<'_>,
 ) -> Result<SettleOutcome, SettleError> {
-    let Some(session) = deps.store.session_by_ref(log.reference).await? else {
-        return Ok(SettleOutcome::Rejected(
-            "no checkout session has this reference".into(),
-        ));
-    };
-    if session.chain != chain {
-        return Ok(SettleOutcome::Rejected(
-            "the session belongs to another chain".into(),
-        ));
-    }
-    if let Err(why) = verify(&session, receipt, log, treasury) {
-        return Ok(SettleOutcome::Rejected(why));
-    }
-    let existing = deps
-        .store
-        .payment_by_log(chain, receipt.tx_hash, log.log_index)
-        .await?;
-    if let Some(p) = &existing {
-        if p.status != PaymentStatus::Pending || !confirmed {
-            return Ok(SettleOutcome::AlreadyRecorded(p.id));
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(session) = deps.store.session_by_ref(log.reference).await? else {
+            return Ok(SettleOutcome::Rejected(
+                "no checkout session has this reference".into(),
+            ));
+        };
+        if session.chain != chain {
+            return Ok(SettleOutcome::Rejected(
+                "the session belongs to another chain".into(),
+            ));
+        }
+        if let Err(why) = verify(&session, receipt, log, treasury) {
+            return Ok(SettleOutcome::Rejected(why));
+        }
+        let existing = deps
+            .store
+            .payment_for_session_tx(chain, receipt.tx_hash, session.id)
+            .await?;
+        if let Some(p) = &existing {
+            let unchanged = p.block_number == receipt.block_number
+                && p.block_hash == Some(receipt.block_hash)
+                && p.log_index == log.log_index;
+            match p.status {
+                PaymentStatus::Confirmed | PaymentStatus::Refunded => {
+                    return Ok(SettleOutcome::AlreadyRecorded(p.id))
+                }
+                PaymentStatus::Pending if !confirmed && unchanged => {
+                    return Ok(SettleOutcome::AlreadyRecorded(p.id))
+                }
+                // Pending that moved or reached depth; failed that is back (revived).
+                PaymentStatus::Pending | PaymentStatus::Failed => {}
+            }
+        }
+        let settlement = decide(&session, existing.as_ref(), receipt, log, confirmed, deps).await?;
+        let id = settlement.payment.id;
+        match deps.store.record_checkout_settlement(&settlement).await? {
+            SettlementWrite::Written if confirmed => return Ok(SettleOutcome::Confirmed(id)),
+            SettlementWrite::Written => return Ok(SettleOutcome::Pending(id)),
+            SettlementWrite::Stale => continue,
         }
     }
+    Err(SettleError::Contended)
+}
+
+/// What one settlement writes: the payment (new, moved, upgraded or revived) and, the
+/// first time it is confirmed, the completed session and the events.
+async fn decide(
+    session: &CheckoutSession,
+    existing: Option<&Payment>,
+    receipt: &ChainReceipt,
+    log: &CheckoutPaid,
+    confirmed: bool,
+    deps: &SettleDeps<'_>,
+) -> Result<CheckoutSettlement, SettleError> {
     let now = deps.clock.now();
     let customer = deps
         .store
         .customer_for(session.merchant_id, session.mode, log.payer)
         .await?;
     let payment = Payment {
-        id: existing.as_ref().map_or_else(PaymentId::generate, |p| p.id),
+        id: existing.map_or_else(PaymentId::generate, |p| p.id),
         merchant_id: session.merchant_id,
         mode: session.mode,
         status: if confirmed {
@@ -191,25 +239,18 @@ async fn settle_log(
         merchant_micros: session.net_micros,
         refunded_micros: 0,
         wallet_address: log.payer,
-        chain,
+        chain: session.chain,
         token_address: session.token_address,
         tx_hash: receipt.tx_hash,
         log_index: log.log_index,
         block_number: receipt.block_number,
+        block_hash: Some(receipt.block_hash),
         metadata: session.metadata.clone(),
-        created_at: existing.as_ref().map_or(now, |p| p.created_at),
+        created_at: existing.map_or(now, |p| p.created_at),
     };
     let mut events = Vec::new();
-    let completed_session = confirmed.then(|| {
-        // Money is never dropped: a late payment completes an expired session too.
-        let completed = CheckoutSession {
-            status: SessionStatus::Completed,
-            wallet_address: Some(log.payer),
-            tx_hash: Some(receipt.tx_hash),
-            completed_at: Some(now),
-            customer: Some(customer),
-            ..session.clone()
-        };
+    let mut completed_session = None;
+    if confirmed {
         let draft = |event_type, object_json| EventDraft {
             merchant_id: session.merchant_id,
             mode: session.mode,
@@ -217,54 +258,39 @@ async fn settle_log(
             object_json,
             created_at: now,
         };
-        events.push(draft(
-            EventType::CheckoutSessionCompleted,
-            to_json(&CheckoutSessionResource::new(completed.clone(), "")),
-        ));
+        // Money is never dropped: a late payment completes an expired session too. A
+        // session some other payment completed only gains this payment.
+        if session.status != SessionStatus::Completed {
+            let completed = CheckoutSession {
+                status: SessionStatus::Completed,
+                wallet_address: Some(log.payer),
+                tx_hash: Some(receipt.tx_hash),
+                completed_at: Some(now),
+                customer: Some(customer),
+                ..session.clone()
+            };
+            events.push(draft(
+                EventType::CheckoutSessionCompleted,
+                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
+            ));
+            completed_session = Some(completed);
+        }
         events.push(draft(
             EventType::PaymentSucceeded,
             to_json(&PaymentResource::from(payment.clone())),
         ));
-        completed
-    });
-    let settlement = CheckoutSettlement {
-        payment: payment.clone(),
-        upgrades_pending: existing.is_some(),
+    }
+    Ok(CheckoutSettlement {
+        payment,
+        replaces: existing.map(|p| p.status),
         completed_session,
         events,
-    };
-    if !deps.store.record_checkout_settlement(&settlement).await? {
-        return Ok(SettleOutcome::AlreadyRecorded(payment.id));
-    }
-    Ok(if confirmed {
-        SettleOutcome::Confirmed(payment.id)
-    } else {
-        SettleOutcome::Pending(payment.id)
     })
 }
 
-/// Re-checks a pending payment (one receipt fetch): confirms it at depth, fails it if its transaction
-/// reverted or disappeared (reorg).
-pub async fn recheck_pending_payment(
-    payment: &Payment,
-    head: u64,
-    deps: &SettleDeps<'_>,
-) -> Result<SettleOutcome, SettleError> {
-    match deps.chain.receipt(payment.chain, payment.tx_hash).await? {
-        Some(r) if r.succeeded => {
-            let outcomes = settle_receipt(payment.chain, &r, head, deps).await?;
-            Ok(outcomes
-                .into_iter()
-                .next()
-                .unwrap_or(SettleOutcome::AlreadyRecorded(payment.id)))
-        }
-        _ => {
-            deps.store.fail_pending_payment(payment).await?;
-            Ok(SettleOutcome::Failed(payment.id))
-        }
-    }
-}
-
-fn to_json(value: &impl serde::Serialize) -> String {
+pub(crate) fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "{}".to_owned())
 }
+
+#[cfg(test)]
+mod tests;

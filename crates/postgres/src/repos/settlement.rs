@@ -4,9 +4,12 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{CheckoutSettlement, SettlementStore, StoreError};
+use stablepay_domain::ports::{
+    CheckoutSettlement, PendingPayment, SettlementStore, SettlementWrite, StoreError,
+};
 use stablepay_domain::{
-    Address, ChainId, CheckoutSession, CustomerId, MerchantId, Mode, Payment, TxHash,
+    Address, ChainId, CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, Payment,
+    PaymentId, PaymentStatus, TxHash,
 };
 use uuid::Uuid;
 
@@ -33,17 +36,17 @@ impl SettlementStore for PgStore {
         row.map(CheckoutSession::try_from).transpose()
     }
 
-    async fn payment_by_log(
+    async fn payment_for_session_tx(
         &self,
         chain: ChainId,
         tx: TxHash,
-        log_index: u64,
+        session: CheckoutSessionId,
     ) -> Result<Option<Payment>, StoreError> {
         let mut conn = self.conn().await?;
         let row = p::table
             .filter(p::chain_id.eq(chain.id() as i32))
             .filter(p::tx_hash.eq(tx.to_string()))
-            .filter(p::log_index.eq(log_index as i64))
+            .filter(p::checkout_session_id.eq(session.uuid()))
             .select(PaymentRow::as_select())
             .first(&mut conn)
             .await
@@ -83,103 +86,141 @@ impl SettlementStore for PgStore {
         Ok(CustomerId::from_uuid(id))
     }
 
-    async fn record_checkout_settlement(&self, s: &CheckoutSettlement) -> Result<bool, StoreError> {
+    async fn record_checkout_settlement(
+        &self,
+        s: &CheckoutSettlement,
+    ) -> Result<SettlementWrite, StoreError> {
         let mut conn = self.conn().await?;
         let row = payment_row(&s.payment);
         let written = conn
             .transaction(async |conn| {
                 if let Some(session) = s.payment.checkout_session {
-                    // Serialises the fast path and the watcher on this session.
-                    cs::table
+                    // Serialises the fast path, the watcher and the re-checks on this session.
+                    let status: String = cs::table
                         .filter(cs::id.eq(session.uuid()))
-                        .select(cs::id)
+                        .select(cs::status)
                         .for_update()
-                        .first::<Uuid>(conn)
+                        .first(conn)
                         .await?;
+                    if s.completed_session.is_some() && status == "completed" {
+                        return Ok(SettlementWrite::Stale);
+                    }
                 }
                 let current: Option<String> = p::table
-                    .filter(p::chain_id.eq(row.chain_id))
-                    .filter(p::tx_hash.eq(&row.tx_hash))
-                    .filter(p::log_index.eq(row.log_index))
+                    .filter(p::id.eq(row.id))
                     .select(p::status)
                     .first(conn)
                     .await
                     .optional()?;
-                match (current.as_deref(), s.upgrades_pending) {
-                    (None, false) => {
-                        diesel::insert_into(p::table)
-                            .values(&row)
-                            .execute(conn)
-                            .await?;
-                    }
-                    (Some("pending"), true) => {
-                        diesel::update(p::table.filter(p::id.eq(row.id)))
-                            .set((
-                                p::status.eq(&row.status),
-                                p::block_number.eq(row.block_number),
-                                p::customer_id.eq(row.customer_id),
-                            ))
-                            .execute(conn)
-                            .await?;
-                    }
-                    _ => return Ok(false),
+                let expected = s.replaces.map(PaymentStatus::as_str);
+                if current.as_deref() != expected {
+                    return Ok(SettlementWrite::Stale);
+                }
+                if current.is_none() {
+                    diesel::insert_into(p::table)
+                        .values(&row)
+                        .execute(conn)
+                        .await?;
+                } else {
+                    diesel::update(p::table.filter(p::id.eq(row.id)))
+                        .set((
+                            p::status.eq(&row.status),
+                            p::log_index.eq(row.log_index),
+                            p::block_number.eq(row.block_number),
+                            p::block_hash.eq(&row.block_hash),
+                            p::customer_id.eq(row.customer_id),
+                            p::receipt_misses.eq(0),
+                            p::last_miss_head.eq(None::<i64>),
+                        ))
+                        .execute(conn)
+                        .await?;
                 }
                 if let Some(done) = &s.completed_session {
-                    diesel::update(
-                        cs::table
-                            .filter(cs::id.eq(done.id.uuid()))
-                            .filter(cs::status.ne("completed")),
-                    )
-                    .set((
-                        cs::status.eq("completed"),
-                        cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
-                        cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
-                        cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
-                        cs::customer_id.eq(done.customer.map(|c| c.uuid())),
-                    ))
-                    .execute(conn)
-                    .await?;
+                    diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))
+                        .set((
+                            cs::status.eq("completed"),
+                            cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
+                            cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
+                            cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
+                            cs::customer_id.eq(done.customer.map(|c| c.uuid())),
+                        ))
+                        .execute(conn)
+                        .await?;
                 }
                 for event in &s.events {
                     write_event(conn, event).await?;
                 }
-                Ok::<_, OutboxError>(true)
+                Ok::<_, OutboxError>(SettlementWrite::Written)
             })
             .await?;
         Ok(written)
     }
 
-    async fn fail_pending_payment(&self, payment: &Payment) -> Result<(), StoreError> {
+    async fn record_receipt_miss(
+        &self,
+        payment: PaymentId,
+        misses: u32,
+        head: u64,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::update(
             p::table
-                .filter(p::id.eq(payment.id.uuid()))
+                .filter(p::id.eq(payment.uuid()))
                 .filter(p::status.eq("pending")),
         )
-        .set(p::status.eq("failed"))
+        .set((
+            p::receipt_misses.eq(i32::try_from(misses).unwrap_or(i32::MAX)),
+            p::last_miss_head.eq(head as i64),
+        ))
         .execute(&mut conn)
         .await
         .map_err(map_diesel_error)?;
         Ok(())
     }
 
+    async fn fail_pending_payment(&self, payment: PaymentId) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let changed = diesel::update(
+            p::table
+                .filter(p::id.eq(payment.uuid()))
+                .filter(p::status.eq("pending")),
+        )
+        .set(p::status.eq("failed"))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(changed == 1)
+    }
+
     async fn pending_payments(
         &self,
         chain: ChainId,
         limit: u32,
-    ) -> Result<Vec<Payment>, StoreError> {
+    ) -> Result<Vec<PendingPayment>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<PaymentRow> = p::table
+        let rows: Vec<(PaymentRow, i32, Option<i64>)> = p::table
             .filter(p::chain_id.eq(chain.id() as i32))
             .filter(p::status.eq("pending"))
             .filter(p::charge_type.eq("one_time"))
             .order(p::id.asc())
             .limit(i64::from(limit))
-            .select(PaymentRow::as_select())
+            .select((
+                PaymentRow::as_select(),
+                p::receipt_misses,
+                p::last_miss_head,
+            ))
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        rows.into_iter().map(Payment::try_from).collect()
+        rows.into_iter()
+            .map(|(row, misses, last)| {
+                Ok(PendingPayment {
+                    payment: Payment::try_from(row)?,
+                    receipt_misses: u32::try_from(misses).unwrap_or(0),
+                    last_miss_head: last.and_then(|h| u64::try_from(h).ok()),
+                })
+            })
+            .collect()
     }
 
     async fn chain_cursor(&self, chain: ChainId) -> Result<Option<u64>, StoreError> {

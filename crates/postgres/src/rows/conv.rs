@@ -1,6 +1,6 @@
 use chrono::{DateTime, Utc};
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::{Address, Amount, ChainId, Currency, Timestamp, TxHash};
+use stablepay_domain::{Address, Amount, BlockHash, ChainId, Currency, Timestamp, TxHash};
 
 use crate::error::corrupt;
 
@@ -22,6 +22,10 @@ pub(crate) fn address_opt(s: Option<&str>) -> Result<Option<Address>, StoreError
 
 pub(crate) fn tx_hash(s: &str) -> Result<TxHash, StoreError> {
     TxHash::parse(s).map_err(|_| corrupt("tx_hash", s))
+}
+
+pub(crate) fn block_hash(s: &str) -> Result<BlockHash, StoreError> {
+    BlockHash::parse(s).map_err(|_| corrupt("block_hash", s))
 }
 
 pub(crate) fn tx_hash_opt(s: Option<&str>) -> Result<Option<TxHash>, StoreError> {

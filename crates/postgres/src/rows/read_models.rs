@@ -31,6 +31,7 @@ pub struct PaymentRow {
     pub tx_hash: String,
     pub log_index: i64,
     pub block_number: i64,
+    pub block_hash: Option<String>,
     pub metadata: String,
     pub created_at: DateTime<Utc>,
 }
@@ -58,6 +59,7 @@ pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
         tx_hash: p.tx_hash.to_string(),
         log_index: to_i64(p.log_index),
         block_number: to_i64(p.block_number),
+        block_hash: p.block_hash.map(|h| h.to_string()),
         metadata: p.metadata.clone(),
         created_at: p.created_at.as_datetime(),
     }
@@ -88,6 +90,7 @@ impl TryFrom<PaymentRow> for Payment {
             tx_hash: tx_hash(&r.tx_hash)?,
             log_index: micros(r.log_index)?,
             block_number: micros(r.block_number)?,
+            block_hash: r.block_hash.as_deref().map(block_hash).transpose()?,
             metadata: r.metadata,
             created_at: ts(r.created_at),
         })

@@ -1,0 +1,199 @@
+//! The public hosted checkout (DESIGN §4, D18): the session's public state (with the same
+//! lazy expiry as the API), the operator-signed payment intent, and the fast-path confirm
+//! verdict. The session id is the capability; the api only parses and renders.
+
+use crate::model::{
+    CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionStatus, Signature, TxHash,
+};
+use crate::ports::{ChainError, SessionRepository, StoreError, WalletRepository};
+use crate::rules::eip712::{self, Domain, PaymentIntent};
+use crate::services::{
+    settle_checkout, with_lazy_expiry, ChainContracts, SettleDeps, SettleError, SettleOutcome,
+};
+
+/// Default lifetime of a signed intent (D18); `STABLEPAY_INTENT_TTL` overrides it.
+pub const DEFAULT_INTENT_TTL_SECS: u64 = 15 * 60;
+
+pub struct HostedDeps<'a> {
+    pub sessions: &'a dyn SessionRepository,
+    pub wallets: &'a dyn WalletRepository,
+    pub settle: SettleDeps<'a>,
+    /// Signs intents; the router trusts only this key.
+    pub operator_key: Option<&'a PrivateKey>,
+    pub intent_ttl_secs: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostedError {
+    #[error("no such checkout session")]
+    NotFound,
+    #[error("the checkout session is {0}, not open")]
+    NotOpen(&'static str),
+    /// The merchant revoked the session's recipient wallet: no new money goes there.
+    #[error(
+        "the merchant's receiving wallet for this checkout was revoked; it can no longer be paid"
+    )]
+    RecipientRevoked,
+    /// The transaction exists but does not pay this session (why, for the buyer).
+    #[error("does not pay this session: {0}")]
+    DoesNotPay(String),
+    /// Payments on this network are not set up (no router, no operator key).
+    #[error("payments on this network are not available: {0}")]
+    NotConfigured(&'static str),
+    /// The node failed or timed out. The detail is for logs only (it may hold an RPC URL).
+    #[error("the network could not be reached")]
+    ChainUnavailable(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<SettleError> for HostedError {
+    fn from(e: SettleError) -> Self {
+        match e {
+            SettleError::Store(e) => HostedError::Store(e),
+            SettleError::ChainNotConfigured(_) => {
+                HostedError::NotConfigured("no checkout router is configured")
+            }
+            SettleError::Chain(ChainError::NotConfigured(_)) => {
+                HostedError::NotConfigured("no RPC endpoint is configured")
+            }
+            SettleError::Chain(ChainError::Unavailable(detail)) => {
+                HostedError::ChainUnavailable(detail)
+            }
+            SettleError::Contended => HostedError::ChainUnavailable(e.to_string()),
+        }
+    }
+}
+
+/// The session as the buyer's page sees it, with expiry applied.
+pub async fn public_session(
+    id: CheckoutSessionId,
+    deps: &HostedDeps<'_>,
+) -> Result<CheckoutSession, HostedError> {
+    let session = deps
+        .sessions
+        .get_public(id)
+        .await?
+        .ok_or(HostedError::NotFound)?;
+    Ok(with_lazy_expiry(session, deps.sessions, deps.settle.clock).await?)
+}
+
+/// An intent the router accepts, signed by the operator key.
+#[derive(Debug, Clone)]
+pub struct SignedIntent {
+    pub session: CheckoutSession,
+    pub contracts: ChainContracts,
+    pub intent: PaymentIntent,
+    pub signature: Signature,
+}
+
+/// Signs a payment intent for an open session whose recipient is still verified. The
+/// deadline is min(expires_at, now + TTL), so an intent fetched before a revocation stops
+/// working soon after (D18).
+pub async fn sign_payment_intent(
+    id: CheckoutSessionId,
+    deps: &HostedDeps<'_>,
+) -> Result<SignedIntent, HostedError> {
+    let session = public_session(id, deps).await?;
+    if session.status != SessionStatus::Open {
+        return Err(HostedError::NotOpen(session.status.as_str()));
+    }
+    ensure_recipient_verified(&session, deps).await?;
+    let contracts = *deps
+        .settle
+        .chains
+        .get(session.chain)
+        .ok_or(HostedError::NotConfigured(
+            "no checkout router is configured",
+        ))?;
+    let key = deps
+        .operator_key
+        .ok_or(HostedError::NotConfigured("no operator key is configured"))?;
+    let ttl = i64::try_from(deps.intent_ttl_secs).unwrap_or(i64::MAX);
+    let now = deps.settle.clock.now().unix_seconds();
+    let deadline = session
+        .expires_at
+        .unix_seconds()
+        .min(now.saturating_add(ttl));
+    let intent = PaymentIntent {
+        reference: eip712::session_ref(&session.id),
+        token: session.token_address,
+        recipient: session.recipient_address,
+        net_amount: u128::from(session.net_micros),
+        fee_amount: u128::from(session.fee_micros),
+        deadline: u64::try_from(deadline).unwrap_or(0),
+    };
+    let domain = Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: session.chain.id(),
+        verifying_contract: contracts.checkout_router,
+    };
+    let signature = eip712::sign(&domain, intent.struct_hash(), key.expose())
+        .ok_or(HostedError::NotConfigured("the operator key cannot sign"))?;
+    Ok(SignedIntent {
+        session,
+        contracts,
+        intent,
+        signature,
+    })
+}
+
+/// The fast path's answer about one transaction, judged by the session's own records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmVerdict {
+    /// The session is paid and complete.
+    Confirmed,
+    /// This transaction pays the session and is below confirmation depth.
+    Pending,
+    /// The node does not know the transaction (not mined yet, or a lagging node).
+    NotSeen,
+}
+
+/// Verifies `tx` at once (the chain watcher settles it anyway) and says where the
+/// session stands.
+pub async fn confirm_payment(
+    id: CheckoutSessionId,
+    tx: TxHash,
+    deps: &HostedDeps<'_>,
+) -> Result<(CheckoutSession, ConfirmVerdict), HostedError> {
+    let session = public_session(id, deps).await?;
+    if session.status == SessionStatus::Completed {
+        return Ok((session, ConfirmVerdict::Confirmed));
+    }
+    ensure_recipient_verified(&session, deps).await?;
+    let outcomes = settle_checkout(session.chain, tx, &deps.settle).await?;
+    let fresh = deps.sessions.get_public(id).await?.unwrap_or(session);
+    if fresh.status == SessionStatus::Completed {
+        return Ok((fresh, ConfirmVerdict::Confirmed));
+    }
+    // The transaction may pay another session: only this session's record counts.
+    let recorded = deps
+        .settle
+        .store
+        .payment_for_session_tx(fresh.chain, tx, fresh.id)
+        .await?;
+    let verdict = match (recorded.map(|p| p.status), outcomes.first()) {
+        (Some(PaymentStatus::Pending), _) => ConfirmVerdict::Pending,
+        (_, Some(SettleOutcome::ReceiptUnknown)) => ConfirmVerdict::NotSeen,
+        (_, Some(SettleOutcome::Rejected(why))) => {
+            return Err(HostedError::DoesNotPay(why.clone()))
+        }
+        _ => return Err(HostedError::DoesNotPay("it pays another checkout".into())),
+    };
+    Ok((fresh, verdict))
+}
+
+async fn ensure_recipient_verified(
+    session: &CheckoutSession,
+    deps: &HostedDeps<'_>,
+) -> Result<(), HostedError> {
+    let verified = deps.wallets.verified(session.merchant_id).await?;
+    if verified
+        .iter()
+        .any(|w| w.address == session.recipient_address)
+    {
+        Ok(())
+    } else {
+        Err(HostedError::RecipientRevoked)
+    }
+}

@@ -1,0 +1,83 @@
+//! Re-checks a pending payment against the chain (D17): a receipt that pays confirms or
+//! moves it; only a transaction provably absent from the canonical chain at depth fails
+//! it. A missing receipt, a timeout or an RPC error is unknown and changes nothing.
+
+use crate::ports::PendingPayment;
+use crate::rules::confirmations::{is_confirmed, RECEIPT_MISSES_BEFORE_FAILED};
+use crate::rules::eip712::session_ref;
+use crate::services::{settle_receipt, SettleDeps, SettleError, SettleOutcome};
+
+/// One receipt fetch (plus one block-hash read when the receipt is missing).
+pub async fn recheck_pending_payment(
+    pending: &PendingPayment,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    let payment = &pending.payment;
+    let contracts = deps.contracts(payment.chain)?;
+    let still_pending = Ok(SettleOutcome::Pending(payment.id));
+    match deps.chain.receipt(payment.chain, payment.tx_hash).await? {
+        Some(receipt) => {
+            let reference = payment.checkout_session.as_ref().map(session_ref);
+            let pays = receipt.succeeded
+                && receipt.checkout_paid.iter().any(|l| {
+                    l.router == contracts.checkout_router && Some(l.reference) == reference
+                });
+            if pays {
+                let outcomes = settle_receipt(payment.chain, &receipt, head, deps).await?;
+                return Ok(outcomes
+                    .into_iter()
+                    .find(|o| !matches!(o, SettleOutcome::Rejected(_)))
+                    .unwrap_or(SettleOutcome::Pending(payment.id)));
+            }
+            // The transaction is mined but no longer pays (it reverted when re-mined):
+            // a verdict only once that receipt is itself at depth.
+            if is_confirmed(head, receipt.block_number, contracts.confirmations) {
+                return fail(pending, deps).await;
+            }
+            still_pending
+        }
+        None => {
+            // Legacy records without a block hash cannot prove a reorg: never failed.
+            let Some(recorded) = payment.block_hash else {
+                return still_pending;
+            };
+            match deps
+                .chain
+                .block_hash(payment.chain, payment.block_number)
+                .await?
+            {
+                // The node lacks the block, or still has ours (its receipts lag): unknown.
+                None => still_pending,
+                Some(canonical) if canonical == recorded => still_pending,
+                Some(_) => {
+                    let counts = pending.last_miss_head.is_none_or(|h| head > h);
+                    let misses = pending.receipt_misses + u32::from(counts);
+                    if misses >= RECEIPT_MISSES_BEFORE_FAILED
+                        && is_confirmed(head, payment.block_number, contracts.confirmations)
+                    {
+                        return fail(pending, deps).await;
+                    }
+                    if counts {
+                        deps.store
+                            .record_receipt_miss(payment.id, misses, head)
+                            .await?;
+                    }
+                    still_pending
+                }
+            }
+        }
+    }
+}
+
+async fn fail(
+    pending: &PendingPayment,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    let id = pending.payment.id;
+    Ok(if deps.store.fail_pending_payment(id).await? {
+        SettleOutcome::Failed(id)
+    } else {
+        SettleOutcome::AlreadyRecorded(id)
+    })
+}

@@ -1,0 +1,219 @@
+//! One tick of the chain watcher (DESIGN §6, D17): read router logs from the stored cursor
+//! up to the head, settle each logged transaction on a fetched receipt, move the cursor
+//! only past blocks at depth whose every transaction was settled or rejected, then
+//! re-check pending payments. Every RPC failure or missing answer is unknown: it holds
+//! the cursor back or leaves a payment pending, and is retried on the next tick.
+
+use std::collections::HashSet;
+
+use futures_util::StreamExt;
+
+use crate::model::{ChainId, TxHash};
+use crate::ports::LoggedTx;
+use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
+use crate::services::{
+    recheck_pending_payment, settle_receipt, SettleDeps, SettleError, SettleOutcome,
+};
+
+/// Where a first scan starts when no cursor is stored: this many blocks below the head.
+pub const INITIAL_LOOKBACK: u64 = 1000;
+/// Receipts fetched at once.
+const CONCURRENCY: usize = 16;
+/// Pending payments re-checked per tick.
+const RECHECKS_PER_TICK: u32 = 200;
+/// Smaller `eth_getLogs` ranges tried in one tick after a refusal.
+const RANGE_RETRIES: usize = 3;
+/// Successful reads before a shrunk range is doubled again.
+const GROW_AFTER: u32 = 16;
+
+/// The `eth_getLogs` range, adapted to what the provider accepts: halved when a read
+/// fails, doubled again after a run of successes.
+#[derive(Debug, Clone)]
+pub struct LogRange {
+    max: u64,
+    current: u64,
+    successes: u32,
+}
+
+impl LogRange {
+    pub fn new(max: u64) -> Self {
+        let max = max.max(1);
+        Self {
+            max,
+            current: max,
+            successes: 0,
+        }
+    }
+
+    pub fn current(&self) -> u64 {
+        self.current
+    }
+
+    /// Halves the range after a failed read of `tried` blocks; false when it cannot shrink.
+    fn shrink(&mut self, tried: u64) -> bool {
+        self.successes = 0;
+        if tried <= 1 {
+            return false;
+        }
+        self.current = (tried / 2).max(1);
+        true
+    }
+
+    fn succeeded(&mut self) {
+        self.successes += 1;
+        if self.successes >= GROW_AFTER && self.current < self.max {
+            self.current = (self.current * 2).min(self.max);
+            self.successes = 0;
+        }
+    }
+}
+
+/// What one tick did, for the worker's log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanReport {
+    pub head: u64,
+    /// Blocks read (`from..=to`), if any.
+    pub read: Option<(u64, u64)>,
+    /// The stored cursor after the tick (the next block to read).
+    pub cursor: u64,
+    pub settled: Vec<(TxHash, SettleOutcome)>,
+    /// Transactions left for a later tick, with why (unknown receipt, RPC error, ...).
+    pub unresolved: Vec<(TxHash, String)>,
+    pub rechecked: Vec<(TxHash, SettleOutcome)>,
+    pub recheck_errors: Vec<(TxHash, String)>,
+}
+
+/// A logged transaction is resolved when its receipt was fetched and settled or
+/// rejected, or when its log came from a block the canonical chain replaced at depth.
+enum Resolution {
+    Settled(Vec<SettleOutcome>),
+    StaleLog,
+    Unresolved(String),
+}
+
+pub async fn scan_chain(
+    chain: ChainId,
+    range: &mut LogRange,
+    deps: &SettleDeps<'_>,
+) -> Result<ScanReport, SettleError> {
+    let contracts = deps.contracts(chain)?;
+    let head = deps.chain.block_number(chain).await?;
+    let from = match deps.store.chain_cursor(chain).await? {
+        Some(next) => next,
+        None => head.saturating_sub(INITIAL_LOOKBACK),
+    };
+    let mut report = ScanReport {
+        head,
+        cursor: from,
+        ..ScanReport::default()
+    };
+    let mut handled = HashSet::new();
+    if from <= head {
+        let (logs, to) =
+            read_logs(chain, contracts.checkout_router, from, head, range, deps).await?;
+        report.read = Some((from, to));
+        let results: Vec<(LoggedTx, Resolution)> = futures_util::stream::iter(logs)
+            .map(|logged| async move { (logged, resolve(chain, logged, head, deps).await) })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+        // The cursor passes only blocks at depth, and never an unresolved transaction.
+        let mut next = deepest_confirmed_block(head, contracts.confirmations)
+            .map_or(from, |deepest| deepest.min(to) + 1)
+            .max(from);
+        for (logged, resolution) in results {
+            handled.insert(logged.tx_hash);
+            match resolution {
+                Resolution::Settled(outcomes) => report
+                    .settled
+                    .extend(outcomes.into_iter().map(|o| (logged.tx_hash, o))),
+                Resolution::StaleLog => {}
+                Resolution::Unresolved(why) => {
+                    next = next.min(logged.block_number);
+                    report.unresolved.push((logged.tx_hash, why));
+                }
+            }
+        }
+        if next > from {
+            deps.store.set_chain_cursor(chain, next).await?;
+            report.cursor = next;
+        }
+    }
+    // One bad transaction never stops the re-checks of the others.
+    for pending in deps
+        .store
+        .pending_payments(chain, RECHECKS_PER_TICK)
+        .await?
+    {
+        let tx = pending.payment.tx_hash;
+        if handled.contains(&tx) {
+            continue;
+        }
+        match recheck_pending_payment(&pending, head, deps).await {
+            Ok(outcome) => report.rechecked.push((tx, outcome)),
+            Err(e) => report.recheck_errors.push((tx, e.to_string())),
+        }
+    }
+    Ok(report)
+}
+
+/// Reads `from..=min(head, from + range − 1)`, halving the range when the provider
+/// refuses it. Returns the logs and the last block read.
+async fn read_logs(
+    chain: ChainId,
+    router: crate::model::Address,
+    from: u64,
+    head: u64,
+    range: &mut LogRange,
+    deps: &SettleDeps<'_>,
+) -> Result<(Vec<LoggedTx>, u64), SettleError> {
+    let mut tries = 0;
+    loop {
+        let to = head.min(from + range.current() - 1);
+        match deps.chain.checkout_paid_logs(chain, router, from, to).await {
+            Ok(logs) => {
+                range.succeeded();
+                return Ok((logs, to));
+            }
+            Err(e) => {
+                tries += 1;
+                if tries > RANGE_RETRIES || !range.shrink(to - from + 1) {
+                    return Err(e.into());
+                }
+            }
+        }
+    }
+}
+
+async fn resolve(chain: ChainId, logged: LoggedTx, head: u64, deps: &SettleDeps<'_>) -> Resolution {
+    let receipt = match deps.chain.receipt(chain, logged.tx_hash).await {
+        Ok(Some(receipt)) => receipt,
+        Ok(None) => return stale_or_unknown(chain, logged, head, deps).await,
+        Err(e) => return Resolution::Unresolved(e.to_string()),
+    };
+    match settle_receipt(chain, &receipt, head, deps).await {
+        Ok(outcomes) => Resolution::Settled(outcomes),
+        Err(e) => Resolution::Unresolved(e.to_string()),
+    }
+}
+
+/// No receipt for a logged transaction: unknown, unless the log's block was replaced in
+/// the canonical chain and that height is at depth (the log itself was stale).
+async fn stale_or_unknown(
+    chain: ChainId,
+    logged: LoggedTx,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Resolution {
+    let unknown = || Resolution::Unresolved("the node returned no receipt yet".into());
+    let Ok(contracts) = deps.contracts(chain) else {
+        return unknown();
+    };
+    if !is_confirmed(head, logged.block_number, contracts.confirmations) {
+        return unknown();
+    }
+    match deps.chain.block_hash(chain, logged.block_number).await {
+        Ok(Some(canonical)) if canonical != logged.block_hash => Resolution::StaleLog,
+        _ => unknown(),
+    }
+}
