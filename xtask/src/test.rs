@@ -6,7 +6,19 @@ use crate::pg::Postgres;
 use crate::tools;
 use crate::util::{cargo, root, run as run_cmd};
 
-pub fn run(extra: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<(), String> {
+    // `--no-lint` (first) skips fmt and clippy: for re-running a few tests while working.
+    let (lint, extra) = match args.split_first() {
+        Some((first, rest)) if first == "--no-lint" => (false, rest),
+        _ => (true, args),
+    };
+    if lint {
+        lint_workspace()?;
+    }
+    run_tests(extra)
+}
+
+fn lint_workspace() -> Result<(), String> {
     println!("xtask: cargo fmt --check");
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
     println!("xtask: cargo clippy -D warnings");
@@ -18,19 +30,29 @@ pub fn run(extra: &[String]) -> Result<(), String> {
         "--",
         "-D",
         "warnings",
-    ]))?;
+    ]))
+}
+
+fn run_tests(extra: &[String]) -> Result<(), String> {
     let anvil = tools::anvil()?;
     let pg = Postgres::provision("test")?;
     let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
+    // Tests that need a chain of their own (reorgs, a paused node) start anvil with the
+    // test chain's deployed state: same contracts at the same addresses.
+    let state_path = root().join("target/test/anvil-state-84532.hex");
+    std::fs::create_dir_all(root().join("target/test")).map_err(|e| e.to_string())?;
+    let state = chain::rpc(&chains[0].rpc_url, "anvil_dumpState", serde_json::json!([]))?;
+    std::fs::write(&state_path, state.as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
     // Tests that need a chain find it here.
     let env = serde_json::json!({
+        "anvil": anvil,
+        "state_84532": state_path,
         "chains": chains.iter().map(|c| (c.chain_id.to_string(), c.to_json())).collect::<serde_json::Map<_, _>>(),
         "operator_private_key": chain::key(chain::OPERATOR),
         "keeper_private_key": chain::key(chain::KEEPER),
         "buyers": chain::BUYERS.iter().map(|i| serde_json::json!({ "address": chain::address(*i), "private_key": chain::key(*i) })).collect::<Vec<_>>(),
     });
     let env_path = root().join("target/test/chains.json");
-    std::fs::create_dir_all(root().join("target/test")).map_err(|e| e.to_string())?;
     std::fs::write(
         &env_path,
         serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?,

@@ -30,7 +30,6 @@ pub struct ChainSettings {
 }
 
 /// Wires the PostgreSQL store into every port.
-
 pub fn state_from_store(
     store: PgStore,
     chain: ChainSettings,

@@ -126,11 +126,11 @@ impl ChainEnv {
         let intent_ttl = match var("STABLEPAY_INTENT_TTL") {
             None => Duration::from_secs(DEFAULT_INTENT_TTL_SECS),
             Some(v) => parse_duration(&v)
-                .filter(|d| d.as_secs() >= 60)
+                .filter(|d| d.as_secs() >= 1)
                 .ok_or_else(|| {
                     fail(
                         "STABLEPAY_INTENT_TTL",
-                        "must be a duration of at least 60s (e.g. 15m)",
+                        "must be a duration of at least 1s (e.g. 15m)",
                     )
                 })?,
         };

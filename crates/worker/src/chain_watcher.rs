@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use stablepay_domain::ports::{ChainReader, Clock, SettlementStore};
 use stablepay_domain::services::{
-    scan_chain, ChainContracts, ChainDirectory, LogRange, ScanReport, SettleDeps, SettleOutcome,
+    scan_chain, ChainContracts, ChainDirectory, ScanReport, ScanState, SettleDeps, SettleOutcome,
 };
 use stablepay_postgres::PgAdvisoryLock;
 
@@ -28,7 +28,7 @@ impl ChainWatcher {
     pub async fn run(&self, stop: Arc<AtomicBool>) {
         let chain_id = self.contracts.chain.id();
         let mut leading = false;
-        let mut range = LogRange::new(self.max_range);
+        let mut state = ScanState::new(self.max_range);
         while !stop.load(Ordering::Relaxed) {
             let holds = self.lock.hold().await;
             if holds != leading {
@@ -46,10 +46,10 @@ impl ChainWatcher {
                     clock: self.clock.as_ref(),
                     chains: &self.chains,
                 };
-                match scan_chain(self.contracts.chain, &mut range, &deps).await {
-                    Ok(report) => log_report(chain_id, &report, range.current()),
+                match scan_chain(self.contracts.chain, &mut state, &deps).await {
+                    Ok(report) => log_report(chain_id, &report, state.range.current()),
                     Err(e) => {
-                        tracing::warn!(chain = chain_id, error = %e, range = range.current(), "chain watcher tick failed; retrying")
+                        tracing::warn!(chain = chain_id, error = %e, range = state.range.current(), "chain watcher tick failed; retrying")
                     }
                 }
             }

@@ -3,6 +3,12 @@
 //! buyers that act on-chain exactly as in production (approve + router.pay).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod fault_proxy;
+mod private_chain;
+
+pub use fault_proxy::{FaultCounts, FaultProxy, Faults};
+pub use private_chain::PrivateChain;
+
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -24,6 +30,7 @@ pub type Client = SignerMiddleware<Provider<Http>, LocalWallet>;
 
 pub const SECRETS_KEY: [u8; 32] = [3u8; 32];
 
+#[derive(Debug, Clone)]
 pub struct ChainInfo {
     pub rpc: String,
     pub usdc: String,
@@ -33,10 +40,15 @@ pub struct ChainInfo {
     pub operator_key: String,
 }
 
-pub fn chain_info() -> ChainInfo {
+/// What `cargo xtask test` wrote to `target/test/chains.json`.
+pub fn test_env() -> Value {
     let path = std::env::var("STABLEPAY_TEST_CHAINS")
         .expect("STABLEPAY_TEST_CHAINS is not set: run the tests through `cargo xtask test`");
-    let env: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+pub fn chain_info() -> ChainInfo {
+    let env = test_env();
     let c = &env["chains"]["84532"];
     let s = |v: &Value| v.as_str().unwrap().to_owned();
     ChainInfo {
@@ -72,6 +84,39 @@ fn binary(name: &str) -> PathBuf {
     bin
 }
 
+/// How a stack is wired to its chain.
+#[derive(Debug, Clone)]
+pub struct StackOptions {
+    /// The chain the test's buyers use (the shared test chain by default).
+    pub chain: ChainInfo,
+    /// Where the service's RPC calls go, when not to `chain.rpc` (a fault proxy).
+    pub service_rpc: Option<String>,
+    /// Confirmation depth of the test chain: at least 2 wherever depth matters.
+    pub confirmations: u64,
+    /// Extra `STABLEPAY_*` variables for both processes.
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for StackOptions {
+    fn default() -> Self {
+        Self {
+            chain: chain_info(),
+            service_rpc: None,
+            confirmations: 2,
+            env: Vec::new(),
+        }
+    }
+}
+
+impl StackOptions {
+    pub fn on(chain: &PrivateChain) -> Self {
+        Self {
+            chain: chain.info(),
+            ..Self::default()
+        }
+    }
+}
+
 pub struct Stack {
     pub api: String,
     pub store: PgStore,
@@ -80,6 +125,7 @@ pub struct Stack {
     pub key: String,
     pub chain: ChainInfo,
     pub http: reqwest::Client,
+    options: StackOptions,
     api_proc: Option<Proc>,
     pub worker: Option<Proc>,
 }
@@ -87,17 +133,25 @@ pub struct Stack {
 impl Stack {
     fn env(&self) -> Vec<(String, String)> {
         let c = &self.chain;
-        vec![
+        let rpc = self
+            .options
+            .service_rpc
+            .clone()
+            .unwrap_or_else(|| c.rpc.clone());
+        let mut env = vec![
             ("DATABASE_URL".into(), self.db_url.clone()),
             (
                 "STABLEPAY_SECRETS_KEY".into(),
                 base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
             ),
-            ("STABLEPAY_RPC_URL_84532".into(), c.rpc.clone()),
+            ("STABLEPAY_RPC_URL_84532".into(), rpc),
             ("STABLEPAY_TOKEN_USDC_84532".into(), c.usdc.clone()),
             ("STABLEPAY_CHECKOUT_ROUTER_84532".into(), c.router.clone()),
             ("STABLEPAY_TREASURY_84532".into(), c.treasury.clone()),
-            ("STABLEPAY_CONFIRMATIONS_84532".into(), "1".into()),
+            (
+                "STABLEPAY_CONFIRMATIONS_84532".into(),
+                self.options.confirmations.to_string(),
+            ),
             ("STABLEPAY_OPERATOR_KEY".into(), c.operator_key.clone()),
             (
                 "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS".into(),
@@ -106,10 +160,17 @@ impl Stack {
             ("STABLEPAY_CHAIN_POLL".into(), "300ms".into()),
             ("STABLEPAY_RATE_LIMIT_PER_MIN".into(), "100000".into()),
             ("STABLEPAY_LOG".into(), "error".into()),
-        ]
+        ];
+        env.extend(self.options.env.iter().cloned());
+        env
     }
 
+    /// The service on the shared test chain at a depth of 2.
     pub async fn start() -> Self {
+        Self::start_with(StackOptions::default()).await
+    }
+
+    pub async fn start_with(options: StackOptions) -> Self {
         let (store, db_url) = fresh_store().await;
         let merchant = store
             .create_merchant("E2E", FeeTier::Standard)
@@ -133,8 +194,9 @@ impl Stack {
             db_url,
             merchant,
             key,
-            chain: chain_info(),
+            chain: options.chain.clone(),
             http: reqwest::Client::new(),
+            options,
             api_proc: None,
             worker: None,
         };
@@ -387,4 +449,111 @@ pub async fn mint(by: &Arc<Client>, token: &str, to: &str, micros: u64) {
         .unwrap()
         .await
         .unwrap();
+}
+
+/// Polls `check` every 200 ms until it yields a value or `timeout` passes.
+pub async fn poll<T, F, Fut>(timeout: Duration, mut check: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let started = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return Some(v);
+        }
+        if started.elapsed() > timeout {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+impl Stack {
+    /// The payments recorded for a session.
+    pub async fn payments_of(&self, session: &str) -> Vec<Value> {
+        self.get(&format!(
+            "/api/v1/payments?checkout_session={session}&limit=100"
+        ))
+        .await["data"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Every webhook event record of `event_type` (all pages).
+    pub async fn events_of_type(&self, event_type: &str) -> Vec<Value> {
+        let mut all = Vec::new();
+        let mut after = String::new();
+        loop {
+            let page = self
+                .get(&format!(
+                    "/api/v1/webhook_events?type={event_type}&limit=100{after}"
+                ))
+                .await;
+            let data = page["data"].as_array().cloned().unwrap_or_default();
+            if let Some(last) = data.last() {
+                after = format!("&starting_after={}", last["id"].as_str().unwrap());
+            }
+            all.extend(data);
+            if page["has_more"] != true {
+                return all;
+            }
+        }
+    }
+
+    /// A webhook endpoint, so every event is recorded (its deliveries never succeed).
+    pub async fn record_events(&self) {
+        let (status, _) = self
+            .post(
+                "/api/v1/webhook_endpoints",
+                json!({ "url": "http://localhost:9/unused" }),
+            )
+            .await;
+        assert_eq!(status, 201);
+    }
+
+    /// A new payment session of `amount`; returns its id.
+    pub async fn open_session(&self, amount: &str) -> String {
+        let (status, session) = self
+            .post(
+                "/api/v1/checkout/sessions",
+                json!({ "mode": "payment", "title": "Order", "amount": amount }),
+            )
+            .await;
+        assert_eq!(status, 201, "{session}");
+        session["id"].as_str().unwrap().to_owned()
+    }
+
+    /// GET /pay/:id/intent: (status, body).
+    pub async fn intent(&self, session: &str) -> (u16, Value) {
+        let r = self
+            .http
+            .get(format!("{}/pay/{session}/intent", self.api))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POST /pay/:id/confirm: (status, Retry-After, body).
+    pub async fn confirm(&self, session: &str, tx: &str) -> (u16, Option<String>, Value) {
+        let r = self
+            .http
+            .post(format!("{}/pay/{session}/confirm", self.api))
+            .json(&json!({ "tx_hash": tx }))
+            .send()
+            .await
+            .unwrap();
+        let retry = r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        (
+            r.status().as_u16(),
+            retry,
+            r.json().await.unwrap_or(Value::Null),
+        )
+    }
 }

@@ -19,16 +19,18 @@ pub async fn recheck_pending_payment(
     match deps.chain.receipt(payment.chain, payment.tx_hash).await? {
         Some(receipt) => {
             let reference = payment.checkout_session.as_ref().map(session_ref);
-            let pays = receipt.succeeded
-                && receipt.checkout_paid.iter().any(|l| {
-                    l.router == contracts.checkout_router && Some(l.reference) == reference
-                });
-            if pays {
+            // settle_receipt answers one outcome per router log, in log order.
+            let ours = receipt
+                .checkout_paid
+                .iter()
+                .filter(|l| l.router == contracts.checkout_router)
+                .position(|l| Some(l.reference) == reference);
+            if let (true, Some(position)) = (receipt.succeeded, ours) {
                 let outcomes = settle_receipt(payment.chain, &receipt, head, deps).await?;
-                return Ok(outcomes
-                    .into_iter()
-                    .find(|o| !matches!(o, SettleOutcome::Rejected(_)))
-                    .unwrap_or(SettleOutcome::Pending(payment.id)));
+                return Ok(match outcomes.into_iter().nth(position) {
+                    Some(SettleOutcome::Rejected(_)) | None => SettleOutcome::Pending(payment.id),
+                    Some(outcome) => outcome,
+                });
             }
             // The transaction is mined but no longer pays (it reverted when re-mined):
             // a verdict only once that receipt is itself at depth.

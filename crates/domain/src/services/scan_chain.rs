@@ -4,11 +4,11 @@
 //! re-check pending payments. Every RPC failure or missing answer is unknown: it holds
 //! the cursor back or leaves a payment pending, and is retried on the next tick.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use futures_util::StreamExt;
 
-use crate::model::{ChainId, TxHash};
+use crate::model::{BlockHash, ChainId, TxHash};
 use crate::ports::LoggedTx;
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
@@ -68,6 +68,33 @@ impl LogRange {
     }
 }
 
+/// What the watcher carries from tick to tick: the log range the provider accepts, and
+/// the transactions already resolved in the window above the cursor (so a block is passed
+/// once each of its transactions was resolved on some tick, and a settled transaction is
+/// not fetched again). Keyed by block hash: a transaction re-mined elsewhere is new.
+#[derive(Debug, Clone)]
+pub struct ScanState {
+    pub range: LogRange,
+    resolved: HashMap<TxHash, (u64, BlockHash)>,
+}
+
+impl ScanState {
+    pub fn new(max_range: u64) -> Self {
+        Self {
+            range: LogRange::new(max_range),
+            resolved: HashMap::new(),
+        }
+    }
+
+    fn is_resolved(&self, logged: &LoggedTx) -> bool {
+        self.resolved.get(&logged.tx_hash) == Some(&(logged.block_number, logged.block_hash))
+    }
+
+    fn forget_below(&mut self, cursor: u64) {
+        self.resolved.retain(|_, (block, _)| *block >= cursor);
+    }
+}
+
 /// What one tick did, for the worker's log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScanReport {
@@ -93,7 +120,7 @@ enum Resolution {
 
 pub async fn scan_chain(
     chain: ChainId,
-    range: &mut LogRange,
+    state: &mut ScanState,
     deps: &SettleDeps<'_>,
 ) -> Result<ScanReport, SettleError> {
     let contracts = deps.contracts(chain)?;
@@ -109,10 +136,18 @@ pub async fn scan_chain(
     };
     let mut handled = HashSet::new();
     if from <= head {
-        let (logs, to) =
-            read_logs(chain, contracts.checkout_router, from, head, range, deps).await?;
+        let (logs, to) = read_logs(
+            chain,
+            contracts.checkout_router,
+            from,
+            head,
+            &mut state.range,
+            deps,
+        )
+        .await?;
         report.read = Some((from, to));
-        let results: Vec<(LoggedTx, Resolution)> = futures_util::stream::iter(logs)
+        let fresh: Vec<LoggedTx> = logs.into_iter().filter(|l| !state.is_resolved(l)).collect();
+        let results: Vec<(LoggedTx, Resolution)> = futures_util::stream::iter(fresh)
             .map(|logged| async move { (logged, resolve(chain, logged, head, deps).await) })
             .buffer_unordered(CONCURRENCY)
             .collect()
@@ -124,9 +159,14 @@ pub async fn scan_chain(
         for (logged, resolution) in results {
             handled.insert(logged.tx_hash);
             match resolution {
-                Resolution::Settled(outcomes) => report
-                    .settled
-                    .extend(outcomes.into_iter().map(|o| (logged.tx_hash, o))),
+                Resolution::Settled(outcomes) => {
+                    state
+                        .resolved
+                        .insert(logged.tx_hash, (logged.block_number, logged.block_hash));
+                    report
+                        .settled
+                        .extend(outcomes.into_iter().map(|o| (logged.tx_hash, o)));
+                }
                 Resolution::StaleLog => {}
                 Resolution::Unresolved(why) => {
                     next = next.min(logged.block_number);
@@ -137,19 +177,27 @@ pub async fn scan_chain(
         if next > from {
             deps.store.set_chain_cursor(chain, next).await?;
             report.cursor = next;
+            state.forget_below(next);
         }
     }
     // One bad transaction never stops the re-checks of the others.
-    for pending in deps
+    let pending: Vec<_> = deps
         .store
         .pending_payments(chain, RECHECKS_PER_TICK)
         .await?
-    {
-        let tx = pending.payment.tx_hash;
-        if handled.contains(&tx) {
-            continue;
-        }
-        match recheck_pending_payment(&pending, head, deps).await {
+        .into_iter()
+        .filter(|p| !handled.contains(&p.payment.tx_hash))
+        .collect();
+    let rechecks: Vec<_> = futures_util::stream::iter(pending)
+        .map(|p| async move {
+            let outcome = recheck_pending_payment(&p, head, deps).await;
+            (p.payment.tx_hash, outcome)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    for (tx, outcome) in rechecks {
+        match outcome {
             Ok(outcome) => report.rechecked.push((tx, outcome)),
             Err(e) => report.recheck_errors.push((tx, e.to_string())),
         }

@@ -1,0 +1,122 @@
+//! An anvil node of a test's own, loaded with the test chain's deployed state (same
+//! contracts at the same addresses), for what would disturb the shared chain: reorgs
+//! (`anvil_reorg`, `anvil_rollback`), a paused node (SIGSTOP), manual mining.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::{chain_info, test_env, ChainInfo, Proc};
+
+pub struct PrivateChain {
+    pub rpc: String,
+    proc: Proc,
+    http: reqwest::Client,
+}
+
+impl PrivateChain {
+    /// Starts anvil (chain 84532) on a port it picks itself. `block_time`: `None` mines a
+    /// block per transaction (automine), `Some(s)` one block every `s` seconds.
+    pub async fn start(block_time: Option<u64>) -> Self {
+        let env = test_env();
+        let anvil = env["anvil"].as_str().expect("chains.json names anvil");
+        let mut cmd = Command::new(anvil);
+        cmd.args(["--chain-id", "84532", "--port", "0"]);
+        if let Some(secs) = block_time {
+            cmd.args(["--block-time", &secs.to_string()]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start anvil");
+        let stdout = child.stdout.take().expect("anvil stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads the port, then keeps draining so anvil never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("Listening on ") {
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(addr.trim().to_owned());
+                    }
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("anvil did not report its address");
+        let chain = Self {
+            rpc: format!("http://{addr}"),
+            proc: Proc(child),
+            http: reqwest::Client::new(),
+        };
+        let state_path = env["state_84532"].as_str().expect("chains.json has state");
+        let state = std::fs::read_to_string(state_path).expect("read anvil state");
+        chain.call("anvil_loadState", json!([state.trim()])).await;
+        chain
+    }
+
+    /// The shared chain's addresses with this node's RPC URL.
+    pub fn info(&self) -> ChainInfo {
+        ChainInfo {
+            rpc: self.rpc.clone(),
+            ..chain_info()
+        }
+    }
+
+    /// A JSON-RPC call that must succeed; returns `result`.
+    pub async fn call(&self, method: &str, params: Value) -> Value {
+        let response: Value = self
+            .http
+            .post(&self.rpc)
+            .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{method}: {e}"))
+            .json()
+            .await
+            .unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert!(response.get("error").is_none(), "{method}: {response}");
+        response["result"].clone()
+    }
+
+    pub async fn head(&self) -> u64 {
+        let hex = self.call("eth_blockNumber", json!([])).await;
+        u64::from_str_radix(hex.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+    }
+
+    /// Mines `blocks` empty blocks now.
+    pub async fn mine(&self, blocks: u64) {
+        self.call("anvil_mine", json!([format!("0x{blocks:x}")]))
+            .await;
+    }
+
+    /// The signed bytes of a mined transaction (to mine the same transaction again).
+    pub async fn raw_transaction(&self, tx: &str) -> String {
+        self.call("eth_getRawTransactionByHash", json!([tx]))
+            .await
+            .as_str()
+            .expect("raw transaction")
+            .to_owned()
+    }
+
+    /// SIGSTOP: the node stops answering (connections hang) until `resume`.
+    pub fn pause(&self) {
+        signal(self.proc.0.id(), "-STOP");
+    }
+
+    pub fn resume(&self) {
+        signal(self.proc.0.id(), "-CONT");
+    }
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill {sig} {pid}");
+}
