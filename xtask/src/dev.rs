@@ -166,6 +166,7 @@ fn write_env_json(
         "config": {
             "webhook_backoff_base_seconds": backoff_secs,
             "confirmations": { "84532": confirmations(84532), "8453": confirmations(8453) },
+            "intent_ttl_seconds": intent_ttl_seconds(),
             "rate_limit_per_min": rate_limit,
         },
     });
@@ -198,15 +199,27 @@ fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
     println!("Press Ctrl-C to stop.");
 }
 
-/// Confirmation depth per dev chain: 1 unless STABLEPAY_CONFIRMATIONS_<chain> is given.
+/// Confirmation depth per dev chain unless STABLEPAY_CONFIRMATIONS_<chain> is given: 2 on
+/// the test chain, so `pending` is visible in the walk-through (DESIGN §8); 1 on live.
 fn confirmations(chain_id: u64) -> u64 {
+    let default = if chain_id == 84532 { "2" } else { "1" };
     env_or(&format!("STABLEPAY_CONFIRMATIONS_{chain_id}"), || {
-        "1".into()
+        default.into()
     })
     .trim()
     .parse()
     .unwrap_or(1)
     .max(1)
+}
+
+/// What the api uses for STABLEPAY_INTENT_TTL (D18), as the service parses it.
+fn intent_ttl_seconds() -> u64 {
+    std::env::var("STABLEPAY_INTENT_TTL")
+        .ok()
+        .and_then(|v| stablepay_evm::config::parse_duration(&v))
+        .map_or(stablepay_domain::services::DEFAULT_INTENT_TTL_SECS, |d| {
+            d.as_secs()
+        })
 }
 
 /// The operator (EIP-712 intent signer) and keeper keys of the dev chains, and the depths.

@@ -422,7 +422,8 @@ pub async fn paid_session(stack: &Stack, amount: &str) -> (String, Value, Arc<Cl
     (id, payments["data"][0].clone(), buyer)
 }
 
-/// An ERC-20 transfer of the test USDC (or another token) from `from`; returns the tx hash.
+/// An ERC-20 transfer of the test USDC (or another token) from `from`, waited for until
+/// it has the 2 confirmations the stacks use; returns the tx hash.
 pub async fn transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) -> String {
     let token = TestToken::new(
         token.parse::<ethers::types::Address>().unwrap(),
@@ -436,6 +437,12 @@ pub async fn transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) ->
         .await
         .unwrap()
         .unwrap();
+    let block = receipt.block_number.unwrap().as_u64();
+    let deep = poll(Duration::from_secs(20), || async {
+        (from.get_block_number().await.unwrap().as_u64() > block).then_some(())
+    })
+    .await;
+    assert!(deep.is_some(), "the chain stopped at block {block}");
     format!("{:#x}", receipt.transaction_hash)
 }
 

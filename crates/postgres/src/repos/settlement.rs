@@ -9,7 +9,7 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::{
     Address, ChainId, CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, Payment,
-    PaymentId, PaymentStatus, TxHash,
+    PaymentId, TxHash,
 };
 use uuid::Uuid;
 
@@ -106,14 +106,18 @@ impl SettlementStore for PgStore {
                         return Ok(SettlementWrite::Stale);
                     }
                 }
-                let current: Option<String> = p::table
-                    .filter(p::id.eq(row.id))
-                    .select(p::status)
+                // The payment of this transaction for this session, whatever its id: a
+                // racing writer may have inserted it since the domain looked.
+                let current: Option<(Uuid, String)> = p::table
+                    .filter(p::chain_id.eq(row.chain_id))
+                    .filter(p::tx_hash.eq(&row.tx_hash))
+                    .filter(p::checkout_session_id.eq(row.checkout_session_id))
+                    .select((p::id, p::status))
                     .first(conn)
                     .await
                     .optional()?;
-                let expected = s.replaces.map(PaymentStatus::as_str);
-                if current.as_deref() != expected {
+                let expected = s.replaces.map(|status| (row.id, status.as_str()));
+                if current.as_ref().map(|(id, st)| (*id, st.as_str())) != expected {
                     return Ok(SettlementWrite::Stale);
                 }
                 if current.is_none() {
