@@ -69,9 +69,11 @@ impl LogRange {
 }
 
 /// What the watcher carries from tick to tick: the log range the provider accepts, and
-/// the transactions already resolved in the window above the cursor (so a block is passed
-/// once each of its transactions was resolved on some tick, and a settled transaction is
-/// not fetched again). Keyed by block hash: a transaction re-mined elsewhere is new.
+/// the transactions resolved for good in the window above the cursor: settled or rejected
+/// on a receipt at depth (so a block is passed once each of its transactions was resolved
+/// on some tick, and a final transaction is not fetched again). Transactions below depth
+/// are fetched every tick, so they confirm in the tick their block reaches depth. Keyed
+/// by block hash: a transaction re-mined elsewhere is new.
 #[derive(Debug, Clone)]
 pub struct ScanState {
     pub range: LogRange,
@@ -113,7 +115,11 @@ pub struct ScanReport {
 /// A logged transaction is resolved when its receipt was fetched and settled or
 /// rejected, or when its log came from a block the canonical chain replaced at depth.
 enum Resolution {
-    Settled(Vec<SettleOutcome>),
+    /// `final_`: the receipt was at depth, so nothing about it changes any more.
+    Settled {
+        outcomes: Vec<SettleOutcome>,
+        final_: bool,
+    },
     StaleLog,
     Unresolved(String),
 }
@@ -159,10 +165,12 @@ pub async fn scan_chain(
         for (logged, resolution) in results {
             handled.insert(logged.tx_hash);
             match resolution {
-                Resolution::Settled(outcomes) => {
-                    state
-                        .resolved
-                        .insert(logged.tx_hash, (logged.block_number, logged.block_hash));
+                Resolution::Settled { outcomes, final_ } => {
+                    if final_ {
+                        state
+                            .resolved
+                            .insert(logged.tx_hash, (logged.block_number, logged.block_hash));
+                    }
                     report
                         .settled
                         .extend(outcomes.into_iter().map(|o| (logged.tx_hash, o)));
@@ -239,8 +247,11 @@ async fn resolve(chain: ChainId, logged: LoggedTx, head: u64, deps: &SettleDeps<
         Ok(None) => return stale_or_unknown(chain, logged, head, deps).await,
         Err(e) => return Resolution::Unresolved(e.to_string()),
     };
+    let final_ = deps
+        .contracts(chain)
+        .is_ok_and(|c| is_confirmed(head, receipt.block_number, c.confirmations));
     match settle_receipt(chain, &receipt, head, deps).await {
-        Ok(outcomes) => Resolution::Settled(outcomes),
+        Ok(outcomes) => Resolution::Settled { outcomes, final_ },
         Err(e) => Resolution::Unresolved(e.to_string()),
     }
 }

@@ -321,6 +321,48 @@ fn a_settled_transaction_logged_in_another_block_is_fetched_again() {
     assert_eq!(report.cursor, 103);
 }
 
+#[test]
+fn a_transaction_below_depth_is_fetched_again_and_confirms_in_the_tick_it_reaches_depth() {
+    let s = session();
+    let r = receipt_of(&s, 1, 110);
+    // Tick 1 (head 110, depth 2): recorded pending, not remembered.
+    let mut chain = node(110, 100, 110, vec![logged(1, 110)]);
+    expect_receipt(&mut chain, tx(1), Ok(Some(r.clone())));
+    let mut store = scan_store(vec![s.clone()], vec![], Some(100), Some(110));
+    let _w = expect_write(&mut store, is_pending_write);
+    let mut state = ScanState::new(1000);
+    let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+    assert!(matches!(
+        report.settled[..],
+        [(_, SettleOutcome::Pending(_))]
+    ));
+    // Tick 2 (head 111): the scan itself fetches it again and confirms it.
+    let pending = recorded(&s, &r, PaymentStatus::Pending);
+    let mut chain = node(111, 110, 111, vec![logged(1, 110)]);
+    expect_receipt(&mut chain, tx(1), Ok(Some(r)));
+    let mut store = store_of(vec![s], vec![pending.clone()]);
+    store.expect_chain_cursor().return_const(Ok(Some(110)));
+    store
+        .expect_set_chain_cursor()
+        .withf(|c, n| (*c, *n) == (CHAIN, 111))
+        .times(1)
+        .return_const(Ok(()));
+    // Listed as pending, but the scan handled it: no second fetch.
+    store
+        .expect_pending_payments()
+        .return_const(Ok(vec![PendingPayment {
+            payment: pending,
+            receipt_misses: 0,
+            last_miss_head: None,
+        }]));
+    let w = expect_write(&mut store, is_completing_write);
+    let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+    assert_eq!(
+        report.settled,
+        [(tx(1), SettleOutcome::Confirmed(written(&w)[0].payment.id))]
+    );
+}
+
 // ---- the getLogs range ---------------------------------------------------------------
 
 #[test]
