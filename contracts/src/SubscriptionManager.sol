@@ -5,7 +5,8 @@ import "./Eip712.sol";
 
 /// @notice Recurring charges against immutable, merchant-created plans. The first charge
 /// is taken at subscribe (operator-signed, single-use, expiring); later charges are pulled
-/// by the keeper when due. Failure reasons are checked before transferFrom so the keeper
+/// by the keeper when due, at most once per period (a keeper back from downtime charges the
+/// current period only). Failure reasons are checked before transferFrom so the keeper
 /// can simulate with eth_call and map the custom error to a failure code.
 contract SubscriptionManager is Eip712 {
     struct Plan {
@@ -105,7 +106,10 @@ contract SubscriptionManager is Eip712 {
         IERC20 token = IERC20(plan.token);
         if (token.allowance(sub.subscriber, address(this)) < plan.amount) revert InsufficientAllowance();
         if (token.balanceOf(sub.subscriber) < plan.amount) revert InsufficientBalance();
-        sub.nextChargeAt = sub.nextChargeAt + plan.interval;
+        // One charge per period, for the current one: periods missed while the keeper was
+        // down are skipped, never pulled back to back. The schedule keeps its anchor.
+        uint64 missed = (uint64(block.timestamp) - sub.nextChargeAt) / plan.interval;
+        sub.nextChargeAt = sub.nextChargeAt + (missed + 1) * plan.interval;
         _collect(plan, sub.subscriber, sub.feeAmount);
         emit Charged(subscriptionId, sub.planId, sub.subscriber, plan.amount - sub.feeAmount, sub.feeAmount, sub.nextChargeAt);
     }

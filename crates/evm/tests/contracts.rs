@@ -165,9 +165,27 @@ async fn the_router_splits_exactly_and_refuses_bad_intents() {
         token.balance_of(to_h160(&recipient)).call().await.unwrap(),
         U256::from(12_375_000u64)
     );
-    assert_eq!(
-        token.balance_of(to_h160(&c.treasury)).call().await.unwrap() - treasury_before,
-        U256::from(125_000u64)
+    // The treasury is shared with concurrent tests: judge this payment by its own logs.
+    let adapter = EvmChain::new(
+        &[(ChainId::BaseSepolia, c.rpc.clone())],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let fetched = adapter
+        .receipt(
+            ChainId::BaseSepolia,
+            TxHash::from_bytes(receipt.transaction_hash.0),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let payer = from_h160(buyer.address());
+    assert!(fetched
+        .transfers
+        .iter()
+        .any(|t| t.from == payer && t.to == c.treasury && t.value == 125_000));
+    assert!(
+        token.balance_of(to_h160(&c.treasury)).call().await.unwrap() >= treasury_before + 125_000
     );
     assert_eq!(
         buyer_before - token.balance_of(buyer.address()).call().await.unwrap(),
@@ -247,12 +265,38 @@ async fn the_router_splits_exactly_and_refuses_bad_intents() {
     ));
 }
 
-#[tokio::test]
-async fn a_charge_before_it_is_due_reverts() {
-    let c = chain();
-    let merchant = client(&c.rpc, &c.buyers[2]);
-    let subscriber = client(&c.rpc, &c.buyers[1]);
-    let keeper = client(&c.rpc, &c.keeper);
+/// A fresh account with ETH and 1,000,000 test USDC (the dev token's mint is public), so
+/// tests never share a nonce.
+async fn funded(c: &Chain) -> Arc<Client> {
+    let key: [u8; 32] = rand_key();
+    let who = client(&c.rpc, &format!("0x{}", hex::encode(key)));
+    who.provider()
+        .request::<_, Value>("anvil_setBalance", (who.address(), U256::exp10(20)))
+        .await
+        .unwrap();
+    TestToken::new(to_h160(&c.usdc), who.clone())
+        .mint(who.address(), U256::from(1_000_000_000_000u64))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    who
+}
+
+fn rand_key() -> [u8; 32] {
+    eip712::session_ref(&CheckoutSessionId::generate())
+}
+
+/// A new plan (`amount` 5 USDC every `interval` s, to a fresh recipient) and a
+/// subscription to it paying a 0.05 fee; returns (manager as subscriber, subscription id,
+/// recipient).
+async fn subscribe_to_new_plan(
+    c: &Chain,
+    merchant: &Arc<Client>,
+    subscriber: &Arc<Client>,
+    interval: u64,
+) -> (SubscriptionManager<Client>, U256, Address) {
     let recipient = random_address();
     let manager = SubscriptionManager::new(to_h160(&c.manager), merchant.clone());
     let receipt = manager
@@ -260,7 +304,7 @@ async fn a_charge_before_it_is_due_reverts() {
             to_h160(&c.usdc),
             to_h160(&recipient),
             U256::from(5_000_000u64),
-            3600,
+            interval,
         )
         .send()
         .await
@@ -284,7 +328,7 @@ async fn a_charge_before_it_is_due_reverts() {
         plan_id: plan_id.as_u128(),
         reference: eip712::session_ref(&CheckoutSessionId::generate()),
         fee_amount: 50_000,
-        deadline: now(&subscriber).await + 600,
+        deadline: now(subscriber).await + 600,
     };
     let domain = eip712::Domain {
         name: eip712::SUBSCRIPTIONS_NAME,
@@ -293,7 +337,7 @@ async fn a_charge_before_it_is_due_reverts() {
     };
     let sig = eip712::sign(&domain, intent.struct_hash(), &c.operator).unwrap();
     let as_subscriber = SubscriptionManager::new(to_h160(&c.manager), subscriber.clone());
-    as_subscriber
+    let receipt = as_subscriber
         .subscribe(
             plan_id,
             intent.reference,
@@ -305,16 +349,92 @@ async fn a_charge_before_it_is_due_reverts() {
         .await
         .unwrap()
         .await
+        .unwrap()
         .unwrap();
+    // Subscribed(subscriptionId indexed, ...) is the first log of the manager.
+    let sub_id = receipt
+        .logs
+        .iter()
+        .find(|l| l.address == to_h160(&c.manager))
+        .map(|l| U256::from_big_endian(l.topics[1].as_bytes()))
+        .unwrap();
+    (as_subscriber, sub_id, recipient)
+}
+
+async fn usdc_of(c: &Chain, by: &Arc<Client>, who: &Address) -> U256 {
+    TestToken::new(to_h160(&c.usdc), by.clone())
+        .balance_of(to_h160(who))
+        .call()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_keeper_back_after_missed_periods_charges_once_and_moves_to_the_next_period() {
+    let c = chain();
+    let (merchant, subscriber) = (funded(&c).await, funded(&c).await);
+    let keeper = client(&c.rpc, &c.keeper);
+    let (as_subscriber, sub_id, recipient) =
+        subscribe_to_new_plan(&c, &merchant, &subscriber, 2).await;
+    let (_, _, _, first_due, _) = as_subscriber.subscriptions(sub_id).call().await.unwrap();
+    // The keeper is away for three periods (chain time passes three due dates).
+    let mut waited = 0;
+    while now(&subscriber).await < first_due + 2 * 2 + 1 {
+        assert!(waited < 100, "the chain stopped");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        waited += 1;
+    }
+    let as_keeper = SubscriptionManager::new(to_h160(&c.manager), keeper.clone());
+    let charged = as_keeper
+        .charge(sub_id)
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    let charged_at = keeper
+        .get_block(charged.block_number.unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .timestamp
+        .as_u64();
+    let (_, _, _, next, _) = as_subscriber.subscriptions(sub_id).call().await.unwrap();
+    assert!(
+        next > charged_at,
+        "next charge {next} is after the charge ({charged_at})"
+    );
+    assert!(
+        next <= charged_at + 2,
+        "next charge stays on the period grid"
+    );
+    assert_eq!((next - first_due) % 2, 0, "the schedule keeps its anchor");
+    // Only the current period was charged: the subscribe charge plus one.
     assert_eq!(
-        TestToken::new(to_h160(&c.usdc), merchant.clone())
-            .balance_of(to_h160(&recipient))
-            .call()
-            .await
-            .unwrap(),
+        usdc_of(&c, &merchant, &recipient).await,
+        U256::from(2 * 4_950_000u64)
+    );
+    // Charging again right away is refused until the next due date.
+    let err = as_keeper.charge(sub_id).call().await.unwrap_err();
+    assert!(matches!(
+        err.decode_contract_revert::<SubscriptionManagerErrors>(),
+        Some(SubscriptionManagerErrors::NotDue(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_charge_before_it_is_due_reverts() {
+    let c = chain();
+    let merchant = client(&c.rpc, &c.buyers[2]);
+    let subscriber = client(&c.rpc, &c.buyers[1]);
+    let keeper = client(&c.rpc, &c.keeper);
+    let (as_subscriber, sub_id, recipient) =
+        subscribe_to_new_plan(&c, &merchant, &subscriber, 3600).await;
+    assert_eq!(
+        usdc_of(&c, &merchant, &recipient).await,
         U256::from(4_950_000u64)
     );
-    let sub_id = as_subscriber.subscription_count().call().await.unwrap();
     let as_keeper = SubscriptionManager::new(to_h160(&c.manager), keeper.clone());
     let err = as_keeper.charge(sub_id).call().await.unwrap_err();
     assert!(matches!(
