@@ -167,6 +167,11 @@ fn write_env_json(
             "webhook_backoff_base_seconds": backoff_secs,
             "confirmations": { "84532": confirmations(84532), "8453": confirmations(8453) },
             "intent_ttl_seconds": intent_ttl_seconds(),
+            "plan_min_interval_seconds": duration_secs(&plan_min_interval()),
+            "dunning_delays_seconds": dunning_delays()
+                .split(',')
+                .map(duration_secs)
+                .collect::<Vec<_>>(),
             "rate_limit_per_min": rate_limit,
         },
     });
@@ -212,6 +217,20 @@ fn confirmations(chain_id: u64) -> u64 {
     .max(1)
 }
 
+/// Plans may bill every minute on the dev stack (production default: 1 day).
+fn plan_min_interval() -> String {
+    env_or("STABLEPAY_PLAN_MIN_INTERVAL", || "60s".into())
+}
+
+/// A few seconds per dunning retry on the dev stack (production default: 1d,3d,5d).
+fn dunning_delays() -> String {
+    env_or("STABLEPAY_DUNNING_DELAYS", || "5s,5s,5s".into())
+}
+
+fn duration_secs(v: &str) -> u64 {
+    stablepay_domain::parse_duration(v).map_or(0, |d| d.as_secs())
+}
+
 /// What the api uses for STABLEPAY_INTENT_TTL (D18), as the service parses it.
 fn intent_ttl_seconds() -> u64 {
     std::env::var("STABLEPAY_INTENT_TTL")
@@ -227,6 +246,8 @@ fn service_keys() -> Vec<(String, String)> {
     vec![
         ("STABLEPAY_OPERATOR_KEY".into(), chain::key(chain::OPERATOR)),
         ("STABLEPAY_KEEPER_KEY".into(), chain::key(chain::KEEPER)),
+        ("STABLEPAY_PLAN_MIN_INTERVAL".into(), plan_min_interval()),
+        ("STABLEPAY_DUNNING_DELAYS".into(), dunning_delays()),
         (
             "STABLEPAY_CONFIRMATIONS_84532".into(),
             confirmations(84532).to_string(),

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use stablepay_domain::rules::dunning::DunningPolicy;
 use stablepay_domain::services::{ChainContracts, ChainDirectory, DEFAULT_INTENT_TTL_SECS};
 use stablepay_domain::{Address, ChainId, PrivateKey};
 
@@ -23,6 +24,10 @@ pub struct ChainEnv {
     pub rpc_timeout: Duration,
     /// How long a signed payment intent stays valid (D18).
     pub intent_ttl: Duration,
+    /// Plans billing more often than this are refused (D19: `STABLEPAY_PLAN_MIN_INTERVAL`).
+    pub plan_min_interval: Duration,
+    /// Retry delays after a failed recurring charge (D10: `STABLEPAY_DUNNING_DELAYS`).
+    pub dunning: DunningPolicy,
 }
 
 impl std::fmt::Debug for ChainEnv {
@@ -57,22 +62,7 @@ fn key(name: &str) -> Result<Option<PrivateKey>, ChainConfigError> {
         .transpose()
 }
 
-/// "30", "30s", "500ms", "2m", "1h", "1d".
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (n, unit) = s.split_at(split);
-    let n: u64 = n.parse().ok()?;
-    let secs = match unit {
-        "" | "s" => return Some(Duration::from_secs(n)),
-        "ms" => return Some(Duration::from_millis(n)),
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return None,
-    };
-    Some(Duration::from_secs(n.checked_mul(secs)?))
-}
+pub use stablepay_domain::parse_duration;
 
 impl ChainEnv {
     pub fn from_env() -> Result<Self, ChainConfigError> {
@@ -134,10 +124,32 @@ impl ChainEnv {
                     )
                 })?,
         };
+        let plan_min_interval = match var("STABLEPAY_PLAN_MIN_INTERVAL") {
+            None => Duration::from_secs(86_400),
+            Some(v) => parse_duration(&v)
+                .filter(|d| d.as_secs() >= 1)
+                .ok_or_else(|| {
+                    fail(
+                        "STABLEPAY_PLAN_MIN_INTERVAL",
+                        "must be a duration of at least 1s (e.g. 1d)",
+                    )
+                })?,
+        };
+        let dunning = match var("STABLEPAY_DUNNING_DELAYS") {
+            None => DunningPolicy::default(),
+            Some(v) => DunningPolicy::parse(&v).map_err(|e| {
+                fail(
+                    "STABLEPAY_DUNNING_DELAYS",
+                    format!("{e} (a list such as 1d,3d,5d)"),
+                )
+            })?,
+        };
         Ok(Self {
             rpc_urls,
             contracts: ChainDirectory::new(contracts),
             intent_ttl,
+            plan_min_interval,
+            dunning,
             operator_key: key("STABLEPAY_OPERATOR_KEY")?,
             keeper_key: key("STABLEPAY_KEEPER_KEY")?,
             rpc_timeout: Duration::from_millis(timeout_ms),

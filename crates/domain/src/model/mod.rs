@@ -26,6 +26,6 @@ pub use page::{Page, PageRequest, PageRequestError};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
 pub use text::{FieldError, ValidationErrors};
-pub use time::Timestamp;
+pub use time::{parse_duration, Timestamp};
 pub use wallet::{Wallet, WalletChallenge, WalletStatus};
 pub use webhook_endpoint::{EndpointStatus, WebhookEndpoint, WebhookUrl, WebhookUrlError};

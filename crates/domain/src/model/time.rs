@@ -26,6 +26,25 @@ impl Timestamp {
     }
 }
 
+/// A configured duration: "30", "30s", "500ms", "2m", "1h", "1d". The one grammar every
+/// `STABLEPAY_*` duration uses.
+pub fn parse_duration(s: &str) -> Option<std::time::Duration> {
+    use std::time::Duration;
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit {
+        "" | "s" => return Some(Duration::from_secs(n)),
+        "ms" => return Some(Duration::from_millis(n)),
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(secs)?))
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ"))

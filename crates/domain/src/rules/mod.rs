@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod confirmations;
 pub mod delivery;
+pub mod dunning;
 pub mod eip191;
 pub mod eip712;
 pub mod envelope;
