@@ -8,3 +8,12 @@ ALTER TABLE payments
 
 -- The watcher's pending re-checks, oldest first per chain.
 CREATE INDEX payments_pending ON payments (chain_id, id) WHERE status = 'pending';
+
+-- A transaction re-mined after a reorg keeps its hash but may change log index: a
+-- one-time payment is identified by (chain, transaction, session); recurring charges
+-- (no session) keep (chain, transaction, log index).
+ALTER TABLE payments DROP CONSTRAINT payments_chain_id_tx_hash_log_index_key;
+CREATE UNIQUE INDEX payments_one_per_session_tx ON payments (chain_id, tx_hash, checkout_session_id)
+    WHERE checkout_session_id IS NOT NULL;
+CREATE UNIQUE INDEX payments_one_per_log ON payments (chain_id, tx_hash, log_index)
+    WHERE checkout_session_id IS NULL;

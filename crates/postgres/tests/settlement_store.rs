@@ -184,9 +184,16 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         SettlementWrite::Stale
     );
 
-    // Failed once; a second fail is a no-op; no longer listed as pending.
-    assert!(store.fail_pending_payment(first.id).await.unwrap());
-    assert!(!store.fail_pending_payment(first.id).await.unwrap());
+    // Failing needs the record as it was read: a snapshot with other misses changes
+    // nothing; the current one fails it once; no longer listed as pending.
+    let read = store.pending_payments(s.chain, 10).await.unwrap().remove(0);
+    let stale = PendingPayment {
+        receipt_misses: read.receipt_misses + 1,
+        ..read.clone()
+    };
+    assert!(!store.fail_pending_payment(&stale).await.unwrap());
+    assert!(store.fail_pending_payment(&read).await.unwrap());
+    assert!(!store.fail_pending_payment(&read).await.unwrap());
     assert!(store
         .pending_payments(s.chain, 10)
         .await

@@ -70,6 +70,9 @@ fn log_report(chain: u64, report: &ScanReport, range: u64) {
             other => tracing::debug!(chain, %tx, ?other, "settled"),
         }
     }
+    if let Some(error) = &report.log_error {
+        tracing::warn!(chain, %error, range, cursor = report.cursor, "router logs unreadable this tick; pending re-checks ran, cursor held");
+    }
     for (tx, why) in &report.unresolved {
         tracing::info!(chain, %tx, %why, cursor = report.cursor, "logged transaction unresolved; cursor held");
     }

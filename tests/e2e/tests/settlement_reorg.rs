@@ -198,3 +198,33 @@ async fn a_paused_node_gives_fast_503s_and_nothing_confirms_until_it_resumes() {
     chain.mine(1).await;
     assert_settled_once(&stack, &session, &tx).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_chain_mining_every_second_a_dropped_payment_mined_again_settles_once() {
+    // As on the dev stack: blocks every second whether or not anyone sends.
+    let chain = PrivateChain::start(Some(1)).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let session = stack.open_session("11").await;
+    // Hold block production while the buyer pays, so the reorg lands before depth 2.
+    chain.call("evm_setIntervalMining", json!([0])).await;
+    chain.call("evm_setAutomine", json!([true])).await;
+    let (_, tx, raw, paid_in) = pay(&stack, &chain, &session).await;
+    assert_eq!(chain.head().await, paid_in);
+    // Replace the payment's block with an empty one, then mine every second again.
+    chain.call("anvil_reorg", json!([1, []])).await;
+    chain.call("evm_setAutomine", json!([false])).await;
+    chain.call("evm_setIntervalMining", json!([1])).await;
+    let receipt = chain.call("eth_getTransactionReceipt", json!([tx])).await;
+    assert!(receipt.is_null(), "the reorg dropped the payment");
+    // Blocks keep coming; the payment is never confirmed while it is absent.
+    let confirmed = poll(Duration::from_secs(4), || async {
+        (payment_status(&stack, &session).await.as_deref() == Some("confirmed")).then_some(())
+    })
+    .await;
+    assert!(confirmed.is_none(), "confirmed while absent");
+    // The buyer's wallet broadcasts the same signed transaction again.
+    chain.call("eth_sendRawTransaction", json!([raw])).await;
+    assert_settled_once(&stack, &session, &tx).await;
+}

@@ -83,8 +83,9 @@ pub trait SettlementStore: Send + Sync {
     ) -> Result<(), StoreError>;
 
     /// Marks a pending payment `failed` (its transaction is provably not in the canonical
-    /// chain at depth). Returns false when it was no longer pending.
-    async fn fail_pending_payment(&self, payment: PaymentId) -> Result<bool, StoreError>;
+    /// chain at depth), only if the record is still as `pending` read it (same status,
+    /// block hash and receipt misses). Returns false when it changed meanwhile.
+    async fn fail_pending_payment(&self, pending: &PendingPayment) -> Result<bool, StoreError>;
 
     /// Pending one-time payments on `chain`, oldest first.
     async fn pending_payments(

@@ -4,7 +4,7 @@
 /// How many confirmations a transaction in `block` has when the head is `head`
 /// (0 when the block is ahead of the head, as a lagging node may report).
 pub fn confirmations(head: u64, block: u64) -> u64 {
-    (head + 1).saturating_sub(block)
+    head.saturating_add(1).saturating_sub(block)
 }
 
 /// Whether a transaction in `block` is at `depth` when the head is `head`.
@@ -14,7 +14,7 @@ pub fn is_confirmed(head: u64, block: u64, depth: u64) -> bool {
 
 /// The highest block that is at `depth` when the head is `head`, if any.
 pub fn deepest_confirmed_block(head: u64, depth: u64) -> Option<u64> {
-    (head + 1).checked_sub(depth.max(1))
+    head.saturating_add(1).checked_sub(depth.max(1))
 }
 
 /// A pending payment whose recorded block was replaced is declared `failed` only after
@@ -38,6 +38,9 @@ mod tests {
         assert_eq!(confirmations(99, 100), 0);
         assert_eq!(deepest_confirmed_block(101, 2), Some(100));
         assert_eq!(deepest_confirmed_block(0, 2), None);
+        // A node reporting an absurd head never overflows.
+        assert!(is_confirmed(u64::MAX, 5, 1));
+        assert!(deepest_confirmed_block(u64::MAX, 2).is_some());
     }
 
     proptest! {

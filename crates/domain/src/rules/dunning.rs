@@ -42,6 +42,9 @@ impl FailureCode {
     }
 }
 
+/// The longest dunning delay accepted (so schedule arithmetic can never overflow).
+pub const MAX_DELAY_SECS: u64 = 365 * 86_400;
+
 /// Retry delays after a failed charge (D10): `STABLEPAY_DUNNING_DELAYS`, default 1d,3d,5d.
 /// Each delay counts from the failure before it; the attempt after the last retry that
 /// fails expires the subscription.
@@ -59,15 +62,16 @@ impl Default for DunningPolicy {
 }
 
 impl DunningPolicy {
-    /// A comma-separated list of durations, each at least 1 s ("1d,3d,5d", "5s,5s,5s").
+    /// A comma-separated list of durations, each from 1 s to 365 days ("1d,3d,5d",
+    /// "5s,5s,5s").
     pub fn parse(s: &str) -> Result<Self, String> {
         let delays_secs = s
             .split(',')
             .map(|d| {
                 parse_duration(d)
                     .map(|d| d.as_secs())
-                    .filter(|secs| *secs >= 1)
-                    .ok_or_else(|| format!("`{}` is not a duration of at least 1s", d.trim()))
+                    .filter(|secs| (1..=MAX_DELAY_SECS).contains(secs))
+                    .ok_or_else(|| format!("`{}` is not a duration from 1s to 365d", d.trim()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { delays_secs })

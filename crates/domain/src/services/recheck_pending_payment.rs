@@ -32,9 +32,12 @@ pub async fn recheck_pending_payment(
                     Some(outcome) => outcome,
                 });
             }
-            // The transaction is mined but no longer pays (it reverted when re-mined):
-            // a verdict only once that receipt is itself at depth.
-            if is_confirmed(head, receipt.block_number, contracts.confirmations) {
+            // The transaction reverted when it was mined again: a verdict only once that
+            // receipt is itself at depth. (A successful receipt without this session's
+            // log, e.g. after a router change, is no proof of anything: still pending.)
+            if !receipt.succeeded
+                && is_confirmed(head, receipt.block_number, contracts.confirmations)
+            {
                 return fail(pending, deps).await;
             }
             still_pending
@@ -77,7 +80,7 @@ async fn fail(
     deps: &SettleDeps<'_>,
 ) -> Result<SettleOutcome, SettleError> {
     let id = pending.payment.id;
-    Ok(if deps.store.fail_pending_payment(id).await? {
+    Ok(if deps.store.fail_pending_payment(pending).await? {
         SettleOutcome::Failed(id)
     } else {
         SettleOutcome::AlreadyRecorded(id)

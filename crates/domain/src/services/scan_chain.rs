@@ -25,6 +25,10 @@ const RECHECKS_PER_TICK: u32 = 200;
 const RANGE_RETRIES: usize = 3;
 /// Successful reads before a shrunk range is doubled again.
 const GROW_AFTER: u32 = 16;
+/// Blocks below the cursor read again every tick (at least the confirmation depth): a
+/// load-balanced provider whose log node lags the head node cannot make the cursor skip
+/// a payment, as long as the lag is shorter than this.
+pub const DEFAULT_TRAIL: u64 = 16;
 
 /// The `eth_getLogs` range, adapted to what the provider accepts: halved when a read
 /// fails, doubled again after a run of successes.
@@ -77,6 +81,7 @@ impl LogRange {
 #[derive(Debug, Clone)]
 pub struct ScanState {
     pub range: LogRange,
+    trail: u64,
     resolved: HashMap<TxHash, (u64, BlockHash)>,
 }
 
@@ -84,8 +89,24 @@ impl ScanState {
     pub fn new(max_range: u64) -> Self {
         Self {
             range: LogRange::new(max_range),
+            trail: DEFAULT_TRAIL,
             resolved: HashMap::new(),
         }
+    }
+
+    /// How many blocks below the cursor each tick reads again (see `DEFAULT_TRAIL`).
+    pub fn with_trail(mut self, blocks: u64) -> Self {
+        self.trail = blocks;
+        self
+    }
+
+    /// The re-read window for a chain at `depth`, never more than half a log range (so
+    /// a tick always reads past the cursor).
+    fn trail(&self, depth: u64) -> u64 {
+        if self.trail == 0 {
+            return 0;
+        }
+        self.trail.max(depth).min(self.range.current() / 2)
     }
 
     fn is_resolved(&self, logged: &LoggedTx) -> bool {
@@ -110,6 +131,8 @@ pub struct ScanReport {
     pub unresolved: Vec<(TxHash, String)>,
     pub rechecked: Vec<(TxHash, SettleOutcome)>,
     pub recheck_errors: Vec<(TxHash, String)>,
+    /// The router logs could not be read this tick (the re-checks still ran).
+    pub log_error: Option<String>,
 }
 
 /// A logged transaction is resolved when its receipt was fetched and settled or
@@ -141,17 +164,29 @@ pub async fn scan_chain(
         ..ScanReport::default()
     };
     let mut handled = HashSet::new();
-    if from <= head {
-        let (logs, to) = read_logs(
+    let read_from = from.saturating_sub(state.trail(contracts.confirmations));
+    let read = if from <= head {
+        match read_logs(
             chain,
             contracts.checkout_router,
-            from,
+            read_from,
             head,
             &mut state.range,
             deps,
         )
-        .await?;
-        report.read = Some((from, to));
+        .await
+        {
+            Ok(read) => Some(read),
+            Err(e) => {
+                report.log_error = Some(e.to_string());
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if let Some((logs, to)) = read {
+        report.read = Some((read_from, to));
         let fresh: Vec<LoggedTx> = logs.into_iter().filter(|l| !state.is_resolved(l)).collect();
         let results: Vec<(LoggedTx, Resolution)> = futures_util::stream::iter(fresh)
             .map(|logged| async move { (logged, resolve(chain, logged, head, deps).await) })
@@ -185,7 +220,7 @@ pub async fn scan_chain(
         if next > from {
             deps.store.set_chain_cursor(chain, next).await?;
             report.cursor = next;
-            state.forget_below(next);
+            state.forget_below(next.saturating_sub(state.trail.max(contracts.confirmations)));
         }
     }
     // One bad transaction never stops the re-checks of the others.

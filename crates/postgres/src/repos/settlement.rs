@@ -182,12 +182,20 @@ impl SettlementStore for PgStore {
         Ok(())
     }
 
-    async fn fail_pending_payment(&self, payment: PaymentId) -> Result<bool, StoreError> {
+    async fn fail_pending_payment(&self, pending: &PendingPayment) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
+        let payment = &pending.payment;
+        // Only the record as it was read: a move (new block, misses reset) wins.
         let changed = diesel::update(
             p::table
-                .filter(p::id.eq(payment.uuid()))
-                .filter(p::status.eq("pending")),
+                .filter(p::id.eq(payment.id.uuid()))
+                .filter(p::status.eq("pending"))
+                .filter(
+                    p::block_hash.is_not_distinct_from(payment.block_hash.map(|h| h.to_string())),
+                )
+                .filter(
+                    p::receipt_misses.eq(i32::try_from(pending.receipt_misses).unwrap_or(i32::MAX)),
+                ),
         )
         .set(p::status.eq("failed"))
         .execute(&mut conn)

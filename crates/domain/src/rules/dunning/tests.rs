@@ -37,6 +37,8 @@ fn durations_and_policies_parse() {
     );
     assert!(DunningPolicy::parse("1d,,3d").is_err());
     assert!(DunningPolicy::parse("0s").is_err());
+    assert!(DunningPolicy::parse("1000000000000d").is_err());
+    assert!(DunningPolicy::parse("366d").is_err());
     assert!(DunningPolicy::parse("soon").unwrap_err().contains("soon"));
 }
 

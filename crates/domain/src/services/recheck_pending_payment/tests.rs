@@ -31,7 +31,7 @@ fn failing_store(p: &PendingPayment, still_pending: bool) -> MockSettlementStore
     store.expect_record_receipt_miss().never();
     store
         .expect_fail_pending_payment()
-        .withf(move |p| *p == id)
+        .withf(move |p| p.payment.id == id)
         .times(1)
         .return_const(Ok(still_pending));
     store
@@ -121,35 +121,57 @@ fn a_paying_receipt_the_settlement_rejects_leaves_the_payment_pending() {
 }
 
 #[test]
-fn a_receipt_that_no_longer_pays_fails_the_payment_only_at_its_own_depth() {
+fn a_receipt_that_reverted_when_re_mined_fails_the_payment_only_at_its_own_depth() {
+    let s = session();
+    let p = pending(&s, &receipt(&s), 0, None);
+    let id = p.payment.id;
+    // Re-mined three blocks later and reverted: the recorded block is deep, the receipt's
+    // is not.
+    let mut r = receipt(&s);
+    r.block_number = BLOCK + 3;
+    r.block_hash = bhash(3);
+    r.succeeded = false;
+    let mut chain = MockChainReader::new();
+    expect_receipt(&mut chain, tx(1), Ok(Some(r.clone())));
+    let mut store = MockSettlementStore::new();
+    store.expect_session_by_ref().never();
+    no_writes(&mut store);
+    let h = Harness::new(chain, store);
+    assert_eq!(
+        recheck(&h, &p, BLOCK + 3).unwrap(),
+        SettleOutcome::Pending(id)
+    );
+    let mut chain = MockChainReader::new();
+    expect_receipt(&mut chain, tx(1), Ok(Some(r)));
+    let h = Harness::new(chain, failing_store(&p, true));
+    assert_eq!(
+        recheck(&h, &p, BLOCK + 4).unwrap(),
+        SettleOutcome::Failed(id)
+    );
+}
+
+#[test]
+fn a_successful_receipt_without_this_sessions_log_is_no_proof_and_stays_pending() {
     let s = session();
     let p = pending(&s, &receipt(&s), 0, None);
     let id = p.payment.id;
     let other_session = paid(&session()).reference;
-    let no_longer_pays: [fn(&mut ChainReceipt, [u8; 32]); 3] = [
-        |r, _| r.succeeded = false,
+    let not_ours: [fn(&mut ChainReceipt, [u8; 32]); 2] = [
         |r, other| r.checkout_paid[0].reference = other,
+        // e.g. the router address was reconfigured while the payment was pending
         |r, _| r.checkout_paid[0].router = Address::from_bytes([0x66; 20]),
     ];
-    for (case, change) in no_longer_pays.into_iter().enumerate() {
-        // Re-mined three blocks later: the recorded block is deep, the receipt's is not.
+    for (case, change) in not_ours.into_iter().enumerate() {
         let mut r = receipt(&s);
-        r.block_number = BLOCK + 3;
-        r.block_hash = bhash(3);
         change(&mut r, other_session);
         let mut chain = MockChainReader::new();
-        expect_receipt(&mut chain, tx(1), Ok(Some(r.clone())));
+        expect_receipt(&mut chain, tx(1), Ok(Some(r)));
         let mut store = MockSettlementStore::new();
         store.expect_session_by_ref().never();
         no_writes(&mut store);
         let h = Harness::new(chain, store);
-        let below = recheck(&h, &p, BLOCK + 3).unwrap();
-        assert_eq!(below, SettleOutcome::Pending(id), "case {case} below depth");
-        let mut chain = MockChainReader::new();
-        expect_receipt(&mut chain, tx(1), Ok(Some(r)));
-        let h = Harness::new(chain, failing_store(&p, true));
-        let at_depth = recheck(&h, &p, BLOCK + 4).unwrap();
-        assert_eq!(at_depth, SettleOutcome::Failed(id), "case {case} at depth");
+        let deep = recheck(&h, &p, BLOCK + 10).unwrap();
+        assert_eq!(deep, SettleOutcome::Pending(id), "case {case}");
     }
 }
 

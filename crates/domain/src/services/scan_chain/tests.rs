@@ -128,7 +128,7 @@ fn the_cursor_passes_the_deepest_confirmed_block_when_everything_resolves() {
     let mut store = scan_store(vec![s], vec![], Some(100), Some(110));
     let w = expect_write(&mut store, is_completing_write);
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(
         (report.head, report.read, report.cursor),
         (110, Some((100, 110)), 110)
@@ -153,7 +153,7 @@ fn the_cursor_passes_the_deepest_confirmed_block_when_everything_resolves() {
 fn a_short_read_moves_the_cursor_only_past_the_blocks_read() {
     let chain = node(110, 100, 104, vec![]);
     let h = Harness::new(chain, scan_store(vec![], vec![], Some(100), Some(105)));
-    let report = scan(&h, &mut ScanState::new(5)).unwrap();
+    let report = scan(&h, &mut ScanState::new(5).with_trail(0)).unwrap();
     assert_eq!((report.read, report.cursor), (Some((100, 104)), 105));
 }
 
@@ -170,7 +170,7 @@ fn an_unknown_receipt_holds_the_cursor_at_its_block_and_others_still_settle() {
         let mut store = scan_store(vec![s], vec![], Some(100), Some(103));
         let w = expect_write(&mut store, is_completing_write);
         let h = Harness::new(chain, store);
-        let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+        let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
         let id = written(&w)[0].payment.id;
         assert_eq!(report.cursor, 103, "{canonical:?}");
         assert_eq!(
@@ -188,7 +188,7 @@ fn an_unknown_receipt_above_depth_is_not_judged_by_its_block_hash() {
     expect_receipt(&mut chain, tx(1), Ok(None));
     chain.expect_block_hash().never();
     let h = Harness::new(chain, scan_store(vec![], vec![], Some(100), Some(110)));
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(report.unresolved.len(), 1);
     assert_eq!(report.cursor, 110);
 }
@@ -207,7 +207,7 @@ fn a_receipt_rpc_error_holds_the_cursor_and_others_still_settle() {
     let mut store = scan_store(vec![s], vec![], Some(100), Some(103));
     let w = expect_write(&mut store, is_completing_write);
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     let id = written(&w)[0].payment.id;
     assert_eq!(report.cursor, 103);
     assert_eq!(
@@ -225,7 +225,7 @@ fn a_stale_log_from_a_replaced_deep_block_lets_the_cursor_pass() {
     let mut store = scan_store(vec![], vec![], Some(100), Some(110));
     store.expect_record_checkout_settlement().never();
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(report.cursor, 110);
     assert!(
         report.settled.is_empty() && report.unresolved.is_empty(),
@@ -242,7 +242,7 @@ fn an_unresolved_transaction_in_the_first_block_leaves_the_cursor_unwritten() {
         Err(ChainError::Unavailable("timeout".into())),
     );
     let h = Harness::new(chain, scan_store(vec![], vec![], Some(100), None));
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!((report.read, report.cursor), (Some((100, 110)), 100));
 }
 
@@ -253,14 +253,14 @@ fn without_a_stored_cursor_the_scan_starts_the_lookback_below_the_head() {
         node(5000, from, from + 999, vec![]),
         scan_store(vec![], vec![], None, Some(from + 1000)),
     );
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(report.read, Some((from, from + 999)));
     // Near genesis the lookback stops at block 0.
     let h = Harness::new(
         node(10, 0, 10, vec![]),
         scan_store(vec![], vec![], None, Some(10)),
     );
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!((report.read, report.cursor), (Some((0, 10)), 10));
 }
 
@@ -276,7 +276,7 @@ fn first_tick_holding_the_cursor_at_103() -> (ScanState, CheckoutSession) {
     expect_receipt(&mut chain, tx(2), Ok(Some(receipt_of(&s2, 2, 105))));
     let mut store = scan_store(vec![s2.clone()], vec![], Some(100), Some(103));
     let _w = expect_write(&mut store, is_completing_write);
-    let mut state = ScanState::new(1000);
+    let mut state = ScanState::new(1000).with_trail(0);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert_eq!((report.cursor, report.unresolved.len()), (103, 1));
     (state, s2)
@@ -330,7 +330,7 @@ fn a_transaction_below_depth_is_fetched_again_and_confirms_in_the_tick_it_reache
     expect_receipt(&mut chain, tx(1), Ok(Some(r.clone())));
     let mut store = scan_store(vec![s.clone()], vec![], Some(100), Some(110));
     let _w = expect_write(&mut store, is_pending_write);
-    let mut state = ScanState::new(1000);
+    let mut state = ScanState::new(1000).with_trail(0);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert!(matches!(
         report.settled[..],
@@ -363,6 +363,46 @@ fn a_transaction_below_depth_is_fetched_again_and_confirms_in_the_tick_it_reache
     );
 }
 
+#[test]
+fn each_tick_reads_again_a_trail_below_the_cursor_and_settles_what_a_lagging_node_missed() {
+    // The cursor is at 100 but a lagging log node never returned `tx(1)` in block 95.
+    let s = session();
+    let mut chain = node(110, 100 - 16, 110, vec![logged(1, 95)]);
+    expect_receipt(&mut chain, tx(1), Ok(Some(receipt_of(&s, 1, 95))));
+    let mut store = scan_store(vec![s], vec![], Some(100), Some(110));
+    let w = expect_write(&mut store, is_completing_write);
+    let mut state = ScanState::new(1000);
+    let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+    assert_eq!(report.read, Some((84, 110)));
+    assert_eq!(
+        report.settled,
+        [(tx(1), SettleOutcome::Confirmed(written(&w)[0].payment.id))]
+    );
+    // An unresolved transaction in the trail never moves the cursor backwards.
+    let mut chain = node(111, 110 - 16, 111, vec![logged(2, 100)]);
+    expect_receipt(&mut chain, tx(2), Err(unavailable()));
+    let mut store = MockSettlementStore::new();
+    store.expect_chain_cursor().return_const(Ok(Some(110)));
+    store.expect_pending_payments().return_const(Ok(vec![]));
+    no_writes(&mut store);
+    let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+    assert_eq!((report.cursor, report.unresolved.len()), (110, 1));
+}
+
+#[test]
+fn the_trail_is_at_least_the_depth_and_at_most_half_a_range() {
+    let mut chain = node(5000, 4000 - 250, 4249, vec![]);
+    chain.expect_checkout_paid_logs().never();
+    let mut store = MockSettlementStore::new();
+    store.expect_chain_cursor().return_const(Ok(Some(4000)));
+    store.expect_set_chain_cursor().return_const(Ok(()));
+    store.expect_pending_payments().return_const(Ok(vec![]));
+    let mut state = ScanState::new(500).with_trail(10_000);
+    let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+    assert_eq!(report.read, Some((3750, 4249)));
+    assert_eq!(report.cursor, 4250);
+}
+
 // ---- the getLogs range ---------------------------------------------------------------
 
 #[test]
@@ -376,7 +416,7 @@ fn a_refused_range_is_halved_and_retried_within_the_tick() {
         }
     });
     let h = Harness::new(chain, scan_store(vec![], vec![], Some(100), Some(600)));
-    let mut state = ScanState::new(1000);
+    let mut state = ScanState::new(1000).with_trail(0);
     let report = scan(&h, &mut state).unwrap();
     assert_eq!(*tos.lock().unwrap(), [1099, 599]);
     assert_eq!((report.read, report.cursor), (Some((100, 599)), 600));
@@ -384,20 +424,21 @@ fn a_refused_range_is_halved_and_retried_within_the_tick() {
 }
 
 #[test]
-fn the_range_gives_up_after_three_retries_and_writes_nothing() {
+fn the_range_gives_up_after_three_retries_but_the_rechecks_still_run() {
     let mut chain = node_at(5000);
     let tos = logs_recorded(&mut chain, |_| Err(refused()));
     let mut store = MockSettlementStore::new();
     store.expect_chain_cursor().return_const(Ok(Some(100)));
-    store.expect_pending_payments().never();
+    store
+        .expect_pending_payments()
+        .times(1)
+        .return_const(Ok(vec![]));
     no_writes(&mut store);
     let h = Harness::new(chain, store);
-    let mut state = ScanState::new(1000);
-    let err = scan(&h, &mut state).unwrap_err();
-    assert!(
-        matches!(err, SettleError::Chain(ChainError::Unavailable(_))),
-        "{err:?}"
-    );
+    let mut state = ScanState::new(1000).with_trail(0);
+    let report = scan(&h, &mut state).unwrap();
+    assert!(report.log_error.is_some(), "{report:?}");
+    assert_eq!((report.read, report.cursor), (None, 100));
     assert_eq!(*tos.lock().unwrap(), [1099, 599, 349, 224]);
     assert_eq!(state.range.current(), 125);
 }
@@ -409,16 +450,17 @@ fn a_single_block_range_cannot_shrink() {
     let tos = logs_recorded(&mut chain, |_| Err(refused()));
     let mut store = MockSettlementStore::new();
     store.expect_chain_cursor().return_const(Ok(Some(100)));
+    store.expect_pending_payments().return_const(Ok(vec![]));
     no_writes(&mut store);
     let h = Harness::new(chain, store);
-    let mut state = ScanState::new(1);
-    assert!(scan(&h, &mut state).is_err());
+    let mut state = ScanState::new(1).with_trail(0);
+    assert!(scan(&h, &mut state).unwrap().log_error.is_some());
     assert_eq!(*tos.lock().unwrap(), [100]);
 }
 
 #[test]
 fn a_shrunk_range_grows_back_after_sixteen_successful_reads() {
-    let mut state = ScanState::new(1000);
+    let mut state = ScanState::new(1000).with_trail(0);
     for tick in 0..=15 {
         let mut chain = node_at(5000);
         let tos = logs_recorded(&mut chain, move |call| {
@@ -456,7 +498,7 @@ fn a_failing_recheck_does_not_stop_the_next_one() {
         is_completing_write(w) && w.payment.id == id2 && w.replaces == Some(PaymentStatus::Pending)
     });
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(
         report.recheck_errors,
         [(tx(1), "chain unavailable: timeout".to_string())]
@@ -475,7 +517,7 @@ fn a_pending_payment_whose_transaction_was_scanned_is_not_rechecked() {
     let mut store = scan_store(vec![s], vec![p], Some(100), Some(110));
     let _w = expect_write(&mut store, is_completing_write);
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(report.settled, [(tx(1), SettleOutcome::Confirmed(id))]);
     assert!(report.rechecked.is_empty() && report.recheck_errors.is_empty());
 }
@@ -492,7 +534,7 @@ fn a_cursor_ahead_of_the_head_reads_nothing_but_still_rechecks() {
     let mut store = scan_store(vec![s], vec![p], Some(120), None);
     let _w = expect_write(&mut store, is_completing_write);
     let h = Harness::new(chain, store);
-    let report = scan(&h, &mut ScanState::new(1000)).unwrap();
+    let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!((report.read, report.cursor), (None, 120));
     assert_eq!(report.rechecked, [(tx(1), SettleOutcome::Confirmed(id))]);
 }
@@ -511,7 +553,7 @@ fn a_head_rpc_error_is_an_error_and_touches_nothing() {
     store.expect_pending_payments().never();
     no_writes(&mut store);
     let h = Harness::new(chain, store);
-    let err = scan(&h, &mut ScanState::new(1000)).unwrap_err();
+    let err = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap_err();
     assert!(
         matches!(err, SettleError::Chain(ChainError::Unavailable(_))),
         "{err:?}"
@@ -527,7 +569,7 @@ fn a_chain_missing_from_the_directory_is_refused_before_any_read() {
     no_writes(&mut store);
     let mut h = Harness::new(chain, store);
     h.chains = ChainDirectory::default();
-    let err = scan(&h, &mut ScanState::new(1000)).unwrap_err();
+    let err = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap_err();
     assert!(
         matches!(err, SettleError::ChainNotConfigured(84532)),
         "{err:?}"
