@@ -15,12 +15,13 @@ use ethers::contract::EthEvent;
 use ethers::providers::{Http, Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
 use stablepay_domain::ports::{
-    ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, TokenTransfer,
+    ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, TokenTransfer,
 };
 use stablepay_domain::{Address, BlockHash, ChainId, Signature, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
 use crate::bindings::erc1271::Erc1271;
+use crate::bindings::subscription_manager::SubscriptionManager;
 
 /// keccak256("Transfer(address,address,uint256)")
 const TRANSFER_TOPIC: [u8; 32] = [
@@ -210,6 +211,32 @@ impl ChainReader for EvmChain {
             }
         }
         Ok(txs)
+    }
+
+    async fn subscription_plan(
+        &self,
+        chain: ChainId,
+        manager: Address,
+        plan_id: u128,
+    ) -> Result<Option<OnChainPlan>, ChainError> {
+        let p = self.provider(chain)?.clone();
+        let contract = SubscriptionManager::new(to_h160(&manager), std::sync::Arc::new(p));
+        let (creator, token, recipient, amount, interval) = self
+            .timed("plans", contract.plans(U256::from(plan_id)).call())
+            .await?;
+        // An unset mapping entry reads as zeros: no such plan.
+        if creator.is_zero() {
+            return Ok(None);
+        }
+        Ok(Some(OnChainPlan {
+            plan_id,
+            creator: from_h160(creator),
+            token: from_h160(token),
+            recipient: from_h160(recipient),
+            // Amounts beyond u128 cannot be any stablecoin plan this service accepts.
+            amount: u128_of(amount).unwrap_or(u128::MAX),
+            interval_seconds: interval,
+        }))
     }
 
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {

@@ -288,6 +288,74 @@ fn rand_key() -> [u8; 32] {
     eip712::session_ref(&CheckoutSessionId::generate())
 }
 
+/// `createPlan` from `merchant`; returns the plan id (PlanCreated's first topic).
+async fn create_plan(
+    c: &Chain,
+    merchant: &Arc<Client>,
+    recipient: &Address,
+    amount: u64,
+    interval: u64,
+) -> U256 {
+    let manager = SubscriptionManager::new(to_h160(&c.manager), merchant.clone());
+    let receipt = manager
+        .create_plan(
+            to_h160(&c.usdc),
+            to_h160(recipient),
+            U256::from(amount),
+            interval,
+        )
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    receipt
+        .logs
+        .iter()
+        .find_map(|l| (l.topics.len() > 1).then(|| U256::from_big_endian(l.topics[1].as_bytes())))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_adapter_reads_plans_and_unknown_ids_are_none() {
+    let c = chain();
+    let merchant = funded(&c).await;
+    let recipient = random_address();
+    let plan_id = create_plan(&c, &merchant, &recipient, 24_900_000, 2_592_000).await;
+    let adapter = EvmChain::new(
+        &[(ChainId::BaseSepolia, c.rpc.clone())],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let plan = adapter
+        .subscription_plan(ChainId::BaseSepolia, c.manager, plan_id.as_u128())
+        .await
+        .unwrap()
+        .expect("the plan exists");
+    assert_eq!(
+        (
+            plan.creator,
+            plan.token,
+            plan.recipient,
+            plan.amount,
+            plan.interval_seconds
+        ),
+        (
+            from_h160(merchant.address()),
+            c.usdc,
+            recipient,
+            24_900_000,
+            2_592_000
+        )
+    );
+    let unknown = adapter
+        .subscription_plan(ChainId::BaseSepolia, c.manager, 1 << 100)
+        .await
+        .unwrap();
+    assert_eq!(unknown, None);
+}
+
 /// A new plan (`amount` 5 USDC every `interval` s, to a fresh recipient) and a
 /// subscription to it paying a 0.05 fee; returns (manager as subscriber, subscription id,
 /// recipient).
@@ -298,25 +366,7 @@ async fn subscribe_to_new_plan(
     interval: u64,
 ) -> (SubscriptionManager<Client>, U256, Address) {
     let recipient = random_address();
-    let manager = SubscriptionManager::new(to_h160(&c.manager), merchant.clone());
-    let receipt = manager
-        .create_plan(
-            to_h160(&c.usdc),
-            to_h160(&recipient),
-            U256::from(5_000_000u64),
-            interval,
-        )
-        .send()
-        .await
-        .unwrap()
-        .await
-        .unwrap()
-        .unwrap();
-    let plan_id = receipt
-        .logs
-        .iter()
-        .find_map(|l| (l.topics.len() > 1).then(|| U256::from_big_endian(l.topics[1].as_bytes())))
-        .unwrap();
+    let plan_id = create_plan(c, merchant, &recipient, 5_000_000, interval).await;
     TestToken::new(to_h160(&c.usdc), subscriber.clone())
         .approve(to_h160(&c.manager), U256::MAX)
         .send()

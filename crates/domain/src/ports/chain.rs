@@ -36,6 +36,19 @@ pub struct ChainReceipt {
     pub checkout_paid: Vec<CheckoutPaid>,
 }
 
+/// A `SubscriptionManager` plan as the chain holds it (plans are immutable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnChainPlan {
+    pub plan_id: u128,
+    /// The account that created the plan.
+    pub creator: Address,
+    pub token: Address,
+    pub recipient: Address,
+    /// Token base units per period.
+    pub amount: u128,
+    pub interval_seconds: u64,
+}
+
 /// A transaction named by a log, with the block the log came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoggedTx {
@@ -84,6 +97,15 @@ pub trait ChainReader: Send + Sync {
         from: u64,
         to: u64,
     ) -> Result<Vec<LoggedTx>, ChainError>;
+
+    /// `SubscriptionManager.plans(plan_id)` on `manager`; `None` when no such plan exists.
+    /// Errors: `NotConfigured`, `Unavailable`.
+    async fn subscription_plan(
+        &self,
+        chain: ChainId,
+        manager: Address,
+        plan_id: u128,
+    ) -> Result<Option<OnChainPlan>, ChainError>;
 
     /// Whether code is deployed at `address`.
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;

@@ -8,6 +8,7 @@ pub mod eip191;
 pub mod eip712;
 pub mod envelope;
 pub mod fees;
+pub mod plans;
 pub mod test_events;
 pub mod validation;
 pub mod webhook_signing;
