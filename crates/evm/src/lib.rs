@@ -15,13 +15,16 @@ use ethers::contract::EthEvent;
 use ethers::providers::{Http, Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
 use stablepay_domain::ports::{
-    ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, TokenTransfer,
+    ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, SubscriptionEvent,
+    SubscriptionLog, TokenTransfer,
 };
 use stablepay_domain::{Address, BlockHash, ChainId, Signature, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
 use crate::bindings::erc1271::Erc1271;
-use crate::bindings::subscription_manager::SubscriptionManager;
+use crate::bindings::subscription_manager::{
+    CanceledFilter, ChargedFilter, SubscribedFilter, SubscriptionManager,
+};
 
 /// keccak256("Transfer(address,address,uint256)")
 const TRANSFER_TOPIC: [u8; 32] = [
@@ -115,6 +118,86 @@ fn decode_checkout_paid(log: &ethers::types::Log, log_index: u64) -> Option<Chec
     })
 }
 
+fn decode_subscription_event(log: &ethers::types::Log, log_index: u64) -> Option<SubscriptionLog> {
+    let topic = *log.topics.first()?;
+    let raw = RawLog {
+        topics: log.topics.clone(),
+        data: log.data.to_vec(),
+    };
+    let event = if topic == SubscribedFilter::signature() {
+        let e = SubscribedFilter::decode_log(&raw).ok()?;
+        SubscriptionEvent::Subscribed {
+            subscription_id: u128_of(e.subscription_id)?,
+            plan_id: u128_of(e.plan_id)?,
+            subscriber: from_h160(e.subscriber),
+            reference: e.ref_,
+            fee_amount: u128_of(e.fee_amount)?,
+        }
+    } else if topic == ChargedFilter::signature() {
+        let e = ChargedFilter::decode_log(&raw).ok()?;
+        SubscriptionEvent::Charged {
+            subscription_id: u128_of(e.subscription_id)?,
+            plan_id: u128_of(e.plan_id)?,
+            subscriber: from_h160(e.subscriber),
+            net_amount: u128_of(e.net_amount)?,
+            fee_amount: u128_of(e.fee_amount)?,
+            next_charge_at: e.next_charge_at,
+        }
+    } else if topic == CanceledFilter::signature() {
+        let e = CanceledFilter::decode_log(&raw).ok()?;
+        SubscriptionEvent::Canceled {
+            subscription_id: u128_of(e.subscription_id)?,
+            by: from_h160(e.by),
+        }
+    } else {
+        return None;
+    };
+    Some(SubscriptionLog {
+        manager: from_h160(log.address),
+        log_index,
+        event,
+    })
+}
+
+impl EvmChain {
+    /// Transactions that emitted one of `topics` from `emitter` in `from..=to`.
+    async fn logged_txs(
+        &self,
+        chain: ChainId,
+        emitter: Address,
+        topics: Vec<H256>,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LoggedTx>, ChainError> {
+        let p = self.provider(chain)?;
+        let filter = ethers::types::Filter::new()
+            .address(to_h160(&emitter))
+            .topic0(topics)
+            .from_block(from)
+            .to_block(to);
+        let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
+        let mut txs: Vec<LoggedTx> = Vec::new();
+        for log in &logs {
+            // A log without its position (a pending-block answer) is skipped: the range
+            // is read again until it is mined.
+            let (Some(tx), Some(number), Some(hash)) =
+                (log.transaction_hash, log.block_number, log.block_hash)
+            else {
+                continue;
+            };
+            let tx = TxHash::from_bytes(tx.0);
+            if !txs.iter().any(|t| t.tx_hash == tx) {
+                txs.push(LoggedTx {
+                    tx_hash: tx,
+                    block_number: number.as_u64(),
+                    block_hash: BlockHash::from_bytes(hash.0),
+                });
+            }
+        }
+        Ok(txs)
+    }
+}
+
 #[async_trait]
 impl ChainReader for EvmChain {
     async fn block_number(&self, chain: ChainId) -> Result<u64, ChainError> {
@@ -146,12 +229,15 @@ impl ChainReader for EvmChain {
         };
         let mut transfers = Vec::new();
         let mut checkout_paid = Vec::new();
+        let mut subscription_events = Vec::new();
         for log in &r.logs {
             let index = log.log_index.map(|i| i.as_u64()).unwrap_or_default();
             if let Some(t) = decode_transfer(log, index) {
                 transfers.push(t);
             } else if let Some(c) = decode_checkout_paid(log, index) {
                 checkout_paid.push(c);
+            } else if let Some(e) = decode_subscription_event(log, index) {
+                subscription_events.push(e);
             }
         }
         Ok(Some(ChainReceipt {
@@ -161,6 +247,7 @@ impl ChainReader for EvmChain {
             succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
             transfers,
             checkout_paid,
+            subscription_events,
         }))
     }
 
@@ -185,32 +272,29 @@ impl ChainReader for EvmChain {
         from: u64,
         to: u64,
     ) -> Result<Vec<LoggedTx>, ChainError> {
-        let p = self.provider(chain)?;
-        let filter = ethers::types::Filter::new()
-            .address(to_h160(&router))
-            .topic0(CheckoutPaidFilter::signature())
-            .from_block(from)
-            .to_block(to);
-        let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
-        let mut txs: Vec<LoggedTx> = Vec::new();
-        for log in &logs {
-            // A log without its position (a pending-block answer) is skipped: the range
-            // is read again until it is mined.
-            let (Some(tx), Some(number), Some(hash)) =
-                (log.transaction_hash, log.block_number, log.block_hash)
-            else {
-                continue;
-            };
-            let tx = TxHash::from_bytes(tx.0);
-            if !txs.iter().any(|t| t.tx_hash == tx) {
-                txs.push(LoggedTx {
-                    tx_hash: tx,
-                    block_number: number.as_u64(),
-                    block_hash: BlockHash::from_bytes(hash.0),
-                });
-            }
-        }
-        Ok(txs)
+        self.logged_txs(
+            chain,
+            router,
+            vec![CheckoutPaidFilter::signature()],
+            from,
+            to,
+        )
+        .await
+    }
+
+    async fn subscription_logs(
+        &self,
+        chain: ChainId,
+        manager: Address,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LoggedTx>, ChainError> {
+        let topics = vec![
+            SubscribedFilter::signature(),
+            ChargedFilter::signature(),
+            CanceledFilter::signature(),
+        ];
+        self.logged_txs(chain, manager, topics, from, to).await
     }
 
     async fn subscription_plan(

@@ -364,7 +364,7 @@ async fn subscribe_to_new_plan(
     merchant: &Arc<Client>,
     subscriber: &Arc<Client>,
     interval: u64,
-) -> (SubscriptionManager<Client>, U256, Address) {
+) -> (SubscriptionManager<Client>, U256, Address, TxHash) {
     let recipient = random_address();
     let plan_id = create_plan(c, merchant, &recipient, 5_000_000, interval).await;
     TestToken::new(to_h160(&c.usdc), subscriber.clone())
@@ -408,7 +408,8 @@ async fn subscribe_to_new_plan(
         .find(|l| l.address == to_h160(&c.manager))
         .map(|l| U256::from_big_endian(l.topics[1].as_bytes()))
         .unwrap();
-    (as_subscriber, sub_id, recipient)
+    let tx = TxHash::from_bytes(receipt.transaction_hash.0);
+    (as_subscriber, sub_id, recipient, tx)
 }
 
 async fn usdc_of(c: &Chain, by: &Arc<Client>, who: &Address) -> U256 {
@@ -424,7 +425,7 @@ async fn a_keeper_back_after_missed_periods_charges_once_and_moves_to_the_next_p
     let c = chain();
     let (merchant, subscriber) = (funded(&c).await, funded(&c).await);
     let keeper = client(&c.rpc, &c.keeper);
-    let (as_subscriber, sub_id, recipient) =
+    let (as_subscriber, sub_id, recipient, _) =
         subscribe_to_new_plan(&c, &merchant, &subscriber, 2).await;
     let (_, _, _, first_due, _) = as_subscriber.subscriptions(sub_id).call().await.unwrap();
     // The keeper is away for three periods (chain time passes three due dates).
@@ -479,7 +480,7 @@ async fn a_charge_before_it_is_due_reverts() {
     let merchant = client(&c.rpc, &c.buyers[2]);
     let subscriber = client(&c.rpc, &c.buyers[1]);
     let keeper = client(&c.rpc, &c.keeper);
-    let (as_subscriber, sub_id, recipient) =
+    let (as_subscriber, sub_id, recipient, _) =
         subscribe_to_new_plan(&c, &merchant, &subscriber, 3600).await;
     assert_eq!(
         usdc_of(&c, &merchant, &recipient).await,
@@ -552,4 +553,75 @@ async fn erc1271_smart_wallets_are_checked_on_chain() {
         Err(stablepay_domain::ports::ChainError::Unavailable(_))
     ));
     let _ = H160Address::zero();
+}
+
+#[tokio::test]
+async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
+    use stablepay_domain::ports::SubscriptionEvent;
+    let c = chain();
+    let (merchant, subscriber) = (funded(&c).await, funded(&c).await);
+    let (as_subscriber, sub_id, _, subscribed_tx) =
+        subscribe_to_new_plan(&c, &merchant, &subscriber, 3600).await;
+    let adapter = EvmChain::new(
+        &[(ChainId::BaseSepolia, c.rpc.clone())],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let chain_id = ChainId::BaseSepolia;
+    let receipt = adapter
+        .receipt(chain_id, subscribed_tx)
+        .await
+        .unwrap()
+        .unwrap();
+    let sub = sub_id.as_u128();
+    let who = from_h160(subscriber.address());
+    let events: Vec<_> = receipt
+        .subscription_events
+        .iter()
+        .map(|l| (l.manager, l.event.clone()))
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(matches!(
+        &events[0],
+        (m, SubscriptionEvent::Subscribed { subscription_id, subscriber: s, fee_amount: 50_000, .. })
+            if *m == c.manager && *subscription_id == sub && *s == who
+    ));
+    assert!(matches!(
+        &events[1],
+        (_, SubscriptionEvent::Charged { subscription_id, net_amount: 4_950_000, fee_amount: 50_000, next_charge_at, .. })
+            if *subscription_id == sub && *next_charge_at > 0
+    ));
+    // The subscriber cancels on chain; the log range names both transactions.
+    let canceled = as_subscriber
+        .cancel(sub_id)
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    let cancel_tx = TxHash::from_bytes(canceled.transaction_hash.0);
+    let receipt = adapter.receipt(chain_id, cancel_tx).await.unwrap().unwrap();
+    assert_eq!(
+        receipt.subscription_events[0].event,
+        SubscriptionEvent::Canceled {
+            subscription_id: sub,
+            by: who
+        }
+    );
+    let subscribed_in = adapter
+        .receipt(chain_id, subscribed_tx)
+        .await
+        .unwrap()
+        .unwrap()
+        .block_number;
+    let logged = adapter
+        .subscription_logs(chain_id, c.manager, subscribed_in, receipt.block_number)
+        .await
+        .unwrap();
+    let hashes: Vec<TxHash> = logged.iter().map(|l| l.tx_hash).collect();
+    assert!(
+        hashes.contains(&subscribed_tx) && hashes.contains(&cancel_tx),
+        "{hashes:?}"
+    );
 }

@@ -25,6 +25,39 @@ pub struct CheckoutPaid {
     pub log_index: u64,
 }
 
+/// A `SubscriptionManager` event (D10, D11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubscriptionEvent {
+    Subscribed {
+        subscription_id: u128,
+        plan_id: u128,
+        subscriber: Address,
+        reference: [u8; 32],
+        fee_amount: u128,
+    },
+    Charged {
+        subscription_id: u128,
+        plan_id: u128,
+        subscriber: Address,
+        net_amount: u128,
+        fee_amount: u128,
+        /// Unix seconds of the next due date.
+        next_charge_at: u64,
+    },
+    Canceled {
+        subscription_id: u128,
+        by: Address,
+    },
+}
+
+/// A `SubscriptionManager` log: which contract emitted it, where, and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionLog {
+    pub manager: Address,
+    pub log_index: u64,
+    pub event: SubscriptionEvent,
+}
+
 /// What the service reads from a transaction receipt: a fact about the block it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainReceipt {
@@ -34,6 +67,7 @@ pub struct ChainReceipt {
     pub succeeded: bool,
     pub transfers: Vec<TokenTransfer>,
     pub checkout_paid: Vec<CheckoutPaid>,
+    pub subscription_events: Vec<SubscriptionLog>,
 }
 
 /// A `SubscriptionManager` plan as the chain holds it (plans are immutable).
@@ -94,6 +128,17 @@ pub trait ChainReader: Send + Sync {
         &self,
         chain: ChainId,
         router: Address,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LoggedTx>, ChainError>;
+
+    /// Transactions that emitted `Subscribed`, `Charged` or `Canceled` from `manager` in
+    /// blocks `from..=to`, one entry per transaction, in chain order. Errors: as
+    /// `checkout_paid_logs`.
+    async fn subscription_logs(
+        &self,
+        chain: ChainId,
+        manager: Address,
         from: u64,
         to: u64,
     ) -> Result<Vec<LoggedTx>, ChainError>;

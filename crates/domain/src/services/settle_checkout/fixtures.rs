@@ -148,6 +148,7 @@ pub(super) fn receipt(s: &CheckoutSession) -> ChainReceipt {
             transfer(treasury(), s.fee_micros, 1),
         ],
         checkout_paid: vec![paid(s)],
+        subscription_events: vec![],
     }
 }
 
