@@ -86,6 +86,15 @@ fn random_address() -> Address {
     )
 }
 
+/// The evm adapter on the test chain.
+fn adapter(c: &Chain) -> EvmChain {
+    EvmChain::new(
+        &[(ChainId::BaseSepolia, c.rpc.clone())],
+        Duration::from_secs(5),
+    )
+    .unwrap()
+}
+
 async fn now(client: &Client) -> u64 {
     client
         .get_block(ethers::types::BlockNumber::Latest)
@@ -166,12 +175,7 @@ async fn the_router_splits_exactly_and_refuses_bad_intents() {
         U256::from(12_375_000u64)
     );
     // The treasury is shared with concurrent tests: judge this payment by its own logs.
-    let adapter = EvmChain::new(
-        &[(ChainId::BaseSepolia, c.rpc.clone())],
-        Duration::from_secs(5),
-    )
-    .unwrap();
-    let fetched = adapter
+    let fetched = adapter(&c)
         .receipt(
             ChainId::BaseSepolia,
             TxHash::from_bytes(receipt.transaction_hash.0),
@@ -193,11 +197,7 @@ async fn the_router_splits_exactly_and_refuses_bad_intents() {
     );
 
     // The adapter decodes the receipt: the CheckoutPaid event and both Transfer legs.
-    let evm = EvmChain::new(
-        &[(ChainId::BaseSepolia, c.rpc.clone())],
-        Duration::from_secs(2),
-    )
-    .unwrap();
+    let evm = adapter(&c);
     let tx = TxHash::from_bytes(receipt.transaction_hash.0);
     let r = evm
         .receipt(ChainId::BaseSepolia, tx)
@@ -323,11 +323,7 @@ async fn the_adapter_reads_plans_and_unknown_ids_are_none() {
     let merchant = funded(&c).await;
     let recipient = random_address();
     let plan_id = create_plan(&c, &merchant, &recipient, 24_900_000, 2_592_000).await;
-    let adapter = EvmChain::new(
-        &[(ChainId::BaseSepolia, c.rpc.clone())],
-        Duration::from_secs(5),
-    )
-    .unwrap();
+    let adapter = adapter(&c);
     let plan = adapter
         .subscription_plan(ChainId::BaseSepolia, c.manager, plan_id.as_u128())
         .await
@@ -503,11 +499,7 @@ async fn a_charge_before_it_is_due_reverts() {
 #[tokio::test]
 async fn erc1271_smart_wallets_are_checked_on_chain() {
     let c = chain();
-    let evm = EvmChain::new(
-        &[(ChainId::BaseSepolia, c.rpc.clone())],
-        Duration::from_secs(2),
-    )
-    .unwrap();
+    let evm = adapter(&c);
     let message = b"stablepay wallet verification";
     let hash = eip191::hash_message(message);
     let by_owner = eip191::sign(message, &c.smart_wallet_owner).unwrap();
@@ -562,11 +554,7 @@ async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
     let (merchant, subscriber) = (funded(&c).await, funded(&c).await);
     let (as_subscriber, sub_id, _, subscribed_tx) =
         subscribe_to_new_plan(&c, &merchant, &subscriber, 3600).await;
-    let adapter = EvmChain::new(
-        &[(ChainId::BaseSepolia, c.rpc.clone())],
-        Duration::from_secs(5),
-    )
-    .unwrap();
+    let adapter = adapter(&c);
     let chain_id = ChainId::BaseSepolia;
     let receipt = adapter
         .receipt(chain_id, subscribed_tx)
