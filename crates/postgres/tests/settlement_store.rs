@@ -143,7 +143,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
 
     // Receipt misses are remembered for pending payments; a move resets them.
     store.record_receipt_miss(first.id, 2, 104).await.unwrap();
-    let listed = store.pending_payments(s.chain, 10).await.unwrap();
+    let listed = store.pending_payments(s.chain, None, 10).await.unwrap();
     assert_eq!(
         (
             listed.len(),
@@ -165,7 +165,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
             .unwrap(),
         SettlementWrite::Written
     );
-    let listed = store.pending_payments(s.chain, 10).await.unwrap();
+    let listed = store.pending_payments(s.chain, None, 10).await.unwrap();
     assert_eq!(
         (
             listed[0].payment.block_number,
@@ -186,7 +186,11 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
 
     // Failing needs the record as it was read: a snapshot with other misses changes
     // nothing; the current one fails it once; no longer listed as pending.
-    let read = store.pending_payments(s.chain, 10).await.unwrap().remove(0);
+    let read = store
+        .pending_payments(s.chain, None, 10)
+        .await
+        .unwrap()
+        .remove(0);
     let stale = PendingPayment {
         receipt_misses: read.receipt_misses + 1,
         ..read.clone()
@@ -195,7 +199,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
     assert!(store.fail_pending_payment(&read).await.unwrap());
     assert!(!store.fail_pending_payment(&read).await.unwrap());
     assert!(store
-        .pending_payments(s.chain, 10)
+        .pending_payments(s.chain, None, 10)
         .await
         .unwrap()
         .is_empty());

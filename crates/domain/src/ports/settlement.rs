@@ -87,10 +87,12 @@ pub trait SettlementStore: Send + Sync {
     /// block hash and receipt misses). Returns false when it changed meanwhile.
     async fn fail_pending_payment(&self, pending: &PendingPayment) -> Result<bool, StoreError>;
 
-    /// Pending one-time payments on `chain`, oldest first.
+    /// Pending one-time payments on `chain` with an id after `after` (all when `None`),
+    /// oldest first, at most `limit`.
     async fn pending_payments(
         &self,
         chain: ChainId,
+        after: Option<PaymentId>,
         limit: u32,
     ) -> Result<Vec<PendingPayment>, StoreError>;
 

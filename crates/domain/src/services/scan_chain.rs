@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use futures_util::StreamExt;
 
-use crate::model::{BlockHash, ChainId, TxHash};
+use crate::model::{BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::LoggedTx;
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
@@ -83,6 +83,9 @@ pub struct ScanState {
     pub range: LogRange,
     trail: u64,
     resolved: HashMap<TxHash, (u64, BlockHash)>,
+    /// The last pending payment re-checked: re-checks go round-robin, so payments that
+    /// stay pending for long (a node that never answers for them) cannot starve others.
+    recheck_after: Option<PaymentId>,
 }
 
 impl ScanState {
@@ -91,6 +94,7 @@ impl ScanState {
             range: LogRange::new(max_range),
             trail: DEFAULT_TRAIL,
             resolved: HashMap::new(),
+            recheck_after: None,
         }
     }
 
@@ -224,10 +228,16 @@ pub async fn scan_chain(
         }
     }
     // One bad transaction never stops the re-checks of the others.
-    let pending: Vec<_> = deps
+    let batch = deps
         .store
-        .pending_payments(chain, RECHECKS_PER_TICK)
-        .await?
+        .pending_payments(chain, state.recheck_after, RECHECKS_PER_TICK)
+        .await?;
+    // A short batch reached the newest: the next tick starts from the oldest again.
+    state.recheck_after = match batch.last() {
+        Some(last) if batch.len() == RECHECKS_PER_TICK as usize => Some(last.payment.id),
+        _ => None,
+    };
+    let pending: Vec<_> = batch
         .into_iter()
         .filter(|p| !handled.contains(&p.payment.tx_hash))
         .collect();

@@ -207,13 +207,16 @@ impl SettlementStore for PgStore {
     async fn pending_payments(
         &self,
         chain: ChainId,
+        after: Option<PaymentId>,
         limit: u32,
     ) -> Result<Vec<PendingPayment>, StoreError> {
         let mut conn = self.conn().await?;
+        let after = after.map_or(Uuid::nil(), |id| id.uuid());
         let rows: Vec<(PaymentRow, i32, Option<i64>)> = p::table
             .filter(p::chain_id.eq(chain.id() as i32))
             .filter(p::status.eq("pending"))
             .filter(p::charge_type.eq("one_time"))
+            .filter(p::id.gt(after))
             .order(p::id.asc())
             .limit(i64::from(limit))
             .select((

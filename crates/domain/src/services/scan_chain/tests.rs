@@ -85,7 +85,7 @@ fn scan_store(
     };
     store
         .expect_pending_payments()
-        .withf(|c, limit| (*c, *limit) == (CHAIN, 200))
+        .withf(|c, after, limit| (*c, *after, *limit) == (CHAIN, None, 200))
         .times(1)
         .return_const(Ok(pending));
     store.expect_record_receipt_miss().never();
@@ -401,6 +401,40 @@ fn the_trail_is_at_least_the_depth_and_at_most_half_a_range() {
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert_eq!(report.read, Some((3750, 4249)));
     assert_eq!(report.cursor, 4250);
+}
+
+#[test]
+fn rechecks_go_round_robin_so_long_pending_payments_cannot_starve_newer_ones() {
+    // 200 payments that stay pending fill the first batch; the next tick continues after
+    // the last of them, and a short batch wraps around to the oldest again.
+    let s = session();
+    let stuck: Vec<PendingPayment> = (0..200)
+        .map(|_| PendingPayment {
+            payment: recorded(&s, &receipt(&s), PaymentStatus::Pending),
+            receipt_misses: 0,
+            last_miss_head: None,
+        })
+        .collect();
+    let last = stuck[199].payment.id;
+    let mut state = ScanState::new(1000).with_trail(0);
+    // Each tick's `after` proves where the previous one left off.
+    for (after, batch) in [(None, stuck.clone()), (Some(last), vec![]), (None, vec![])] {
+        let mut chain = node_at(110);
+        // The cursor is ahead of the head: no log read; every re-check finds no receipt
+        // and no replaced block (a lagging node), so every payment stays pending.
+        chain.expect_receipt().return_const(Ok(None));
+        chain.expect_block_hash().return_const(Ok(Some(bhash(1))));
+        let mut store = MockSettlementStore::new();
+        store.expect_chain_cursor().return_const(Ok(Some(111)));
+        store
+            .expect_pending_payments()
+            .withf(move |c, a, limit| (*c, *a, *limit) == (CHAIN, after, 200))
+            .times(1)
+            .return_const(Ok(batch.clone()));
+        no_writes(&mut store);
+        let report = scan(&Harness::new(chain, store), &mut state).unwrap();
+        assert_eq!(report.rechecked.len(), batch.len());
+    }
 }
 
 // ---- the getLogs range ---------------------------------------------------------------
