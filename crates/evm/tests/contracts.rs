@@ -561,6 +561,7 @@ async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
         .await
         .unwrap()
         .unwrap();
+    let subscribed_in = receipt.block_number;
     let sub = sub_id.as_u128();
     let who = from_h160(subscriber.address());
     let events: Vec<_> = receipt
@@ -597,12 +598,6 @@ async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
             by: who
         }
     );
-    let subscribed_in = adapter
-        .receipt(chain_id, subscribed_tx)
-        .await
-        .unwrap()
-        .unwrap()
-        .block_number;
     let logged = adapter
         .subscription_logs(chain_id, c.manager, subscribed_in, receipt.block_number)
         .await

@@ -386,32 +386,11 @@ pub async fn client_for(chain: &ChainInfo, key: &[u8; 32]) -> Arc<Client> {
 /// Creates a session for `amount`, pays it as a fresh buyer and waits for completion.
 /// Returns (session id, payment json, buyer).
 pub async fn paid_session(stack: &Stack, amount: &str) -> (String, Value, Arc<Client>) {
-    let (status, session) = stack
-        .post(
-            "/api/v1/checkout/sessions",
-            json!({ "mode": "payment", "title": "Order", "amount": amount }),
-        )
-        .await;
-    assert_eq!(status, 201, "{session}");
-    let id = session["id"].as_str().unwrap().to_owned();
-    let intent: Value = stack
-        .http
-        .get(format!("{}/pay/{id}/intent", stack.api))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let id = stack.open_session(amount).await;
+    let (_, intent) = stack.intent(&id).await;
     let buyer = funded_buyer(&stack.chain).await;
     let tx = pay_intent(&buyer, &intent).await;
-    stack
-        .http
-        .post(format!("{}/pay/{id}/confirm", stack.api))
-        .json(&json!({ "tx_hash": tx }))
-        .send()
-        .await
-        .unwrap();
+    stack.confirm(&id, &tx).await;
     let done = stack
         .wait_for_session(&id, "completed", Duration::from_secs(15))
         .await;

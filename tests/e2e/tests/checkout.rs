@@ -243,15 +243,8 @@ async fn a_transaction_that_does_not_pay_the_session_is_rejected() {
     let buyer = funded_buyer(&stack.chain).await;
     // A plain token transfer is not a router payment.
     let approve_tx = send(&buyer, &stack.chain.usdc, "0x095ea7b3000000000000000000000000000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000000000000f4240").await;
-    let r = stack
-        .http
-        .post(format!("{}/pay/{a}/confirm", stack.api))
-        .json(&json!({ "tx_hash": approve_tx }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 400);
-    let body: serde_json::Value = r.json().await.unwrap();
+    let (status, _, body) = stack.confirm(a, &approve_tx).await;
+    assert_eq!(status, 400);
     assert_eq!(body["error"]["details"][0]["field"], "tx_hash");
     // Paying session B and confirming it against A does not complete A.
     let intent: serde_json::Value = stack
