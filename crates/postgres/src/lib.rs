@@ -19,4 +19,4 @@ pub use cipher::{CipherError, SecretCipher};
 pub use error::map_diesel_error;
 pub use migrate::run_migrations;
 pub use pool::{PgStore, PoolConfig};
-pub use repos::{PgAdvisoryLock, PgDeliveryQueue, NOTIFY_CHANNEL};
+pub use repos::{PgAdvisoryLock, PgDeliveryQueue, SignedCharge, StoredCharge, NOTIFY_CHANNEL};

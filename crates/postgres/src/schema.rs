@@ -79,6 +79,51 @@ diesel::table! {
         next_retry_at -> Nullable<Timestamptz>,
         last_failure_code -> Nullable<Text>,
         created_at -> Timestamptz,
+        manager_address -> Text,
+        recipient_address -> Text,
+        token_address -> Text,
+        checkout_session_id -> Nullable<Uuid>,
+        customer_reference -> Nullable<Text>,
+        metadata -> Text,
+        version -> Int8,
+        billing_lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    subscription_plans (chain_id, manager_address, plan_id, merchant_id) {
+        chain_id -> Int4,
+        manager_address -> Text,
+        plan_id -> Text,
+        merchant_id -> Uuid,
+        token_address -> Text,
+        recipient_address -> Text,
+        amount_micros -> Int8,
+        interval_seconds -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    keeper_nonces (chain_id, keeper_address) {
+        chain_id -> Int4,
+        keeper_address -> Text,
+        next_nonce -> Int8,
+    }
+}
+
+diesel::table! {
+    keeper_transactions (chain_id, keeper_address, nonce) {
+        chain_id -> Int4,
+        keeper_address -> Text,
+        nonce -> Int8,
+        subscription_id -> Uuid,
+        period_key -> Timestamptz,
+        tx_hash -> Text,
+        raw_tx -> Bytea,
+        status -> Text,
+        created_at -> Timestamptz,
+        last_broadcast_at -> Timestamptz,
     }
 }
 
@@ -137,14 +182,15 @@ diesel::table! {
         wallet_address -> Text,
         chain_id -> Int4,
         token_address -> Text,
-        tx_hash -> Text,
-        log_index -> Int8,
-        block_number -> Int8,
+        tx_hash -> Nullable<Text>,
+        log_index -> Nullable<Int8>,
+        block_number -> Nullable<Int8>,
         metadata -> Text,
         created_at -> Timestamptz,
         block_hash -> Nullable<Text>,
         receipt_misses -> Int4,
         last_miss_head -> Nullable<Int8>,
+        period_key -> Nullable<Timestamptz>,
     }
 }
 
@@ -266,6 +312,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     webhook_events,
     idempotency_keys,
+    subscription_plans,
+    keeper_nonces,
+    keeper_transactions,
 );
 
 diesel::joinable!(api_keys -> merchants (merchant_id));

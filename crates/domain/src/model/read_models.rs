@@ -75,12 +75,15 @@ pub struct Payment {
     pub wallet_address: Address,
     pub chain: ChainId,
     pub token_address: Address,
-    pub tx_hash: TxHash,
-    pub log_index: u64,
-    pub block_number: u64,
+    /// `None` only for a recurring charge that failed before a transaction was sent.
+    pub tx_hash: Option<TxHash>,
+    pub log_index: Option<u64>,
+    pub block_number: Option<u64>,
     /// The hash of the block the payment was last seen in (D17: tells a reorg apart from
     /// a lagging node). `None` only for records written before it was tracked.
     pub block_hash: Option<BlockHash>,
+    /// The billing period a recurring charge pays (its start); `None` for one-time.
+    pub period_key: Option<Timestamp>,
     pub metadata: String,
     pub created_at: Timestamp,
 }

@@ -21,6 +21,11 @@ impl Timestamp {
         self.0.timestamp()
     }
 
+    /// A chain time (unix seconds); `None` outside chrono's range.
+    pub fn from_unix_seconds(seconds: i64) -> Option<Self> {
+        DateTime::from_timestamp(seconds, 0).map(Self)
+    }
+
     pub fn plus_seconds(&self, seconds: i64) -> Self {
         Self(self.0 + chrono::Duration::seconds(seconds))
     }

@@ -10,10 +10,12 @@ mod chain;
 mod clock;
 mod delivery;
 mod idempotency;
+mod keeper;
 mod reader;
 mod refunds;
 mod sessions;
 mod settlement;
+mod subscriptions;
 mod wallets;
 mod webhook_endpoints;
 
@@ -22,10 +24,12 @@ pub use chain::*;
 pub use clock::*;
 pub use delivery::*;
 pub use idempotency::*;
+pub use keeper::*;
 pub use reader::*;
 pub use refunds::*;
 pub use sessions::*;
 pub use settlement::*;
+pub use subscriptions::*;
 pub use wallets::*;
 pub use webhook_endpoints::*;
 

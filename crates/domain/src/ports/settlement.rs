@@ -34,6 +34,9 @@ pub enum SettlementWrite {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingPayment {
     pub payment: Payment,
+    /// The payment's transaction and block (a pending payment always has both).
+    pub tx_hash: TxHash,
+    pub block_number: u64,
     /// Checks that found no receipt while the recorded block was no longer canonical.
     pub receipt_misses: u32,
     /// The head at the last such check: a miss counts once per head.

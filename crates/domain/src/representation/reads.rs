@@ -25,9 +25,9 @@ pub struct PaymentResource {
     pub wallet_address: Address,
     pub chain_id: ChainId,
     pub token_address: Address,
-    pub tx_hash: TxHash,
-    pub log_index: u64,
-    pub block_number: String,
+    pub tx_hash: Option<TxHash>,
+    pub log_index: Option<u64>,
+    pub block_number: Option<String>,
     pub metadata: Box<RawValue>,
     pub created_at: Timestamp,
 }
@@ -54,7 +54,7 @@ impl From<Payment> for PaymentResource {
             token_address: p.token_address,
             tx_hash: p.tx_hash,
             log_index: p.log_index,
-            block_number: p.block_number.to_string(),
+            block_number: p.block_number.map(|n| n.to_string()),
             metadata: raw_json(&p.metadata),
             created_at: p.created_at,
         }

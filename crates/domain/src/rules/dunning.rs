@@ -3,7 +3,7 @@
 //! events each transition fires. Pure: the billing use cases decide with these and write
 //! the result in one transaction.
 
-use crate::model::{parse_duration, EventType, SubscriptionStatus, Timestamp};
+use crate::model::{parse_duration, EventType, Subscription, SubscriptionStatus, Timestamp};
 
 /// Why a recurring charge was not taken (the contract's custom error, or no chain).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,6 +23,17 @@ impl FailureCode {
             FailureCode::SubscriptionInactive => "subscription_inactive",
             FailureCode::ChainUnavailable => "chain_unavailable",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            FailureCode::InsufficientAllowance,
+            FailureCode::InsufficientBalance,
+            FailureCode::SubscriptionInactive,
+            FailureCode::ChainUnavailable,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
     }
 
     /// The human-readable `failure_reason` of an attempt.
@@ -106,6 +117,31 @@ pub struct Transition {
 }
 
 impl BillingState {
+    /// The billing fields of `sub` (an unknown stored failure code reads as none).
+    pub fn of(sub: &Subscription) -> Self {
+        Self {
+            status: sub.status,
+            retry_count: sub.retry_count,
+            next_retry_at: sub.next_retry_at,
+            last_failure_code: sub.last_failure_code.as_deref().and_then(FailureCode::parse),
+            next_payment_at: sub.next_payment_at,
+            canceled_at: sub.canceled_at,
+        }
+    }
+
+    /// `sub` with these billing fields.
+    pub fn applied_to(&self, sub: &Subscription) -> Subscription {
+        Subscription {
+            status: self.status,
+            retry_count: self.retry_count,
+            next_retry_at: self.next_retry_at,
+            last_failure_code: self.last_failure_code.map(|c| c.as_str().to_owned()),
+            next_payment_at: self.next_payment_at,
+            canceled_at: self.canceled_at,
+            ..sub.clone()
+        }
+    }
+
     /// Statuses in which the subscription may still be charged or resumed.
     pub fn is_live(&self) -> bool {
         matches!(

@@ -15,6 +15,7 @@ mod revoke_wallet;
 mod scan_chain;
 mod send_test_event;
 mod settle_checkout;
+mod settle_subscription;
 mod tokens;
 mod verify_wallet;
 
@@ -33,6 +34,7 @@ pub use revoke_wallet::*;
 pub use scan_chain::*;
 pub use send_test_event::*;
 pub use settle_checkout::*;
+pub use settle_subscription::*;
 pub use tokens::*;
 pub use verify_wallet::*;
 

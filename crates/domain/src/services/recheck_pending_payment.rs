@@ -16,7 +16,7 @@ pub async fn recheck_pending_payment(
     let payment = &pending.payment;
     let contracts = deps.contracts(payment.chain)?;
     let still_pending = Ok(SettleOutcome::Pending(payment.id));
-    match deps.chain.receipt(payment.chain, payment.tx_hash).await? {
+    match deps.chain.receipt(payment.chain, pending.tx_hash).await? {
         Some(receipt) => {
             let reference = payment.checkout_session.as_ref().map(session_ref);
             // settle_receipt answers one outcome per router log, in log order.
@@ -49,7 +49,7 @@ pub async fn recheck_pending_payment(
             };
             match deps
                 .chain
-                .block_hash(payment.chain, payment.block_number)
+                .block_hash(payment.chain, pending.block_number)
                 .await?
             {
                 // The node lacks the block, or still has ours (its receipts lag): unknown.
@@ -59,7 +59,7 @@ pub async fn recheck_pending_payment(
                     let counts = pending.last_miss_head.is_none_or(|h| head > h);
                     let misses = pending.receipt_misses + u32::from(counts);
                     if misses >= RECEIPT_MISSES_BEFORE_FAILED
-                        && is_confirmed(head, payment.block_number, contracts.confirmations)
+                        && is_confirmed(head, pending.block_number, contracts.confirmations)
                     {
                         return fail(pending, deps).await;
                     }

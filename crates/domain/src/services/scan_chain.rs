@@ -12,7 +12,8 @@ use crate::model::{BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::LoggedTx;
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
-    recheck_pending_payment, settle_receipt, SettleDeps, SettleError, SettleOutcome,
+    recheck_pending_payment, settle_receipt, settle_subscription_receipt, ChainContracts,
+    SettleDeps, SettleError, SettleOutcome,
 };
 
 /// Where a first scan starts when no cursor is stored: this many blocks below the head.
@@ -172,7 +173,7 @@ pub async fn scan_chain(
     let read = if from <= head {
         match read_logs(
             chain,
-            contracts.checkout_router,
+            &contracts,
             read_from,
             head,
             &mut state.range,
@@ -239,12 +240,12 @@ pub async fn scan_chain(
     };
     let pending: Vec<_> = batch
         .into_iter()
-        .filter(|p| !handled.contains(&p.payment.tx_hash))
+        .filter(|p| !handled.contains(&p.tx_hash))
         .collect();
     let rechecks: Vec<_> = futures_util::stream::iter(pending)
         .map(|p| async move {
             let outcome = recheck_pending_payment(&p, head, deps).await;
-            (p.payment.tx_hash, outcome)
+            (p.tx_hash, outcome)
         })
         .buffer_unordered(CONCURRENCY)
         .collect()
@@ -262,7 +263,7 @@ pub async fn scan_chain(
 /// refuses it. Returns the logs and the last block read.
 async fn read_logs(
     chain: ChainId,
-    router: crate::model::Address,
+    contracts: &ChainContracts,
     from: u64,
     head: u64,
     range: &mut LogRange,
@@ -271,7 +272,7 @@ async fn read_logs(
     let mut tries = 0;
     loop {
         let to = head.min(from + range.current() - 1);
-        match deps.chain.checkout_paid_logs(chain, router, from, to).await {
+        match read_both(chain, contracts, from, to, deps).await {
             Ok(logs) => {
                 range.succeeded();
                 return Ok((logs, to));
@@ -286,6 +287,44 @@ async fn read_logs(
     }
 }
 
+/// Router and subscription-manager logs of `from..=to`, one entry per transaction.
+async fn read_both(
+    chain: ChainId,
+    contracts: &ChainContracts,
+    from: u64,
+    to: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<LoggedTx>, crate::ports::ChainError> {
+    let mut logs = deps
+        .chain
+        .checkout_paid_logs(chain, contracts.checkout_router, from, to)
+        .await?;
+    if let Some(manager) = contracts.subscription_manager {
+        for logged in deps.chain.subscription_logs(chain, manager, from, to).await? {
+            if !logs.iter().any(|l| l.tx_hash == logged.tx_hash) {
+                logs.push(logged);
+            }
+        }
+        logs.sort_by_key(|l| l.block_number);
+    }
+    Ok(logs)
+}
+
+/// Settles whatever a receipt holds: router payments and subscription-manager events.
+pub async fn settle_any_receipt(
+    chain: ChainId,
+    receipt: &crate::ports::ChainReceipt,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<SettleOutcome>, SettleError> {
+    let router = deps.contracts(chain)?.checkout_router;
+    let mut outcomes = settle_subscription_receipt(chain, receipt, head, deps).await?;
+    if outcomes.is_empty() || receipt.checkout_paid.iter().any(|l| l.router == router) {
+        outcomes.extend(settle_receipt(chain, receipt, head, deps).await?);
+    }
+    Ok(outcomes)
+}
+
 async fn resolve(chain: ChainId, logged: LoggedTx, head: u64, deps: &SettleDeps<'_>) -> Resolution {
     let receipt = match deps.chain.receipt(chain, logged.tx_hash).await {
         Ok(Some(receipt)) => receipt,
@@ -295,8 +334,16 @@ async fn resolve(chain: ChainId, logged: LoggedTx, head: u64, deps: &SettleDeps<
     let final_ = deps
         .contracts(chain)
         .is_ok_and(|c| is_confirmed(head, receipt.block_number, c.confirmations));
-    match settle_receipt(chain, &receipt, head, deps).await {
-        Ok(outcomes) => Resolution::Settled { outcomes, final_ },
+    match settle_any_receipt(chain, &receipt, head, deps).await {
+        Ok(outcomes) => {
+            if let Some(SettleOutcome::Deferred(why)) = outcomes
+                .iter()
+                .find(|o| matches!(o, SettleOutcome::Deferred(_)))
+            {
+                return Resolution::Unresolved(why.clone());
+            }
+            Resolution::Settled { outcomes, final_ }
+        }
         Err(e) => Resolution::Unresolved(e.to_string()),
     }
 }

@@ -42,11 +42,18 @@ pub enum SettleOutcome {
     Rejected(String),
     /// A pending payment whose transaction is provably not in the canonical chain.
     Failed(PaymentId),
+    /// A subscription event below confirmation depth: nothing is written until it is deep.
+    AwaitingDepth,
+    /// A subscription start or cancel is recorded (now or earlier).
+    SubscriptionRecorded(crate::model::SubscriptionId),
+    /// Depends on a record not written yet (a charge before its subscribe): retried.
+    Deferred(String),
 }
 
 pub struct SettleDeps<'a> {
     pub chain: &'a dyn ChainReader,
     pub store: &'a dyn SettlementStore,
+    pub subscriptions: &'a dyn crate::ports::SubscriptionStore,
     pub clock: &'a dyn Clock,
     pub chains: &'a ChainDirectory,
 }
@@ -179,9 +186,9 @@ async fn settle_log(
             .payment_for_session_tx(chain, receipt.tx_hash, session.id)
             .await?;
         if let Some(p) = &existing {
-            let unchanged = p.block_number == receipt.block_number
+            let unchanged = p.block_number == Some(receipt.block_number)
                 && p.block_hash == Some(receipt.block_hash)
-                && p.log_index == log.log_index;
+                && p.log_index == Some(log.log_index);
             match p.status {
                 PaymentStatus::Confirmed | PaymentStatus::Refunded => {
                     return Ok(SettleOutcome::AlreadyRecorded(p.id))
@@ -241,10 +248,11 @@ async fn decide(
         wallet_address: log.payer,
         chain: session.chain,
         token_address: session.token_address,
-        tx_hash: receipt.tx_hash,
-        log_index: log.log_index,
-        block_number: receipt.block_number,
+        tx_hash: Some(receipt.tx_hash),
+        log_index: Some(log.log_index),
+        block_number: Some(receipt.block_number),
         block_hash: Some(receipt.block_hash),
+        period_key: None,
         metadata: session.metadata.clone(),
         created_at: existing.map_or(now, |p| p.created_at),
     };

@@ -4,15 +4,18 @@ mod api_keys;
 pub(crate) use api_keys::fee_tier;
 mod delivery_queue;
 mod idempotency;
+mod keeper;
 mod leader_lock;
 mod outbox;
 mod reader;
 mod refunds;
 mod sessions;
 mod settlement;
+mod subscriptions;
 mod wallets;
 mod webhook_endpoints;
 
 pub use delivery_queue::PgDeliveryQueue;
+pub use keeper::{SignedCharge, StoredCharge};
 pub use leader_lock::PgAdvisoryLock;
 pub use outbox::NOTIFY_CHANNEL;

@@ -229,8 +229,15 @@ impl SettlementStore for PgStore {
             .map_err(map_diesel_error)?;
         rows.into_iter()
             .map(|(row, misses, last)| {
+                let payment = Payment::try_from(row)?;
+                let (Some(tx_hash), Some(block_number)) = (payment.tx_hash, payment.block_number)
+                else {
+                    return Err(crate::error::corrupt("pending payment transaction", payment.id));
+                };
                 Ok(PendingPayment {
-                    payment: Payment::try_from(row)?,
+                    payment,
+                    tx_hash,
+                    block_number,
                     receipt_misses: u32::try_from(misses).unwrap_or(0),
                     last_miss_head: last.and_then(|h| u64::try_from(h).ok()),
                 })

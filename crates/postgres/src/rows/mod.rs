@@ -5,10 +5,12 @@ mod conv;
 mod endpoint;
 mod read_models;
 mod session;
+mod subscription;
 mod wallet;
 
-pub(crate) use conv::to_i64;
+pub(crate) use conv::{to_i64, tx_hash};
 pub(crate) use endpoint::*;
 pub(crate) use read_models::*;
 pub(crate) use session::*;
+pub(crate) use subscription::*;
 pub(crate) use wallet::*;

@@ -1,0 +1,504 @@
+//! The one place `SubscriptionManager` logs become books (D10, D17): a `Subscribed` with
+//! its first `Charged` completes the subscription checkout and creates the subscription;
+//! a later `Charged` is the period's payment; a `Canceled` cancels. Used by the chain
+//! watcher, the hosted page's confirm and the billing loop's in-flight checks. Nothing is
+//! written below confirmation depth; every write is conditional, so racing paths write
+//! once.
+
+use crate::model::{
+    AttemptStatus, ChainId, ChargeType, CheckoutSession, EventType, Payment, PaymentAttempt,
+    PaymentAttemptId, PaymentId, PaymentStatus, SessionMode, SessionStatus, Subscription,
+    SubscriptionId, SubscriptionStatus, Timestamp,
+};
+use crate::ports::{
+    BillingWrite, ChainReceipt, EventDraft, PaymentUpsert, SettlementWrite, SubscriptionEvent,
+    SubscriptionLog, SubscriptionRecord, SubscriptionStart,
+};
+use crate::representation::{CheckoutSessionResource, PaymentResource, SubscriptionResource};
+use crate::rules::confirmations::is_confirmed;
+use crate::rules::dunning::BillingState;
+use crate::services::{to_json, SettleDeps, SettleError, SettleOutcome};
+
+const WRITE_ATTEMPTS: usize = 4;
+
+/// Settles every `SubscriptionManager` event of a fetched receipt, given the head. An
+/// empty answer means the receipt has no event from the configured manager.
+pub async fn settle_subscription_receipt(
+    chain: ChainId,
+    receipt: &ChainReceipt,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<SettleOutcome>, SettleError> {
+    let contracts = deps.contracts(chain)?;
+    let Some(manager) = contracts.subscription_manager else {
+        return Ok(Vec::new());
+    };
+    if !receipt.succeeded {
+        return Ok(Vec::new());
+    }
+    let confirmed = is_confirmed(head, receipt.block_number, contracts.confirmations);
+    let logs: Vec<&SubscriptionLog> = receipt
+        .subscription_events
+        .iter()
+        .filter(|l| l.manager == manager)
+        .collect();
+    let mut outcomes = Vec::new();
+    for log in &logs {
+        let outcome = match &log.event {
+            SubscriptionEvent::Subscribed {
+                subscription_id, ..
+            } => {
+                let first = logs.iter().find(|l| {
+                    matches!(l.event, SubscriptionEvent::Charged { subscription_id: s, .. } if s == *subscription_id)
+                });
+                start_subscription(chain, receipt, log, first.copied(), confirmed, deps).await?
+            }
+            SubscriptionEvent::Charged {
+                subscription_id, ..
+            } => {
+                // The first charge belongs to the `Subscribed` beside it.
+                let is_first = logs.iter().any(|l| {
+                    matches!(l.event, SubscriptionEvent::Subscribed { subscription_id: s, .. } if s == *subscription_id)
+                });
+                if is_first {
+                    continue;
+                }
+                record_charge(chain, receipt, log, confirmed, deps).await?
+            }
+            SubscriptionEvent::Canceled {
+                subscription_id, ..
+            } => record_cancel(chain, *subscription_id, log, confirmed, deps).await?,
+        };
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}
+
+fn draft(merchant_and_mode: &Subscription, event_type: EventType, object_json: String, now: Timestamp) -> EventDraft {
+    EventDraft {
+        merchant_id: merchant_and_mode.merchant_id,
+        mode: merchant_and_mode.mode,
+        event_type,
+        object_json,
+        created_at: now,
+    }
+}
+
+/// The start of a billing period: the chain's next due date less one interval.
+fn period_of(next_charge_at: u64, interval_seconds: u64) -> Option<(Timestamp, Timestamp)> {
+    let next = i64::try_from(next_charge_at).ok()?;
+    let interval = i64::try_from(interval_seconds).ok()?;
+    Some((
+        Timestamp::from_unix_seconds(next.checked_sub(interval)?)?,
+        Timestamp::from_unix_seconds(next)?,
+    ))
+}
+
+/// Both Transfer legs of a charge: net to the recipient, fee to the treasury.
+fn legs_present(
+    receipt: &ChainReceipt,
+    token: crate::model::Address,
+    from: crate::model::Address,
+    recipient: crate::model::Address,
+    treasury: crate::model::Address,
+    net: u128,
+    fee: u128,
+) -> bool {
+    let leg = |to, value| {
+        receipt
+            .transfers
+            .iter()
+            .any(|t| t.token == token && t.from == from && t.to == to && t.value == value)
+    };
+    leg(recipient, net) && (fee == 0 || leg(treasury, fee))
+}
+
+async fn start_subscription(
+    chain: ChainId,
+    receipt: &ChainReceipt,
+    log: &SubscriptionLog,
+    first_charge: Option<&SubscriptionLog>,
+    confirmed: bool,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    let SubscriptionEvent::Subscribed {
+        subscription_id,
+        plan_id,
+        subscriber,
+        reference,
+        fee_amount,
+    } = log.event
+    else {
+        return Ok(SettleOutcome::Rejected("not a Subscribed log".into()));
+    };
+    let Some(SubscriptionEvent::Charged {
+        net_amount,
+        fee_amount: charged_fee,
+        next_charge_at,
+        ..
+    }) = first_charge.map(|l| l.event.clone())
+    else {
+        return Ok(SettleOutcome::Rejected("the subscribe has no first charge".into()));
+    };
+    let treasury = deps.contracts(chain)?.treasury;
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(session) = deps.store.session_by_ref(reference).await? else {
+            return Ok(SettleOutcome::Rejected("no checkout session has this reference".into()));
+        };
+        if let Err(why) = check_session(&session, chain, plan_id, fee_amount) {
+            return Ok(SettleOutcome::Rejected(why));
+        }
+        let (Some(interval), true) = (
+            session.interval_seconds,
+            net_amount == u128::from(session.net_micros) && charged_fee == fee_amount,
+        ) else {
+            return Ok(SettleOutcome::Rejected(format!(
+                "the first charge of {net_amount}/{charged_fee} does not match the session's {}/{}",
+                session.net_micros, session.fee_micros
+            )));
+        };
+        if !legs_present(
+            receipt,
+            session.token_address,
+            subscriber,
+            session.recipient_address,
+            treasury,
+            net_amount,
+            charged_fee,
+        ) {
+            return Ok(SettleOutcome::Rejected(
+                "the first charge has no matching Transfer legs".into(),
+            ));
+        }
+        if !confirmed {
+            return Ok(SettleOutcome::AwaitingDepth);
+        }
+        let manager = log.manager;
+        if let Some(existing) = deps
+            .subscriptions
+            .subscription_by_chain_id(chain, manager, subscription_id)
+            .await?
+        {
+            return Ok(SettleOutcome::SubscriptionRecorded(existing.subscription.id));
+        }
+        let Some((period, next_payment_at)) = period_of(next_charge_at, interval) else {
+            return Ok(SettleOutcome::Rejected("the next charge date is out of range".into()));
+        };
+        let now = deps.clock.now();
+        let customer = deps
+            .store
+            .customer_for(session.merchant_id, session.mode, subscriber)
+            .await?;
+        let subscription = Subscription {
+            id: SubscriptionId::generate(),
+            merchant_id: session.merchant_id,
+            mode: session.mode,
+            status: SubscriptionStatus::Active,
+            title: session.title.clone(),
+            customer,
+            wallet_address: subscriber,
+            chain,
+            chain_subscription_id: subscription_id.to_string(),
+            chain_plan_id: plan_id.to_string(),
+            amount: session.amount,
+            interval_seconds: interval,
+            next_payment_at: Some(next_payment_at),
+            canceled_at: None,
+            retry_count: 0,
+            next_retry_at: None,
+            last_failure_code: None,
+            created_at: now,
+        };
+        let record = SubscriptionRecord {
+            subscription: subscription.clone(),
+            manager,
+            recipient: session.recipient_address,
+            token: session.token_address,
+            fee_micros: session.fee_micros,
+            checkout_session: Some(session.id),
+            customer_reference: session.customer_reference.clone(),
+            metadata: session.metadata.clone(),
+            version: 0,
+        };
+        let log_index = first_charge.map_or(0, |l| l.log_index);
+        let payment = charge_payment(&record, None, receipt, log_index, period, now, Some(session.id));
+        let attempt = succeeded_attempt(&subscription, &payment, 1, period, receipt, now);
+        let completed = CheckoutSession {
+            status: SessionStatus::Completed,
+            wallet_address: Some(subscriber),
+            tx_hash: Some(receipt.tx_hash),
+            completed_at: Some(now),
+            customer: Some(customer),
+            subscription: Some(subscription.id),
+            ..session.clone()
+        };
+        let events = vec![
+            draft(
+                &subscription,
+                EventType::CheckoutSessionCompleted,
+                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
+                now,
+            ),
+            draft(
+                &subscription,
+                EventType::SubscriptionCreated,
+                to_json(&SubscriptionResource::from(subscription.clone())),
+                now,
+            ),
+            draft(
+                &subscription,
+                EventType::PaymentSucceeded,
+                to_json(&PaymentResource::from(payment.clone())),
+                now,
+            ),
+        ];
+        let start = SubscriptionStart {
+            completed_session: completed,
+            subscription: record,
+            payment: payment.clone(),
+            attempt,
+            events,
+        };
+        match deps.subscriptions.record_subscription_start(&start).await? {
+            SettlementWrite::Written => return Ok(SettleOutcome::Confirmed(payment.id)),
+            SettlementWrite::Stale => continue,
+        }
+    }
+    Err(SettleError::Contended)
+}
+
+fn check_session(
+    session: &CheckoutSession,
+    chain: ChainId,
+    plan_id: u128,
+    fee: u128,
+) -> Result<(), String> {
+    if session.session_mode != SessionMode::Subscription {
+        return Err("the session is not a subscription checkout".into());
+    }
+    if session.chain != chain {
+        return Err("the session belongs to another chain".into());
+    }
+    if session.chain_plan_id.as_deref() != Some(plan_id.to_string().as_str()) {
+        return Err(format!("plan {plan_id} is not the session's plan"));
+    }
+    if fee != u128::from(session.fee_micros) {
+        return Err(format!(
+            "fee {fee} is not the session's {}",
+            session.fee_micros
+        ));
+    }
+    Ok(())
+}
+
+/// The confirmed payment of a charge (a new record, or the period's failed one).
+fn charge_payment(
+    rec: &SubscriptionRecord,
+    existing: Option<&Payment>,
+    receipt: &ChainReceipt,
+    log_index: u64,
+    period: Timestamp,
+    now: Timestamp,
+    first_of: Option<crate::model::CheckoutSessionId>,
+) -> Payment {
+    let sub = &rec.subscription;
+    Payment {
+        id: existing.map_or_else(PaymentId::generate, |p| p.id),
+        merchant_id: sub.merchant_id,
+        mode: sub.mode,
+        status: PaymentStatus::Confirmed,
+        charge_type: ChargeType::Recurring,
+        subscription: Some(sub.id),
+        customer: Some(sub.customer),
+        checkout_session: first_of,
+        customer_reference: rec.customer_reference.clone(),
+        amount: sub.amount,
+        currency: crate::model::Currency::Usdc,
+        fee_micros: rec.fee_micros,
+        merchant_micros: sub.amount.micros() - rec.fee_micros,
+        refunded_micros: 0,
+        wallet_address: sub.wallet_address,
+        chain: sub.chain,
+        token_address: rec.token,
+        tx_hash: Some(receipt.tx_hash),
+        log_index: Some(log_index),
+        block_number: Some(receipt.block_number),
+        block_hash: Some(receipt.block_hash),
+        period_key: Some(period),
+        metadata: rec.metadata.clone(),
+        created_at: existing.map_or(now, |p| p.created_at),
+    }
+}
+
+fn succeeded_attempt(
+    sub: &Subscription,
+    payment: &Payment,
+    attempt_number: u32,
+    period: Timestamp,
+    receipt: &ChainReceipt,
+    now: Timestamp,
+) -> PaymentAttempt {
+    PaymentAttempt {
+        id: PaymentAttemptId::generate(),
+        merchant_id: sub.merchant_id,
+        mode: sub.mode,
+        subscription: sub.id,
+        payment: Some(payment.id),
+        status: AttemptStatus::Succeeded,
+        attempt_number,
+        period_key: period,
+        failure_code: None,
+        failure_reason: None,
+        tx_hash: Some(receipt.tx_hash),
+        created_at: now,
+    }
+}
+
+async fn record_charge(
+    chain: ChainId,
+    receipt: &ChainReceipt,
+    log: &SubscriptionLog,
+    confirmed: bool,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    let SubscriptionEvent::Charged {
+        subscription_id,
+        subscriber,
+        net_amount,
+        fee_amount,
+        next_charge_at,
+        ..
+    } = log.event
+    else {
+        return Ok(SettleOutcome::Rejected("not a Charged log".into()));
+    };
+    let treasury = deps.contracts(chain)?.treasury;
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(rec) = deps
+            .subscriptions
+            .subscription_by_chain_id(chain, log.manager, subscription_id)
+            .await?
+        else {
+            // Its subscribe is not recorded yet: decided again later.
+            return Ok(SettleOutcome::Deferred(format!(
+                "subscription {subscription_id} is not recorded"
+            )));
+        };
+        let sub = &rec.subscription;
+        let gross = net_amount.saturating_add(fee_amount);
+        if subscriber != sub.wallet_address
+            || gross != u128::from(sub.amount.micros())
+            || fee_amount != u128::from(rec.fee_micros)
+            || !legs_present(receipt, rec.token, subscriber, rec.recipient, treasury, net_amount, fee_amount)
+        {
+            return Ok(SettleOutcome::Rejected(format!(
+                "the charge of subscription {subscription_id} does not match its terms"
+            )));
+        }
+        if !confirmed {
+            return Ok(SettleOutcome::AwaitingDepth);
+        }
+        let Some((period, next_payment_at)) = period_of(next_charge_at, sub.interval_seconds) else {
+            return Ok(SettleOutcome::Rejected("the next charge date is out of range".into()));
+        };
+        let existing = deps.subscriptions.payment_for_period(sub.id, period).await?;
+        if let Some(p) = existing.as_ref().filter(|p| p.status != PaymentStatus::Failed) {
+            return Ok(SettleOutcome::AlreadyRecorded(p.id));
+        }
+        let attempts = deps.subscriptions.attempts_in_period(sub.id, period).await?;
+        let now = deps.clock.now();
+        let state = BillingState::of(sub);
+        let mut after = state.charge_succeeded(next_payment_at).state;
+        // Money taken while paused, canceled or expired is still recorded; a live
+        // subscription follows the chain's schedule.
+        if after.is_live() {
+            after.next_payment_at = Some(next_payment_at);
+        }
+        let payment = charge_payment(&rec, existing.as_ref(), receipt, log.log_index, period, now, None);
+        let attempt = succeeded_attempt(sub, &payment, attempts + 1, period, receipt, now);
+        let updated = after.applied_to(sub);
+        let events = vec![draft(
+            sub,
+            EventType::PaymentSucceeded,
+            to_json(&PaymentResource::from(payment.clone())),
+            now,
+        )];
+        let write = BillingWrite {
+            subscription: SubscriptionRecord {
+                subscription: updated,
+                ..rec.clone()
+            },
+            payment: Some(PaymentUpsert {
+                payment: payment.clone(),
+                replaces: existing.map(|p| p.status),
+            }),
+            attempt: Some(attempt),
+            events,
+            settles_charge_tx: Some(receipt.tx_hash),
+        };
+        match deps.subscriptions.record_billing(&write).await? {
+            SettlementWrite::Written => return Ok(SettleOutcome::Confirmed(payment.id)),
+            SettlementWrite::Stale => continue,
+        }
+    }
+    Err(SettleError::Contended)
+}
+
+async fn record_cancel(
+    chain: ChainId,
+    subscription_id: u128,
+    log: &SubscriptionLog,
+    confirmed: bool,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(rec) = deps
+            .subscriptions
+            .subscription_by_chain_id(chain, log.manager, subscription_id)
+            .await?
+        else {
+            return Ok(SettleOutcome::Deferred(format!(
+                "subscription {subscription_id} is not recorded"
+            )));
+        };
+        if !confirmed {
+            return Ok(SettleOutcome::AwaitingDepth);
+        }
+        match cancel_write(&rec, deps.clock.now()) {
+            None => return Ok(SettleOutcome::SubscriptionRecorded(rec.subscription.id)),
+            Some(write) => match deps.subscriptions.record_billing(&write).await? {
+                SettlementWrite::Written => {
+                    return Ok(SettleOutcome::SubscriptionRecorded(rec.subscription.id))
+                }
+                SettlementWrite::Stale => continue,
+            },
+        }
+    }
+    Err(SettleError::Contended)
+}
+
+/// The write that cancels `rec` at `now` with `subscription.canceled`; `None` when it is
+/// already canceled or expired (the event fires once).
+pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<BillingWrite> {
+    let sub = &rec.subscription;
+    let transition = BillingState::of(sub).canceled(now);
+    if transition.events.is_empty() {
+        return None;
+    }
+    let updated = transition.state.applied_to(sub);
+    let events = transition
+        .events
+        .iter()
+        .map(|t| draft(sub, *t, to_json(&SubscriptionResource::from(updated.clone())), now))
+        .collect();
+    Some(BillingWrite {
+        subscription: SubscriptionRecord {
+            subscription: updated,
+            ..rec.clone()
+        },
+        payment: None,
+        attempt: None,
+        events,
+        settles_charge_tx: None,
+    })
+}

@@ -1,0 +1,151 @@
+//! The keeper's nonce manager (D19): one nonce sequence per (chain, keeper address) in
+//! the database. A nonce is taken, the charge signed with it and the signed transaction
+//! stored in one database transaction, so several workers never reuse a nonce, none is
+//! skipped, and a transaction a node dropped is sent again from its stored bytes.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use stablepay_domain::ports::{InFlightCharge, StoreError};
+use stablepay_domain::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
+use uuid::Uuid;
+
+use crate::error::map_diesel_error;
+use crate::rows::{to_i64, tx_hash};
+use crate::schema::{keeper_nonces as kn, keeper_transactions as kt};
+use crate::PgStore;
+
+/// A charge transaction as stored before its first broadcast.
+#[derive(Debug, Clone)]
+pub struct StoredCharge {
+    pub nonce: u64,
+    pub tx_hash: TxHash,
+    pub raw: Vec<u8>,
+}
+
+/// What a signer returns for a nonce: the transaction hash and its signed bytes.
+pub type SignedCharge = Result<(TxHash, Vec<u8>), String>;
+
+impl PgStore {
+    /// Takes the next nonce of (`chain`, `keeper`), never below `chain_nonce` (the
+    /// account's mined transaction count: a key also used elsewhere moves the sequence
+    /// up), signs with it and stores the transaction, all in one database transaction.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn store_keeper_charge(
+        &self,
+        chain: ChainId,
+        keeper: Address,
+        chain_nonce: u64,
+        subscription: SubscriptionId,
+        period_key: Timestamp,
+        now: Timestamp,
+        sign: impl FnOnce(u64) -> SignedCharge + Send,
+    ) -> Result<StoredCharge, StoreError> {
+        let mut conn = self.conn().await?;
+        let chain_id = chain.id() as i32;
+        let keeper = keeper.to_lower_hex();
+        let stored = conn
+            .transaction(async |conn| {
+                diesel::insert_into(kn::table)
+                    .values((
+                        kn::chain_id.eq(chain_id),
+                        kn::keeper_address.eq(&keeper),
+                        kn::next_nonce.eq(to_i64(chain_nonce)),
+                    ))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+                let next: i64 = kn::table
+                    .filter(kn::chain_id.eq(chain_id))
+                    .filter(kn::keeper_address.eq(&keeper))
+                    .select(kn::next_nonce)
+                    .for_update()
+                    .first(conn)
+                    .await?;
+                let nonce = u64::try_from(next).unwrap_or(0).max(chain_nonce);
+                let (hash, raw) = sign(nonce).map_err(|e| {
+                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
+                })?;
+                diesel::insert_into(kt::table)
+                    .values((
+                        kt::chain_id.eq(chain_id),
+                        kt::keeper_address.eq(&keeper),
+                        kt::nonce.eq(to_i64(nonce)),
+                        kt::subscription_id.eq(subscription.uuid()),
+                        kt::period_key.eq(period_key.as_datetime()),
+                        kt::tx_hash.eq(hash.to_string()),
+                        kt::raw_tx.eq(&raw),
+                        kt::status.eq("sent"),
+                        kt::created_at.eq(now.as_datetime()),
+                        kt::last_broadcast_at.eq(now.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::update(
+                    kn::table
+                        .filter(kn::chain_id.eq(chain_id))
+                        .filter(kn::keeper_address.eq(&keeper)),
+                )
+                .set(kn::next_nonce.eq(to_i64(nonce) + 1))
+                .execute(conn)
+                .await?;
+                Ok::<_, diesel::result::Error>(StoredCharge {
+                    nonce,
+                    tx_hash: hash,
+                    raw,
+                })
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(stored)
+    }
+
+    /// Charges sent on `chain` and not yet settled, oldest nonce first.
+    pub async fn open_keeper_charges(
+        &self,
+        chain: ChainId,
+    ) -> Result<Vec<InFlightCharge>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(Uuid, String, chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)> =
+            kt::table
+                .filter(kt::chain_id.eq(chain.id() as i32))
+                .filter(kt::status.eq("sent"))
+                .order(kt::nonce.asc())
+                .select((
+                    kt::subscription_id,
+                    kt::tx_hash,
+                    kt::period_key,
+                    kt::last_broadcast_at,
+                ))
+                .load(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(sub, hash, period, broadcast)| {
+                Ok(InFlightCharge {
+                    chain,
+                    subscription: SubscriptionId::from_uuid(sub),
+                    tx_hash: tx_hash(&hash)?,
+                    period_key: Timestamp::new(period),
+                    last_broadcast_at: Timestamp::new(broadcast),
+                })
+            })
+            .collect()
+    }
+
+    /// The stored bytes of a charge, and marks it broadcast at `now`.
+    pub async fn keeper_charge_for_rebroadcast(
+        &self,
+        tx: TxHash,
+        now: Timestamp,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut conn = self.conn().await?;
+        let raw: Option<Vec<u8>> = diesel::update(kt::table.filter(kt::tx_hash.eq(tx.to_string())))
+            .set(kt::last_broadcast_at.eq(now.as_datetime()))
+            .returning(kt::raw_tx)
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        Ok(raw)
+    }
+}
