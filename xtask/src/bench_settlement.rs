@@ -13,7 +13,8 @@ use serde_json::json;
 use stablepay_domain::ports::{SessionRepository, SystemClock, WalletRepository};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{
-    create_checkout_session, register_wallet, CreateSessionDeps, NewSessionRequest, TokenDirectory,
+    create_checkout_session, register_wallet, ChainDirectory, CreateSessionDeps, NewSessionRequest,
+    TokenDirectory,
 };
 use stablepay_domain::*;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
@@ -94,11 +95,18 @@ async fn bench(db: &str, dev: &DevChain, total: usize, depth: u64) -> Result<(),
     let usdc = Address::parse(&dev.usdc.to_lowercase()).map_err(|e| e.to_string())?;
     let router = Address::parse(&dev.checkout_router.to_lowercase()).map_err(|e| e.to_string())?;
     let tokens = TokenDirectory::new().with(ChainId::BaseSepolia, Currency::Usdc, usdc);
+    // Payment-mode sessions never read the chain or the subscription store.
+    let no_chain = stablepay_evm::EvmChain::new(&[], Duration::from_secs(1))?;
+    let no_chains = ChainDirectory::default();
     let deps = CreateSessionDeps {
         sessions: &store,
         wallets: &store,
         clock: &SystemClock,
         tokens: &tokens,
+        chain: &no_chain,
+        chains: &no_chains,
+        subscriptions: &store,
+        plan_min_interval_secs: 86_400,
     };
 
     // Buyers approve the router once.

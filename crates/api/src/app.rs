@@ -10,7 +10,9 @@ use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
 use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
-use crate::routes::{checkout_sessions, hosted, reads, refunds, wallets, webhook_endpoints};
+use crate::routes::{
+    checkout_sessions, hosted, portal, reads, refunds, wallets, webhook_endpoints,
+};
 use crate::state::AppState;
 
 #[derive(Clone)]
@@ -177,6 +179,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(
         web::resource("/pay/{id}/confirm")
             .route(web::post().to(hosted::confirm))
+            .default_service(nope()),
+    )
+    .service(
+        web::resource("/portal/subscriptions/{id}")
+            .route(web::get().to(portal::page))
+            .default_service(nope()),
+    )
+    .service(
+        web::resource("/portal/subscriptions/{id}/cancel")
+            .route(web::get().to(portal::message))
+            .route(web::post().to(portal::cancel))
             .default_service(nope()),
     )
     .service(

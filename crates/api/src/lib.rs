@@ -27,6 +27,8 @@ pub struct ChainSettings {
     pub operator_key: Option<PrivateKey>,
     /// Lifetime of a signed payment intent (D18).
     pub intent_ttl_secs: u64,
+    /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
+    pub plan_min_interval_secs: u64,
 }
 
 /// Wires the PostgreSQL store into every port.
@@ -48,7 +50,9 @@ pub fn state_from_store(
         idempotency: store.clone(),
         outbox: store.clone(),
         refunds: store.clone(),
+        subscriptions: store.clone(),
         settlement: store,
+        plan_min_interval_secs: chain.plan_min_interval_secs,
         chain: chain.reader,
         chains: chain.contracts,
         operator_key: chain.operator_key,

@@ -139,6 +139,7 @@ async fn serve() -> Result<(), String> {
         contracts: chain_env.contracts,
         operator_key: chain_env.operator_key,
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),
+        plan_min_interval_secs: chain_env.plan_min_interval.as_secs(),
     };
     let state = stablepay_api::state_from_store(
         store,

@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use stablepay_domain::ports::{
     ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RefundStore, ResourceReader,
-    SessionRepository, SettlementStore, WalletRepository, WebhookEndpointRepository,
+    SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
+    WebhookEndpointRepository,
 };
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
@@ -21,6 +22,9 @@ pub struct AppState {
     pub chain: Arc<dyn ChainReader>,
     pub settlement: Arc<dyn SettlementStore>,
     pub refunds: Arc<dyn RefundStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
+    pub plan_min_interval_secs: u64,
     pub chains: ChainDirectory,
     /// Signs EIP-712 payment intents for the hosted page; never logged.
     pub operator_key: Option<PrivateKey>,

@@ -2,10 +2,11 @@
 
 use ethers::abi::AbiEncode;
 use ethers::types::{Bytes, U256};
-use stablepay_domain::rules::eip712::PaymentIntent;
+use stablepay_domain::rules::eip712::{PaymentIntent, SubscribeIntent};
 use stablepay_domain::{Address, Signature};
 
 use crate::bindings::checkout_router::{Intent, PayCall};
+use crate::bindings::subscription_manager::{ChargeCall, SubscribeCall};
 use crate::bindings::test_token::ApproveCall;
 use crate::to_h160;
 
@@ -29,6 +30,26 @@ pub fn approve(spender: &Address, amount: u128) -> Vec<u8> {
     ApproveCall {
         spender: to_h160(spender),
         amount: U256::from(amount),
+    }
+    .encode()
+}
+
+/// `SubscriptionManager.subscribe(planId, ref, feeAmount, deadline, operatorSig)`.
+pub fn subscribe(intent: &SubscribeIntent, operator_signature: &Signature) -> Vec<u8> {
+    SubscribeCall {
+        plan_id: U256::from(intent.plan_id),
+        ref_: intent.reference,
+        fee_amount: U256::from(intent.fee_amount),
+        deadline: intent.deadline,
+        operator_sig: Bytes::from(operator_signature.as_bytes().to_vec()),
+    }
+    .encode()
+}
+
+/// `SubscriptionManager.charge(subscriptionId)` (keeper only).
+pub fn charge(chain_subscription_id: u128) -> Vec<u8> {
+    ChargeCall {
+        subscription_id: U256::from(chain_subscription_id),
     }
     .encode()
 }

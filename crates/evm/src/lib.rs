@@ -5,6 +5,7 @@
 pub mod bindings;
 pub mod calldata;
 pub mod config;
+pub mod keeper;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -68,7 +69,7 @@ impl EvmChain {
             .ok_or(ChainError::NotConfigured(chain.id()))
     }
 
-    async fn timed<T, E: std::fmt::Display>(
+    pub(crate) async fn timed<T, E: std::fmt::Display>(
         &self,
         what: &str,
         f: impl std::future::Future<Output = Result<T, E>>,

@@ -73,9 +73,10 @@ fn payment(s: &CheckoutSession, status: PaymentStatus, block: u64) -> Payment {
         wallet_address: Address::from_bytes([3; 20]),
         chain: s.chain,
         token_address: s.token_address,
-        tx_hash: TxHash::from_bytes([9; 32]),
-        log_index: 2,
-        block_number: block,
+        tx_hash: Some(TxHash::from_bytes([9; 32])),
+        log_index: Some(2),
+        block_number: Some(block),
+        period_key: None,
         block_hash: Some(BlockHash::from_bytes([block as u8; 32])),
         metadata: "{}".into(),
         created_at: at(0),
@@ -102,7 +103,7 @@ fn write(
         replaces,
         completed_session: completes.map(|s| CheckoutSession {
             status: SessionStatus::Completed,
-            tx_hash: Some(p.tx_hash),
+            tx_hash: p.tx_hash,
             completed_at: Some(at(0)),
             ..s.clone()
         }),
@@ -135,7 +136,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         SettlementWrite::Stale
     );
     let found = store
-        .payment_for_session_tx(s.chain, first.tx_hash, s.id)
+        .payment_for_session_tx(s.chain, first.tx_hash.unwrap(), s.id)
         .await
         .unwrap()
         .unwrap();
@@ -153,9 +154,9 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         (1, 2, Some(104))
     );
     let moved = Payment {
-        block_number: 101,
+        block_number: Some(101),
         block_hash: Some(BlockHash::from_bytes([101; 32])),
-        log_index: 7,
+        log_index: Some(7),
         ..first.clone()
     };
     assert_eq!(
@@ -172,7 +173,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
             listed[0].payment.log_index,
             listed[0].receipt_misses
         ),
-        (101, 7, 0)
+        (Some(101), Some(7), 0)
     );
 
     // A write expecting another state is stale.
@@ -224,7 +225,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
 
     // Completing an already completed session is stale, even for a "new" payment.
     let other = Payment {
-        tx_hash: TxHash::from_bytes([8; 32]),
+        tx_hash: Some(TxHash::from_bytes([8; 32])),
         status: PaymentStatus::Confirmed,
         ..payment(&s, PaymentStatus::Confirmed, 120)
     };
@@ -236,7 +237,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         SettlementWrite::Stale
     );
     assert!(store
-        .payment_for_session_tx(s.chain, other.tx_hash, s.id)
+        .payment_for_session_tx(s.chain, other.tx_hash.unwrap(), s.id)
         .await
         .unwrap()
         .is_none());

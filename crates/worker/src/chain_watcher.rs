@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::ports::{ChainReader, Clock, SettlementStore};
+use stablepay_domain::ports::{ChainReader, Clock, SettlementStore, SubscriptionStore};
 use stablepay_domain::services::{
     scan_chain, ChainContracts, ChainDirectory, ScanReport, ScanState, SettleDeps, SettleOutcome,
 };
@@ -17,6 +17,7 @@ pub struct ChainWatcher {
     pub chains: ChainDirectory,
     pub chain: Arc<dyn ChainReader>,
     pub store: Arc<dyn SettlementStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
     pub lock: PgAdvisoryLock,
     pub poll_interval: Duration,
@@ -43,6 +44,7 @@ impl ChainWatcher {
                 let deps = SettleDeps {
                     chain: self.chain.as_ref(),
                     store: self.store.as_ref(),
+                    subscriptions: self.subscriptions.as_ref(),
                     clock: self.clock.as_ref(),
                     chains: &self.chains,
                 };
@@ -62,7 +64,7 @@ fn log_report(chain: u64, report: &ScanReport, range: u64) {
     for (tx, outcome) in report.settled.iter().chain(&report.rechecked) {
         match outcome {
             SettleOutcome::Rejected(why) => {
-                tracing::warn!(chain, %tx, %why, "router payment not settled")
+                tracing::warn!(chain, %tx, %why, "logged transaction not settled")
             }
             SettleOutcome::Failed(id) => {
                 tracing::warn!(chain, %tx, payment = %id, "pending payment failed: its transaction left the canonical chain")

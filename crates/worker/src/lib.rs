@@ -1,6 +1,9 @@
-//! stablepay's background worker: the webhook delivery loop. Any number of instances
-//! may run; they share work through leased claims in PostgreSQL.
+//! stablepay's background worker: webhook delivery, the chain watcher and subscription
+//! billing. Any number of instances may run; they share work through leased claims and
+//! advisory locks in PostgreSQL.
 
+pub mod billing_loop;
 pub mod chain_watcher;
 pub mod config;
 pub mod delivery_loop;
+pub mod keeper;

@@ -1,4 +1,5 @@
-//! `stablepay-worker`: runs the webhook delivery loop until SIGINT/SIGTERM.
+//! `stablepay-worker`: runs webhook delivery, the chain watchers and billing until
+//! SIGINT/SIGTERM.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,9 +8,11 @@ use std::sync::Arc;
 use stablepay_delivery::HyperTransport;
 use stablepay_domain::ports::SystemClock;
 use stablepay_postgres::{PgAdvisoryLock, PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
+use stablepay_worker::billing_loop::BillingLoop;
 use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
+use stablepay_worker::keeper::EvmKeeper;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -53,9 +56,11 @@ async fn run() -> Result<(), String> {
         poll_interval: cfg.poll_interval,
     };
     let chain_env = stablepay_evm::config::ChainEnv::from_env().map_err(|e| e.to_string())?;
-    let reader: Arc<dyn stablepay_domain::ports::ChainReader> = Arc::new(
-        stablepay_evm::EvmChain::new(&chain_env.rpc_urls, chain_env.rpc_timeout)?,
-    );
+    let evm = Arc::new(stablepay_evm::EvmChain::new(
+        &chain_env.rpc_urls,
+        chain_env.rpc_timeout,
+    )?);
+    let reader: Arc<dyn stablepay_domain::ports::ChainReader> = evm.clone();
     let settlement_store = PgStore::connect(
         &cfg.database_url,
         &PoolConfig {
@@ -75,6 +80,7 @@ async fn run() -> Result<(), String> {
             chains: chain_env.contracts.clone(),
             chain: reader.clone(),
             store: Arc::new(settlement_store.clone()),
+            subscriptions: Arc::new(settlement_store.clone()),
             clock: Arc::new(SystemClock),
             // One advisory-lock key per chain.
             lock: PgAdvisoryLock::new(
@@ -85,6 +91,38 @@ async fn run() -> Result<(), String> {
             max_range: 2000,
         })
         .collect();
+    // Billing runs where a subscription manager, an RPC and the keeper key are set.
+    let keeper: Option<Arc<EvmKeeper>> = match chain_env.keeper_key.clone() {
+        Some(key) => Some(Arc::new(EvmKeeper::new(
+            evm.clone(),
+            settlement_store.clone(),
+            Arc::new(SystemClock),
+            key,
+        )?)),
+        None => None,
+    };
+    let billing: Vec<BillingLoop> = match &keeper {
+        None => Vec::new(),
+        Some(keeper) => chain_env
+            .contracts
+            .all()
+            .iter()
+            .filter(|c| c.subscription_manager.is_some())
+            .filter(|c| chain_env.rpc_urls.iter().any(|(id, _)| *id == c.chain))
+            .map(|c| BillingLoop {
+                chain_id: c.chain,
+                chains: chain_env.contracts.clone(),
+                chain: reader.clone(),
+                store: Arc::new(settlement_store.clone()),
+                subscriptions: Arc::new(settlement_store.clone()),
+                keeper: keeper.clone(),
+                clock: Arc::new(SystemClock),
+                policy: chain_env.dunning.clone(),
+                poll_interval: cfg.chain_poll,
+                batch: 200,
+            })
+            .collect(),
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let signal_stop = stop.clone();
     tokio::spawn(async move {
@@ -107,7 +145,11 @@ async fn run() -> Result<(), String> {
     for w in &watchers {
         tracing::info!(chain = w.contracts.chain.id(), router = %w.contracts.checkout_router, confirmations = w.contracts.confirmations, "watching chain");
     }
+    for b in &billing {
+        tracing::info!(chain = b.chain_id.id(), keeper = %keeper.as_ref().map(|k| k.address().to_string()).unwrap_or_default(), "billing subscriptions");
+    }
     let watching = futures_util::future::join_all(watchers.iter().map(|w| w.run(stop.clone())));
-    futures_util::future::join(delivery.run(stop.clone()), watching).await;
+    let billing_runs = futures_util::future::join_all(billing.iter().map(|b| b.run(stop.clone())));
+    futures_util::future::join3(delivery.run(stop.clone()), watching, billing_runs).await;
     Ok(())
 }

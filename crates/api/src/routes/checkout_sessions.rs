@@ -178,12 +178,23 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             wallets: s.wallets.as_ref(),
             clock: s.clock.as_ref(),
             tokens: &s.tokens,
+            chain: s.chain.as_ref(),
+            chains: &s.chains,
+            subscriptions: s.subscriptions.as_ref(),
+            plan_min_interval_secs: s.plan_min_interval_secs,
         };
         let session = create_checkout_session(&call.auth, request, &deps)
             .await
             .map_err(|e| match e {
                 CreateSessionError::Invalid(v) => ApiError::from(v),
                 CreateSessionError::Store(e) => ApiError::from(e),
+                CreateSessionError::ChainUnavailable(detail) => {
+                    tracing::warn!(%detail, "chain unavailable reading a subscription plan");
+                    ApiError::unavailable(
+                        "The network could not be reached to read the plan; retry in a few seconds",
+                        2,
+                    )
+                }
             })?;
         Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
     })

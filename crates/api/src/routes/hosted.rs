@@ -6,8 +6,8 @@ use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use stablepay_domain::services::{
-    confirm_payment, public_session, sign_payment_intent, ConfirmVerdict, HostedDeps, SettleDeps,
-    SignedIntent,
+    confirm_payment, public_session, sign_payment_intent, ConfirmVerdict, HostedDeps, Intent,
+    SettleDeps, SignedIntent,
 };
 use stablepay_domain::{
     Address, CheckoutSession, CheckoutSessionId, SessionStatus, Timestamp, TxHash,
@@ -25,6 +25,8 @@ pub struct PublicSession {
     id: CheckoutSessionId,
     object: &'static str,
     livemode: bool,
+    /// `payment` or `subscription`.
+    mode: &'static str,
     status: SessionStatus,
     title: String,
     description: Option<String>,
@@ -33,6 +35,7 @@ pub struct PublicSession {
     chain_id: stablepay_domain::ChainId,
     network: &'static str,
     recipient_address: Address,
+    interval_seconds: Option<u64>,
     expires_at: Timestamp,
     success_url: Option<String>,
     cancel_url: Option<String>,
@@ -46,6 +49,7 @@ impl From<&CheckoutSession> for PublicSession {
             id: s.id,
             object: "checkout.session",
             livemode: s.mode.is_live(),
+            mode: s.session_mode.as_str(),
             status: s.status,
             title: s.title.clone(),
             description: s.description.clone(),
@@ -58,6 +62,7 @@ impl From<&CheckoutSession> for PublicSession {
                 "Base Sepolia"
             },
             recipient_address: s.recipient_address,
+            interval_seconds: s.interval_seconds,
             expires_at: s.expires_at,
             success_url: s.success_url.clone(),
             cancel_url: s.cancel_url.clone(),
@@ -67,7 +72,7 @@ impl From<&CheckoutSession> for PublicSession {
     }
 }
 
-fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
+pub(crate) fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
     req.peer_addr()
         .map(|a| a.ip())
         .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]))
@@ -86,6 +91,7 @@ fn deps(state: &AppState) -> HostedDeps<'_> {
         settle: SettleDeps {
             chain: state.chain.as_ref(),
             store: state.settlement.as_ref(),
+            subscriptions: state.subscriptions.as_ref(),
             clock: state.clock.as_ref(),
             chains: &state.chains,
         },
@@ -136,15 +142,28 @@ pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
 }
 
 #[derive(Serialize)]
-struct IntentFields {
-    #[serde(rename = "ref")]
-    reference: String,
-    token: Address,
-    recipient: Address,
-    net_amount: String,
-    fee_amount: String,
-    deadline: u64,
+#[serde(untagged)]
+enum IntentFields {
+    Payment {
+        #[serde(rename = "ref")]
+        reference: String,
+        token: Address,
+        recipient: Address,
+        net_amount: String,
+        fee_amount: String,
+        deadline: u64,
+    },
+    Subscribe {
+        plan_id: String,
+        #[serde(rename = "ref")]
+        reference: String,
+        fee_amount: String,
+        deadline: u64,
+    },
 }
+
+/// Periods of allowance the hosted page proposes to approve for a subscription.
+const DEFAULT_ALLOWANCE_PERIODS: u128 = 12;
 
 #[derive(Serialize)]
 struct IntentResponse {
@@ -156,43 +175,81 @@ struct IntentResponse {
     signature: String,
     /// Ready-to-send calldata, so a wallet page needs no ABI code.
     approve_calldata: String,
-    pay_calldata: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pay_calldata: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subscribe_calldata: Option<String>,
+    /// What the approval covers: the payment, or `default_periods` × `period_amount`.
     total_amount: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    period_amount: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default_periods: Option<u128>,
+}
+
+fn hex0x(bytes: &[u8]) -> String {
+    format!("0x{}", hex::encode(bytes))
 }
 
 impl From<SignedIntent> for IntentResponse {
     fn from(signed: SignedIntent) -> Self {
         let SignedIntent {
             session,
-            contracts,
+            contract,
             intent,
             signature,
+            ..
         } = signed;
-        let total = intent.net_amount + intent.fee_amount;
-        let router = contracts.checkout_router;
-        Self {
-            chain_id: session.chain,
-            mode: "payment",
-            contract: router,
-            token: session.token_address,
-            intent: IntentFields {
-                reference: format!("0x{}", hex::encode(intent.reference)),
-                token: intent.token,
-                recipient: intent.recipient,
-                net_amount: intent.net_amount.to_string(),
-                fee_amount: intent.fee_amount.to_string(),
-                deadline: intent.deadline,
-            },
-            approve_calldata: format!(
-                "0x{}",
-                hex::encode(stablepay_evm::calldata::approve(&router, total))
-            ),
-            pay_calldata: format!(
-                "0x{}",
-                hex::encode(stablepay_evm::calldata::pay(&intent, &signature))
-            ),
-            signature: signature.to_hex(),
-            total_amount: total.to_string(),
+        match intent {
+            Intent::Payment(intent) => {
+                let total = intent.net_amount + intent.fee_amount;
+                Self {
+                    chain_id: session.chain,
+                    mode: "payment",
+                    contract,
+                    token: session.token_address,
+                    intent: IntentFields::Payment {
+                        reference: hex0x(&intent.reference),
+                        token: intent.token,
+                        recipient: intent.recipient,
+                        net_amount: intent.net_amount.to_string(),
+                        fee_amount: intent.fee_amount.to_string(),
+                        deadline: intent.deadline,
+                    },
+                    approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
+                    pay_calldata: Some(hex0x(&stablepay_evm::calldata::pay(&intent, &signature))),
+                    subscribe_calldata: None,
+                    signature: signature.to_hex(),
+                    total_amount: total.to_string(),
+                    period_amount: None,
+                    default_periods: None,
+                }
+            }
+            Intent::Subscribe(intent) => {
+                let period = u128::from(session.amount.micros());
+                let total = period * DEFAULT_ALLOWANCE_PERIODS;
+                Self {
+                    chain_id: session.chain,
+                    mode: "subscription",
+                    contract,
+                    token: session.token_address,
+                    intent: IntentFields::Subscribe {
+                        plan_id: intent.plan_id.to_string(),
+                        reference: hex0x(&intent.reference),
+                        fee_amount: intent.fee_amount.to_string(),
+                        deadline: intent.deadline,
+                    },
+                    approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
+                    pay_calldata: None,
+                    subscribe_calldata: Some(hex0x(&stablepay_evm::calldata::subscribe(
+                        &intent, &signature,
+                    ))),
+                    signature: signature.to_hex(),
+                    total_amount: total.to_string(),
+                    period_amount: Some(period.to_string()),
+                    default_periods: Some(DEFAULT_ALLOWANCE_PERIODS),
+                }
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod checkout_sessions;
 pub mod hosted;
+pub mod portal;
 pub mod reads;
 pub mod refunds;
 pub mod wallets;

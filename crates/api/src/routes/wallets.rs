@@ -88,6 +88,7 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             id,
             &signature,
             s.wallets.as_ref(),
+            s.subscriptions.as_ref(),
             s.chain.as_ref(),
             s.clock.as_ref(),
         )
@@ -144,12 +145,18 @@ pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -
         let raw = call.path("id");
         let id = wallet_id(&raw)?;
         let s = &call.state;
-        let wallet = revoke_wallet(&call.auth, id, s.wallets.as_ref(), s.clock.as_ref())
-            .await
-            .map_err(|e| match e {
-                LookupError::NotFound => ApiError::not_found("wallet", &raw),
-                LookupError::Store(e) => e.into(),
-            })?;
+        let wallet = revoke_wallet(
+            &call.auth,
+            id,
+            s.wallets.as_ref(),
+            s.subscriptions.as_ref(),
+            s.clock.as_ref(),
+        )
+        .await
+        .map_err(|e| match e {
+            LookupError::NotFound => ApiError::not_found("wallet", &raw),
+            LookupError::Store(e) => e.into(),
+        })?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await

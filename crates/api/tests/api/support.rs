@@ -80,6 +80,7 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
         contracts: Default::default(),
         operator_key: None,
         intent_ttl_secs: stablepay_domain::services::DEFAULT_INTENT_TTL_SECS,
+        plan_min_interval_secs: 86_400,
     };
     let state = state_from_store(
         store.clone(),

@@ -65,6 +65,8 @@ pub struct BillingWrite {
     pub events: Vec<EventDraft>,
     /// The keeper transaction this write settles (marked done in the same transaction).
     pub settles_charge_tx: Option<TxHash>,
+    /// Keeps other workers off the subscription until then (`None` releases the claim).
+    pub hold_until: Option<Timestamp>,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -123,6 +125,9 @@ pub trait SubscriptionStore: Send + Sync {
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<SubscriptionRecord>, StoreError>;
+
+    /// The merchant's display name (for the public portal).
+    async fn merchant_name(&self, merchant: MerchantId) -> Result<Option<String>, StoreError>;
 
     /// The merchant's subscriptions that pay `recipient` and are not canceled or expired.
     async fn live_for_recipient(

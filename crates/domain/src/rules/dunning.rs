@@ -123,7 +123,10 @@ impl BillingState {
             status: sub.status,
             retry_count: sub.retry_count,
             next_retry_at: sub.next_retry_at,
-            last_failure_code: sub.last_failure_code.as_deref().and_then(FailureCode::parse),
+            last_failure_code: sub
+                .last_failure_code
+                .as_deref()
+                .and_then(FailureCode::parse),
             next_payment_at: sub.next_payment_at,
             canceled_at: sub.canceled_at,
         }

@@ -5,9 +5,13 @@ use crate::model::{
     Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
     SessionMode, SessionStatus, ValidationErrors, WalletStatus,
 };
-use crate::ports::{Clock, SessionRepository, StoreError, WalletRepository};
+use crate::ports::{
+    ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
+};
 use crate::rules::fees;
-use crate::services::TokenDirectory;
+use crate::services::{ChainDirectory, TokenDirectory};
+
+mod subscription_terms;
 
 /// A parsed create request: every field already has its domain type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +39,9 @@ pub enum CreateSessionError {
     Invalid(#[from] ValidationErrors),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The plan could not be read from the chain (detail for logs only).
+    #[error("the network could not be reached")]
+    ChainUnavailable(String),
 }
 
 pub struct CreateSessionDeps<'a> {
@@ -42,6 +49,11 @@ pub struct CreateSessionDeps<'a> {
     pub wallets: &'a dyn WalletRepository,
     pub clock: &'a dyn Clock,
     pub tokens: &'a TokenDirectory,
+    pub chain: &'a dyn ChainReader,
+    pub chains: &'a ChainDirectory,
+    pub subscriptions: &'a dyn SubscriptionStore,
+    /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
+    pub plan_min_interval_secs: u64,
 }
 
 pub async fn create_checkout_session(
@@ -71,12 +83,7 @@ pub async fn create_checkout_session(
         SessionMode::Subscription if !ctx.mode.is_live() => {
             errors.push("mode", "subscription mode is available with live keys only");
         }
-        SessionMode::Subscription => {
-            errors.push(
-                "mode",
-                "subscription checkout is not yet available; use mode \"payment\"",
-            );
-        }
+        SessionMode::Subscription => {}
         SessionMode::Payment => {
             if req.amount.is_none() {
                 errors.push("amount", "is required in payment mode");
@@ -98,9 +105,25 @@ pub async fn create_checkout_session(
     }
     errors.into_result()?;
 
-    let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
-    let (Some(amount), Some(token_address)) = (req.amount, token) else {
-        unreachable!("checked above");
+    let (amount, token_address, recipient, interval_seconds, chain_plan_id) = match req.session_mode
+    {
+        SessionMode::Subscription => {
+            let terms = subscription_terms::subscription_terms(ctx, chain, &req, deps).await?;
+            (
+                terms.amount,
+                terms.token,
+                terms.recipient,
+                Some(terms.interval_seconds),
+                Some(terms.plan_id.to_string()),
+            )
+        }
+        SessionMode::Payment => {
+            let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
+            let (Some(amount), Some(token)) = (req.amount, token) else {
+                unreachable!("checked above");
+            };
+            (amount, token, recipient, None, None)
+        }
     };
 
     let fee_bps = ctx.fee_tier.bps();
@@ -122,8 +145,8 @@ pub async fn create_checkout_session(
         fee_tier: ctx.fee_tier.label().to_owned(),
         chain,
         token_address,
-        interval_seconds: None,
-        chain_plan_id: None,
+        interval_seconds,
+        chain_plan_id,
         recipient_address: recipient,
         customer: None,
         subscription: None,

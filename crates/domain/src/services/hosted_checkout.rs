@@ -3,10 +3,11 @@
 //! verdict. The session id is the capability; the api only parses and renders.
 
 use crate::model::{
-    CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionStatus, Signature, TxHash,
+    Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
+    SessionStatus, Signature, TxHash,
 };
 use crate::ports::{ChainError, SessionRepository, StoreError, WalletRepository};
-use crate::rules::eip712::{self, Domain, PaymentIntent};
+use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
 use crate::services::{
     settle_checkout, with_lazy_expiry, ChainContracts, SettleDeps, SettleError, SettleOutcome,
 };
@@ -78,12 +79,21 @@ pub async fn public_session(
     Ok(with_lazy_expiry(session, deps.sessions, deps.settle.clock).await?)
 }
 
-/// An intent the router accepts, signed by the operator key.
+/// What the buyer's wallet submits: a router payment or a subscription.
+#[derive(Debug, Clone)]
+pub enum Intent {
+    Payment(PaymentIntent),
+    Subscribe(SubscribeIntent),
+}
+
+/// An intent the router (or subscription manager) accepts, signed by the operator key.
 #[derive(Debug, Clone)]
 pub struct SignedIntent {
     pub session: CheckoutSession,
     pub contracts: ChainContracts,
-    pub intent: PaymentIntent,
+    /// The contract the intent is for.
+    pub contract: Address,
+    pub intent: Intent,
     pub signature: Signature,
 }
 
@@ -115,24 +125,64 @@ pub async fn sign_payment_intent(
         .expires_at
         .unix_seconds()
         .min(now.saturating_add(ttl));
-    let intent = PaymentIntent {
-        reference: eip712::session_ref(&session.id),
-        token: session.token_address,
-        recipient: session.recipient_address,
-        net_amount: u128::from(session.net_micros),
-        fee_amount: u128::from(session.fee_micros),
-        deadline: u64::try_from(deadline).unwrap_or(0),
+    let reference = eip712::session_ref(&session.id);
+    let deadline = u64::try_from(deadline).unwrap_or(0);
+    let fee_amount = u128::from(session.fee_micros);
+    let (contract, name, intent, struct_hash) = match session.session_mode {
+        SessionMode::Payment => {
+            let intent = PaymentIntent {
+                reference,
+                token: session.token_address,
+                recipient: session.recipient_address,
+                net_amount: u128::from(session.net_micros),
+                fee_amount,
+                deadline,
+            };
+            let hash = intent.struct_hash();
+            (
+                contracts.checkout_router,
+                eip712::ROUTER_NAME,
+                Intent::Payment(intent),
+                hash,
+            )
+        }
+        SessionMode::Subscription => {
+            let manager = contracts
+                .subscription_manager
+                .ok_or(HostedError::NotConfigured(
+                    "no subscription contract is configured",
+                ))?;
+            let plan_id = session
+                .chain_plan_id
+                .as_deref()
+                .and_then(|p| p.parse::<u128>().ok())
+                .ok_or(HostedError::NotConfigured("the session names no plan"))?;
+            let intent = SubscribeIntent {
+                plan_id,
+                reference,
+                fee_amount,
+                deadline,
+            };
+            let hash = intent.struct_hash();
+            (
+                manager,
+                eip712::SUBSCRIPTIONS_NAME,
+                Intent::Subscribe(intent),
+                hash,
+            )
+        }
     };
     let domain = Domain {
-        name: eip712::ROUTER_NAME,
+        name,
         chain_id: session.chain.id(),
-        verifying_contract: contracts.checkout_router,
+        verifying_contract: contract,
     };
-    let signature = eip712::sign(&domain, intent.struct_hash(), key.expose())
+    let signature = eip712::sign(&domain, struct_hash, key.expose())
         .ok_or(HostedError::NotConfigured("the operator key cannot sign"))?;
     Ok(SignedIntent {
         session,
         contracts,
+        contract,
         intent,
         signature,
     })
@@ -174,6 +224,13 @@ pub async fn confirm_payment(
         .await?;
     let verdict = match (recorded.map(|p| p.status), outcomes.first()) {
         (Some(PaymentStatus::Pending), _) => ConfirmVerdict::Pending,
+        // A subscribe below depth: nothing is recorded until it is deep (D10).
+        (_, _)
+            if fresh.session_mode == SessionMode::Subscription
+                && outcomes.contains(&SettleOutcome::AwaitingDepth) =>
+        {
+            ConfirmVerdict::Pending
+        }
         (_, Some(SettleOutcome::ReceiptUnknown)) => ConfirmVerdict::NotSeen,
         (_, Some(SettleOutcome::Rejected(why))) => {
             return Err(HostedError::DoesNotPay(why.clone()))

@@ -1,5 +1,6 @@
 //! Use cases, one per file. Each takes the ports it needs as `&dyn` references.
 
+mod bill_subscriptions;
 mod chain_config;
 mod create_checkout_session;
 mod deliver_event;
@@ -7,6 +8,8 @@ mod get_checkout_session;
 mod hosted_checkout;
 mod list_checkout_sessions;
 mod manage_webhook_endpoints;
+mod pause_subscriptions;
+mod portal_cancel;
 mod recheck_pending_payment;
 mod record_refund;
 mod register_wallet;
@@ -15,10 +18,12 @@ mod revoke_wallet;
 mod scan_chain;
 mod send_test_event;
 mod settle_checkout;
-mod settle_subscription;
+pub(crate) mod settle_subscription;
+mod signatures;
 mod tokens;
 mod verify_wallet;
 
+pub use bill_subscriptions::*;
 pub use chain_config::*;
 pub use create_checkout_session::*;
 pub use deliver_event::*;
@@ -26,6 +31,8 @@ pub use get_checkout_session::*;
 pub use hosted_checkout::*;
 pub use list_checkout_sessions::*;
 pub use manage_webhook_endpoints::*;
+pub use pause_subscriptions::*;
+pub use portal_cancel::*;
 pub use recheck_pending_payment::*;
 pub use record_refund::*;
 pub use register_wallet::*;
@@ -35,6 +42,7 @@ pub use scan_chain::*;
 pub use send_test_event::*;
 pub use settle_checkout::*;
 pub use settle_subscription::*;
+pub use signatures::*;
 pub use tokens::*;
 pub use verify_wallet::*;
 

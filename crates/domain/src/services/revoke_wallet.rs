@@ -1,28 +1,40 @@
 //! DELETE /wallets/:id: a revoked wallet can no longer receive new sessions; past
-//! payments are unaffected. Revoking twice returns the revoked wallet.
+//! payments are unaffected; subscriptions paying it are paused (D10). Revoking twice
+//! returns the revoked wallet (and pauses anything a failed first call left active).
 
 use super::LookupError;
 use crate::model::{AuthContext, Wallet, WalletId, WalletStatus};
-use crate::ports::{Clock, StoreError, WalletRepository};
+use crate::ports::{Clock, StoreError, SubscriptionStore, WalletRepository};
+use crate::services::{follow_recipient_wallet, RecipientChange};
 
 pub async fn revoke_wallet(
     ctx: &AuthContext,
     id: WalletId,
     wallets: &dyn WalletRepository,
+    subscriptions: &dyn SubscriptionStore,
     clock: &dyn Clock,
 ) -> Result<Wallet, LookupError> {
     let wallet = wallets
         .get(ctx.merchant_id, id)
         .await?
         .ok_or(LookupError::NotFound)?;
-    if wallet.status == WalletStatus::Revoked {
-        return Ok(wallet);
-    }
-    wallets
-        .revoke(ctx.merchant_id, id, clock.now())
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound => LookupError::NotFound,
-            e => e.into(),
-        })
+    let revoked = if wallet.status == WalletStatus::Revoked {
+        wallet
+    } else {
+        wallets
+            .revoke(ctx.merchant_id, id, clock.now())
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => LookupError::NotFound,
+                e => e.into(),
+            })?
+    };
+    follow_recipient_wallet(
+        ctx.merchant_id,
+        revoked.address,
+        RecipientChange::Revoked,
+        subscriptions,
+    )
+    .await?;
+    Ok(revoked)
 }

@@ -171,16 +171,7 @@ pub async fn scan_chain(
     let mut handled = HashSet::new();
     let read_from = from.saturating_sub(state.trail(contracts.confirmations));
     let read = if from <= head {
-        match read_logs(
-            chain,
-            &contracts,
-            read_from,
-            head,
-            &mut state.range,
-            deps,
-        )
-        .await
-        {
+        match read_logs(chain, &contracts, read_from, head, &mut state.range, deps).await {
             Ok(read) => Some(read),
             Err(e) => {
                 report.log_error = Some(e.to_string());
@@ -300,7 +291,11 @@ async fn read_both(
         .checkout_paid_logs(chain, contracts.checkout_router, from, to)
         .await?;
     if let Some(manager) = contracts.subscription_manager {
-        for logged in deps.chain.subscription_logs(chain, manager, from, to).await? {
+        for logged in deps
+            .chain
+            .subscription_logs(chain, manager, from, to)
+            .await?
+        {
             if !logs.iter().any(|l| l.tx_hash == logged.tx_hash) {
                 logs.push(logged);
             }

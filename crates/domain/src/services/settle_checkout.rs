@@ -118,7 +118,8 @@ fn verify(
     Ok(())
 }
 
-/// The fast path: fetch the receipt and the head, then settle.
+/// The fast path: fetch the receipt and the head, then settle (router payments and
+/// subscription-manager events alike).
 pub async fn settle_checkout(
     chain: ChainId,
     tx: TxHash,
@@ -128,7 +129,7 @@ pub async fn settle_checkout(
         return Ok(vec![SettleOutcome::ReceiptUnknown]);
     };
     let head = deps.chain.block_number(chain).await?;
-    settle_receipt(chain, &receipt, head, deps).await
+    crate::services::settle_any_receipt(chain, &receipt, head, deps).await
 }
 
 /// Settles every router payment of an already-fetched receipt, given the chain head.

@@ -74,7 +74,12 @@ pub async fn settle_subscription_receipt(
     Ok(outcomes)
 }
 
-fn draft(merchant_and_mode: &Subscription, event_type: EventType, object_json: String, now: Timestamp) -> EventDraft {
+fn draft(
+    merchant_and_mode: &Subscription,
+    event_type: EventType,
+    object_json: String,
+    now: Timestamp,
+) -> EventDraft {
     EventDraft {
         merchant_id: merchant_and_mode.merchant_id,
         mode: merchant_and_mode.mode,
@@ -138,12 +143,16 @@ async fn start_subscription(
         ..
     }) = first_charge.map(|l| l.event.clone())
     else {
-        return Ok(SettleOutcome::Rejected("the subscribe has no first charge".into()));
+        return Ok(SettleOutcome::Rejected(
+            "the subscribe has no first charge".into(),
+        ));
     };
     let treasury = deps.contracts(chain)?.treasury;
     for _ in 0..WRITE_ATTEMPTS {
         let Some(session) = deps.store.session_by_ref(reference).await? else {
-            return Ok(SettleOutcome::Rejected("no checkout session has this reference".into()));
+            return Ok(SettleOutcome::Rejected(
+                "no checkout session has this reference".into(),
+            ));
         };
         if let Err(why) = check_session(&session, chain, plan_id, fee_amount) {
             return Ok(SettleOutcome::Rejected(why));
@@ -179,10 +188,14 @@ async fn start_subscription(
             .subscription_by_chain_id(chain, manager, subscription_id)
             .await?
         {
-            return Ok(SettleOutcome::SubscriptionRecorded(existing.subscription.id));
+            return Ok(SettleOutcome::SubscriptionRecorded(
+                existing.subscription.id,
+            ));
         }
         let Some((period, next_payment_at)) = period_of(next_charge_at, interval) else {
-            return Ok(SettleOutcome::Rejected("the next charge date is out of range".into()));
+            return Ok(SettleOutcome::Rejected(
+                "the next charge date is out of range".into(),
+            ));
         };
         let now = deps.clock.now();
         let customer = deps
@@ -221,7 +234,15 @@ async fn start_subscription(
             version: 0,
         };
         let log_index = first_charge.map_or(0, |l| l.log_index);
-        let payment = charge_payment(&record, None, receipt, log_index, period, now, Some(session.id));
+        let payment = charge_payment(
+            &record,
+            None,
+            receipt,
+            log_index,
+            period,
+            now,
+            Some(session.id),
+        );
         let attempt = succeeded_attempt(&subscription, &payment, 1, period, receipt, now);
         let completed = CheckoutSession {
             status: SessionStatus::Completed,
@@ -389,7 +410,15 @@ async fn record_charge(
         if subscriber != sub.wallet_address
             || gross != u128::from(sub.amount.micros())
             || fee_amount != u128::from(rec.fee_micros)
-            || !legs_present(receipt, rec.token, subscriber, rec.recipient, treasury, net_amount, fee_amount)
+            || !legs_present(
+                receipt,
+                rec.token,
+                subscriber,
+                rec.recipient,
+                treasury,
+                net_amount,
+                fee_amount,
+            )
         {
             return Ok(SettleOutcome::Rejected(format!(
                 "the charge of subscription {subscription_id} does not match its terms"
@@ -398,14 +427,26 @@ async fn record_charge(
         if !confirmed {
             return Ok(SettleOutcome::AwaitingDepth);
         }
-        let Some((period, next_payment_at)) = period_of(next_charge_at, sub.interval_seconds) else {
-            return Ok(SettleOutcome::Rejected("the next charge date is out of range".into()));
+        let Some((period, next_payment_at)) = period_of(next_charge_at, sub.interval_seconds)
+        else {
+            return Ok(SettleOutcome::Rejected(
+                "the next charge date is out of range".into(),
+            ));
         };
-        let existing = deps.subscriptions.payment_for_period(sub.id, period).await?;
-        if let Some(p) = existing.as_ref().filter(|p| p.status != PaymentStatus::Failed) {
+        let existing = deps
+            .subscriptions
+            .payment_for_period(sub.id, period)
+            .await?;
+        if let Some(p) = existing
+            .as_ref()
+            .filter(|p| p.status != PaymentStatus::Failed)
+        {
             return Ok(SettleOutcome::AlreadyRecorded(p.id));
         }
-        let attempts = deps.subscriptions.attempts_in_period(sub.id, period).await?;
+        let attempts = deps
+            .subscriptions
+            .attempts_in_period(sub.id, period)
+            .await?;
         let now = deps.clock.now();
         let state = BillingState::of(sub);
         let mut after = state.charge_succeeded(next_payment_at).state;
@@ -414,7 +455,15 @@ async fn record_charge(
         if after.is_live() {
             after.next_payment_at = Some(next_payment_at);
         }
-        let payment = charge_payment(&rec, existing.as_ref(), receipt, log.log_index, period, now, None);
+        let payment = charge_payment(
+            &rec,
+            existing.as_ref(),
+            receipt,
+            log.log_index,
+            period,
+            now,
+            None,
+        );
         let attempt = succeeded_attempt(sub, &payment, attempts + 1, period, receipt, now);
         let updated = after.applied_to(sub);
         let events = vec![draft(
@@ -435,6 +484,7 @@ async fn record_charge(
             attempt: Some(attempt),
             events,
             settles_charge_tx: Some(receipt.tx_hash),
+            hold_until: None,
         };
         match deps.subscriptions.record_billing(&write).await? {
             SettlementWrite::Written => return Ok(SettleOutcome::Confirmed(payment.id)),
@@ -489,7 +539,14 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
     let events = transition
         .events
         .iter()
-        .map(|t| draft(sub, *t, to_json(&SubscriptionResource::from(updated.clone())), now))
+        .map(|t| {
+            draft(
+                sub,
+                *t,
+                to_json(&SubscriptionResource::from(updated.clone())),
+                now,
+            )
+        })
         .collect();
     Some(BillingWrite {
         subscription: SubscriptionRecord {
@@ -500,5 +557,6 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
         attempt: None,
         events,
         settles_charge_tx: None,
+        hold_until: None,
     })
 }

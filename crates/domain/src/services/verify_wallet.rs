@@ -1,8 +1,8 @@
 //! POST /wallets/:id/verify: check the EIP-191 signature over the open challenge.
 
 use crate::model::{AuthContext, Signature, Wallet, WalletId};
-use crate::ports::{ChainError, ChainReader, Clock, StoreError, WalletRepository};
-use crate::rules::eip191;
+use crate::ports::{ChainReader, Clock, StoreError, SubscriptionStore, WalletRepository};
+use crate::services::{follow_recipient_wallet, signed_by, RecipientChange};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyWalletError {
@@ -29,6 +29,7 @@ pub async fn verify_wallet(
     id: WalletId,
     signature: &Signature,
     wallets: &dyn WalletRepository,
+    subscriptions: &dyn SubscriptionStore,
     chain: &dyn ChainReader,
     clock: &dyn Clock,
 ) -> Result<Wallet, VerifyWalletError> {
@@ -48,48 +49,37 @@ pub async fn verify_wallet(
         return Err(VerifyWalletError::ChallengeExpired);
     }
     // EOAs: ecrecover. Contracts (code at the address): ERC-1271 on the wallet's chain.
-    if eip191::recover(challenge.message.as_bytes(), signature) != Some(wallet.address)
-        && !smart_wallet_accepts(&wallet, challenge.message.as_bytes(), signature, chain).await?
-    {
+    let signed = signed_by(
+        chain,
+        wallet.chain,
+        wallet.address,
+        challenge.message.as_bytes(),
+        signature,
+    )
+    .await
+    .map_err(|_| VerifyWalletError::ChainUnavailable)?;
+    if !signed {
         return Err(VerifyWalletError::SignatureMismatch(
             wallet.address.to_string(),
         ));
     }
-    wallets
+    let verified = wallets
         .mark_verified(id, &challenge.nonce, now)
         .await
         .map_err(|e| match e {
             StoreError::Conflict(_) => VerifyWalletError::ChallengeUsed,
             StoreError::NotFound => VerifyWalletError::NotFound,
             e => VerifyWalletError::Store(e),
-        })
-}
-
-async fn smart_wallet_accepts(
-    wallet: &Wallet,
-    message: &[u8],
-    signature: &Signature,
-    chain: &dyn ChainReader,
-) -> Result<bool, VerifyWalletError> {
-    let checked = async {
-        if !chain.is_contract(wallet.chain, wallet.address).await? {
-            return Ok(false);
-        }
-        chain
-            .is_valid_signature(
-                wallet.chain,
-                wallet.address,
-                eip191::hash_message(message),
-                signature,
-            )
-            .await
-    };
-    match checked.await {
-        Ok(valid) => Ok(valid),
-        // Without an RPC for the chain, only EOA signatures can be checked.
-        Err(ChainError::NotConfigured(_)) => Ok(false),
-        Err(ChainError::Unavailable(_)) => Err(VerifyWalletError::ChainUnavailable),
-    }
+        })?;
+    // Subscriptions paused while this address was revoked bill again (D10).
+    follow_recipient_wallet(
+        ctx.merchant_id,
+        verified.address,
+        RecipientChange::Verified,
+        subscriptions,
+    )
+    .await?;
+    Ok(verified)
 }
 
 #[cfg(test)]
@@ -98,7 +88,10 @@ mod tests {
     use crate::model::{
         ApiKeyId, ChainId, FeeTier, MerchantId, Mode, Timestamp, WalletChallenge, WalletStatus,
     };
-    use crate::ports::{MockChainReader, MockClock, MockWalletRepository};
+    use crate::ports::{
+        ChainError, MockChainReader, MockClock, MockSubscriptionStore, MockWalletRepository,
+    };
+    use crate::rules::eip191;
     use crate::services::challenge_message;
     use chrono::{TimeZone, Utc};
     use futures_executor::block_on;
@@ -178,6 +171,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo,
+            &no_subscriptions(),
             &chain,
             &clock(100),
         ))
@@ -192,11 +186,20 @@ mod tests {
             wallet.id,
             &sig,
             &repo,
+            &no_subscriptions(),
             &down,
             &clock(100),
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChainUnavailable));
+    }
+
+    /// No subscription pays the verified address (nothing to resume).
+    fn no_subscriptions() -> MockSubscriptionStore {
+        let mut subs = MockSubscriptionStore::new();
+        subs.expect_live_for_recipient()
+            .returning(|_, _| Ok(Vec::new()));
+        subs
     }
 
     fn clock(s: i64) -> MockClock {
@@ -223,6 +226,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo,
+            &no_subscriptions(),
             &no_contract(),
             &clock(100),
         ))
@@ -240,6 +244,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo,
+            &no_subscriptions(),
             &no_contract(),
             &clock(100),
         ))
@@ -256,6 +261,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo(&wallet, &challenge),
+            &no_subscriptions(),
             &no_contract(),
             &clock(3600),
         ))
@@ -268,6 +274,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo(&wallet, &used),
+            &no_subscriptions(),
             &no_contract(),
             &clock(100),
         ))
@@ -287,6 +294,7 @@ mod tests {
             wallet.id,
             &sig,
             &repo,
+            &no_subscriptions(),
             &no_contract(),
             &clock(100),
         ))

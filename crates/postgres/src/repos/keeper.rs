@@ -105,20 +105,24 @@ impl PgStore {
         chain: ChainId,
     ) -> Result<Vec<InFlightCharge>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<(Uuid, String, chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)> =
-            kt::table
-                .filter(kt::chain_id.eq(chain.id() as i32))
-                .filter(kt::status.eq("sent"))
-                .order(kt::nonce.asc())
-                .select((
-                    kt::subscription_id,
-                    kt::tx_hash,
-                    kt::period_key,
-                    kt::last_broadcast_at,
-                ))
-                .load(&mut conn)
-                .await
-                .map_err(map_diesel_error)?;
+        let rows: Vec<(
+            Uuid,
+            String,
+            chrono::DateTime<chrono::Utc>,
+            chrono::DateTime<chrono::Utc>,
+        )> = kt::table
+            .filter(kt::chain_id.eq(chain.id() as i32))
+            .filter(kt::status.eq("sent"))
+            .order(kt::nonce.asc())
+            .select((
+                kt::subscription_id,
+                kt::tx_hash,
+                kt::period_key,
+                kt::last_broadcast_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         rows.into_iter()
             .map(|(sub, hash, period, broadcast)| {
                 Ok(InFlightCharge {

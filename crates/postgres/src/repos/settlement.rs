@@ -232,7 +232,10 @@ impl SettlementStore for PgStore {
                 let payment = Payment::try_from(row)?;
                 let (Some(tx_hash), Some(block_number)) = (payment.tx_hash, payment.block_number)
                 else {
-                    return Err(crate::error::corrupt("pending payment transaction", payment.id));
+                    return Err(crate::error::corrupt(
+                        "pending payment transaction",
+                        payment.id,
+                    ));
                 };
                 Ok(PendingPayment {
                     payment,

@@ -11,8 +11,7 @@ use stablepay_domain::ports::{
     SubscriptionStart, SubscriptionStore,
 };
 use stablepay_domain::{
-    Address, ChainId, MerchantId, Payment, SubscriptionId, SubscriptionStatus,
-    Timestamp,
+    Address, ChainId, MerchantId, Payment, SubscriptionId, SubscriptionStatus, Timestamp,
 };
 use uuid::Uuid;
 
@@ -34,7 +33,10 @@ fn record_select() -> (
     diesel::helper_types::AsSelect<SubscriptionRow, diesel::pg::Pg>,
     diesel::helper_types::AsSelect<SubscriptionTermsRow, diesel::pg::Pg>,
 ) {
-    (SubscriptionRow::as_select(), SubscriptionTermsRow::as_select())
+    (
+        SubscriptionRow::as_select(),
+        SubscriptionTermsRow::as_select(),
+    )
 }
 
 const CLAIM_SQL: &str = "
@@ -80,7 +82,9 @@ async fn write_billing(
             .first(conn)
             .await
             .optional()?;
-        let expected = upsert.replaces.map(|st| (upsert.payment.id.uuid(), st.as_str()));
+        let expected = upsert
+            .replaces
+            .map(|st| (upsert.payment.id.uuid(), st.as_str()));
         if current.as_ref().map(|(id, st)| (*id, st.as_str())) != expected {
             return Ok(Outcome::Stale);
         }
@@ -99,7 +103,7 @@ async fn write_billing(
         s::next_retry_at.eq(sub.next_retry_at.map(|t| t.as_datetime())),
         s::last_failure_code.eq(&sub.last_failure_code),
         s::version.eq(w.subscription.version + 1),
-        s::billing_lease_until.eq(None::<chrono::DateTime<chrono::Utc>>),
+        s::billing_lease_until.eq(w.hold_until.map(|t| t.as_datetime())),
     ))
     .execute(conn)
     .await?;
@@ -109,7 +113,10 @@ async fn write_billing(
     if let Some(upsert) = &w.payment {
         let row = payment_row(&upsert.payment);
         if payment_is_new {
-            diesel::insert_into(p::table).values(&row).execute(conn).await?;
+            diesel::insert_into(p::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
         } else {
             diesel::update(p::table.filter(p::id.eq(row.id)))
                 .set((
@@ -256,9 +263,7 @@ impl SubscriptionStore for PgStore {
                     .await?;
                 let exists: i64 = s::table
                     .filter(s::chain_id.eq(rec.subscription.chain.id() as i32))
-                    .filter(
-                        s::chain_subscription_id.eq(&rec.subscription.chain_subscription_id),
-                    )
+                    .filter(s::chain_subscription_id.eq(&rec.subscription.chain_subscription_id))
                     .count()
                     .get_result(conn)
                     .await?;
@@ -333,6 +338,17 @@ impl SubscriptionStore for PgStore {
         rows.into_iter().map(subscription_record).collect()
     }
 
+    async fn merchant_name(&self, merchant: MerchantId) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn().await?;
+        crate::schema::merchants::table
+            .filter(crate::schema::merchants::id.eq(merchant.uuid()))
+            .select(crate::schema::merchants::name)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)
+    }
+
     async fn live_for_recipient(
         &self,
         merchant: MerchantId,
@@ -359,4 +375,3 @@ impl SubscriptionStore for PgStore {
         rows.into_iter().map(subscription_record).collect()
     }
 }
-

@@ -120,4 +120,3 @@ pub(crate) fn attempt_row(a: &PaymentAttempt) -> super::PaymentAttemptRow {
         created_at: a.created_at.as_datetime(),
     }
 }
-

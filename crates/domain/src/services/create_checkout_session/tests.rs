@@ -1,6 +1,10 @@
 use super::*;
 use crate::model::{ApiKeyId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId};
-use crate::ports::{MockClock, MockSessionRepository, MockWalletRepository};
+use crate::ports::{
+    ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,
+    MockWalletRepository, OnChainPlan,
+};
+use crate::services::{ChainContracts, ChainDirectory};
 use chrono::{TimeZone, Utc};
 use futures_executor::block_on;
 
@@ -65,7 +69,12 @@ struct Harness {
     wallets: MockWalletRepository,
     clock: MockClock,
     tokens: TokenDirectory,
+    chain: MockChainReader,
+    chains: ChainDirectory,
+    subscriptions: MockSubscriptionStore,
 }
+
+const MANAGER: [u8; 20] = [0x5u8; 20];
 
 impl Harness {
     fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
@@ -87,6 +96,15 @@ impl Harness {
             wallets,
             clock,
             tokens: tokens(),
+            chain: MockChainReader::new(),
+            chains: ChainDirectory::new(vec![ChainContracts {
+                chain: ChainId::Base,
+                checkout_router: Address::from_bytes([0x4; 20]),
+                treasury: Address::from_bytes([0x3; 20]),
+                subscription_manager: Some(Address::from_bytes(MANAGER)),
+                confirmations: 2,
+            }]),
+            subscriptions: MockSubscriptionStore::new(),
         }
     }
 
@@ -100,6 +118,10 @@ impl Harness {
             wallets: &self.wallets,
             clock: &self.clock,
             tokens: &self.tokens,
+            chain: &self.chain,
+            chains: &self.chains,
+            subscriptions: &self.subscriptions,
+            plan_min_interval_secs: 86_400,
         };
         block_on(create_checkout_session(ctx, req, &deps))
     }
@@ -147,7 +169,7 @@ fn chain_cross_check_must_match_the_key_mode() {
 }
 
 #[test]
-fn subscription_mode_is_refused_with_a_test_key_and_not_yet_live() {
+fn subscription_mode_is_refused_with_a_test_key() {
     let c = ctx(Mode::Test, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);
     let err = h
@@ -155,22 +177,111 @@ fn subscription_mode_is_refused_with_a_test_key_and_not_yet_live() {
             &c,
             NewSessionRequest {
                 session_mode: SessionMode::Subscription,
+                chain_plan_id: Some("7".into()),
+                amount: None,
                 ..request()
             },
         )
         .unwrap_err();
     assert_eq!(fields(err), ["mode"]);
-    let live = ctx(Mode::Live, FeeTier::Standard);
-    let err = h
-        .run(
-            &live,
-            NewSessionRequest {
-                session_mode: SessionMode::Subscription,
-                ..request()
-            },
-        )
-        .unwrap_err();
-    assert_eq!(fields(err), ["mode"]);
+}
+
+fn plan(recipient: Address) -> OnChainPlan {
+    OnChainPlan {
+        plan_id: 7,
+        creator: recipient,
+        token: Address::from_bytes([0xbb; 20]),
+        recipient,
+        amount: 9_990_000,
+        interval_seconds: 30 * 86_400,
+    }
+}
+
+fn subscription_request(plan_id: &str) -> NewSessionRequest {
+    NewSessionRequest {
+        session_mode: SessionMode::Subscription,
+        chain_plan_id: Some(plan_id.into()),
+        amount: None,
+        ..request()
+    }
+}
+
+#[test]
+fn a_subscription_session_carries_the_plan_terms_and_registers_the_plan() {
+    let c = ctx(Mode::Live, FeeTier::Standard);
+    let w = wallet(&c, 1);
+    let mut h = Harness::new(vec![w.clone()], 1);
+    let on_chain = plan(w.address);
+    h.chain
+        .expect_subscription_plan()
+        .withf(|chain, manager, id| {
+            *chain == ChainId::Base && *manager == Address::from_bytes(MANAGER) && *id == 7
+        })
+        .returning(move |_, _, _| Ok(Some(on_chain.clone())));
+    h.subscriptions
+        .expect_register_plan()
+        .times(1)
+        .withf(|p| p.terms.plan_id == 7 && p.manager == Address::from_bytes(MANAGER))
+        .returning(|_| Ok(()));
+    let s = h.run(&c, subscription_request("7")).unwrap();
+    assert_eq!(s.amount, Amount::parse("9.99").unwrap());
+    assert_eq!(s.interval_seconds, Some(30 * 86_400));
+    assert_eq!(s.chain_plan_id.as_deref(), Some("7"));
+    assert_eq!(s.recipient_address, w.address);
+    assert_eq!(
+        (s.fee_bps, s.fee_micros, s.net_micros),
+        (100, 99_900, 9_890_100)
+    );
+}
+
+#[test]
+fn subscription_plans_are_refused_on_the_field_that_disagrees() {
+    let c = ctx(Mode::Live, FeeTier::Standard);
+    let w = wallet(&c, 1);
+    // Missing, malformed and unknown plan ids; USDT; a failing cross-check.
+    let mut h = Harness::new(vec![w.clone()], 0);
+    let on_chain = plan(w.address);
+    h.chain
+        .expect_subscription_plan()
+        .returning(move |_, _, id| Ok((id == 7).then(|| on_chain.clone())));
+    let missing = NewSessionRequest {
+        chain_plan_id: None,
+        ..subscription_request("7")
+    };
+    assert_eq!(fields(h.run(&c, missing).unwrap_err()), ["chain_plan_id"]);
+    assert_eq!(
+        fields(h.run(&c, subscription_request("x1")).unwrap_err()),
+        ["chain_plan_id"]
+    );
+    assert_eq!(
+        fields(h.run(&c, subscription_request("8")).unwrap_err()),
+        ["chain_plan_id"]
+    );
+    let usdt = NewSessionRequest {
+        currency: Currency::Usdt,
+        ..subscription_request("7")
+    };
+    assert!(h.run(&c, usdt).is_err());
+    let wrong_amount = NewSessionRequest {
+        amount: Some(Amount::parse("10").unwrap()),
+        interval_seconds: Some(60),
+        ..subscription_request("7")
+    };
+    assert_eq!(
+        fields(h.run(&c, wrong_amount).unwrap_err()),
+        ["amount", "interval_seconds"]
+    );
+}
+
+#[test]
+fn an_unreachable_chain_is_not_a_verdict_on_the_plan() {
+    let c = ctx(Mode::Live, FeeTier::Standard);
+    let mut h = Harness::new(vec![wallet(&c, 1)], 0);
+    h.chain
+        .expect_subscription_plan()
+        .returning(|_, _, _| Err(ChainError::Unavailable("timeout".into())));
+    let err = h.run(&c, subscription_request("7")).unwrap_err();
+    assert!(matches!(err, CreateSessionError::ChainUnavailable(_)));
 }
 
 #[test]

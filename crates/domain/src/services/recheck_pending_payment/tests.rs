@@ -391,7 +391,7 @@ fn a_transaction_paying_two_sessions_reports_the_outcome_of_this_payment() {
     r.transfers.push(transfer(treasury(), b.fee_micros, 4));
     let a_payment = recorded(&a, &r, PaymentStatus::Confirmed);
     let mut b_pending = pending(&b, &r, 0, None);
-    b_pending.payment.log_index = 5;
+    b_pending.payment.log_index = Some(5);
     let b_id = b_pending.payment.id;
     let mut chain = MockChainReader::new();
     expect_receipt(&mut chain, tx(1), Ok(Some(r)));

@@ -351,6 +351,8 @@ fn a_transaction_below_depth_is_fetched_again_and_confirms_in_the_tick_it_reache
     store
         .expect_pending_payments()
         .return_const(Ok(vec![PendingPayment {
+            tx_hash: pending.tx_hash.unwrap(),
+            block_number: pending.block_number.unwrap(),
             payment: pending,
             receipt_misses: 0,
             last_miss_head: None,
@@ -411,6 +413,8 @@ fn rechecks_go_round_robin_so_long_pending_payments_cannot_starve_newer_ones() {
     let stuck: Vec<PendingPayment> = (0..200)
         .map(|_| PendingPayment {
             payment: recorded(&s, &receipt(&s), PaymentStatus::Pending),
+            tx_hash: receipt(&s).tx_hash,
+            block_number: receipt(&s).block_number,
             receipt_misses: 0,
             last_miss_head: None,
         })

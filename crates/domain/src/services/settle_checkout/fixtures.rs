@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::ports::{
     ChainError, ChainReceipt, CheckoutPaid, CheckoutSettlement, MockChainReader, MockClock,
-    MockSettlementStore, PendingPayment, SettlementWrite, TokenTransfer,
+    MockSettlementStore, MockSubscriptionStore, PendingPayment, SettlementWrite, TokenTransfer,
 };
 use crate::rules::eip712::session_ref;
 use crate::services::{
@@ -172,9 +172,10 @@ pub(super) fn recorded(s: &CheckoutSession, r: &ChainReceipt, status: PaymentSta
         wallet_address: payer(),
         chain: s.chain,
         token_address: s.token_address,
-        tx_hash: r.tx_hash,
-        log_index: r.checkout_paid[0].log_index,
-        block_number: r.block_number,
+        tx_hash: Some(r.tx_hash),
+        log_index: Some(r.checkout_paid[0].log_index),
+        block_number: Some(r.block_number),
+        period_key: None,
         block_hash: Some(r.block_hash),
         metadata: s.metadata.clone(),
         created_at: now().plus_seconds(-3600),
@@ -207,7 +208,7 @@ pub(super) fn store_of(
             Ok(payments
                 .iter()
                 .find(|p| {
-                    p.chain == chain && p.tx_hash == tx && p.checkout_session == Some(session)
+                    p.chain == chain && p.tx_hash == Some(tx) && p.checkout_session == Some(session)
                 })
                 .cloned())
         });
@@ -290,6 +291,8 @@ pub(super) fn is_completing_write(s: &CheckoutSettlement) -> bool {
 pub(super) struct Harness {
     pub(super) chain: MockChainReader,
     pub(super) store: MockSettlementStore,
+    /// No expectations: checkout receipts never reach the subscription store.
+    pub(super) subscriptions: MockSubscriptionStore,
     pub(super) clock: MockClock,
     pub(super) chains: ChainDirectory,
 }
@@ -299,6 +302,7 @@ impl Harness {
         Self {
             chain,
             store,
+            subscriptions: MockSubscriptionStore::new(),
             clock: clock(),
             chains: directory(),
         }
@@ -308,6 +312,7 @@ impl Harness {
         SettleDeps {
             chain: &self.chain,
             store: &self.store,
+            subscriptions: &self.subscriptions,
             clock: &self.clock,
             chains: &self.chains,
         }
@@ -343,6 +348,8 @@ pub(super) fn pending(
 ) -> PendingPayment {
     PendingPayment {
         payment: recorded(s, r, PaymentStatus::Pending),
+        tx_hash: r.tx_hash,
+        block_number: r.block_number,
         receipt_misses,
         last_miss_head,
     }

@@ -294,7 +294,7 @@ fn a_new_payment_below_depth_is_recorded_pending() {
     assert_eq!(outcome, SettleOutcome::Pending(p.id));
     assert_eq!(
         (p.tx_hash, p.block_number, p.block_hash, p.log_index),
-        (tx(1), BLOCK, Some(bhash(1)), 2)
+        (Some(tx(1)), Some(BLOCK), Some(bhash(1)), Some(2))
     );
     assert_eq!(
         (p.checkout_session, p.customer),
@@ -401,7 +401,7 @@ fn a_pending_payment_seen_in_another_block_is_moved() {
                     w.payment.block_number,
                     w.payment.block_hash,
                     w.payment.log_index,
-                ) == at
+                ) == (Some(at.0), at.1, Some(at.2))
         });
         let h = Harness::new(MockChainReader::new(), store);
         // Head == the new block: still below depth.

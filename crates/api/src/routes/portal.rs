@@ -1,0 +1,187 @@
+//! The customer portal (D11, D20): public, per-IP rate limited like `/pay`; the
+//! subscription id is the capability. The rules live in the domain's `portal_cancel`;
+//! this file parses and renders.
+
+use actix_web::web::{Bytes, Data};
+use actix_web::{HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use stablepay_domain::ports::SubscriptionRecord;
+use stablepay_domain::services::{
+    cancel_by_subscriber, cancel_message, portal_merchant_name, portal_subscription, PortalDeps,
+    PortalError,
+};
+use stablepay_domain::{
+    Address, Amount, ChainId, Signature, SubscriptionId, SubscriptionStatus, Timestamp,
+};
+
+use super::hosted::client_ip;
+use crate::error::ApiError;
+use crate::input::json_body;
+use crate::state::AppState;
+
+const PAGE: &str = include_str!("portal_page.html");
+
+/// What the subscriber's portal may know about a subscription.
+#[derive(Serialize)]
+struct PublicSubscription {
+    id: SubscriptionId,
+    object: &'static str,
+    status: SubscriptionStatus,
+    merchant_name: String,
+    title: String,
+    amount: Amount,
+    currency: &'static str,
+    interval_seconds: u64,
+    next_payment_at: Option<Timestamp>,
+    canceled_at: Option<Timestamp>,
+    wallet_address: Address,
+    chain_id: ChainId,
+    network: &'static str,
+    manager_address: Address,
+    chain_subscription_id: String,
+    token_address: Address,
+}
+
+impl PublicSubscription {
+    fn new(rec: SubscriptionRecord, merchant_name: String) -> Self {
+        let s = rec.subscription;
+        Self {
+            id: s.id,
+            object: "subscription",
+            status: s.status,
+            merchant_name,
+            title: s.title,
+            amount: s.amount,
+            currency: "USDC",
+            interval_seconds: s.interval_seconds,
+            next_payment_at: s.next_payment_at,
+            canceled_at: s.canceled_at,
+            wallet_address: s.wallet_address,
+            chain_id: s.chain,
+            network: if s.chain.mode().is_live() {
+                "Base"
+            } else {
+                "Base Sepolia"
+            },
+            manager_address: rec.manager,
+            chain_subscription_id: s.chain_subscription_id,
+            token_address: rec.token,
+        }
+    }
+}
+
+impl From<PortalError> for ApiError {
+    fn from(e: PortalError) -> Self {
+        match e {
+            PortalError::NotFound => ApiError::not_found("subscription", ""),
+            PortalError::NotSubscriber(_) => ApiError::invalid_field("signature", e.to_string()),
+            PortalError::ChainUnavailable(detail) => {
+                tracing::warn!(%detail, "chain unavailable for a portal cancel");
+                ApiError::unavailable(
+                    "The network could not be reached to check the wallet's signature; retry in a few seconds",
+                    2,
+                )
+            }
+            PortalError::Contended => ApiError::unavailable(e.to_string(), 1),
+            PortalError::Store(e) => e.into(),
+        }
+    }
+}
+
+fn deps(state: &AppState) -> PortalDeps<'_> {
+    PortalDeps {
+        subscriptions: state.subscriptions.as_ref(),
+        chain: state.chain.as_ref(),
+        clock: state.clock.as_ref(),
+    }
+}
+
+/// The per-IP limit, then the subscription id from the path (unparsable: 404).
+fn admit(state: &AppState, req: &HttpRequest) -> Result<SubscriptionId, ApiError> {
+    if let Err(wait) = state.public_rate_limiter.check(client_ip(req)) {
+        return Err(ApiError::rate_limited(
+            format!("Too many requests; retry in {wait} s"),
+            wait,
+        ));
+    }
+    let raw = req.match_info().get("id").unwrap_or_default();
+    SubscriptionId::parse(raw).map_err(|_| ApiError::not_found("subscription", raw))
+}
+
+async fn public(state: &AppState, rec: SubscriptionRecord) -> Result<PublicSubscription, ApiError> {
+    let name = portal_merchant_name(&rec, &deps(state)).await?;
+    Ok(PublicSubscription::new(rec, name))
+}
+
+fn json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
+    match result {
+        Ok(body) => HttpResponse::Ok()
+            .content_type("application/json")
+            .body(serde_json::to_string(&body).unwrap_or_default()),
+        Err(err) => err.to_response(),
+    }
+}
+
+pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let view = async {
+        let id = admit(&state, &req)?;
+        let rec = portal_subscription(id, &deps(&state)).await?;
+        public(&state, rec).await
+    }
+    .await;
+    match view {
+        Ok(view) => {
+            // Data reaches the page as JSON (with `<` escaped) and is set with textContent.
+            let data = serde_json::to_string(&view)
+                .unwrap_or_default()
+                .replace('<', "\\u003c");
+            HttpResponse::Ok()
+                .content_type("text/html; charset=utf-8")
+                .insert_header(("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"))
+                .insert_header(("X-Frame-Options", "DENY"))
+                .body(PAGE.replace("__SUBSCRIPTION_JSON__", &data))
+        }
+        Err(err) => err.to_response(),
+    }
+}
+
+#[derive(Serialize)]
+struct CancelMessage {
+    message: String,
+}
+
+pub async fn message(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+    json(
+        async {
+            let id = admit(&state, &req)?;
+            let rec = portal_subscription(id, &deps(&state)).await?;
+            Ok(CancelMessage {
+                message: cancel_message(&rec),
+            })
+        }
+        .await,
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CancelBody {
+    signature: Option<String>,
+}
+
+pub async fn cancel(state: Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+    json(
+        async {
+            let id = admit(&state, &req)?;
+            let parsed: CancelBody = json_body(&body)?;
+            let raw = parsed
+                .signature
+                .ok_or_else(|| ApiError::invalid_field("signature", "is required"))?;
+            let signature = Signature::parse(&raw)
+                .map_err(|e| ApiError::invalid_field("signature", e.to_string()))?;
+            let rec = cancel_by_subscriber(id, &signature, &deps(&state)).await?;
+            public(&state, rec).await
+        }
+        .await,
+    )
+}

@@ -1,0 +1,409 @@
+//! One billing tick on one chain (D10, D19): claim due subscriptions, simulate `charge`
+//! with `eth_call`, send the chargeable ones through the keeper, record every failed try
+//! as an attempt with the dunning transition it causes, then follow the charges in
+//! flight (re-broadcast the dropped, settle the mined at depth, record the reverted).
+
+use futures_util::StreamExt;
+
+use crate::model::{
+    AttemptStatus, ChainId, ChargeType, Currency, EventType, Payment, PaymentAttempt,
+    PaymentAttemptId, PaymentId, PaymentStatus, SubscriptionId, SubscriptionStatus, Timestamp,
+    TxHash,
+};
+use crate::ports::{
+    BillingWrite, ChargeKeeper, ChargeSimulation, EventDraft, InFlightCharge, KeeperError,
+    PaymentUpsert, SettlementWrite, SubscriptionRecord,
+};
+use crate::representation::{PaymentResource, SubscriptionResource};
+use crate::rules::confirmations::is_confirmed;
+use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
+use crate::services::{settle_subscription_receipt, to_json, SettleDeps, SettleError};
+
+/// How long a claim keeps other workers off a subscription (also the pause before a try
+/// that found the chain unavailable or not due is made again).
+pub const CLAIM_LEASE_SECS: i64 = 60;
+/// A charge without a receipt is broadcast again after this long.
+pub const REBROADCAST_AFTER_SECS: i64 = 30;
+const CONCURRENCY: usize = 16;
+const WRITE_ATTEMPTS: usize = 4;
+
+pub struct BillingDeps<'a> {
+    pub settle: SettleDeps<'a>,
+    pub keeper: &'a dyn ChargeKeeper,
+    pub policy: &'a DunningPolicy,
+}
+
+/// What happened to one claimed subscription.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChargeOutcome {
+    Sent(TxHash),
+    /// Recorded as a failed attempt with this code.
+    Failed(FailureCode),
+    /// The chain's schedule says not yet: tried again after the lease.
+    NotDue,
+    /// Paused, canceled or expired since it was claimed: nothing to do.
+    NotLive,
+    Error(String),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BillingReport {
+    pub charges: Vec<(SubscriptionId, ChargeOutcome)>,
+    pub in_flight: usize,
+    pub rebroadcast: usize,
+    pub settled: usize,
+    pub errors: Vec<String>,
+}
+
+/// The billing period a charge made at `now` pays: the chain charges the current period
+/// only (missed ones are skipped), counted from the schedule's anchor.
+pub fn due_period(next_payment_at: Timestamp, interval_seconds: u64, now: Timestamp) -> Timestamp {
+    let interval = i64::try_from(interval_seconds.max(1)).unwrap_or(i64::MAX);
+    let behind = (now.unix_seconds() - next_payment_at.unix_seconds()).max(0);
+    next_payment_at.plus_seconds(behind / interval * interval)
+}
+
+pub async fn bill_due_subscriptions(
+    chain: ChainId,
+    limit: u32,
+    deps: &BillingDeps<'_>,
+) -> Result<BillingReport, SettleError> {
+    let contracts = deps.settle.contracts(chain)?;
+    let mut report = BillingReport::default();
+    let Some(manager) = contracts.subscription_manager else {
+        return Ok(report);
+    };
+    let now = deps.settle.clock.now();
+    let claimed = deps
+        .settle
+        .subscriptions
+        .claim_due(chain, now, now.plus_seconds(CLAIM_LEASE_SECS), limit)
+        .await?;
+    report.charges = futures_util::stream::iter(claimed)
+        .map(|rec| async move {
+            let id = rec.subscription.id;
+            (id, charge_one(rec, manager, deps).await)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    follow_in_flight(chain, deps, &mut report).await;
+    Ok(report)
+}
+
+async fn charge_one(
+    rec: SubscriptionRecord,
+    manager: crate::model::Address,
+    deps: &BillingDeps<'_>,
+) -> ChargeOutcome {
+    let sub = &rec.subscription;
+    let Ok(chain_id) = sub.chain_subscription_id.parse::<u128>() else {
+        return ChargeOutcome::Error("the chain subscription id is not a number".into());
+    };
+    let now = deps.settle.clock.now();
+    let Some(next) = sub.next_payment_at else {
+        return ChargeOutcome::NotLive;
+    };
+    let period = due_period(next, sub.interval_seconds, now);
+    let simulation = deps
+        .keeper
+        .simulate_charge(sub.chain, manager, chain_id)
+        .await;
+    let code = match simulation {
+        Ok(ChargeSimulation::Chargeable) => {
+            return match deps
+                .keeper
+                .send_charge(sub.chain, manager, sub.id, chain_id, period)
+                .await
+            {
+                Ok(tx) => ChargeOutcome::Sent(tx),
+                Err(e) => ChargeOutcome::Error(e.to_string()),
+            };
+        }
+        Ok(ChargeSimulation::NotDue) => return ChargeOutcome::NotDue,
+        Ok(ChargeSimulation::Fails(code)) => code,
+        Err(_) => FailureCode::ChainUnavailable,
+    };
+    match record_failure(rec, period, code, None, deps).await {
+        Ok(true) => ChargeOutcome::Failed(code),
+        Ok(false) => ChargeOutcome::NotLive,
+        Err(e) => ChargeOutcome::Error(e.to_string()),
+    }
+}
+
+/// Records a failed try for `period` with the dunning transition it causes (D10): the
+/// attempt, the period's `failed` payment, and `payment.failed` + `subscription.past_due`
+/// / `subscription.expired` (or `subscription.canceled` when the chain says inactive).
+/// False when the subscription is no longer billable (nothing written).
+pub async fn record_failure(
+    mut rec: SubscriptionRecord,
+    period: Timestamp,
+    code: FailureCode,
+    tx: Option<TxHash>,
+    deps: &BillingDeps<'_>,
+) -> Result<bool, SettleError> {
+    let store = deps.settle.subscriptions;
+    for _ in 0..WRITE_ATTEMPTS {
+        let sub = &rec.subscription;
+        if !matches!(
+            sub.status,
+            SubscriptionStatus::Active | SubscriptionStatus::PastDue
+        ) {
+            return Ok(false);
+        }
+        let now = deps.settle.clock.now();
+        let transition = BillingState::of(sub).charge_failed(code, now, deps.policy);
+        let updated = transition.state.applied_to(sub);
+        let existing = store.payment_for_period(sub.id, period).await?;
+        let fails_payment = transition.events.contains(&EventType::PaymentFailed);
+        let payment = match &existing {
+            Some(p) => p.clone(),
+            None => failed_payment(&rec, period, now),
+        };
+        let attempts = store.attempts_in_period(sub.id, period).await?;
+        let attempt = PaymentAttempt {
+            id: PaymentAttemptId::generate(),
+            merchant_id: sub.merchant_id,
+            mode: sub.mode,
+            subscription: sub.id,
+            payment: (fails_payment || existing.is_some()).then_some(payment.id),
+            status: AttemptStatus::Failed,
+            attempt_number: attempts + 1,
+            period_key: period,
+            failure_code: Some(code.as_str().to_owned()),
+            failure_reason: Some(code.reason().to_owned()),
+            tx_hash: tx,
+            created_at: now,
+        };
+        let events = transition
+            .events
+            .iter()
+            .map(|t| EventDraft {
+                merchant_id: sub.merchant_id,
+                mode: sub.mode,
+                event_type: *t,
+                object_json: match t {
+                    EventType::PaymentFailed => to_json(&PaymentResource::from(payment.clone())),
+                    _ => to_json(&SubscriptionResource::from(updated.clone())),
+                },
+                created_at: now,
+            })
+            .collect();
+        let write = BillingWrite {
+            subscription: SubscriptionRecord {
+                subscription: updated,
+                ..rec.clone()
+            },
+            payment: (fails_payment && existing.is_none()).then(|| PaymentUpsert {
+                payment: payment.clone(),
+                replaces: None,
+            }),
+            attempt: Some(attempt),
+            events,
+            settles_charge_tx: tx,
+            // Nothing could be tried: wait a lease before trying again.
+            hold_until: (code == FailureCode::ChainUnavailable)
+                .then(|| now.plus_seconds(CLAIM_LEASE_SECS)),
+        };
+        match store.record_billing(&write).await? {
+            SettlementWrite::Written => return Ok(true),
+            SettlementWrite::Stale => match store.subscription_public(rec.subscription.id).await? {
+                Some(fresh) => rec = fresh,
+                None => return Ok(false),
+            },
+        }
+    }
+    Err(SettleError::Contended)
+}
+
+/// The `failed` payment record of a period nothing was collected for.
+fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -> Payment {
+    let sub = &rec.subscription;
+    Payment {
+        id: PaymentId::generate(),
+        merchant_id: sub.merchant_id,
+        mode: sub.mode,
+        status: PaymentStatus::Failed,
+        charge_type: ChargeType::Recurring,
+        subscription: Some(sub.id),
+        customer: Some(sub.customer),
+        checkout_session: None,
+        customer_reference: rec.customer_reference.clone(),
+        amount: sub.amount,
+        currency: Currency::Usdc,
+        fee_micros: rec.fee_micros,
+        merchant_micros: sub.amount.micros().saturating_sub(rec.fee_micros),
+        refunded_micros: 0,
+        wallet_address: sub.wallet_address,
+        chain: sub.chain,
+        token_address: rec.token,
+        // Nothing was transferred: a reverted charge's hash stays on its attempt.
+        tx_hash: None,
+        log_index: None,
+        block_number: None,
+        block_hash: None,
+        period_key: Some(period),
+        metadata: rec.metadata.clone(),
+        created_at: now,
+    }
+}
+
+/// Follows the keeper's charges in flight: a mined charge is settled at depth (the same
+/// use case as the watcher), a reverted one at depth is recorded as a failed try with
+/// the reason the chain gives now, and one without a receipt is sent again.
+async fn follow_in_flight(chain: ChainId, deps: &BillingDeps<'_>, report: &mut BillingReport) {
+    let in_flight = match deps.keeper.in_flight(chain).await {
+        Ok(list) => list,
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return;
+        }
+    };
+    report.in_flight = in_flight.len();
+    if in_flight.is_empty() {
+        return;
+    }
+    let head = match deps.settle.chain.block_number(chain).await {
+        Ok(head) => head,
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return;
+        }
+    };
+    let results: Vec<Result<InFlightResult, String>> = futures_util::stream::iter(in_flight)
+        .map(|charge| async move { follow_one(&charge, head, deps).await })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    for result in results {
+        match result {
+            Ok(InFlightResult::Rebroadcast) => report.rebroadcast += 1,
+            Ok(InFlightResult::Settled) => report.settled += 1,
+            Ok(InFlightResult::Waiting) => {}
+            Err(e) => report.errors.push(e),
+        }
+    }
+}
+
+enum InFlightResult {
+    Waiting,
+    Rebroadcast,
+    Settled,
+}
+
+async fn follow_one(
+    charge: &InFlightCharge,
+    head: u64,
+    deps: &BillingDeps<'_>,
+) -> Result<InFlightResult, String> {
+    let chain = charge.chain;
+    let receipt = deps
+        .settle
+        .chain
+        .receipt(chain, charge.tx_hash)
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(receipt) = receipt else {
+        let now = deps.settle.clock.now();
+        if now.unix_seconds() - charge.last_broadcast_at.unix_seconds() >= REBROADCAST_AFTER_SECS {
+            deps.keeper
+                .rebroadcast(chain, charge.tx_hash)
+                .await
+                .map_err(|e: KeeperError| e.to_string())?;
+            return Ok(InFlightResult::Rebroadcast);
+        }
+        return Ok(InFlightResult::Waiting);
+    };
+    let depth = deps
+        .settle
+        .contracts(chain)
+        .map_err(|e| e.to_string())?
+        .confirmations;
+    if !is_confirmed(head, receipt.block_number, depth) {
+        return Ok(InFlightResult::Waiting);
+    }
+    if receipt.succeeded {
+        settle_subscription_receipt(chain, &receipt, head, &deps.settle)
+            .await
+            .map_err(|e| e.to_string())?;
+        return Ok(InFlightResult::Settled);
+    }
+    // Reverted at depth (the subscriber moved funds or canceled between simulation and
+    // mining): record why, as the chain tells it now.
+    let store = deps.settle.subscriptions;
+    let Some(rec) = store
+        .subscription_public(charge.subscription)
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Err(format!(
+            "charge {} names an unknown subscription",
+            charge.tx_hash
+        ));
+    };
+    let manager = rec.manager;
+    let chain_id = rec
+        .subscription
+        .chain_subscription_id
+        .parse::<u128>()
+        .unwrap_or(0);
+    let code = match deps.keeper.simulate_charge(chain, manager, chain_id).await {
+        Ok(ChargeSimulation::Fails(code)) => Some(code),
+        Ok(_) => None,
+        Err(e) => return Err(e.to_string()),
+    };
+    match code {
+        Some(code) => {
+            let written = record_failure(
+                rec.clone(),
+                charge.period_key,
+                code,
+                Some(charge.tx_hash),
+                deps,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            if !written {
+                close_charge(rec, charge.tx_hash, deps).await?;
+            }
+        }
+        // Chargeable again (or charged meanwhile): close this one; the claim retries.
+        None => close_charge(rec, charge.tx_hash, deps).await?,
+    }
+    Ok(InFlightResult::Settled)
+}
+
+/// Marks a keeper charge done without changing the subscription's billing state.
+async fn close_charge(
+    rec: SubscriptionRecord,
+    tx: TxHash,
+    deps: &BillingDeps<'_>,
+) -> Result<(), String> {
+    let store = deps.settle.subscriptions;
+    let mut rec = rec;
+    for _ in 0..WRITE_ATTEMPTS {
+        let write = BillingWrite {
+            subscription: rec.clone(),
+            payment: None,
+            attempt: None,
+            events: Vec::new(),
+            settles_charge_tx: Some(tx),
+            hold_until: None,
+        };
+        match store
+            .record_billing(&write)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            SettlementWrite::Written => return Ok(()),
+            SettlementWrite::Stale => {
+                rec = store
+                    .subscription_public(rec.subscription.id)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or("the subscription vanished")?;
+            }
+        }
+    }
+    Err("the subscription kept changing".into())
+}

@@ -1,0 +1,82 @@
+//! D10: a subscription is `paused` while its plan's recipient wallet is revoked (no
+//! charges) and `active` again once that address is verified again. A period that fell
+//! due while paused is not charged then; on resume the current period is charged once
+//! (the contract skips missed periods) and the schedule keeps its anchor.
+
+use crate::model::{Address, MerchantId};
+use crate::ports::{
+    BillingWrite, SettlementWrite, StoreError, SubscriptionRecord, SubscriptionStore,
+};
+use crate::rules::dunning::{BillingState, Transition};
+
+/// Which way the recipient moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecipientChange {
+    Revoked,
+    Verified,
+}
+
+/// Pauses or resumes every live subscription of `merchant` that pays `recipient`.
+/// Returns how many changed.
+pub async fn follow_recipient_wallet(
+    merchant: MerchantId,
+    recipient: Address,
+    change: RecipientChange,
+    subscriptions: &dyn SubscriptionStore,
+) -> Result<u32, StoreError> {
+    let mut changed = 0;
+    for rec in subscriptions
+        .live_for_recipient(merchant, recipient)
+        .await?
+    {
+        if apply(rec, change, subscriptions).await? {
+            changed += 1;
+        }
+    }
+    Ok(changed)
+}
+
+fn transition(rec: &SubscriptionRecord, change: RecipientChange) -> Transition {
+    let state = BillingState::of(&rec.subscription);
+    match change {
+        RecipientChange::Revoked => state.paused(),
+        RecipientChange::Verified => state.resumed(),
+    }
+}
+
+async fn apply(
+    mut rec: SubscriptionRecord,
+    change: RecipientChange,
+    subscriptions: &dyn SubscriptionStore,
+) -> Result<bool, StoreError> {
+    for _ in 0..4 {
+        let t = transition(&rec, change);
+        if t.state == BillingState::of(&rec.subscription) {
+            return Ok(false);
+        }
+        let write = BillingWrite {
+            subscription: SubscriptionRecord {
+                subscription: t.state.applied_to(&rec.subscription),
+                ..rec.clone()
+            },
+            payment: None,
+            attempt: None,
+            events: Vec::new(),
+            settles_charge_tx: None,
+            hold_until: None,
+        };
+        match subscriptions.record_billing(&write).await? {
+            SettlementWrite::Written => return Ok(true),
+            SettlementWrite::Stale => match subscriptions
+                .subscription_public(rec.subscription.id)
+                .await?
+            {
+                Some(fresh) => rec = fresh,
+                None => return Ok(false),
+            },
+        }
+    }
+    Err(StoreError::Conflict(
+        "the subscription kept changing".into(),
+    ))
+}

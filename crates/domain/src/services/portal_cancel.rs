@@ -1,0 +1,106 @@
+//! The customer portal (D11, D20): the subscription's public state, the message a
+//! subscriber signs to cancel, and the cancel itself (EIP-191 or ERC-1271 by the
+//! subscriber wallet). The service stops charging; the allowance is the subscriber's to
+//! revoke. The subscription id is the capability.
+
+use crate::model::{Signature, SubscriptionId};
+use crate::ports::{
+    ChainError, ChainReader, Clock, SettlementWrite, StoreError, SubscriptionRecord,
+    SubscriptionStore,
+};
+use crate::services::settle_subscription::cancel_write;
+use crate::services::signed_by;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PortalError {
+    #[error("no such subscription")]
+    NotFound,
+    #[error("the signature was not made by the subscriber wallet {0} over the cancel message")]
+    NotSubscriber(String),
+    /// A contract wallet's chain could not be asked (detail for logs only).
+    #[error("the network could not be reached")]
+    ChainUnavailable(String),
+    #[error("the subscription kept changing; retry")]
+    Contended,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct PortalDeps<'a> {
+    pub subscriptions: &'a dyn SubscriptionStore,
+    pub chain: &'a dyn ChainReader,
+    pub clock: &'a dyn Clock,
+}
+
+/// The subscription as the portal shows it.
+pub async fn portal_subscription(
+    id: SubscriptionId,
+    deps: &PortalDeps<'_>,
+) -> Result<SubscriptionRecord, PortalError> {
+    deps.subscriptions
+        .subscription_public(id)
+        .await?
+        .ok_or(PortalError::NotFound)
+}
+
+/// The name the portal shows for the subscription's merchant.
+pub async fn portal_merchant_name(
+    rec: &SubscriptionRecord,
+    deps: &PortalDeps<'_>,
+) -> Result<String, PortalError> {
+    Ok(deps
+        .subscriptions
+        .merchant_name(rec.subscription.merchant_id)
+        .await?
+        .unwrap_or_default())
+}
+
+/// The EIP-191 message the subscriber signs to cancel: names the service, the
+/// subscription, the subscriber wallet and the chain.
+pub fn cancel_message(rec: &SubscriptionRecord) -> String {
+    let sub = &rec.subscription;
+    format!(
+        "stablepay: cancel subscription\n\nSubscription: {}\nSubscriber wallet: {}\nChain: {} ({})\n\nNo further payments will be taken for this subscription.",
+        sub.id,
+        sub.wallet_address,
+        sub.chain.name(),
+        sub.chain.id()
+    )
+}
+
+/// Cancels when `signature` is the subscriber's over `cancel_message`; a repeat (or a
+/// subscription already ended) answers its current state.
+pub async fn cancel_by_subscriber(
+    id: SubscriptionId,
+    signature: &Signature,
+    deps: &PortalDeps<'_>,
+) -> Result<SubscriptionRecord, PortalError> {
+    let mut rec = portal_subscription(id, deps).await?;
+    let sub = &rec.subscription;
+    let signed = signed_by(
+        deps.chain,
+        sub.chain,
+        sub.wallet_address,
+        cancel_message(&rec).as_bytes(),
+        signature,
+    )
+    .await
+    .map_err(|e| match e {
+        ChainError::NotConfigured(_) | ChainError::Unavailable(_) => {
+            PortalError::ChainUnavailable(e.to_string())
+        }
+    })?;
+    if !signed {
+        return Err(PortalError::NotSubscriber(sub.wallet_address.to_string()));
+    }
+    for _ in 0..4 {
+        let Some(write) = cancel_write(&rec, deps.clock.now()) else {
+            return Ok(rec);
+        };
+        match deps.subscriptions.record_billing(&write).await? {
+            SettlementWrite::Written => return portal_subscription(id, deps).await,
+            SettlementWrite::Stale => rec = portal_subscription(id, deps).await?,
+        }
+    }
+    Err(PortalError::Contended)
+}

@@ -1,0 +1,133 @@
+//! The keeper's chain calls (D19): simulate `charge` with `eth_call` and map the custom
+//! error, sign a `charge` transaction for a given nonce, broadcast raw bytes. The nonce
+//! itself comes from the database (the worker's nonce manager), never from the node.
+
+use ethers::providers::{Middleware, RpcError};
+use ethers::signers::{LocalWallet, Signer};
+use ethers::types::transaction::eip2718::TypedTransaction;
+use ethers::types::{BlockNumber, Bytes, TransactionRequest, U256};
+use ethers::utils::{id, keccak256};
+use stablepay_domain::ports::{ChainError, ChargeSimulation};
+use stablepay_domain::rules::dunning::FailureCode;
+use stablepay_domain::{Address, ChainId, PrivateKey, TxHash};
+
+use crate::{calldata, to_h160, EvmChain};
+
+/// Gas for one `charge` (it uses about 70k; a margin for token contracts that need more).
+const CHARGE_GAS: u64 = 200_000;
+
+/// What a revert's 4-byte selector says.
+fn simulation_of(revert: &[u8]) -> Option<ChargeSimulation> {
+    let selector = revert.get(..4)?;
+    let is = |sig: &str| selector == &id(sig)[..];
+    Some(if is("NotDue()") {
+        ChargeSimulation::NotDue
+    } else if is("Inactive()") {
+        ChargeSimulation::Fails(FailureCode::SubscriptionInactive)
+    } else if is("InsufficientAllowance()") {
+        ChargeSimulation::Fails(FailureCode::InsufficientAllowance)
+    } else if is("InsufficientBalance()") {
+        ChargeSimulation::Fails(FailureCode::InsufficientBalance)
+    } else {
+        return None;
+    })
+}
+
+/// A signed `charge` transaction.
+pub struct SignedTx {
+    pub hash: TxHash,
+    pub raw: Vec<u8>,
+}
+
+/// The keeper account's signer for one chain.
+pub fn keeper_wallet(key: &PrivateKey, chain: ChainId) -> Result<LocalWallet, String> {
+    LocalWallet::from_bytes(key.expose())
+        .map(|w| w.with_chain_id(chain.id()))
+        .map_err(|_| "the keeper key is not a valid secp256k1 key".to_owned())
+}
+
+impl EvmChain {
+    /// `eth_call` of `charge(id)` from `keeper`. A revert the contract explains is an
+    /// answer; anything else (timeout, RPC error, unknown revert) is unknown.
+    pub async fn simulate_charge(
+        &self,
+        chain: ChainId,
+        keeper: Address,
+        manager: Address,
+        chain_subscription_id: u128,
+    ) -> Result<ChargeSimulation, ChainError> {
+        let provider = self.provider(chain)?;
+        let tx: TypedTransaction = TransactionRequest::new()
+            .from(to_h160(&keeper))
+            .to(to_h160(&manager))
+            .data(Bytes::from(calldata::charge(chain_subscription_id)))
+            .into();
+        let call = tokio::time::timeout(self.timeout, provider.call(&tx, None)).await;
+        match call {
+            Ok(Ok(_)) => Ok(ChargeSimulation::Chargeable),
+            Ok(Err(e)) => e
+                .as_error_response()
+                .and_then(|r| r.as_revert_data())
+                .and_then(|data| simulation_of(&data))
+                .ok_or_else(|| ChainError::Unavailable(format!("eth_call charge: {e}"))),
+            Err(_) => Err(ChainError::Unavailable("eth_call charge: timed out".into())),
+        }
+    }
+
+    /// The account's mined transaction count (the lowest nonce not yet used on chain).
+    pub async fn mined_nonce(&self, chain: ChainId, account: Address) -> Result<u64, ChainError> {
+        let provider = self.provider(chain)?;
+        let n = self
+            .timed(
+                "eth_getTransactionCount",
+                provider.get_transaction_count(to_h160(&account), Some(BlockNumber::Latest.into())),
+            )
+            .await?;
+        Ok(n.low_u64())
+    }
+
+    /// A gas price that gets a charge mined promptly (the node's suggestion, plus a quarter).
+    pub async fn charge_gas_price(&self, chain: ChainId) -> Result<U256, ChainError> {
+        let provider = self.provider(chain)?;
+        let suggested = self.timed("eth_gasPrice", provider.get_gas_price()).await?;
+        Ok(suggested + suggested / 4)
+    }
+
+    /// Broadcasts signed bytes. A node that already has the transaction (or has mined its
+    /// nonce) answers an error that means nothing is lost: callers follow the receipt.
+    pub async fn send_raw(&self, chain: ChainId, raw: &[u8]) -> Result<(), ChainError> {
+        let provider = self.provider(chain)?;
+        self.timed(
+            "eth_sendRawTransaction",
+            provider.send_raw_transaction(Bytes::from(raw.to_vec())),
+        )
+        .await
+        .map(|_| ())
+    }
+}
+
+/// Signs `charge(id)` on `manager` with `nonce` (legacy transaction, fixed gas).
+pub fn sign_charge(
+    wallet: &LocalWallet,
+    chain: ChainId,
+    manager: Address,
+    chain_subscription_id: u128,
+    nonce: u64,
+    gas_price: U256,
+) -> Result<SignedTx, String> {
+    let tx: TypedTransaction = TransactionRequest::new()
+        .from(wallet.address())
+        .to(to_h160(&manager))
+        .data(Bytes::from(calldata::charge(chain_subscription_id)))
+        .nonce(nonce)
+        .gas(CHARGE_GAS)
+        .gas_price(gas_price)
+        .chain_id(chain.id())
+        .into();
+    let signature = wallet
+        .sign_transaction_sync(&tx)
+        .map_err(|e| format!("signing the charge failed: {e}"))?;
+    let raw = tx.rlp_signed(&signature).to_vec();
+    let hash = TxHash::from_bytes(keccak256(&raw));
+    Ok(SignedTx { hash, raw })
+}

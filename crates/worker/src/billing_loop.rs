@@ -1,0 +1,80 @@
+//! Billing (DESIGN §6, D10, D19): per chain, every poll interval, the domain's
+//! `bill_due_subscriptions` claims due subscriptions (`FOR UPDATE SKIP LOCKED`, so any
+//! number of workers may run it), charges through the keeper and follows the charges in
+//! flight. The rules live in the domain; this loop only schedules and logs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use stablepay_domain::ports::{
+    ChainReader, ChargeKeeper, Clock, SettlementStore, SubscriptionStore,
+};
+use stablepay_domain::rules::dunning::DunningPolicy;
+use stablepay_domain::services::{
+    bill_due_subscriptions, BillingDeps, ChainDirectory, ChargeOutcome, SettleDeps,
+};
+use stablepay_domain::ChainId;
+
+pub struct BillingLoop {
+    pub chain_id: ChainId,
+    pub chains: ChainDirectory,
+    pub chain: Arc<dyn ChainReader>,
+    pub store: Arc<dyn SettlementStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub keeper: Arc<dyn ChargeKeeper>,
+    pub clock: Arc<dyn Clock>,
+    pub policy: DunningPolicy,
+    pub poll_interval: Duration,
+    /// Subscriptions claimed per tick.
+    pub batch: u32,
+}
+
+impl BillingLoop {
+    pub async fn run(&self, stop: Arc<AtomicBool>) {
+        let chain = self.chain_id.id();
+        while !stop.load(Ordering::Relaxed) {
+            let deps = BillingDeps {
+                settle: SettleDeps {
+                    chain: self.chain.as_ref(),
+                    store: self.store.as_ref(),
+                    subscriptions: self.subscriptions.as_ref(),
+                    clock: self.clock.as_ref(),
+                    chains: &self.chains,
+                },
+                keeper: self.keeper.as_ref(),
+                policy: &self.policy,
+            };
+            let mut busy = false;
+            match bill_due_subscriptions(self.chain_id, self.batch, &deps).await {
+                Ok(report) => {
+                    busy = report.charges.len() == self.batch as usize;
+                    for (sub, outcome) in &report.charges {
+                        match outcome {
+                            ChargeOutcome::Sent(tx) => {
+                                tracing::info!(chain, subscription = %sub, %tx, "charge sent")
+                            }
+                            ChargeOutcome::Failed(code) => {
+                                tracing::info!(chain, subscription = %sub, code = code.as_str(), "charge failed; recorded")
+                            }
+                            ChargeOutcome::Error(e) => {
+                                tracing::warn!(chain, subscription = %sub, error = %e, "charge not attempted; retried after the claim lease")
+                            }
+                            other => {
+                                tracing::debug!(chain, subscription = %sub, ?other, "billing")
+                            }
+                        }
+                    }
+                    for e in &report.errors {
+                        tracing::warn!(chain, error = %e, "following charges in flight");
+                    }
+                }
+                Err(e) => tracing::warn!(chain, error = %e, "billing tick failed; retrying"),
+            }
+            // A full batch means more are due: go again at once.
+            if !busy {
+                tokio::time::sleep(self.poll_interval).await;
+            }
+        }
+    }
+}
