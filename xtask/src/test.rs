@@ -39,19 +39,25 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
     // Tests that need a chain of their own (reorgs, a paused node) start anvil with the
     // test chain's deployed state: same contracts at the same addresses.
-    let state_path = root().join("target/test/anvil-state-84532.hex");
     std::fs::create_dir_all(root().join("target/test")).map_err(|e| e.to_string())?;
-    let state = chain::rpc(&chains[0].rpc_url, "anvil_dumpState", serde_json::json!([]))?;
-    std::fs::write(&state_path, state.as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+    let mut states = serde_json::Map::new();
+    for c in &chains {
+        let path = root().join(format!("target/test/anvil-state-{}.hex", c.chain_id));
+        let state = chain::rpc(&c.rpc_url, "anvil_dumpState", serde_json::json!([]))?;
+        std::fs::write(&path, state.as_str().unwrap_or_default()).map_err(|e| e.to_string())?;
+        states.insert(format!("state_{}", c.chain_id), serde_json::json!(path));
+    }
     // Tests that need a chain find it here.
-    let env = serde_json::json!({
+    let mut env = serde_json::json!({
         "anvil": anvil,
-        "state_84532": state_path,
         "chains": chains.iter().map(|c| (c.chain_id.to_string(), c.to_json())).collect::<serde_json::Map<_, _>>(),
         "operator_private_key": chain::key(chain::OPERATOR),
         "keeper_private_key": chain::key(chain::KEEPER),
         "buyers": chain::BUYERS.iter().map(|i| serde_json::json!({ "address": chain::address(*i), "private_key": chain::key(*i) })).collect::<Vec<_>>(),
     });
+    if let Some(map) = env.as_object_mut() {
+        map.extend(states);
+    }
     let env_path = root().join("target/test/chains.json");
     std::fs::write(
         &env_path,

@@ -32,12 +32,15 @@ pub const SECRETS_KEY: [u8; 32] = [3u8; 32];
 
 #[derive(Debug, Clone)]
 pub struct ChainInfo {
+    pub chain_id: u64,
     pub rpc: String,
     pub usdc: String,
     pub usdt: String,
     pub router: String,
     pub treasury: String,
+    pub subscription_manager: String,
     pub operator_key: String,
+    pub keeper_key: String,
 }
 
 /// What `cargo xtask test` wrote to `target/test/chains.json`.
@@ -48,16 +51,28 @@ pub fn test_env() -> Value {
 }
 
 pub fn chain_info() -> ChainInfo {
+    chain_info_of(84532)
+}
+
+/// The live chain (8453): subscriptions are live-mode only.
+pub fn live_chain_info() -> ChainInfo {
+    chain_info_of(8453)
+}
+
+pub fn chain_info_of(chain_id: u64) -> ChainInfo {
     let env = test_env();
-    let c = &env["chains"]["84532"];
+    let c = &env["chains"][chain_id.to_string()];
     let s = |v: &Value| v.as_str().unwrap().to_owned();
     ChainInfo {
+        chain_id,
         rpc: s(&c["rpc_url"]),
         usdc: s(&c["usdc"]),
         usdt: s(&c["usdt"]),
         router: s(&c["checkout_router"]),
         treasury: s(&c["treasury"]),
+        subscription_manager: s(&c["subscription_manager"]),
         operator_key: s(&env["operator_private_key"]),
+        keeper_key: s(&env["keeper_private_key"]),
     }
 }
 
@@ -138,21 +153,27 @@ impl Stack {
             .service_rpc
             .clone()
             .unwrap_or_else(|| c.rpc.clone());
+        let id = c.chain_id;
         let mut env = vec![
             ("DATABASE_URL".into(), self.db_url.clone()),
             (
                 "STABLEPAY_SECRETS_KEY".into(),
                 base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
             ),
-            ("STABLEPAY_RPC_URL_84532".into(), rpc),
-            ("STABLEPAY_TOKEN_USDC_84532".into(), c.usdc.clone()),
-            ("STABLEPAY_CHECKOUT_ROUTER_84532".into(), c.router.clone()),
-            ("STABLEPAY_TREASURY_84532".into(), c.treasury.clone()),
+            (format!("STABLEPAY_RPC_URL_{id}"), rpc),
+            (format!("STABLEPAY_TOKEN_USDC_{id}"), c.usdc.clone()),
+            (format!("STABLEPAY_CHECKOUT_ROUTER_{id}"), c.router.clone()),
+            (format!("STABLEPAY_TREASURY_{id}"), c.treasury.clone()),
             (
-                "STABLEPAY_CONFIRMATIONS_84532".into(),
+                format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"),
+                c.subscription_manager.clone(),
+            ),
+            (
+                format!("STABLEPAY_CONFIRMATIONS_{id}"),
                 self.options.confirmations.to_string(),
             ),
             ("STABLEPAY_OPERATOR_KEY".into(), c.operator_key.clone()),
+            ("STABLEPAY_KEEPER_KEY".into(), c.keeper_key.clone()),
             (
                 "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS".into(),
                 "true".into(),
@@ -177,8 +198,14 @@ impl Stack {
             .await
             .unwrap()
             .id;
+        // Keys of the stack's chain: live on Base (8453), test on Base Sepolia.
+        let mode = if options.chain.chain_id == 8453 {
+            Mode::Live
+        } else {
+            Mode::Test
+        };
         let key = store
-            .create_api_key(merchant, Mode::Test, None)
+            .create_api_key(merchant, mode, None)
             .await
             .unwrap()
             .secret;
@@ -306,7 +333,7 @@ pub async fn funded_buyer(chain: &ChainInfo) -> Arc<Client> {
     let key: [u8; 32] = rand::random();
     let wallet = LocalWallet::from_bytes(&key)
         .unwrap()
-        .with_chain_id(84532u64);
+        .with_chain_id(chain.chain_id);
     let provider = Provider::<Http>::try_from(chain.rpc.as_str())
         .unwrap()
         .interval(Duration::from_millis(100));
@@ -372,7 +399,7 @@ pub async fn usdc_balance(client: &Arc<Client>, chain: &ChainInfo, who: &str) ->
 pub async fn client_for(chain: &ChainInfo, key: &[u8; 32]) -> Arc<Client> {
     let wallet = LocalWallet::from_bytes(key)
         .unwrap()
-        .with_chain_id(84532u64);
+        .with_chain_id(chain.chain_id);
     let provider = Provider::<Http>::try_from(chain.rpc.as_str())
         .unwrap()
         .interval(Duration::from_millis(100));

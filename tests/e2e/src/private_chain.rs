@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::{chain_info, test_env, ChainInfo, Proc};
+use crate::{chain_info_of, test_env, ChainInfo, Proc};
 
 pub struct PrivateChain {
     pub rpc: String,
+    pub chain_id: u64,
     proc: Proc,
     http: reqwest::Client,
 }
@@ -20,10 +21,19 @@ impl PrivateChain {
     /// Starts anvil (chain 84532) on a port it picks itself. `block_time`: `None` mines a
     /// block per transaction (automine), `Some(s)` one block every `s` seconds.
     pub async fn start(block_time: Option<u64>) -> Self {
+        Self::start_on(84532, block_time).await
+    }
+
+    /// The same for the live chain (8453), where subscriptions run.
+    pub async fn start_live(block_time: Option<u64>) -> Self {
+        Self::start_on(8453, block_time).await
+    }
+
+    async fn start_on(chain_id: u64, block_time: Option<u64>) -> Self {
         let env = test_env();
         let anvil = env["anvil"].as_str().expect("chains.json names anvil");
         let mut cmd = Command::new(anvil);
-        cmd.args(["--chain-id", "84532", "--port", "0"]);
+        cmd.args(["--chain-id", &chain_id.to_string(), "--port", "0"]);
         if let Some(secs) = block_time {
             cmd.args(["--block-time", &secs.to_string()]);
         }
@@ -50,10 +60,13 @@ impl PrivateChain {
             .expect("anvil did not report its address");
         let chain = Self {
             rpc: format!("http://{addr}"),
+            chain_id,
             proc: Proc(child),
             http: reqwest::Client::new(),
         };
-        let state_path = env["state_84532"].as_str().expect("chains.json has state");
+        let state_path = env[format!("state_{chain_id}")]
+            .as_str()
+            .expect("chains.json has state");
         let state = std::fs::read_to_string(state_path).expect("read anvil state");
         chain.call("anvil_loadState", json!([state.trim()])).await;
         chain
@@ -63,7 +76,7 @@ impl PrivateChain {
     pub fn info(&self) -> ChainInfo {
         ChainInfo {
             rpc: self.rpc.clone(),
-            ..chain_info()
+            ..chain_info_of(self.chain_id)
         }
     }
 
