@@ -62,7 +62,10 @@ impl EvmChain {
             .to(to_h160(&manager))
             .data(Bytes::from(calldata::charge(chain_subscription_id)))
             .into();
-        let call = tokio::time::timeout(self.timeout, provider.call(&tx, None)).await;
+        // Against the pending block: the charge is mined in the next block, whose timestamp
+        // is the one `NotDue` is judged by.
+        let pending = Some(BlockNumber::Pending.into());
+        let call = tokio::time::timeout(self.timeout, provider.call(&tx, pending)).await;
         match call {
             Ok(Ok(_)) => Ok(ChargeSimulation::Chargeable),
             Ok(Err(e)) => e

@@ -22,6 +22,9 @@ use crate::services::{settle_subscription_receipt, to_json, SettleDeps, SettleEr
 /// How long a claim keeps other workers off a subscription (also the pause before a try
 /// that found the chain unavailable or not due is made again).
 pub const CLAIM_LEASE_SECS: i64 = 60;
+/// A subscription the chain called not due yet is tried again after this long (the
+/// chain's clock may trail the service's by a block).
+pub const NOT_DUE_RETRY_SECS: i64 = 2;
 /// A charge without a receipt is broadcast again after this long.
 pub const REBROADCAST_AFTER_SECS: i64 = 30;
 const CONCURRENCY: usize = 16;
@@ -120,7 +123,13 @@ async fn charge_one(
                 Err(e) => ChargeOutcome::Error(e.to_string()),
             };
         }
-        Ok(ChargeSimulation::NotDue) => return ChargeOutcome::NotDue,
+        Ok(ChargeSimulation::NotDue) => {
+            let until = now.plus_seconds(NOT_DUE_RETRY_SECS);
+            return match hold(rec, until, deps).await {
+                Ok(()) => ChargeOutcome::NotDue,
+                Err(e) => ChargeOutcome::Error(e),
+            };
+        }
         Ok(ChargeSimulation::Fails(code)) => code,
         Err(_) => FailureCode::ChainUnavailable,
     };
@@ -379,6 +388,24 @@ async fn close_charge(
     tx: TxHash,
     deps: &BillingDeps<'_>,
 ) -> Result<(), String> {
+    unchanged_write(rec, Some(tx), None, deps).await
+}
+
+/// Keeps the claim until `until` without changing the billing state.
+async fn hold(
+    rec: SubscriptionRecord,
+    until: Timestamp,
+    deps: &BillingDeps<'_>,
+) -> Result<(), String> {
+    unchanged_write(rec, None, Some(until), deps).await
+}
+
+async fn unchanged_write(
+    rec: SubscriptionRecord,
+    tx: Option<TxHash>,
+    hold_until: Option<Timestamp>,
+    deps: &BillingDeps<'_>,
+) -> Result<(), String> {
     let store = deps.settle.subscriptions;
     let mut rec = rec;
     for _ in 0..WRITE_ATTEMPTS {
@@ -387,8 +414,8 @@ async fn close_charge(
             payment: None,
             attempt: None,
             events: Vec::new(),
-            settles_charge_tx: Some(tx),
-            hold_until: None,
+            settles_charge_tx: tx,
+            hold_until,
         };
         match store
             .record_billing(&write)
