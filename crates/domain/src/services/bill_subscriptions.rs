@@ -17,7 +17,9 @@ use crate::ports::{
 use crate::representation::{PaymentResource, SubscriptionResource};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
-use crate::services::{settle_subscription_receipt, to_json, SettleDeps, SettleError};
+use crate::services::{
+    settle_subscription_receipt, to_json, SettleDeps, SettleError, SettleOutcome,
+};
 
 /// How long a claim keeps other workers off a subscription (also the pause before a try
 /// that found the chain unavailable or not due is made again).
@@ -73,9 +75,9 @@ pub async fn bill_due_subscriptions(
 ) -> Result<BillingReport, SettleError> {
     let contracts = deps.settle.contracts(chain)?;
     let mut report = BillingReport::default();
-    let Some(manager) = contracts.subscription_manager else {
+    if contracts.subscription_manager.is_none() {
         return Ok(report);
-    };
+    }
     let now = deps.settle.clock.now();
     let claimed = deps
         .settle
@@ -85,7 +87,7 @@ pub async fn bill_due_subscriptions(
     report.charges = futures_util::stream::iter(claimed)
         .map(|rec| async move {
             let id = rec.subscription.id;
-            (id, charge_one(rec, manager, deps).await)
+            (id, charge_one(rec, deps).await)
         })
         .buffer_unordered(CONCURRENCY)
         .collect()
@@ -94,12 +96,10 @@ pub async fn bill_due_subscriptions(
     Ok(report)
 }
 
-async fn charge_one(
-    rec: SubscriptionRecord,
-    manager: crate::model::Address,
-    deps: &BillingDeps<'_>,
-) -> ChargeOutcome {
+async fn charge_one(rec: SubscriptionRecord, deps: &BillingDeps<'_>) -> ChargeOutcome {
     let sub = &rec.subscription;
+    // The contract that holds this subscription (not whatever is configured today).
+    let manager = rec.manager;
     let Ok(chain_id) = sub.chain_subscription_id.parse::<u128>() else {
         return ChargeOutcome::Error("the chain subscription id is not a number".into());
     };
@@ -332,9 +332,37 @@ async fn follow_one(
         return Ok(InFlightResult::Waiting);
     }
     if receipt.succeeded {
-        settle_subscription_receipt(chain, &receipt, head, &deps.settle)
+        let outcomes = settle_subscription_receipt(chain, &receipt, head, &deps.settle)
             .await
             .map_err(|e| e.to_string())?;
+        let deferred = outcomes
+            .iter()
+            .any(|o| matches!(o, SettleOutcome::Deferred(_)));
+        let recorded = outcomes.iter().any(|o| {
+            matches!(
+                o,
+                SettleOutcome::Confirmed(_) | SettleOutcome::AlreadyRecorded(_)
+            )
+        });
+        if deferred {
+            return Ok(InFlightResult::Waiting);
+        }
+        if !recorded {
+            // A successful charge the books cannot take: never expected, so it is
+            // reported, and the keeper transaction closed so billing goes on.
+            let store = deps.settle.subscriptions;
+            if let Some(rec) = store
+                .subscription_public(charge.subscription)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                close_charge(rec, charge.tx_hash, deps).await?;
+            }
+            return Err(format!(
+                "charge {} succeeded but was not recorded: {outcomes:?}",
+                charge.tx_hash
+            ));
+        }
         return Ok(InFlightResult::Settled);
     }
     // Reverted at depth (the subscriber moved funds or canceled between simulation and
@@ -434,3 +462,6 @@ async fn unchanged_write(
     }
     Err("the subscription kept changing".into())
 }
+
+#[cfg(test)]
+mod tests;

@@ -104,3 +104,6 @@ pub async fn cancel_by_subscriber(
     }
     Err(PortalError::Contended)
 }
+
+#[cfg(test)]
+mod tests;

@@ -560,3 +560,6 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
         hold_until: None,
     })
 }
+
+#[cfg(test)]
+mod tests;
