@@ -65,6 +65,7 @@ pub async fn fresh_store() -> (PgStore, String) {
 
 /// Fixture rows for read-path tests (nothing in the API creates them yet).
 pub mod fixtures {
+    use diesel::ExpressionMethods;
     use diesel_async::RunQueryDsl;
     use stablepay_domain::{CheckoutSessionId, MerchantId, PaymentId, RefundId, SubscriptionId};
     use uuid::Uuid;
@@ -212,7 +213,12 @@ pub mod fixtures {
         };
         let mut conn = store.conn().await.expect("conn");
         diesel::insert_into(subscriptions::table)
-            .values(&row)
+            .values((
+                &row,
+                subscriptions::manager_address.eq(addr(0xee)),
+                subscriptions::recipient_address.eq(addr(0xef)),
+                subscriptions::token_address.eq(addr(0xed)),
+            ))
             .execute(&mut conn)
             .await
             .expect("insert subscription");

@@ -267,10 +267,12 @@ async fn subscription_mode_rules() {
         "invalid_request_error",
     )
     .await;
+    // This app has no subscription contract configured: refused on `mode`, by name.
+    assert_eq!(err["error"]["details"][0]["field"], "mode");
     assert!(err["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("not yet available"));
+        .contains("subscriptions are not set up on base (8453)"));
 }
 
 #[tokio::test]

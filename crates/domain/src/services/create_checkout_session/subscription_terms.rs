@@ -50,7 +50,11 @@ pub(super) async fn subscription_terms(
     ) else {
         return Err(ValidationErrors::single(
             "mode",
-            format!("subscriptions are not set up on {}", chain.name()),
+            format!(
+                "subscriptions are not set up on {} ({})",
+                chain.name(),
+                chain.id()
+            ),
         )
         .into());
     };
