@@ -263,6 +263,16 @@ impl Stack {
         self.worker = Some(Proc(proc));
     }
 
+    /// One more worker process on the same database and chain (killed when dropped).
+    pub fn spawn_worker(&self) -> Proc {
+        let proc = Command::new(binary("stablepay-worker"))
+            .envs(self.env())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        Proc(proc)
+    }
+
     pub fn kill_worker(&mut self) {
         self.worker = None;
     }

@@ -375,3 +375,167 @@ async fn retries_exhausted_expire_and_the_portal_cancels() {
     let kept_payments = list(&stack, &format!("/api/v1/payments?subscription={kept_id}")).await;
     assert_eq!(kept_payments.len(), 1, "{kept_payments:?}");
 }
+
+/// Registers `address` again and verifies it with `key` (a revoked wallet restarts
+/// verification).
+async fn reverify(stack: &Stack, address: &str, key: &[u8; 32]) {
+    let (_, w) = stack
+        .post("/api/v1/wallets", json!({ "address": address }))
+        .await;
+    let sig = eip191::sign(
+        w["verification"]["message"].as_str().unwrap().as_bytes(),
+        key,
+    )
+    .unwrap()
+    .to_hex();
+    let (status, body) = stack
+        .post(
+            &format!("/api/v1/wallets/{}/verify", w["id"].as_str().unwrap()),
+            json!({ "signature": sig }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn succeeded_periods(stack: &Stack, sub: &str) -> Vec<i64> {
+    let mut periods: Vec<i64> = list(
+        stack,
+        &format!("/api/v1/payment_attempts?subscription={sub}&status=succeeded&limit=100"),
+    )
+    .await
+    .iter()
+    .map(|a| {
+        let t = a["period_key"].as_str().unwrap();
+        chrono_secs(t)
+    })
+    .collect();
+    periods.sort();
+    periods
+}
+
+/// Seconds of a `YYYY-MM-DDTHH:MM:SS.mmmZ` timestamp (for differences only).
+fn chrono_secs(t: &str) -> i64 {
+    let (date, time) = t.split_once('T').unwrap();
+    let d: Vec<i64> = date.split('-').map(|p| p.parse().unwrap()).collect();
+    let h: Vec<i64> = time[..8].split(':').map(|p| p.parse().unwrap()).collect();
+    // Days from a fixed month table are enough: the test spans minutes, never a month end
+    // in a way that matters for differences inside one run.
+    ((d[0] * 372 + d[1] * 31 + d[2]) * 24 + h[0]) * 3600 + h[1] * 60 + h[2]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_a_keeper_outage_and_a_paused_recipient_charge_each_period_once() {
+    let chain = PrivateChain::start_live(Some(1)).await;
+    let mut stack = live_stack(&chain, "3s").await;
+    let (recipient, key) = stack.fresh_verified_wallet().await;
+    let merchant = client_for(&stack.chain, &key).await;
+    let manager = SubscriptionManager::new(
+        stack
+            .chain
+            .subscription_manager
+            .parse::<ethers::types::Address>()
+            .unwrap(),
+        merchant.clone(),
+    );
+    manager
+        .create_plan(
+            stack.chain.usdc.parse().unwrap(),
+            recipient.parse().unwrap(),
+            U256::from(PLAN_AMOUNT),
+            INTERVAL,
+        )
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    let plan = manager.plan_count().call().await.unwrap().as_u64();
+    let (session, buyer) = subscribe(&stack, plan, 100).await;
+    let id = subscription_of(&stack, &session).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Two workers bill the same database: each period is charged once.
+    let second = stack.spawn_worker();
+    let two = poll(Duration::from_secs(40), || async {
+        let p = succeeded_periods(&stack, &id).await;
+        (p.len() >= 3).then_some(p)
+    })
+    .await
+    .expect("two renewals with two workers");
+    assert!(
+        two.windows(2).all(|w| w[1] - w[0] == INTERVAL as i64),
+        "{two:?}"
+    );
+
+    // Keeper down (every worker killed) for three periods, then one back: one charge, for
+    // the current period; the missed ones are skipped, not pulled back to back.
+    drop(second);
+    stack.kill_worker();
+    let before = succeeded_periods(&stack, &id).await;
+    tokio::time::sleep(Duration::from_secs(3 * INTERVAL)).await;
+    stack.start_worker();
+    let after = poll(Duration::from_secs(20), || async {
+        let p = succeeded_periods(&stack, &id).await;
+        (p.len() > before.len()).then_some(p)
+    })
+    .await
+    .expect("a charge after the outage");
+    assert_eq!(after.len(), before.len() + 1, "{after:?}");
+    let gap = after[after.len() - 1] - before[before.len() - 1];
+    assert!(
+        gap >= 3 * INTERVAL as i64,
+        "missed periods were skipped: {after:?}"
+    );
+    assert_eq!(
+        gap % INTERVAL as i64,
+        0,
+        "the schedule keeps its anchor: {after:?}"
+    );
+
+    // The recipient wallet is revoked: paused at once, nothing charged while paused.
+    let wallets = list(&stack, "/api/v1/wallets?limit=100").await;
+    let wallet = wallets
+        .iter()
+        .find(|w| {
+            w["address"]
+                .as_str()
+                .unwrap()
+                .eq_ignore_ascii_case(&recipient)
+        })
+        .unwrap();
+    let r = stack
+        .http
+        .delete(format!(
+            "{}/api/v1/wallets/{}",
+            stack.api,
+            wallet["id"].as_str().unwrap()
+        ))
+        .bearer_auth(&stack.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let paused = stack.get(&format!("/api/v1/subscriptions/{id}")).await;
+    assert_eq!(paused["status"], "paused");
+    let charged = succeeded_periods(&stack, &id).await.len();
+    tokio::time::sleep(Duration::from_secs(2 * INTERVAL)).await;
+    assert_eq!(succeeded_periods(&stack, &id).await.len(), charged);
+
+    // Verified again: active, and the current period is charged once.
+    reverify(&stack, &recipient, &key).await;
+    let resumed = stack.get(&format!("/api/v1/subscriptions/{id}")).await;
+    assert_eq!(resumed["status"], "active");
+    let back = poll(Duration::from_secs(20), || async {
+        let p = succeeded_periods(&stack, &id).await;
+        (p.len() > charged).then_some(p)
+    })
+    .await
+    .expect("a charge after resuming");
+    assert_eq!(back.len(), charged + 1);
+
+    // The books equal the chain.
+    let net = back.len() as u128 * 2_475_000;
+    assert_eq!(usdc_balance(&buyer, &stack.chain, &recipient).await, net);
+}
