@@ -35,8 +35,9 @@ async fn live_stack(chain: &PrivateChain, dunning: &str) -> Stack {
     stack
 }
 
-/// The merchant's verified wallet creates a USDC plan on chain; returns (plan id, recipient).
-async fn merchant_plan(stack: &Stack) -> (u64, String) {
+/// The merchant's verified wallet creates a USDC plan on chain; returns (plan id,
+/// recipient, the recipient's key).
+async fn merchant_plan(stack: &Stack) -> (u64, String, [u8; 32]) {
     let (recipient, key) = stack.fresh_verified_wallet().await;
     let merchant = client_for(&stack.chain, &key).await;
     let manager = SubscriptionManager::new(
@@ -60,7 +61,7 @@ async fn merchant_plan(stack: &Stack) -> (u64, String) {
         .await
         .unwrap();
     let id = manager.plan_count().call().await.unwrap().as_u64();
-    (id, recipient)
+    (id, recipient, key)
 }
 
 /// A subscription checkout for `plan`, subscribed by a fresh buyer who allows `periods`
@@ -152,7 +153,7 @@ async fn wait_sub(stack: &Stack, id: &str, secs: u64, check: impl Fn(&Value) -> 
 async fn subscribe_charge_dun_recover_and_cancel_on_chain() {
     let chain = PrivateChain::start_live(Some(1)).await;
     let stack = live_stack(&chain, "3s,3s").await;
-    let (plan, recipient) = merchant_plan(&stack).await;
+    let (plan, recipient, _) = merchant_plan(&stack).await;
     let before_recipient =
         usdc_balance(&funded_buyer(&stack.chain).await, &stack.chain, &recipient).await;
     // Allowance for two periods: the first charge and one renewal.
@@ -287,7 +288,7 @@ async fn subscribe_charge_dun_recover_and_cancel_on_chain() {
 async fn retries_exhausted_expire_and_the_portal_cancels() {
     let chain = PrivateChain::start_live(Some(1)).await;
     let stack = live_stack(&chain, "2s,2s").await;
-    let (plan, _) = merchant_plan(&stack).await;
+    let (plan, _, _) = merchant_plan(&stack).await;
     // Allowance for the first charge only: the renewal fails, then both retries fail.
     let (lapsing, _) = subscribe(&stack, plan, 1).await;
     let lapsing = subscription_of(&stack, &lapsing).await;
@@ -427,29 +428,7 @@ fn chrono_secs(t: &str) -> i64 {
 async fn two_workers_a_keeper_outage_and_a_paused_recipient_charge_each_period_once() {
     let chain = PrivateChain::start_live(Some(1)).await;
     let mut stack = live_stack(&chain, "3s").await;
-    let (recipient, key) = stack.fresh_verified_wallet().await;
-    let merchant = client_for(&stack.chain, &key).await;
-    let manager = SubscriptionManager::new(
-        stack
-            .chain
-            .subscription_manager
-            .parse::<ethers::types::Address>()
-            .unwrap(),
-        merchant.clone(),
-    );
-    manager
-        .create_plan(
-            stack.chain.usdc.parse().unwrap(),
-            recipient.parse().unwrap(),
-            U256::from(PLAN_AMOUNT),
-            INTERVAL,
-        )
-        .send()
-        .await
-        .unwrap()
-        .await
-        .unwrap();
-    let plan = manager.plan_count().call().await.unwrap().as_u64();
+    let (plan, recipient, key) = merchant_plan(&stack).await;
     let (session, buyer) = subscribe(&stack, plan, 100).await;
     let id = subscription_of(&stack, &session).await["id"]
         .as_str()

@@ -72,6 +72,19 @@ impl From<&CheckoutSession> for PublicSession {
     }
 }
 
+/// A public HTML page with its data: the JSON (with `<` escaped) replaces `placeholder`
+/// inside a script element and is set with textContent; a strict CSP, no framing.
+pub(crate) fn html_page(template: &str, placeholder: &str, data: &impl Serialize) -> HttpResponse {
+    let data = serde_json::to_string(data)
+        .unwrap_or_default()
+        .replace('<', "\\u003c");
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"))
+        .insert_header(("X-Frame-Options", "DENY"))
+        .body(template.replace(placeholder, &data))
+}
+
 pub(crate) fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
     req.peer_addr()
         .map(|a| a.ip())
@@ -126,17 +139,7 @@ pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
     }
     .await;
     match session {
-        Ok(session) => {
-            // Data reaches the page as JSON (with `<` escaped) and is set with textContent.
-            let data = serde_json::to_string(&PublicSession::from(&session))
-                .unwrap_or_default()
-                .replace('<', "\\u003c");
-            HttpResponse::Ok()
-                .content_type("text/html; charset=utf-8")
-                .insert_header(("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"))
-                .insert_header(("X-Frame-Options", "DENY"))
-                .body(PAGE.replace("__SESSION_JSON__", &data))
-        }
+        Ok(session) => html_page(PAGE, "__SESSION_JSON__", &PublicSession::from(&session)),
         Err(err) => err.to_response(),
     }
 }

@@ -14,7 +14,7 @@ use stablepay_domain::{
     Address, Amount, ChainId, Signature, SubscriptionId, SubscriptionStatus, Timestamp,
 };
 
-use super::hosted::client_ip;
+use super::hosted::{client_ip, html_page};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
@@ -130,17 +130,7 @@ pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
     }
     .await;
     match view {
-        Ok(view) => {
-            // Data reaches the page as JSON (with `<` escaped) and is set with textContent.
-            let data = serde_json::to_string(&view)
-                .unwrap_or_default()
-                .replace('<', "\\u003c");
-            HttpResponse::Ok()
-                .content_type("text/html; charset=utf-8")
-                .insert_header(("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"))
-                .insert_header(("X-Frame-Options", "DENY"))
-                .body(PAGE.replace("__SUBSCRIPTION_JSON__", &data))
-        }
+        Ok(view) => html_page(PAGE, "__SUBSCRIPTION_JSON__", &view),
         Err(err) => err.to_response(),
     }
 }

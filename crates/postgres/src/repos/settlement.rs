@@ -19,6 +19,25 @@ use crate::rows::{payment_row, PaymentRow, SessionRow};
 use crate::schema::{chain_cursors, checkout_sessions as cs, customers, payments as p};
 use crate::PgStore;
 
+/// Writes a session's completion (payer, transaction, customer, subscription).
+pub(crate) async fn complete_session(
+    conn: &mut diesel_async::AsyncPgConnection,
+    done: &CheckoutSession,
+) -> Result<(), diesel::result::Error> {
+    diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))
+        .set((
+            cs::status.eq("completed"),
+            cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
+            cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
+            cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
+            cs::customer_id.eq(done.customer.map(|c| c.uuid())),
+            cs::subscription_id.eq(done.subscription.map(|c| c.uuid())),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl SettlementStore for PgStore {
     async fn session_by_ref(
@@ -140,16 +159,7 @@ impl SettlementStore for PgStore {
                         .await?;
                 }
                 if let Some(done) = &s.completed_session {
-                    diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))
-                        .set((
-                            cs::status.eq("completed"),
-                            cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
-                            cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
-                            cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
-                            cs::customer_id.eq(done.customer.map(|c| c.uuid())),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    complete_session(conn, done).await?;
                 }
                 for event in &s.events {
                     write_event(conn, event).await?;

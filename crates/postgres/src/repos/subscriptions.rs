@@ -16,6 +16,7 @@ use stablepay_domain::{
 use uuid::Uuid;
 
 use super::outbox::{write_event, OutboxError};
+use super::settlement::complete_session;
 use crate::error::map_diesel_error;
 use crate::rows::{
     attempt_row, new_subscription_row, payment_row, subscription_record, to_i64, PaymentRow,
@@ -282,17 +283,7 @@ impl SubscriptionStore for PgStore {
                     .values(&attempt_row(&start.attempt))
                     .execute(conn)
                     .await?;
-                diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))
-                    .set((
-                        cs::status.eq("completed"),
-                        cs::wallet_address.eq(done.wallet_address.map(|a| a.to_lower_hex())),
-                        cs::tx_hash.eq(done.tx_hash.map(|t| t.to_string())),
-                        cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
-                        cs::customer_id.eq(done.customer.map(|c| c.uuid())),
-                        cs::subscription_id.eq(done.subscription.map(|c| c.uuid())),
-                    ))
-                    .execute(conn)
-                    .await?;
+                complete_session(conn, done).await?;
                 for event in &start.events {
                     write_event(conn, event).await?;
                 }
