@@ -414,6 +414,30 @@ async fn succeeded_periods(stack: &Stack, sub: &str) -> Vec<i64> {
     periods
 }
 
+/// The timestamp of the chain's latest block.
+async fn chain_time(chain: &PrivateChain) -> i64 {
+    let block = chain
+        .call("eth_getBlockByNumber", json!(["latest", false]))
+        .await;
+    i64::from_str_radix(
+        block["timestamp"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap()
+}
+
+/// Polls until the chain's clock reaches `at` (blocks come every second).
+async fn wait_chain_time(chain: &PrivateChain, at: i64) {
+    let reached = poll(Duration::from_secs(60), || async {
+        (chain_time(chain).await >= at).then_some(())
+    })
+    .await;
+    assert!(reached.is_some(), "the chain's clock stopped before {at}");
+}
+
 /// Seconds of a `YYYY-MM-DDTHH:MM:SS.mmmZ` timestamp (for differences only).
 fn chrono_secs(t: &str) -> i64 {
     let (date, time) = t.split_once('T').unwrap();
@@ -453,7 +477,8 @@ async fn two_workers_a_keeper_outage_and_a_paused_recipient_charge_each_period_o
     drop(second);
     stack.kill_worker();
     let before = succeeded_periods(&stack, &id).await;
-    tokio::time::sleep(Duration::from_secs(3 * INTERVAL)).await;
+    // Three due dates pass on chain with no keeper.
+    wait_chain_time(&chain, chain_time(&chain).await + 3 * INTERVAL as i64).await;
     stack.start_worker();
     let after = poll(Duration::from_secs(20), || async {
         let p = succeeded_periods(&stack, &id).await;
@@ -499,7 +524,8 @@ async fn two_workers_a_keeper_outage_and_a_paused_recipient_charge_each_period_o
     let paused = stack.get(&format!("/api/v1/subscriptions/{id}")).await;
     assert_eq!(paused["status"], "paused");
     let charged = succeeded_periods(&stack, &id).await.len();
-    tokio::time::sleep(Duration::from_secs(2 * INTERVAL)).await;
+    // Two due dates pass on chain while paused: nothing is charged.
+    wait_chain_time(&chain, chain_time(&chain).await + 2 * INTERVAL as i64).await;
     assert_eq!(succeeded_periods(&stack, &id).await.len(), charged);
 
     // Verified again: active, and the current period is charged once.
