@@ -1,6 +1,5 @@
 //! Subscription rows beyond the API resource: the billing terms and the write version.
 
-use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::{StoreError, SubscriptionRecord};
 use stablepay_domain::*;
@@ -22,29 +21,12 @@ pub struct SubscriptionTermsRow {
     pub version: i64,
 }
 
-/// Everything a new subscription row holds.
+/// Everything a new subscription row holds: the API fields plus the billing terms.
 #[derive(Insertable, Debug, Clone)]
 #[diesel(table_name = subscriptions, check_for_backend(diesel::pg::Pg))]
 pub struct NewSubscriptionRow {
-    pub id: Uuid,
-    pub merchant_id: Uuid,
-    pub livemode: bool,
-    pub status: String,
-    pub title: String,
-    pub customer_id: Uuid,
-    pub wallet_address: String,
-    pub chain_id: i32,
-    pub chain_subscription_id: String,
-    pub chain_plan_id: String,
-    pub amount_micros: i64,
-    pub fee_micros: i64,
-    pub interval_seconds: i64,
-    pub next_payment_at: Option<DateTime<Utc>>,
-    pub canceled_at: Option<DateTime<Utc>>,
-    pub retry_count: i32,
-    pub next_retry_at: Option<DateTime<Utc>>,
-    pub last_failure_code: Option<String>,
-    pub created_at: DateTime<Utc>,
+    #[diesel(embed)]
+    pub resource: SubscriptionRow,
     pub manager_address: String,
     pub recipient_address: String,
     pub token_address: String,
@@ -57,25 +39,27 @@ pub struct NewSubscriptionRow {
 pub(crate) fn new_subscription_row(r: &SubscriptionRecord) -> NewSubscriptionRow {
     let s = &r.subscription;
     NewSubscriptionRow {
-        id: s.id.uuid(),
-        merchant_id: s.merchant_id.uuid(),
-        livemode: s.mode.is_live(),
-        status: s.status.as_str().to_owned(),
-        title: s.title.clone(),
-        customer_id: s.customer.uuid(),
-        wallet_address: s.wallet_address.to_lower_hex(),
-        chain_id: s.chain.id() as i32,
-        chain_subscription_id: s.chain_subscription_id.clone(),
-        chain_plan_id: s.chain_plan_id.clone(),
-        amount_micros: to_i64(s.amount.micros()),
-        fee_micros: to_i64(r.fee_micros),
-        interval_seconds: to_i64(s.interval_seconds),
-        next_payment_at: s.next_payment_at.map(|t| t.as_datetime()),
-        canceled_at: s.canceled_at.map(|t| t.as_datetime()),
-        retry_count: i32::try_from(s.retry_count).unwrap_or(i32::MAX),
-        next_retry_at: s.next_retry_at.map(|t| t.as_datetime()),
-        last_failure_code: s.last_failure_code.clone(),
-        created_at: s.created_at.as_datetime(),
+        resource: SubscriptionRow {
+            id: s.id.uuid(),
+            merchant_id: s.merchant_id.uuid(),
+            livemode: s.mode.is_live(),
+            status: s.status.as_str().to_owned(),
+            title: s.title.clone(),
+            customer_id: s.customer.uuid(),
+            wallet_address: s.wallet_address.to_lower_hex(),
+            chain_id: s.chain.id() as i32,
+            chain_subscription_id: s.chain_subscription_id.clone(),
+            chain_plan_id: s.chain_plan_id.clone(),
+            amount_micros: to_i64(s.amount.micros()),
+            fee_micros: to_i64(r.fee_micros),
+            interval_seconds: to_i64(s.interval_seconds),
+            next_payment_at: s.next_payment_at.map(|t| t.as_datetime()),
+            canceled_at: s.canceled_at.map(|t| t.as_datetime()),
+            retry_count: i32::try_from(s.retry_count).unwrap_or(i32::MAX),
+            next_retry_at: s.next_retry_at.map(|t| t.as_datetime()),
+            last_failure_code: s.last_failure_code.clone(),
+            created_at: s.created_at.as_datetime(),
+        },
         manager_address: r.manager.to_lower_hex(),
         recipient_address: r.recipient.to_lower_hex(),
         token_address: r.token.to_lower_hex(),
