@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_api;
+mod bench_billing;
 mod bench_settlement;
 mod bench_soak;
 mod chain;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         Some("sign") => sign::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("settlement") => bench_settlement::run(&args[2..]),
+            Some("billing") => bench_billing::run(&args[2..]),
             Some("soak") => bench_soak::run(&args[2..]),
             Some("api") => bench_api::run(&args[2..]),
             _ => bench::run(&args[1..]),
