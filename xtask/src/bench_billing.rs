@@ -57,7 +57,17 @@ fn psql(pg: &Postgres, db: &str, sql: &str) -> Result<String, String> {
         .bin_dir()
         .map_or_else(|| "psql".into(), |d| d.join("psql"));
     let out = Command::new(bin)
-        .args([db, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .args([
+            db,
+            "-X",
+            "-q",
+            "-t",
+            "-A",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            sql,
+        ])
         .output()
         .map_err(|e| format!("psql: {e}"))?;
     if !out.status.success() {
@@ -190,7 +200,8 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
     let mut worker = cmd
         .spawn()
         .map_err(|e| format!("cannot start the worker: {e}"))?;
-    let count_sql = "SELECT count(*) FROM payments WHERE charge_type = 'recurring' AND status = 'confirmed'";
+    let count_sql =
+        "SELECT count(*) FROM payments WHERE charge_type = 'recurring' AND status = 'confirmed'";
     let mut charged = 0u64;
     while charged < total && started.elapsed() < Duration::from_secs(600) {
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -210,7 +221,11 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
                    FROM payments WHERE charge_type = 'recurring' AND status = 'confirmed') x"
         ),
     )?;
-    let failed = psql(pg, db, "SELECT count(*) FROM payment_attempts WHERE status = 'failed'")?;
+    let failed = psql(
+        pg,
+        db,
+        "SELECT count(*) FROM payment_attempts WHERE status = 'failed'",
+    )?;
     let nonces = psql(
         pg,
         db,
@@ -218,7 +233,10 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
     )?;
     println!();
     println!("billing: {total} subscriptions due at once, one keeper, depth 2, chain 8453 (anvil, 1 block/s)");
-    println!("  charged {charged} of {total} in {elapsed:.1} s = {:.0} charges/min", charged as f64 / elapsed * 60.0);
+    println!(
+        "  charged {charged} of {total} in {elapsed:.1} s = {:.0} charges/min",
+        charged as f64 / elapsed * 60.0
+    );
     println!("  due-to-charged latency (from worker start) p50/p99/max ms: {latency}");
     println!("  failed attempts: {failed}; keeper transactions: {nonces}");
     if charged < total {

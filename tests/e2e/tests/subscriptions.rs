@@ -544,3 +544,104 @@ async fn two_workers_a_keeper_outage_and_a_paused_recipient_charge_each_period_o
     let net = back.len() as u128 * 2_475_000;
     assert_eq!(usdc_balance(&buyer, &stack.chain, &recipient).await, net);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contract_wallet_subscribes_and_cancels_in_the_portal_with_erc1271() {
+    use stablepay_evm::bindings::test_smart_wallet::TestSmartWallet;
+    let chain = PrivateChain::start_live(Some(1)).await;
+    let stack = live_stack(&chain, "3s").await;
+    let (plan, _, _) = merchant_plan(&stack).await;
+    let env = stablepay_e2e::test_env();
+    let wallet = &env["chains"]["8453"]["smart_wallet"];
+    let owner_key: [u8; 32] = hex::decode(
+        wallet["owner_private_key"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap()
+    .try_into()
+    .unwrap();
+    let wallet_address = wallet["address"].as_str().unwrap().to_owned();
+    let owner = client_for(&stack.chain, &owner_key).await;
+    let smart = TestSmartWallet::new(
+        wallet_address.parse::<ethers::types::Address>().unwrap(),
+        owner.clone(),
+    );
+
+    // The contract wallet approves and subscribes through `execute`, signed by its owner.
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "subscription", "title": "Team plan", "chain_plan_id": plan.to_string() }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let cs = session["id"].as_str().unwrap().to_owned();
+    let (_, intent) = stack.intent(&cs).await;
+    let bytes = |k: &str| {
+        ethers::types::Bytes::from(
+            hex::decode(intent[k].as_str().unwrap().trim_start_matches("0x")).unwrap(),
+        )
+    };
+    let token = stack.chain.usdc.parse::<ethers::types::Address>().unwrap();
+    let manager = stack
+        .chain
+        .subscription_manager
+        .parse::<ethers::types::Address>()
+        .unwrap();
+    smart
+        .execute(token, bytes("approve_calldata"))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    let receipt = smart
+        .execute(manager, bytes("subscribe_calldata"))
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, _, _) = stack
+        .confirm(&cs, &format!("{:#x}", receipt.transaction_hash))
+        .await;
+    assert_eq!(status, 200);
+    let done = stack
+        .wait_for_session(&cs, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let sub = subscription_of(&stack, &cs).await;
+    assert!(sub["wallet_address"]
+        .as_str()
+        .unwrap()
+        .eq_ignore_ascii_case(&wallet_address));
+
+    // The owner's signature over the cancel message is the wallet's (ERC-1271).
+    let id = sub["id"].as_str().unwrap();
+    let portal = format!("{}/portal/subscriptions/{id}/cancel", stack.api);
+    let http = reqwest::Client::new();
+    let message: Value = http
+        .get(&portal)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sig = eip191::sign(message["message"].as_str().unwrap().as_bytes(), &owner_key)
+        .unwrap()
+        .to_hex();
+    let r = http
+        .post(&portal)
+        .json(&json!({ "signature": sig }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let state: Value = r.json().await.unwrap();
+    assert_eq!(state["status"], "canceled");
+    assert_eq!(stack.events_of_type("subscription.canceled").await.len(), 1);
+}
