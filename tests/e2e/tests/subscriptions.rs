@@ -645,3 +645,68 @@ async fn a_contract_wallet_subscribes_and_cancels_in_the_portal_with_erc1271() {
     assert_eq!(state["status"], "canceled");
     assert_eq!(stack.events_of_type("subscription.canceled").await.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_charge_dropped_by_the_node_while_the_worker_was_down_is_sent_again_once() {
+    let chain = PrivateChain::start_live(None).await;
+    let mut stack = live_stack(&chain, "3s").await;
+    let (plan, recipient, _) = merchant_plan(&stack).await;
+    // Blocks come when this test mines them (automine, then manual).
+    let miner = async {
+        loop {
+            chain.mine(1).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    };
+    let setup = async {
+        let (session, buyer) = subscribe(&stack, plan, 10).await;
+        (subscription_of(&stack, &session).await, buyer)
+    };
+    let (sub, buyer) = tokio::select! {
+        done = setup => done,
+        _ = miner => unreachable!(),
+    };
+    let id = sub["id"].as_str().unwrap().to_owned();
+    chain.call("evm_setAutomine", json!([false])).await;
+
+    // The renewal is sent: the node holds it unmined. The worker dies, the node drops it.
+    let sent = poll(Duration::from_secs(30), || async {
+        let status = chain.call("txpool_status", json!([])).await;
+        (status["pending"].as_str() != Some("0x0")).then_some(())
+    })
+    .await;
+    assert!(sent.is_some(), "the keeper never sent the renewal");
+    stack.kill_worker();
+    chain.call("anvil_dropAllTransactions", json!([])).await;
+
+    // A worker comes back: the stored charge is broadcast again (after 30 s without a
+    // receipt), mined, and recorded once.
+    stack.start_worker();
+    let mining = async {
+        loop {
+            chain.mine(1).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    };
+    let charged = async {
+        poll(Duration::from_secs(60), || async {
+            let p = list(
+                &stack,
+                &format!("/api/v1/payments?subscription={id}&status=confirmed"),
+            )
+            .await;
+            (p.len() >= 2).then_some(p)
+        })
+        .await
+    };
+    let payments = tokio::select! {
+        p = charged => p.expect("the dropped renewal was sent again and recorded"),
+        _ = mining => unreachable!(),
+    };
+    assert_eq!(payments.len(), 2, "{payments:?}");
+    assert_eq!(
+        usdc_balance(&buyer, &stack.chain, &recipient).await,
+        2 * 2_475_000,
+        "each period once, on chain"
+    );
+}
