@@ -5,6 +5,7 @@
 
 mod fault_proxy;
 mod private_chain;
+pub mod subscriptions;
 
 pub use fault_proxy::{FaultCounts, FaultProxy, Faults};
 pub use private_chain::PrivateChain;
