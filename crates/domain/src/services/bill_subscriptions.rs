@@ -18,7 +18,8 @@ use crate::representation::{PaymentResource, SubscriptionResource};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
 use crate::services::{
-    settle_subscription_receipt, to_json, SettleDeps, SettleError, SettleOutcome,
+    settle_subscription_receipt, to_json, write_billing, BillingWriteOutcome, SettleDeps,
+    SettleError, SettleOutcome, WRITE_ATTEMPTS,
 };
 
 /// How long a claim keeps other workers off a subscription (also the pause before a try
@@ -30,7 +31,6 @@ pub const NOT_DUE_RETRY_SECS: i64 = 2;
 /// A charge without a receipt is broadcast again after this long.
 pub const REBROADCAST_AFTER_SECS: i64 = 30;
 const CONCURRENCY: usize = 16;
-const WRITE_ATTEMPTS: usize = 4;
 
 pub struct BillingDeps<'a> {
     pub settle: SettleDeps<'a>,
@@ -434,33 +434,20 @@ async fn unchanged_write(
     hold_until: Option<Timestamp>,
     deps: &BillingDeps<'_>,
 ) -> Result<(), String> {
-    let store = deps.settle.subscriptions;
-    let mut rec = rec;
-    for _ in 0..WRITE_ATTEMPTS {
-        let write = BillingWrite {
-            subscription: rec.clone(),
-            payment: None,
-            attempt: None,
-            events: Vec::new(),
+    let outcome = write_billing(deps.settle.subscriptions, rec, |rec| {
+        Some(BillingWrite {
             settles_charge_tx: tx,
             hold_until,
-        };
-        match store
-            .record_billing(&write)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            SettlementWrite::Written => return Ok(()),
-            SettlementWrite::Stale => {
-                rec = store
-                    .subscription_public(rec.subscription.id)
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .ok_or("the subscription vanished")?;
-            }
-        }
+            ..BillingWrite::state_only(rec.clone())
+        })
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    match outcome {
+        BillingWriteOutcome::Written | BillingWriteOutcome::NothingToWrite(_) => Ok(()),
+        BillingWriteOutcome::Gone => Err("the subscription vanished".into()),
+        BillingWriteOutcome::Contended => Err("the subscription kept changing".into()),
     }
-    Err("the subscription kept changing".into())
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub(crate) mod settle_subscription;
 mod signatures;
 mod tokens;
 mod verify_wallet;
+mod write_billing;
 
 pub use bill_subscriptions::*;
 pub use chain_config::*;
@@ -45,6 +46,7 @@ pub use settle_subscription::*;
 pub use signatures::*;
 pub use tokens::*;
 pub use verify_wallet::*;
+pub(crate) use write_billing::*;
 
 use crate::ports::StoreError;
 

@@ -4,10 +4,9 @@
 //! (the contract skips missed periods) and the schedule keeps its anchor.
 
 use crate::model::{Address, MerchantId};
-use crate::ports::{
-    BillingWrite, SettlementWrite, StoreError, SubscriptionRecord, SubscriptionStore,
-};
+use crate::ports::{BillingWrite, StoreError, SubscriptionRecord, SubscriptionStore};
 use crate::rules::dunning::{BillingState, Transition};
+use crate::services::{write_billing, BillingWriteOutcome};
 
 /// Which way the recipient moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,38 +44,25 @@ fn transition(rec: &SubscriptionRecord, change: RecipientChange) -> Transition {
 }
 
 async fn apply(
-    mut rec: SubscriptionRecord,
+    rec: SubscriptionRecord,
     change: RecipientChange,
     subscriptions: &dyn SubscriptionStore,
 ) -> Result<bool, StoreError> {
-    for _ in 0..4 {
-        let t = transition(&rec, change);
-        if t.state == BillingState::of(&rec.subscription) {
-            return Ok(false);
-        }
-        let write = BillingWrite {
-            subscription: SubscriptionRecord {
+    let outcome = write_billing(subscriptions, rec, |rec| {
+        let t = transition(rec, change);
+        (t.state != BillingState::of(&rec.subscription)).then(|| {
+            BillingWrite::state_only(SubscriptionRecord {
                 subscription: t.state.applied_to(&rec.subscription),
                 ..rec.clone()
-            },
-            payment: None,
-            attempt: None,
-            events: Vec::new(),
-            settles_charge_tx: None,
-            hold_until: None,
-        };
-        match subscriptions.record_billing(&write).await? {
-            SettlementWrite::Written => return Ok(true),
-            SettlementWrite::Stale => match subscriptions
-                .subscription_public(rec.subscription.id)
-                .await?
-            {
-                Some(fresh) => rec = fresh,
-                None => return Ok(false),
-            },
-        }
+            })
+        })
+    })
+    .await?;
+    match outcome {
+        BillingWriteOutcome::Written => Ok(true),
+        BillingWriteOutcome::NothingToWrite(_) | BillingWriteOutcome::Gone => Ok(false),
+        BillingWriteOutcome::Contended => Err(StoreError::Conflict(
+            "the subscription kept changing".into(),
+        )),
     }
-    Err(StoreError::Conflict(
-        "the subscription kept changing".into(),
-    ))
 }

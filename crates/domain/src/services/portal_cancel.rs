@@ -5,11 +5,10 @@
 
 use crate::model::{Signature, SubscriptionId};
 use crate::ports::{
-    ChainError, ChainReader, Clock, SettlementWrite, StoreError, SubscriptionRecord,
-    SubscriptionStore,
+    ChainError, ChainReader, Clock, StoreError, SubscriptionRecord, SubscriptionStore,
 };
 use crate::services::settle_subscription::cancel_write;
-use crate::services::signed_by;
+use crate::services::{signed_by, write_billing, BillingWriteOutcome};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PortalError {
@@ -75,7 +74,7 @@ pub async fn cancel_by_subscriber(
     signature: &Signature,
     deps: &PortalDeps<'_>,
 ) -> Result<SubscriptionRecord, PortalError> {
-    let mut rec = portal_subscription(id, deps).await?;
+    let rec = portal_subscription(id, deps).await?;
     let sub = &rec.subscription;
     let signed = signed_by(
         deps.chain,
@@ -93,16 +92,13 @@ pub async fn cancel_by_subscriber(
     if !signed {
         return Err(PortalError::NotSubscriber(sub.wallet_address.to_string()));
     }
-    for _ in 0..4 {
-        let Some(write) = cancel_write(&rec, deps.clock.now()) else {
-            return Ok(rec);
-        };
-        match deps.subscriptions.record_billing(&write).await? {
-            SettlementWrite::Written => return portal_subscription(id, deps).await,
-            SettlementWrite::Stale => rec = portal_subscription(id, deps).await?,
-        }
+    let now = deps.clock.now();
+    match write_billing(deps.subscriptions, rec, |rec| cancel_write(rec, now)).await? {
+        BillingWriteOutcome::Written => portal_subscription(id, deps).await,
+        BillingWriteOutcome::NothingToWrite(current) => Ok(current),
+        BillingWriteOutcome::Gone => Err(PortalError::NotFound),
+        BillingWriteOutcome::Contended => Err(PortalError::Contended),
     }
-    Err(PortalError::Contended)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::ports::{
 };
 use crate::representation::{CheckoutSessionResource, PaymentResource};
 use crate::rules::confirmations::is_confirmed;
-use crate::services::{ChainContracts, ChainDirectory};
+use crate::services::{ChainContracts, ChainDirectory, WRITE_ATTEMPTS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettleError {
@@ -66,9 +66,6 @@ impl SettleDeps<'_> {
             .ok_or(SettleError::ChainNotConfigured(chain.id()))
     }
 }
-
-/// Concurrent writers lose at most this many times in a row before the caller retries later.
-const WRITE_ATTEMPTS: usize = 4;
 
 /// Checks the on-chain facts against the session snapshot: emitter, status, token,
 /// recipient, exact amounts, and both Transfer legs.

@@ -17,9 +17,10 @@ use crate::ports::{
 use crate::representation::{CheckoutSessionResource, PaymentResource, SubscriptionResource};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::BillingState;
-use crate::services::{to_json, SettleDeps, SettleError, SettleOutcome};
-
-const WRITE_ATTEMPTS: usize = 4;
+use crate::services::{
+    to_json, write_billing, BillingWriteOutcome, SettleDeps, SettleError, SettleOutcome,
+    WRITE_ATTEMPTS,
+};
 
 /// Settles every `SubscriptionManager` event of a fetched receipt, given the head. An
 /// empty answer means the receipt has no event from the configured manager.
@@ -395,15 +396,9 @@ async fn record_charge(
     };
     let treasury = deps.contracts(chain)?.treasury;
     for _ in 0..WRITE_ATTEMPTS {
-        let Some(rec) = deps
-            .subscriptions
-            .subscription_by_chain_id(chain, log.manager, subscription_id)
-            .await?
-        else {
-            // Its subscribe is not recorded yet: decided again later.
-            return Ok(SettleOutcome::Deferred(format!(
-                "subscription {subscription_id} is not recorded"
-            )));
+        let rec = match recorded(chain, log.manager, subscription_id, deps).await? {
+            Ok(rec) => rec,
+            Err(deferred) => return Ok(deferred),
         };
         let sub = &rec.subscription;
         let gross = net_amount.saturating_add(fee_amount);
@@ -494,6 +489,21 @@ async fn record_charge(
     Err(SettleError::Contended)
 }
 
+/// The recorded subscription `manager` holds as `id`, or `Deferred` when its subscribe is
+/// not recorded yet (decided again later).
+async fn recorded(
+    chain: ChainId,
+    manager: crate::model::Address,
+    id: u128,
+    deps: &SettleDeps<'_>,
+) -> Result<Result<SubscriptionRecord, SettleOutcome>, SettleError> {
+    Ok(deps
+        .subscriptions
+        .subscription_by_chain_id(chain, manager, id)
+        .await?
+        .ok_or_else(|| SettleOutcome::Deferred(format!("subscription {id} is not recorded"))))
+}
+
 async fn record_cancel(
     chain: ChainId,
     subscription_id: u128,
@@ -501,30 +511,19 @@ async fn record_cancel(
     confirmed: bool,
     deps: &SettleDeps<'_>,
 ) -> Result<SettleOutcome, SettleError> {
-    for _ in 0..WRITE_ATTEMPTS {
-        let Some(rec) = deps
-            .subscriptions
-            .subscription_by_chain_id(chain, log.manager, subscription_id)
-            .await?
-        else {
-            return Ok(SettleOutcome::Deferred(format!(
-                "subscription {subscription_id} is not recorded"
-            )));
-        };
-        if !confirmed {
-            return Ok(SettleOutcome::AwaitingDepth);
-        }
-        match cancel_write(&rec, deps.clock.now()) {
-            None => return Ok(SettleOutcome::SubscriptionRecorded(rec.subscription.id)),
-            Some(write) => match deps.subscriptions.record_billing(&write).await? {
-                SettlementWrite::Written => {
-                    return Ok(SettleOutcome::SubscriptionRecorded(rec.subscription.id))
-                }
-                SettlementWrite::Stale => continue,
-            },
-        }
+    let rec = match recorded(chain, log.manager, subscription_id, deps).await? {
+        Ok(rec) => rec,
+        Err(deferred) => return Ok(deferred),
+    };
+    if !confirmed {
+        return Ok(SettleOutcome::AwaitingDepth);
     }
-    Err(SettleError::Contended)
+    let id = rec.subscription.id;
+    let now = deps.clock.now();
+    match write_billing(deps.subscriptions, rec, |rec| cancel_write(rec, now)).await? {
+        BillingWriteOutcome::Contended => Err(SettleError::Contended),
+        _ => Ok(SettleOutcome::SubscriptionRecorded(id)),
+    }
 }
 
 /// The write that cancels `rec` at `now` with `subscription.canceled`; `None` when it is

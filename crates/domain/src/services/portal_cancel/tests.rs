@@ -6,7 +6,7 @@ use futures_executor::block_on;
 
 use super::*;
 use crate::model::{Address, ChainId, EventType, SubscriptionStatus};
-use crate::ports::{BillingWrite, MockSettlementStore, MockSubscriptionStore};
+use crate::ports::{BillingWrite, MockSettlementStore, MockSubscriptionStore, SettlementWrite};
 use crate::rules::eip191;
 
 // The subscription fixtures, compiled into each of the three test modules that share them.
