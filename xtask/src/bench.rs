@@ -153,6 +153,58 @@ pub fn percentile<T: Copy + Default>(sorted: &[T], p: f64) -> T {
     sorted[idx.min(sorted.len() - 1)]
 }
 
+/// A number from the environment variable `name`, or `default`.
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// What the chain benches run on: a release-built worker, a throwaway PostgreSQL with one
+/// database, one dev chain, and a runtime. Fields drop in order: the chain, then the cluster.
+pub struct ChainBench {
+    pub runtime: tokio::runtime::Runtime,
+    pub dev: crate::chain::DevChain,
+    pub db: String,
+    pub pg: Postgres,
+}
+
+impl ChainBench {
+    pub fn start(chain_id: u64, database: &str) -> Result<Self, String> {
+        println!("xtask: building stablepay-worker (release)");
+        run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
+        let anvil = crate::tools::anvil()?;
+        let pg = Postgres::provision("bench")?;
+        let db = pg.database(database)?;
+        let dev = crate::chain::start(&anvil, chain_id)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Self {
+            runtime,
+            dev,
+            db,
+            pg,
+        })
+    }
+
+    /// The release worker, pointed at this bench's database and chain.
+    pub fn worker(&self, secrets_key: &[u8; 32]) -> Command {
+        let mut cmd = Command::new(root().join("target/release/stablepay-worker"));
+        cmd.env("DATABASE_URL", &self.db)
+            .env(
+                "STABLEPAY_SECRETS_KEY",
+                base64::engine::general_purpose::STANDARD.encode(secrets_key),
+            )
+            .env("STABLEPAY_LOG", "error")
+            .envs(self.dev.service_env())
+            .stdout(Stdio::null());
+        cmd
+    }
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         None | Some("webhooks") => {}

@@ -5,19 +5,15 @@
 //! release-built `stablepay-worker` charges them all (simulate, nonce, sign, send, settle
 //! at depth 2). The clock starts when the worker does.
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use serde_json::json;
 use stablepay_domain::rules::eip712::{self, Domain, SubscribeIntent};
 use stablepay_domain::*;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
-use crate::chain::{self, rpc, DevChain};
-use crate::pg::Postgres;
-use crate::tools;
-use crate::util::{cargo, root, run as run_cmd};
+use crate::bench::{env_number, ChainBench};
+use crate::chain::{self, rpc};
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
 const INTERVAL: u64 = 3600;
@@ -49,55 +45,18 @@ fn wait_receipt(url: &str, tx: &str) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    Err(format!("{tx} was not mined"))
-}
-
-fn psql(pg: &Postgres, db: &str, sql: &str) -> Result<String, String> {
-    let bin = pg
-        .bin_dir()
-        .map_or_else(|| "psql".into(), |d| d.join("psql"));
-    let out = Command::new(bin)
-        .args([
-            db,
-            "-X",
-            "-q",
-            "-t",
-            "-A",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-            sql,
-        ])
-        .output()
-        .map_err(|e| format!("psql: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    let pool = rpc(url, "txpool_status", json!([])).unwrap_or_default();
+    Err(format!("{tx} was not mined in 60 s (txpool: {pool})"))
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let total: u64 = std::env::var("BENCH_SUBSCRIPTIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
-    println!("xtask: building stablepay-worker (release)");
-    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
-    let anvil = tools::anvil()?;
-    let pg = Postgres::provision("bench")?;
-    let db = pg.database("bench_billing")?;
-    let dev = chain::start(&anvil, 8453)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let result = runtime.block_on(bench(&pg, &db, &dev, total));
-    drop(dev);
-    drop(pg);
-    result
+    let total: u64 = env_number("BENCH_SUBSCRIPTIONS", 1000);
+    let rig = ChainBench::start(8453, "bench_billing")?;
+    rig.runtime.block_on(bench(&rig, total))
 }
 
-async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<(), String> {
+async fn bench(rig: &ChainBench, total: u64) -> Result<(), String> {
+    let (pg, db, dev) = (&rig.pg, rig.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
         db,
@@ -157,12 +116,16 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
             hex::encode(stablepay_evm::calldata::subscribe(&intent, &sig))
         );
         last = send(url, &buyer, &manager, &data)?;
+        // In batches of 100 (one block's worth): a flood of 1000 pending transactions from
+        // one sender sometimes stalls anvil's pool.
+        if i % 100 == 99 {
+            wait_receipt(url, &last)?;
+        }
     }
     wait_receipt(url, &last)?;
 
     // The books: one customer, `total` active subscriptions due now.
-    psql(
-        pg,
+    pg.psql(
         db,
         &format!(
             "INSERT INTO customers (id, merchant_id, livemode, address, created_at)
@@ -182,21 +145,13 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
     rpc(url, "evm_increaseTime", json!([INTERVAL]))?;
     rpc(url, "evm_mine", json!([]))?;
 
-    let mut cmd = Command::new(root().join("target/release/stablepay-worker"));
-    cmd.env("DATABASE_URL", db)
-        .env(
-            "STABLEPAY_SECRETS_KEY",
-            base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
-        )
-        .env("STABLEPAY_CONFIRMATIONS_8453", "2")
+    let mut cmd = rig.worker(&SECRETS_KEY);
+    cmd.env("STABLEPAY_CONFIRMATIONS_8453", "2")
         .env("STABLEPAY_KEEPER_KEY", chain::key(chain::KEEPER))
-        .env("STABLEPAY_CHAIN_POLL", "200ms")
-        .env("STABLEPAY_LOG", "error")
-        .envs(dev.service_env())
-        .stdout(Stdio::null());
+        .env("STABLEPAY_CHAIN_POLL", "200ms");
     let started = Instant::now();
     let start_sql = "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')";
-    let t0 = psql(pg, db, start_sql)?;
+    let t0 = pg.psql(db, start_sql)?;
     let mut worker = cmd
         .spawn()
         .map_err(|e| format!("cannot start the worker: {e}"))?;
@@ -205,13 +160,12 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
     let mut charged = 0u64;
     while charged < total && started.elapsed() < Duration::from_secs(600) {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        charged = psql(pg, db, count_sql)?.parse().unwrap_or(0);
+        charged = pg.psql(db, count_sql)?.parse().unwrap_or(0);
     }
     let elapsed = started.elapsed().as_secs_f64();
     let _ = worker.kill();
     let _ = worker.wait();
-    let latency = psql(
-        pg,
+    let latency = pg.psql(
         db,
         &format!(
             "SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s) * 1000) || ' ' ||
@@ -221,13 +175,11 @@ async fn bench(pg: &Postgres, db: &str, dev: &DevChain, total: u64) -> Result<()
                    FROM payments WHERE charge_type = 'recurring' AND status = 'confirmed') x"
         ),
     )?;
-    let failed = psql(
-        pg,
+    let failed = pg.psql(
         db,
         "SELECT count(*) FROM payment_attempts WHERE status = 'failed'",
     )?;
-    let nonces = psql(
-        pg,
+    let nonces = pg.psql(
         db,
         "SELECT count(*) || ' sent, nonces ' || min(nonce) || '..' || max(nonce) FROM keeper_transactions",
     )?;

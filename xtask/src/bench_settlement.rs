@@ -5,10 +5,8 @@
 //! (DESIGN §10).
 
 use std::collections::HashMap;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use serde_json::json;
 use stablepay_domain::ports::{SessionRepository, SystemClock, WalletRepository};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
@@ -19,11 +17,8 @@ use stablepay_domain::services::{
 use stablepay_domain::*;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
-use crate::bench::percentile;
-use crate::chain::{self, rpc, DevChain};
-use crate::pg::Postgres;
-use crate::tools;
-use crate::util::{cargo, root, run as run_cmd};
+use crate::bench::{env_number, percentile, ChainBench};
+use crate::chain::{self, rpc};
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
 
@@ -38,32 +33,14 @@ fn send(url: &str, from: &str, to: &str, data: &[u8]) -> Result<String, String> 
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let total: usize = std::env::var("BENCH_PAYMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
-    let depth: u64 = std::env::var("BENCH_DEPTH")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2)
-        .max(1);
-    println!("xtask: building stablepay-worker (release)");
-    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
-    let anvil = tools::anvil()?;
-    let pg = Postgres::provision("bench")?;
-    let db = pg.database("bench_settlement")?;
-    let dev = chain::start(&anvil, 84532)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let result = runtime.block_on(bench(&db, &dev, total, depth));
-    drop(dev);
-    drop(pg);
-    result
+    let total: usize = env_number("BENCH_PAYMENTS", 300);
+    let depth: u64 = env_number("BENCH_DEPTH", 2u64).max(1);
+    let rig = ChainBench::start(84532, "bench_settlement")?;
+    rig.runtime.block_on(bench(&rig, total, depth))
 }
 
-async fn bench(db: &str, dev: &DevChain, total: usize, depth: u64) -> Result<(), String> {
+async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String> {
+    let (db, dev) = (rig.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
         db,
@@ -159,16 +136,8 @@ async fn bench(db: &str, dev: &DevChain, total: usize, depth: u64) -> Result<(),
         calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig)));
     }
     // Start the worker: chain watcher only (poll 500 ms).
-    let mut cmd = Command::new(root().join("target/release/stablepay-worker"));
-    cmd.env("DATABASE_URL", db)
-        .env(
-            "STABLEPAY_SECRETS_KEY",
-            base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY),
-        )
-        .env("STABLEPAY_CONFIRMATIONS_84532", depth.to_string())
-        .env("STABLEPAY_LOG", "error")
-        .envs(dev.service_env())
-        .stdout(Stdio::null());
+    let mut cmd = rig.worker(&SECRETS_KEY);
+    cmd.env("STABLEPAY_CONFIRMATIONS_84532", depth.to_string());
     let mut worker = cmd
         .spawn()
         .map_err(|e| format!("cannot start the worker: {e}"))?;

@@ -203,6 +203,31 @@ impl Postgres {
         }
     }
 
+    /// Runs `sql` on database URL `db` with psql; returns its unaligned, tuples-only output.
+    pub fn psql(&self, db: &str, sql: &str) -> Result<String, String> {
+        let bin = self
+            .bin_dir()
+            .map_or_else(|| PathBuf::from("psql"), |d| d.join("psql"));
+        let out = Command::new(bin)
+            .args([
+                db,
+                "-X",
+                "-q",
+                "-t",
+                "-A",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                sql,
+            ])
+            .output()
+            .map_err(|e| format!("psql: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    }
+
     pub fn data_dir(&self) -> Option<&Path> {
         self.cluster.as_ref().map(|c| c.data.as_path())
     }
