@@ -215,3 +215,29 @@ pub fn chrono_secs(t: &str) -> i64 {
     // in a way that matters for differences inside one run.
     ((d[0] * 372 + d[1] * 31 + d[2]) * 24 + h[0]) * 3600 + h[1] * 60 + h[2]
 }
+
+/// `GET /portal/subscriptions/:id/cancel`: the message the subscriber signs.
+pub async fn portal_cancel_message(stack: &Stack, id: &str) -> String {
+    let body: Value = stack
+        .http
+        .get(format!("{}/portal/subscriptions/{id}/cancel", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    body["message"].as_str().unwrap().to_owned()
+}
+
+/// `POST /portal/subscriptions/:id/cancel {"signature"}`: (status, body).
+pub async fn portal_cancel(stack: &Stack, id: &str, signature: &str) -> (u16, Value) {
+    let r = stack
+        .http
+        .post(format!("{}/portal/subscriptions/{id}/cancel", stack.api))
+        .json(&json!({ "signature": signature }))
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}

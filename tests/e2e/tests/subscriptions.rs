@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ethers::signers::Signer;
 use ethers::types::U256;
-use serde_json::{json, Value};
+use serde_json::json;
 use stablepay_domain::rules::eip191;
 use stablepay_e2e::subscriptions::*;
 use stablepay_e2e::{client_for, funded_buyer, poll, usdc_balance, PrivateChain};
@@ -162,20 +162,12 @@ async fn retries_exhausted_expire_and_the_portal_cancels() {
     let kept = subscription_of(&stack, &kept).await;
     let kept_id = kept["id"].as_str().unwrap().to_owned();
 
-    let http = reqwest::Client::new();
-    let portal = format!("{}/portal/subscriptions/{kept_id}", stack.api);
-    let page = http.get(&portal).send().await.unwrap();
-    assert_eq!(page.status(), 200);
-    assert!(page.text().await.unwrap().contains("Pro plan"));
-    let message: Value = http
-        .get(format!("{portal}/cancel"))
-        .send()
-        .await
-        .unwrap()
-        .json()
+    let page = reqwest::get(format!("{}/portal/subscriptions/{kept_id}", stack.api))
         .await
         .unwrap();
-    let message = message["message"].as_str().unwrap().to_owned();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Pro plan"));
+    let message = portal_cancel_message(&stack, &kept_id).await;
     assert!(message.contains(&kept_id) && message.contains("8453"));
     assert!(message
         .to_lowercase()
@@ -184,14 +176,8 @@ async fn retries_exhausted_expire_and_the_portal_cancels() {
     let stranger = eip191::sign(message.as_bytes(), &[0x42; 32])
         .unwrap()
         .to_hex();
-    let r = http
-        .post(format!("{portal}/cancel"))
-        .json(&json!({ "signature": stranger }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 400);
-    let body: Value = r.json().await.unwrap();
+    let (status, body) = portal_cancel(&stack, &kept_id, &stranger).await;
+    assert_eq!(status, 400);
     assert_eq!(body["error"]["details"][0]["field"], "signature");
     // The subscriber's signature cancels; a repeat is 200 with the same state.
     let sig = buyer
@@ -201,14 +187,8 @@ async fn retries_exhausted_expire_and_the_portal_cancels() {
         .unwrap()
         .to_string();
     for _ in 0..2 {
-        let r = http
-            .post(format!("{portal}/cancel"))
-            .json(&json!({ "signature": format!("0x{sig}") }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200);
-        let state: Value = r.json().await.unwrap();
+        let (status, state) = portal_cancel(&stack, &kept_id, &format!("0x{sig}")).await;
+        assert_eq!(status, 200);
         assert_eq!(state["status"], "canceled");
     }
     let events = stack.events_of_type("subscription.canceled").await;
@@ -317,27 +297,12 @@ async fn a_contract_wallet_subscribes_and_cancels_in_the_portal_with_erc1271() {
 
     // The owner's signature over the cancel message is the wallet's (ERC-1271).
     let id = sub["id"].as_str().unwrap();
-    let portal = format!("{}/portal/subscriptions/{id}/cancel", stack.api);
-    let http = reqwest::Client::new();
-    let message: Value = http
-        .get(&portal)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let sig = eip191::sign(message["message"].as_str().unwrap().as_bytes(), &owner_key)
+    let message = portal_cancel_message(&stack, id).await;
+    let sig = eip191::sign(message.as_bytes(), &owner_key)
         .unwrap()
         .to_hex();
-    let r = http
-        .post(&portal)
-        .json(&json!({ "signature": sig }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let state: Value = r.json().await.unwrap();
+    let (status, state) = portal_cancel(&stack, id, &sig).await;
+    assert_eq!(status, 200);
     assert_eq!(state["status"], "canceled");
     assert_eq!(stack.events_of_type("subscription.canceled").await.len(), 1);
 }
