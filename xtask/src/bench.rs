@@ -250,7 +250,7 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
     let ctx = AuthContext {
         merchant_id: merchant.id,
         mode: Mode::Test,
-        api_key_id: ApiKeyId::generate(),
+        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: FeeTier::Standard,
         rate_limit_per_min: None,
     };

@@ -55,7 +55,7 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
     let ctx = AuthContext {
         merchant_id: merchant.id,
         mode: Mode::Test,
-        api_key_id: ApiKeyId::generate(),
+        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: FeeTier::Standard,
         rate_limit_per_min: None,
     };

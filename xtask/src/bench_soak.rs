@@ -76,7 +76,7 @@ async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> 
     let ctx = AuthContext {
         merchant_id: merchant.id,
         mode: Mode::Test,
-        api_key_id: ApiKeyId::generate(),
+        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: FeeTier::Standard,
         rate_limit_per_min: None,
     };

@@ -13,6 +13,8 @@ use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
     checkout_sessions, hosted, portal, reads, refunds, wallets, webhook_endpoints,
 };
+use stablepay_web::WebState;
+
 use crate::state::AppState;
 
 #[derive(Clone)]
@@ -202,12 +204,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// Starts the HTTP server on an already-bound listener (port 0 in tests).
 pub fn serve(
     listener: TcpListener,
-    state: Data<AppState>,
+    (state, web): (Data<AppState>, Data<WebState>),
     workers: usize,
 ) -> std::io::Result<Server> {
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
+            .app_data(web.clone())
             .wrap_fn(|req, srv| {
                 let id = format!("req_{}", uuid::Uuid::now_v7().simple());
                 req.extensions_mut().insert(RequestId(id.clone()));
@@ -227,6 +230,7 @@ pub fn serve(
                 }
             })
             .configure(configure)
+            .configure(stablepay_web::configure)
             .default_service(web::to(unknown_route))
     })
     .workers(workers)

@@ -1,6 +1,7 @@
 //! Configuration from the environment. Bad values fail fast with one line naming the
 //! variable.
 
+use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use std::env;
 
 use base64::Engine;
@@ -59,14 +60,34 @@ pub struct ServeConfig {
     pub tokens: TokenDirectory,
     pub db_pool_size: usize,
     pub workers: usize,
+    /// Dashboard sessions (D21): `STABLEPAY_DASHBOARD_IDLE_TIMEOUT` (30m) and
+    /// `STABLEPAY_DASHBOARD_SESSION_LIFETIME` (12h).
+    pub dashboard: SessionPolicy,
+}
+
+fn duration_secs(name: &'static str, default_secs: i64) -> Result<i64, ConfigError> {
+    match var(name) {
+        None => Ok(default_secs),
+        Some(v) => stablepay_domain::parse_duration(&v)
+            .map(|d| d.as_secs() as i64)
+            .filter(|s| *s > 0)
+            .ok_or_else(|| err(name, format!("`{v}` is not a duration such as 30m or 12h"))),
+    }
+}
+
+fn dashboard_policy() -> Result<SessionPolicy, ConfigError> {
+    let d = SessionPolicy::default();
+    Ok(SessionPolicy {
+        idle_secs: duration_secs("STABLEPAY_DASHBOARD_IDLE_TIMEOUT", d.idle_secs)?,
+        absolute_secs: duration_secs("STABLEPAY_DASHBOARD_SESSION_LIFETIME", d.absolute_secs)?,
+        ..d
+    })
 }
 
 impl ServeConfig {
     pub fn from_env() -> Result<Self, ConfigError> {
-        let bind = var("STABLEPAY_BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned());
-        let public_url = var("STABLEPAY_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}"));
-        url::Url::parse(&public_url)
-            .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
+        let bind = bind();
+        let public_url = public_url()?;
         let rate_limit_per_min: u32 = parsed("STABLEPAY_RATE_LIMIT_PER_MIN", 120)?;
         if rate_limit_per_min == 0 {
             return Err(err("STABLEPAY_RATE_LIMIT_PER_MIN", "must be at least 1"));
@@ -74,7 +95,7 @@ impl ServeConfig {
         Ok(Self {
             database_url: database_url()?,
             bind,
-            public_url: public_url.trim_end_matches('/').to_owned(),
+            public_url,
             rate_limit_per_min,
             secrets_key: secrets_key()?,
             tokens: tokens()?,
@@ -83,8 +104,22 @@ impl ServeConfig {
                 "STABLEPAY_HTTP_WORKERS",
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             )?,
+            dashboard: dashboard_policy()?,
         })
     }
+}
+
+fn bind() -> String {
+    var("STABLEPAY_BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned())
+}
+
+/// `STABLEPAY_PUBLIC_URL` (default `http://<STABLEPAY_BIND>`), without a trailing slash:
+/// where hosted pages, the portal and dashboard setup links point.
+pub fn public_url() -> Result<String, ConfigError> {
+    let public_url = var("STABLEPAY_PUBLIC_URL").unwrap_or_else(|| format!("http://{}", bind()));
+    url::Url::parse(&public_url)
+        .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
+    Ok(public_url.trim_end_matches('/').to_owned())
 }
 
 pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {

@@ -17,6 +17,9 @@ use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
+use stablepay_domain::rules::dashboard_auth::SessionPolicy;
+use stablepay_web::{IpRateLimiter, WebState};
+
 use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
@@ -38,10 +41,32 @@ pub fn state_from_store(
     tokens: TokenDirectory,
     public_url: String,
     rate_limit_per_min: u32,
-) -> Data<AppState> {
+    dashboard: SessionPolicy,
+) -> (Data<AppState>, Data<WebState>) {
     let store = Arc::new(store);
     let ping_store = store.clone();
-    Data::new(AppState {
+    let web = Data::new(WebState {
+        users: store.clone(),
+        keys: store.clone(),
+        sessions: store.clone(),
+        wallets: store.clone(),
+        endpoints: store.clone(),
+        reader: store.clone(),
+        summaries: store.clone(),
+        outbox: store.clone(),
+        chain: chain.reader.clone(),
+        refunds: store.clone(),
+        subscriptions: store.clone(),
+        clock: Arc::new(SystemClock),
+        tokens: tokens.clone(),
+        chains: chain.contracts.clone(),
+        plan_min_interval_secs: chain.plan_min_interval_secs,
+        public_url: public_url.clone(),
+        policy: dashboard,
+        // Sign-in attempts per client IP (D21); per account, the lockout applies.
+        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN),
+    });
+    let api = Data::new(AppState {
         keys: store.clone(),
         sessions: store.clone(),
         wallets: store.clone(),
@@ -57,9 +82,7 @@ pub fn state_from_store(
         chains: chain.contracts,
         operator_key: chain.operator_key,
         intent_ttl_secs: chain.intent_ttl_secs,
-        public_rate_limiter: crate::rate_limit::PublicRateLimiter::new(
-            rate_limit_per_min.saturating_mul(5),
-        ),
+        public_rate_limiter: IpRateLimiter::new(rate_limit_per_min.saturating_mul(5)),
         clock: Arc::new(SystemClock),
         tokens,
         public_url,
@@ -68,5 +91,9 @@ pub fn state_from_store(
             let store = ping_store.clone();
             Box::pin(async move { store.ping().await.is_ok() })
         })),
-    })
+    });
+    (api, web)
 }
+
+/// Sign-in form posts per client IP per minute.
+const LOGIN_ATTEMPTS_PER_MIN: u32 = 20;

@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use stablepay_api::config::{self, ServeConfig};
-use stablepay_domain::{ApiKeyId, FeeTier, MerchantId, Mode};
+use stablepay_domain::ports::{DashboardUserStore, SystemClock};
+use stablepay_domain::rules::dashboard_auth::SessionPolicy;
+use stablepay_domain::services::{create_api_key, invite_dashboard_user};
+use stablepay_domain::{ApiKeyId, DashboardUserId, Email, FeeTier, MerchantId, Mode};
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
 #[derive(Parser)]
@@ -31,6 +34,31 @@ enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Keys(KeyCommand),
+    /// Manage dashboard users.
+    #[command(subcommand)]
+    Users(UserCommand),
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create a dashboard user; prints a one-time setup link (valid 72 h).
+    Create {
+        #[arg(long)]
+        merchant: String,
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List dashboard users.
+    List {
+        #[arg(long)]
+        merchant: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disable a user and end every session of theirs.
+    Disable { user_id: String },
 }
 
 #[derive(Subcommand)]
@@ -111,6 +139,7 @@ async fn main() -> ExitCode {
         Command::Migrate => migrate().await,
         Command::Merchants(cmd) => merchants(cmd).await,
         Command::Keys(cmd) => keys(cmd).await,
+        Command::Users(cmd) => users(cmd).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -147,6 +176,7 @@ async fn serve() -> Result<(), String> {
         cfg.tokens.clone(),
         cfg.public_url.clone(),
         cfg.rate_limit_per_min,
+        cfg.dashboard,
     );
     tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
     let server =
@@ -257,17 +287,22 @@ async fn keys(cmd: KeyCommand) -> Result<(), String> {
             json,
         } => {
             let mode = Mode::parse(&mode).ok_or("mode must be test or live")?;
-            let key = store
-                .create_api_key(merchant_id(&merchant)?, mode, rate_limit)
-                .await
-                .map_err(|e| format!("cannot create key for {merchant}: {e}"))?;
+            let key = create_api_key(
+                merchant_id(&merchant)?,
+                mode,
+                rate_limit,
+                &store,
+                &SystemClock,
+            )
+            .await
+            .map_err(|e| format!("cannot create key for {merchant}: {e}"))?;
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({"id": key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret})
+                    serde_json::json!({"id": key.key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret})
                 );
             } else {
-                println!("{}\t{}\t{}", key.id, mode, key.secret);
+                println!("{}\t{}\t{}", key.key.id, mode, key.secret);
                 eprintln!("The secret is shown only now; store it safely.");
             }
         }
@@ -303,6 +338,72 @@ async fn keys(cmd: KeyCommand) -> Result<(), String> {
                 .await
                 .map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
             println!("revoked {key_id}");
+        }
+    }
+    Ok(())
+}
+
+async fn users(cmd: UserCommand) -> Result<(), String> {
+    let store = admin_store().await?;
+    match cmd {
+        UserCommand::Create {
+            merchant,
+            email,
+            json,
+        } => {
+            let email = Email::parse(&email).map_err(|e| format!("--email {e}"))?;
+            let public_url = config::public_url().map_err(|e| e.to_string())?;
+            let invite = invite_dashboard_user(
+                merchant_id(&merchant)?,
+                email,
+                &SessionPolicy::default(),
+                &store,
+                &SystemClock,
+            )
+            .await
+            .map_err(|e| format!("cannot create the user: {e}"))?;
+            let link = format!("{public_url}/dashboard/setup/{}", invite.setup_token);
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"id": invite.user.id.to_string(), "merchant": merchant, "email": invite.user.email.as_str(), "setup_url": link})
+                );
+            } else {
+                println!("{}\t{}\t{link}", invite.user.id, invite.user.email);
+                eprintln!("Send the link to the user; it works once, for 72 hours.");
+            }
+        }
+        UserCommand::List { merchant, json } => {
+            let merchant = merchant.as_deref().map(merchant_id).transpose()?;
+            for u in store.users(merchant).await.map_err(|e| e.to_string())? {
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"id": u.id.to_string(), "merchant": u.merchant_id.to_string(), "email": u.email.as_str(), "status": u.status.as_str(), "totp": u.totp_enabled, "created_at": u.created_at.to_string()})
+                    );
+                } else {
+                    println!(
+                        "{}\t{}\t{}\t{}{}",
+                        u.id,
+                        u.merchant_id,
+                        u.email,
+                        u.status.as_str(),
+                        if u.totp_enabled { "\ttotp" } else { "" }
+                    );
+                }
+            }
+        }
+        UserCommand::Disable { user_id } => {
+            let id = DashboardUserId::parse(&user_id).map_err(|e| e.to_string())?;
+            let now = stablepay_domain::ports::Clock::now(&SystemClock);
+            if !store
+                .disable_user(id, now)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                return Err(format!("no user {user_id}"));
+            }
+            println!("disabled {user_id}; its sessions are ended");
         }
     }
     Ok(())

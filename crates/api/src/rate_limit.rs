@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use stablepay_domain::ApiKeyId;
+use stablepay_domain::Actor;
 
 pub struct KeyRateLimiter {
     default_per_min: u32,
-    limiters: Mutex<HashMap<(ApiKeyId, u32), Arc<DefaultDirectRateLimiter>>>,
+    limiters: Mutex<HashMap<(Actor, u32), Arc<DefaultDirectRateLimiter>>>,
     clock: DefaultClock,
 }
 
@@ -24,7 +24,7 @@ impl KeyRateLimiter {
     }
 
     /// `Ok` when the request may proceed, else the whole seconds (≥ 1) to wait.
-    pub fn check(&self, key: ApiKeyId, per_min_override: Option<u32>) -> Result<(), u64> {
+    pub fn check(&self, key: Actor, per_min_override: Option<u32>) -> Result<(), u64> {
         let per_min = per_min_override.unwrap_or(self.default_per_min).max(1);
         let limiter = {
             let mut map = self
@@ -46,45 +46,28 @@ impl KeyRateLimiter {
     }
 }
 
-/// Per-client-IP GCRA for the public hosted-page endpoints.
-pub struct PublicRateLimiter {
-    limiter: governor::DefaultKeyedRateLimiter<std::net::IpAddr>,
-    clock: DefaultClock,
-}
-
-impl PublicRateLimiter {
-    pub fn new(per_min: u32) -> Self {
-        let quota = Quota::per_minute(NonZeroU32::new(per_min.max(1)).unwrap_or(NonZeroU32::MIN));
-        Self {
-            limiter: RateLimiter::keyed(quota),
-            clock: DefaultClock::default(),
-        }
-    }
-
-    pub fn check(&self, ip: std::net::IpAddr) -> Result<(), u64> {
-        self.limiter
-            .check_key(&ip)
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()).as_secs().max(1))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stablepay_domain::ApiKeyId;
+
+    fn new_key() -> Actor {
+        Actor::ApiKey(ApiKeyId::generate())
+    }
 
     #[test]
     fn allows_the_quota_then_refuses_with_a_wait() {
         let rl = KeyRateLimiter::new(3);
-        let key = ApiKeyId::generate();
+        let key = new_key();
         for _ in 0..3 {
             assert!(rl.check(key, None).is_ok());
         }
         let wait = rl.check(key, None).unwrap_err();
         assert!((1..=20).contains(&wait), "{wait}");
         // Another key has its own budget.
-        assert!(rl.check(ApiKeyId::generate(), None).is_ok());
+        assert!(rl.check(new_key(), None).is_ok());
         // A per-key override applies.
-        let vip = ApiKeyId::generate();
+        let vip = new_key();
         for _ in 0..10 {
             assert!(rl.check(vip, Some(1000)).is_ok());
         }

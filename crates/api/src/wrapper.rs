@@ -116,7 +116,7 @@ where
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     if let Err(wait) = state
         .rate_limiter
-        .check(auth.api_key_id, auth.rate_limit_per_min)
+        .check(auth.actor, auth.rate_limit_per_min)
     {
         return Err(ApiError::rate_limited(
             format!("Too many requests with this API key; retry in {wait} s"),

@@ -3,7 +3,6 @@
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::rules::api_keys;
 use stablepay_domain::{ApiKeyId, FeeTier, Merchant, MerchantId, Mode, Timestamp};
 use uuid::Uuid;
 
@@ -105,36 +104,26 @@ impl PgStore {
             .collect()
     }
 
+    /// A key through the domain's `create_api_key` (tests and seeding use this shape).
     pub async fn create_api_key(
         &self,
         merchant: MerchantId,
         mode: Mode,
         rate_limit_per_min: Option<u32>,
     ) -> Result<CreatedKey, StoreError> {
-        let mut conn = self.conn().await?;
-        let secret = api_keys::generate(mode);
-        let id = ApiKeyId::generate();
-        let rate = rate_limit_per_min.map(|r| i32::try_from(r).unwrap_or(i32::MAX));
-        diesel::insert_into(k::table)
-            .values((
-                k::id.eq(id.uuid()),
-                k::merchant_id.eq(merchant.uuid()),
-                k::livemode.eq(mode.is_live()),
-                k::key_sha256.eq(api_keys::hash(&secret).to_vec()),
-                k::last4.eq(api_keys::last4(&secret)),
-                k::rate_limit_per_min.eq(rate),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(|e| match map_diesel_error(e) {
-                StoreError::Internal(msg) if msg.contains("foreign key") => StoreError::NotFound,
-                other => other,
-            })?;
+        let created = stablepay_domain::services::create_api_key(
+            merchant,
+            mode,
+            rate_limit_per_min,
+            self,
+            &stablepay_domain::ports::SystemClock,
+        )
+        .await?;
         Ok(CreatedKey {
-            id,
+            id: created.key.id,
             merchant_id: merchant,
             mode,
-            secret,
+            secret: created.secret,
         })
     }
 

@@ -20,6 +20,34 @@ diesel::table! {
         rate_limit_per_min -> Nullable<Int4>,
         created_at -> Timestamptz,
         revoked_at -> Nullable<Timestamptz>,
+        last_used_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    dashboard_users (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        email -> Text,
+        password_hash -> Nullable<Text>,
+        setup_sha256 -> Nullable<Bytea>,
+        setup_expires_at -> Nullable<Timestamptz>,
+        totp_secret -> Nullable<Bytea>,
+        failed_logins -> Int4,
+        locked_until -> Nullable<Timestamptz>,
+        disabled_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    dashboard_sessions (id) {
+        id -> Uuid,
+        user_id -> Uuid,
+        token_sha256 -> Bytea,
+        created_at -> Timestamptz,
+        last_seen_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -300,6 +328,8 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(
     merchants,
     api_keys,
+    dashboard_users,
+    dashboard_sessions,
     wallets,
     wallet_challenges,
     customers,
@@ -318,6 +348,8 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 
 diesel::joinable!(api_keys -> merchants (merchant_id));
+diesel::joinable!(dashboard_users -> merchants (merchant_id));
+diesel::joinable!(dashboard_sessions -> dashboard_users (user_id));
 
 diesel::table! {
     chain_cursors (chain_id) {

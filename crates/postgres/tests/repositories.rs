@@ -144,7 +144,7 @@ async fn a_challenge_can_be_used_once_even_under_a_race() {
     let ctx = AuthContext {
         merchant_id: m,
         mode: Mode::Test,
-        api_key_id: ApiKeyId::generate(),
+        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: FeeTier::Standard,
         rate_limit_per_min: None,
     };

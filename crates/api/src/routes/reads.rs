@@ -169,6 +169,7 @@ pub async fn list_webhook_events(
         let filter = WebhookEventFilter {
             status: q.take_parsed("status", DeliveryStatus::parse, &DeliveryStatus::expected())?,
             event_type: q.take_parsed("type", EventType::parse, "a known event type")?,
+            endpoint: q.id_filter::<WebhookEndpointId>("endpoint")?,
         };
         let page = q.page::<EventId>("webhook event")?;
         q.finish()?;

@@ -3,6 +3,7 @@
 
 mod auth_errors;
 mod checkout_sessions;
+mod dashboard;
 mod idempotency;
 mod reads;
 mod support;

@@ -88,6 +88,7 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
         tokens,
         "https://pay.example".into(),
         per_min,
+        stablepay_domain::rules::dashboard_auth::SessionPolicy::default(),
     );
     let server = stablepay_api::app::serve(listener, state, 1).expect("serve");
     tokio::spawn(server);

@@ -140,6 +140,8 @@ resource_id!(/// `wal_…` settlement wallet.
     WalletId, "wal");
 resource_id!(/// `key_…` API key (operator-facing; never the secret).
     ApiKeyId, "key");
+resource_id!(/// `usr_…` dashboard user (D21).
+    DashboardUserId, "usr");
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
 //! Merchants, API keys and the authenticated request context (D5).
 
-use super::{ApiKeyId, MerchantId, Mode, Timestamp};
+use super::{ApiKeyId, DashboardUserId, MerchantId, Mode, Timestamp};
 
 /// Fee tiers (D2). `Custom` carries explicit basis points (0–1000).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +68,8 @@ pub struct ApiKey {
     pub rate_limit_per_min: Option<u32>,
     pub created_at: Timestamp,
     pub revoked_at: Option<Timestamp>,
+    /// Updated at most once a minute.
+    pub last_used_at: Option<Timestamp>,
 }
 
 /// Who is calling: every query is scoped by `merchant_id` and `mode`.
@@ -75,7 +77,14 @@ pub struct ApiKey {
 pub struct AuthContext {
     pub merchant_id: MerchantId,
     pub mode: Mode,
-    pub api_key_id: ApiKeyId,
+    pub actor: Actor,
     pub fee_tier: FeeTier,
     pub rate_limit_per_min: Option<u32>,
+}
+
+/// Who acts for the merchant: an API key, or a dashboard user signed in to a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Actor {
+    ApiKey(ApiKeyId),
+    DashboardUser(DashboardUserId),
 }

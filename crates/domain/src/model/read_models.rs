@@ -192,6 +192,35 @@ pub struct PaymentAttemptFilter {
 pub struct WebhookEventFilter {
     pub status: Option<DeliveryStatus>,
     pub event_type: Option<EventType>,
+    /// Deliveries to one endpoint (the dashboard's per-endpoint list; an API extra).
+    pub endpoint: Option<WebhookEndpointId>,
+}
+
+/// Settled money of one day and currency: confirmed and refunded payments, by the day
+/// they were created (UTC).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DailyTotal {
+    pub day: chrono::NaiveDate,
+    pub currency: Currency,
+    pub payments: u64,
+    pub gross_micros: u64,
+    pub fee_micros: u64,
+    pub net_micros: u64,
+    pub refunded_micros: u64,
+}
+
+/// A customer as seen in payments (D7): the payer wallet and what it paid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomerSummary {
+    pub id: CustomerId,
+    pub wallet_address: Address,
+    pub customer_reference: Option<String>,
+    pub payments: u64,
+    /// Confirmed and refunded payments, all currencies are USD stablecoins of 6 decimals
+    /// but are kept apart: (USDC, USDT).
+    pub paid_micros: (u64, u64),
+    pub created_at: Timestamp,
+    pub last_payment_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

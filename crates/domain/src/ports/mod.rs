@@ -8,6 +8,7 @@
 mod auth;
 mod chain;
 mod clock;
+mod dashboard;
 mod delivery;
 mod idempotency;
 mod keeper;
@@ -22,6 +23,7 @@ mod webhook_endpoints;
 pub use auth::*;
 pub use chain::*;
 pub use clock::*;
+pub use dashboard::*;
 pub use delivery::*;
 pub use idempotency::*;
 pub use keeper::*;

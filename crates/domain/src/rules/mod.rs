@@ -2,6 +2,7 @@
 
 pub mod api_keys;
 pub mod confirmations;
+pub mod dashboard_auth;
 pub mod delivery;
 pub mod dunning;
 pub mod eip191;
@@ -10,5 +11,6 @@ pub mod envelope;
 pub mod fees;
 pub mod plans;
 pub mod test_events;
+pub mod totp;
 pub mod validation;
 pub mod webhook_signing;

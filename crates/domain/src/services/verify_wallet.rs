@@ -106,7 +106,7 @@ mod tests {
         let ctx = AuthContext {
             merchant_id: MerchantId::generate(),
             mode: Mode::Test,
-            api_key_id: ApiKeyId::generate(),
+            actor: crate::model::Actor::ApiKey(ApiKeyId::generate()),
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
         };

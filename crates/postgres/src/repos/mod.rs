@@ -2,6 +2,8 @@
 
 mod api_keys;
 pub(crate) use api_keys::fee_tier;
+mod dashboard;
+mod dashboard_reads;
 mod delivery_queue;
 mod idempotency;
 mod keeper;

@@ -186,6 +186,9 @@ impl ResourceReader for PgStore {
         if let Some(t) = f.event_type {
             q = q.filter(wev::event_type.eq(t.as_str()));
         }
+        if let Some(e) = f.endpoint {
+            q = q.filter(wev::endpoint_id.eq(e.uuid()));
+        }
         page_of!(self, wev, q, page)
     }
 }

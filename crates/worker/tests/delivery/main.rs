@@ -50,7 +50,7 @@ impl Env {
         AuthContext {
             merchant_id: self.merchant,
             mode,
-            api_key_id: ApiKeyId::generate(),
+            actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
         }
@@ -131,7 +131,7 @@ impl Env {
         loop {
             let filter = WebhookEventFilter {
                 status: Some(status),
-                event_type: None,
+                ..WebhookEventFilter::default()
             };
             let p = self
                 .store

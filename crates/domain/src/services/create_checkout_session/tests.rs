@@ -12,7 +12,7 @@ fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
     AuthContext {
         merchant_id: MerchantId::generate(),
         mode,
-        api_key_id: ApiKeyId::generate(),
+        actor: crate::model::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: tier,
         rate_limit_per_min: None,
     }

@@ -1,0 +1,127 @@
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::model::{
+    ApiKey, ApiKeyId, DashboardSession, DashboardUser, DashboardUserId, Email, LoginRecord,
+    MerchantId, Timestamp,
+};
+
+/// A dashboard account to store: status `Invited`, with the hash of its setup link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDashboardUser {
+    pub user: DashboardUser,
+    pub setup_sha256: [u8; 32],
+    pub setup_expires_at: Timestamp,
+}
+
+/// Whether a new account was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserCreated {
+    Created,
+    /// Another account already signs in with this email.
+    EmailTaken,
+    /// The merchant does not exist.
+    NoSuchMerchant,
+}
+
+/// A setup link as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingSetup {
+    pub user: DashboardUser,
+    pub expires_at: Timestamp,
+}
+
+/// Dashboard accounts and their sessions (D21). Tokens cross this port only as SHA-256.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait DashboardUserStore: Send + Sync {
+    /// Errors: `Unavailable`/`Internal` when storage fails.
+    async fn create_user(&self, new: &NewDashboardUser) -> Result<UserCreated, StoreError>;
+    /// Accounts of one merchant, or of every merchant (operator CLI), oldest first.
+    async fn users(&self, merchant: Option<MerchantId>) -> Result<Vec<DashboardUser>, StoreError>;
+    /// Disables an account and ends its sessions in one transaction; `false` when no such
+    /// account exists.
+    async fn disable_user(&self, id: DashboardUserId, now: Timestamp) -> Result<bool, StoreError>;
+    /// The unused setup link with this hash, if any (expired ones included).
+    async fn pending_setup(
+        &self,
+        setup_sha256: [u8; 32],
+    ) -> Result<Option<PendingSetup>, StoreError>;
+    /// Sets the password and consumes the link, if it is still the user's link; `false`
+    /// when it was used meanwhile.
+    async fn complete_setup(
+        &self,
+        id: DashboardUserId,
+        setup_sha256: [u8; 32],
+        password_hash: &str,
+    ) -> Result<bool, StoreError>;
+    /// What sign-in needs to know about an email; `None` when no account uses it.
+    async fn login_record(&self, email: &Email) -> Result<Option<LoginRecord>, StoreError>;
+    /// Counts a failed sign-in and returns the new count.
+    async fn record_login_failure(&self, id: DashboardUserId) -> Result<u32, StoreError>;
+    /// Locks the account until the given time.
+    async fn lock_user(&self, id: DashboardUserId, until: Timestamp) -> Result<(), StoreError>;
+    /// Opens a session and clears the failure count and lock, in one transaction.
+    async fn open_session(
+        &self,
+        id: DashboardUserId,
+        token_sha256: [u8; 32],
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// The unrevoked session with this hash whose account is not disabled.
+    async fn session(&self, token_sha256: [u8; 32])
+        -> Result<Option<DashboardSession>, StoreError>;
+    async fn touch_session(&self, session_id: uuid::Uuid, now: Timestamp)
+        -> Result<(), StoreError>;
+    async fn end_session(&self, session_id: uuid::Uuid, now: Timestamp) -> Result<(), StoreError>;
+    /// Ends every session of the account; returns how many were open.
+    async fn end_all_sessions(
+        &self,
+        id: DashboardUserId,
+        now: Timestamp,
+    ) -> Result<u64, StoreError>;
+    /// Enrols (`Some`) or removes (`None`) the TOTP secret; the adapter encrypts it.
+    async fn set_totp(
+        &self,
+        id: DashboardUserId,
+        secret: Option<Vec<u8>>,
+    ) -> Result<(), StoreError>;
+}
+
+/// API keys as the merchant manages them (dashboard Developers page, operator CLI).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ApiKeyManager: Send + Sync {
+    /// Stores a new key by the SHA-256 of its secret. Errors: `NotFound` when the merchant
+    /// does not exist.
+    async fn insert_key(&self, key: &ApiKey, secret_sha256: [u8; 32]) -> Result<(), StoreError>;
+    /// The merchant's keys, newest first (never their secrets).
+    async fn keys(&self, merchant: MerchantId) -> Result<Vec<ApiKey>, StoreError>;
+    /// Revokes an active key of this merchant; `false` when it has no such active key.
+    async fn revoke_key(
+        &self,
+        merchant: MerchantId,
+        id: ApiKeyId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+}
+
+/// The dashboard's summaries over the books; every call is scoped by merchant and mode.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait DashboardReader: Send + Sync {
+    /// Settled money per UTC day and currency since `since` (inclusive), oldest first.
+    async fn daily_totals(
+        &self,
+        merchant: MerchantId,
+        mode: crate::model::Mode,
+        since: Timestamp,
+    ) -> Result<Vec<crate::model::DailyTotal>, StoreError>;
+    /// Customers newest first, with what each paid.
+    async fn customers(
+        &self,
+        merchant: MerchantId,
+        mode: crate::model::Mode,
+        page: &crate::model::PageRequest,
+    ) -> Result<crate::model::Page<crate::model::CustomerSummary>, StoreError>;
+}

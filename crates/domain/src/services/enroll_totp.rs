@@ -1,0 +1,28 @@
+//! The optional second factor: enrolled once a code from the new secret proves the
+//! authenticator app has it; removed with a current code.
+
+use crate::model::DashboardUserId;
+use crate::ports::{Clock, DashboardUserStore, StoreError};
+use crate::rules::totp;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TotpError {
+    #[error("that code does not match; check the time on your device and try again")]
+    WrongCode,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub async fn enroll_totp(
+    user: DashboardUserId,
+    secret: Vec<u8>,
+    code: &str,
+    users: &dyn DashboardUserStore,
+    clock: &dyn Clock,
+) -> Result<(), TotpError> {
+    if secret.len() < 16 || !totp::verify(&secret, code, clock.now().unix_seconds()) {
+        return Err(TotpError::WrongCode);
+    }
+    users.set_totp(user, Some(secret)).await?;
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! Dashboard sign-in (D21): argon2id password check, optional TOTP, lockout after
+//! repeated failures, and a fresh server-side session on success. The answer never says
+//! whether an email has an account.
+
+use crate::model::{DashboardUser, Email, Timestamp};
+use crate::ports::{Clock, DashboardUserStore, StoreError};
+use crate::rules::dashboard_auth::{
+    after_failure, new_token, token_hash, verify_password, SessionPolicy,
+};
+use crate::rules::totp;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    #[error("wrong email or password")]
+    InvalidCredentials,
+    /// The account has a second factor and the code was missing or wrong.
+    #[error("enter the current code from your authenticator app")]
+    TotpRequired,
+    #[error("too many failed sign-ins; try again after {0}")]
+    Locked(Timestamp),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A new session: `token` goes into the cookie and nowhere else.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub user: DashboardUser,
+    pub token: String,
+}
+
+pub async fn sign_in(
+    email: &str,
+    password: &str,
+    totp_code: Option<&str>,
+    policy: &SessionPolicy,
+    users: &dyn DashboardUserStore,
+    clock: &dyn Clock,
+) -> Result<SignedIn, SignInError> {
+    let now = clock.now();
+    let record = match Email::parse(email) {
+        Ok(email) => users.login_record(&email).await?,
+        Err(_) => None,
+    };
+    let Some(record) = record else {
+        // Same cost as a wrong password, so timing does not reveal unknown emails.
+        verify_password(None, password);
+        return Err(SignInError::InvalidCredentials);
+    };
+    if let Some(until) = record.locked_until.filter(|until| *until > now) {
+        return Err(SignInError::Locked(until));
+    }
+    let password_ok = verify_password(record.password_hash.as_deref(), password);
+    let usable = record.user.status == crate::model::UserStatus::Active;
+    let second_factor_ok = match (&record.totp_secret, totp_code) {
+        (None, _) => true,
+        (Some(secret), Some(code)) => totp::verify(secret, code, now.unix_seconds()),
+        (Some(_), None) => false,
+    };
+    if !(password_ok && usable && second_factor_ok) {
+        let failures = users.record_login_failure(record.user.id).await?;
+        let (_, lock) = after_failure(policy, failures.saturating_sub(1), now);
+        if let Some(until) = lock {
+            users.lock_user(record.user.id, until).await?;
+        }
+        return Err(if password_ok && usable {
+            SignInError::TotpRequired
+        } else {
+            SignInError::InvalidCredentials
+        });
+    }
+    let token = new_token();
+    users
+        .open_session(record.user.id, token_hash(&token), now)
+        .await?;
+    Ok(SignedIn {
+        user: record.user,
+        token,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,67 @@
+//! How values read on a page: money with its currency, times in UTC, short addresses,
+//! block-explorer links.
+
+use stablepay_domain::{render_micros, Address, Amount, ChainId, Currency, Timestamp, TxHash};
+
+/// "24.90 USDC": at least two decimals, never floats.
+pub fn money(micros: u64, currency: Currency) -> String {
+    let plain = render_micros(micros);
+    let shown = match plain.split_once('.') {
+        None => format!("{plain}.00"),
+        Some((_, frac)) if frac.len() == 1 => format!("{plain}0"),
+        Some(_) => plain,
+    };
+    format!("{shown} {currency}")
+}
+
+pub fn amount(a: Amount, currency: Currency) -> String {
+    money(a.micros(), currency)
+}
+
+/// "2026-11-23 06:10:42 UTC".
+pub fn time(t: Timestamp) -> String {
+    t.as_datetime().format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+pub fn opt_time(t: Option<Timestamp>) -> String {
+    t.map(time).unwrap_or_else(|| "—".to_owned())
+}
+
+/// "0x1234…cdef".
+pub fn short(address: &str) -> String {
+    if address.len() > 12 {
+        format!("{}…{}", &address[..6], &address[address.len() - 4..])
+    } else {
+        address.to_owned()
+    }
+}
+
+fn explorer(chain: ChainId) -> &'static str {
+    if chain.mode().is_live() {
+        "https://basescan.org"
+    } else {
+        "https://sepolia.basescan.org"
+    }
+}
+
+pub fn tx_link(chain: ChainId, tx: &TxHash) -> String {
+    format!("{}/tx/{tx}", explorer(chain))
+}
+
+pub fn address_link(chain: ChainId, a: &Address) -> String {
+    format!("{}/address/{a}", explorer(chain))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_reads_like_money() {
+        assert_eq!(money(24_900_000, Currency::Usdc), "24.90 USDC");
+        assert_eq!(money(10_000_000, Currency::Usdt), "10.00 USDT");
+        assert_eq!(money(102_500, Currency::Usdc), "0.1025 USDC");
+        assert_eq!(money(0, Currency::Usdc), "0.00 USDC");
+        assert_eq!(short("0x1234567890abcdef1234"), "0x1234…1234");
+    }
+}

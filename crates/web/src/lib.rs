@@ -1,0 +1,53 @@
+//! stablepay's HTML surfaces, composed into the `stablepay-api` binary beside the JSON
+//! API: the merchant dashboard under `/dashboard` (D21). Pages parse their input, call
+//! one domain use case, and render an askama template; no business rule lives here.
+
+mod assets;
+mod form;
+mod format;
+mod pages;
+mod rate_limit;
+mod shell;
+
+use std::sync::Arc;
+
+use actix_web::web;
+use stablepay_domain::ports::{
+    ApiKeyManager, ChainReader, Clock, DashboardReader, DashboardUserStore, Outbox, RefundStore,
+    ResourceReader, SessionRepository, SubscriptionStore, WalletRepository,
+    WebhookEndpointRepository,
+};
+use stablepay_domain::rules::dashboard_auth::SessionPolicy;
+use stablepay_domain::services::{ChainDirectory, TokenDirectory};
+
+pub use rate_limit::IpRateLimiter;
+
+/// What the dashboard pages reach: the same ports the JSON API uses.
+pub struct WebState {
+    pub users: Arc<dyn DashboardUserStore>,
+    pub keys: Arc<dyn ApiKeyManager>,
+    pub sessions: Arc<dyn SessionRepository>,
+    pub wallets: Arc<dyn WalletRepository>,
+    pub endpoints: Arc<dyn WebhookEndpointRepository>,
+    pub reader: Arc<dyn ResourceReader>,
+    pub summaries: Arc<dyn DashboardReader>,
+    pub outbox: Arc<dyn Outbox>,
+    pub chain: Arc<dyn ChainReader>,
+    pub refunds: Arc<dyn RefundStore>,
+    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub clock: Arc<dyn Clock>,
+    pub tokens: TokenDirectory,
+    pub chains: ChainDirectory,
+    /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
+    pub plan_min_interval_secs: u64,
+    /// Where hosted URLs point (`STABLEPAY_PUBLIC_URL`).
+    pub public_url: String,
+    pub policy: SessionPolicy,
+    /// Sign-in attempts per client IP.
+    pub login_limiter: IpRateLimiter,
+}
+
+/// Registers every `/dashboard` route.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    pages::configure(cfg);
+}

@@ -1,0 +1,278 @@
+//! Payments: the list with its filters, the detail (session, customer, wallet, the
+//! transaction on a block explorer, refunds), and the non-custodial refund: the merchant's
+//! own wallet sends the transfer in the browser, and the page reports it through the same
+//! use case as POST /refunds.
+
+use askama::Template;
+use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
+use stablepay_domain::services::{
+    record_refund, NewRefund, RefundDeps, RefundError, RefundOutcome,
+};
+use stablepay_domain::{
+    render_micros, Amount, CheckoutSessionId, Payment, PaymentFilter, PaymentId, PaymentStatus,
+    RefundFilter, SubscriptionId, TxHash,
+};
+
+use super::{next_page, page_handler, page_request};
+use crate::format::{money, short, time, tx_link};
+use crate::shell::{Chrome, Page, Reply, WebError};
+
+/// A payment as one table row.
+pub struct PaymentLine {
+    pub id: String,
+    pub link: String,
+    pub status: &'static str,
+    pub amount: String,
+    pub kind: &'static str,
+    pub wallet: String,
+    pub customer_reference: String,
+    pub created: String,
+}
+
+impl PaymentLine {
+    pub fn new(p: &Page, x: &Payment) -> Self {
+        Self {
+            id: x.id.to_string(),
+            link: p.link(&format!("/payments/{}", x.id)),
+            status: x.status.as_str(),
+            amount: money(x.amount.micros(), x.currency),
+            kind: x.charge_type.as_str(),
+            wallet: short(&x.wallet_address.to_string()),
+            customer_reference: x.customer_reference.clone().unwrap_or_default(),
+            created: time(x.created_at),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "payments.html")]
+struct ListView {
+    chrome: Chrome,
+    payments: Vec<PaymentLine>,
+    statuses: Vec<super::Choice>,
+    checkout_session: String,
+    subscription: String,
+    next: Option<String>,
+}
+
+page_handler!(list, |p| async move {
+    let ctx = p.ctx();
+    let status = p.query("status").unwrap_or_default();
+    let session = p.query("checkout_session").unwrap_or_default();
+    let subscription = p.query("subscription").unwrap_or_default();
+    let filter = PaymentFilter {
+        status: PaymentStatus::parse(&status),
+        checkout_session: CheckoutSessionId::parse(&session).ok(),
+        subscription: SubscriptionId::parse(&subscription).ok(),
+    };
+    // An id that cannot exist matches nothing, as in the API.
+    let impossible = (!session.is_empty() && filter.checkout_session.is_none())
+        || (!subscription.is_empty() && filter.subscription.is_none());
+    let page = page_request::<PaymentId>(&p)?;
+    let rows = if impossible {
+        stablepay_domain::Page {
+            data: Vec::new(),
+            has_more: false,
+        }
+    } else {
+        p.state
+            .reader
+            .payments(ctx.merchant_id, ctx.mode, &filter, &page)
+            .await?
+    };
+    let filters = format!(
+        "&status={status}&checkout_session={}&subscription={}",
+        enc(&session),
+        enc(&subscription)
+    );
+    Reply::render(&ListView {
+        chrome: p.chrome("payments", "Payments"),
+        next: next_page(
+            &p.link("/payments"),
+            rows.has_more,
+            rows.data.last().map(|x| x.id.to_string()),
+            &filters,
+        ),
+        payments: rows.data.iter().map(|x| PaymentLine::new(&p, x)).collect(),
+        statuses: super::choices(
+            &PaymentStatus::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>(),
+            &status,
+        ),
+        checkout_session: session,
+        subscription,
+    })
+});
+
+pub fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+pub struct RefundLine {
+    pub id: String,
+    pub amount: String,
+    pub from: String,
+    pub tx: String,
+    pub tx_link: String,
+    pub reason: String,
+    pub created: String,
+}
+
+#[derive(Template)]
+#[template(path = "payment.html")]
+struct DetailView {
+    chrome: Chrome,
+    payment: PaymentLine,
+    currency: String,
+    fee: String,
+    net: String,
+    refunded: String,
+    refundable_micros: u64,
+    refundable: String,
+    chain_id: u64,
+    network: &'static str,
+    token: String,
+    payer: String,
+    tx: String,
+    tx_link: String,
+    block: String,
+    /// Depth the refund transfer must reach before it is reported.
+    confirmations: u64,
+    session_link: Option<(String, String)>,
+    subscription_link: Option<(String, String)>,
+    customer: String,
+    refunds: Vec<RefundLine>,
+    can_refund: bool,
+    error: Option<String>,
+    refund_action: String,
+}
+
+async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
+    let ctx = p.ctx();
+    let raw = p.path("id");
+    let id = PaymentId::parse(&raw).map_err(|_| WebError::NotFound)?;
+    let s = &p.state;
+    let x = s
+        .reader
+        .payment(ctx.merchant_id, ctx.mode, id)
+        .await?
+        .ok_or(WebError::NotFound)?;
+    let refunds = s
+        .reader
+        .refunds(
+            ctx.merchant_id,
+            ctx.mode,
+            &RefundFilter { payment: Some(id) },
+            &stablepay_domain::PageRequest::first(100),
+        )
+        .await?;
+    let refundable_micros = x.amount.micros().saturating_sub(x.refunded_micros);
+    Reply::render(&DetailView {
+        chrome: p.chrome("payments", format!("Payment {}", x.id)),
+        currency: x.currency.to_string(),
+        fee: money(x.fee_micros, x.currency),
+        net: money(x.merchant_micros, x.currency),
+        refunded: money(x.refunded_micros, x.currency),
+        refundable: render_micros(refundable_micros),
+        refundable_micros,
+        chain_id: x.chain.id(),
+        network: x.chain.name(),
+        token: x.token_address.to_string(),
+        payer: x.wallet_address.to_string(),
+        tx: x.tx_hash.map(|t| t.to_string()).unwrap_or_default(),
+        tx_link: x.tx_hash.map(|t| tx_link(x.chain, &t)).unwrap_or_default(),
+        block: x
+            .block_number
+            .map(|b| b.to_string())
+            .unwrap_or_else(|| "—".into()),
+        confirmations: s.chains.get(x.chain).map(|c| c.confirmations).unwrap_or(1),
+        session_link: x.checkout_session.map(|cs| {
+            (
+                cs.to_string(),
+                p.link(&format!("/checkout_sessions?id={cs}")),
+            )
+        }),
+        subscription_link: x
+            .subscription
+            .map(|sub| (sub.to_string(), p.link(&format!("/subscriptions/{sub}")))),
+        customer: x.customer.map(|c| c.to_string()).unwrap_or_default(),
+        refunds: refunds
+            .data
+            .iter()
+            .map(|r| RefundLine {
+                id: r.id.to_string(),
+                amount: money(r.amount.micros(), r.currency),
+                from: short(&r.from_address.to_string()),
+                tx: short(&r.tx_hash.to_string()),
+                tx_link: tx_link(r.chain, &r.tx_hash),
+                reason: r.reason.clone().unwrap_or_default(),
+                created: time(r.created_at),
+            })
+            .collect(),
+        can_refund: matches!(x.status, PaymentStatus::Confirmed) && refundable_micros > 0,
+        refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
+        payment: PaymentLine::new(p, &x),
+        error,
+    })
+}
+
+page_handler!(show, |p| async move { detail(&p, None).await });
+
+// The browser has sent the refund transfer from the settlement wallet; verify and record
+// it exactly as POST /refunds does.
+page_handler!(refund, |p| async move {
+    let raw = p.path("id");
+    let payment = PaymentId::parse(&raw).map_err(|_| WebError::NotFound)?;
+    let tx_hash = match p.form.text("tx_hash").as_deref().map(TxHash::parse) {
+        Some(Ok(t)) => t,
+        _ => {
+            return detail(
+                &p,
+                Some("tx_hash: must be a 0x-prefixed 32-byte transaction hash".into()),
+            )
+            .await
+        }
+    };
+    let amount = match p.form.text("amount").map(|a| Amount::parse(&a)) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(e)) => return detail(&p, Some(format!("amount: {e}"))).await,
+    };
+    let reason = match p
+        .form
+        .text("reason")
+        .map(|r| bounded_text(&r, 0, REASON_MAX))
+    {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => return detail(&p, Some(format!("reason: {e}"))).await,
+    };
+    let s = &p.state;
+    let deps = RefundDeps {
+        reader: s.reader.as_ref(),
+        wallets: s.wallets.as_ref(),
+        refunds: s.refunds.as_ref(),
+        chain: s.chain.as_ref(),
+        clock: s.clock.as_ref(),
+        chains: &s.chains,
+    };
+    let new = NewRefund {
+        payment,
+        tx_hash,
+        amount,
+        reason,
+    };
+    match record_refund(&p.ctx(), new, &deps).await {
+        Ok(RefundOutcome::Created(_) | RefundOutcome::Existing(_)) => Ok(Reply::Redirect(
+            p.link(&format!("/payments/{payment}?notice=refund_recorded")),
+        )),
+        Err(RefundError::PaymentNotFound) => Err(WebError::NotFound),
+        Err(RefundError::Rejected(v)) => detail(&p, Some(v.to_string())).await,
+        Err(e @ (RefundError::ChainUnavailable | RefundError::ChainNotConfigured(_))) => {
+            detail(&p, Some(e.to_string())).await
+        }
+        Err(RefundError::Store(e)) => Err(e.into()),
+    }
+});
