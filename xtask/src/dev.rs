@@ -117,11 +117,21 @@ pub fn run() -> Result<(), String> {
     processes.0.push(("stablepay-worker".into(), worker));
 
     seed::wait_healthy(&api, Duration::from_secs(30))?;
-    for m in &merchants {
+    let mut logins = Vec::new();
+    for (i, m) in merchants.iter().enumerate() {
         seed::verify_wallet(&api, m)?;
+        logins.push(seed::dashboard_user(&bin, &db, &public_url, m, i + 1)?);
     }
-    write_env_json(&api, &merchants, &chains, rate_limit, backoff_secs)?;
-    print_banner(&api, &merchants, pg.data_dir().is_some());
+    write_env_json(
+        &api,
+        &public_url,
+        &merchants,
+        &logins,
+        &chains,
+        rate_limit,
+        backoff_secs,
+    )?;
+    print_banner(&api, &merchants, &logins, pg.data_dir().is_some());
 
     let (tx, rx) = mpsc::channel();
     ctrlc::set_handler(move || {
@@ -145,21 +155,29 @@ pub fn run() -> Result<(), String> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_env_json(
     api: &str,
+    public_url: &str,
     merchants: &[DemoMerchant],
+    logins: &[seed::DashboardLogin],
     chains: &[DevChain],
     rate_limit: u32,
     backoff_secs: u64,
 ) -> Result<(), String> {
     let env = json!({
         "api_base": api,
-        "merchants": merchants.iter().map(|m| json!({
+        "merchants": merchants.iter().zip(logins).map(|(m, login)| json!({
             "id": m.id,
             "name": m.name,
             "test_key": m.test_key,
             "live_key": m.live_key,
             "wallet": { "address": m.wallet_address, "private_key": m.wallet_key },
+            "dashboard": {
+                "url": format!("{public_url}/dashboard"),
+                "email": login.email,
+                "password": login.password,
+            },
         })).collect::<Vec<_>>(),
         "chains": chains.iter().map(|c| (c.chain_id.to_string(), c.to_json())).collect::<serde_json::Map<_, _>>(),
         "buyers": chain::BUYERS.iter().map(|i| json!({ "address": chain::address(*i), "private_key": chain::key(*i) })).collect::<Vec<_>>(),
@@ -182,7 +200,12 @@ fn write_env_json(
         .map_err(|e| format!("cannot write target/dev/env.json: {e}"))
 }
 
-fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
+fn print_banner(
+    api: &str,
+    merchants: &[DemoMerchant],
+    logins: &[seed::DashboardLogin],
+    throwaway_db: bool,
+) {
     let key = merchants
         .first()
         .map(|m| m.test_key.as_str())
@@ -200,6 +223,13 @@ fn print_banner(api: &str, merchants: &[DemoMerchant], throwaway_db: bool) {
     println!("    -H 'Authorization: Bearer {key}' \\");
     println!("    -H 'Content-Type: application/json' \\");
     println!("    -d '{{\"mode\":\"payment\",\"title\":\"Espresso beans\",\"amount\":\"12.50\"}}'");
+    println!();
+    for (m, login) in merchants.iter().zip(logins) {
+        println!(
+            "Dashboard of {}: {api}/dashboard  (email {}, password {})",
+            m.name, login.email, login.password
+        );
+    }
     println!();
     println!("Press Ctrl-C to stop.");
 }

@@ -117,3 +117,61 @@ pub fn verify_wallet(api: &str, m: &DemoMerchant) -> Result<(), String> {
         .map_err(|e| format!("verify wallet: {e}"))?;
     Ok(())
 }
+
+/// A dashboard login of a demo merchant (env.json's `dashboard`).
+pub struct DashboardLogin {
+    pub email: String,
+    pub password: String,
+}
+
+/// Creates a dashboard user with the operator CLI and completes its setup link through
+/// the real setup page, as the invited person would.
+pub fn dashboard_user(
+    bin: &Path,
+    db: &str,
+    api: &str,
+    merchant: &DemoMerchant,
+    n: usize,
+) -> Result<DashboardLogin, String> {
+    let email = format!("owner{n}@demo.example");
+    let created = output(
+        Command::new(bin)
+            .args([
+                "users",
+                "create",
+                "--merchant",
+                &merchant.id,
+                "--email",
+                &email,
+                "--json",
+            ])
+            .env("DATABASE_URL", db)
+            .env("STABLEPAY_PUBLIC_URL", api),
+    )?;
+    let created: Value = serde_json::from_str(created.trim()).map_err(|e| e.to_string())?;
+    let link = created["setup_url"].as_str().ok_or("setup_url missing")?;
+    let page = ureq::get(link)
+        .call()
+        .map_err(|e| format!("setup page: {e}"))?;
+    let cookie = page
+        .header("set-cookie")
+        .and_then(|c| c.split(';').next())
+        .ok_or("the setup page set no cookie")?
+        .to_owned();
+    let html = page.into_string().map_err(|e| e.to_string())?;
+    let marker = "name=\"csrf\" value=\"";
+    let start = html.find(marker).ok_or("no csrf on the setup page")? + marker.len();
+    let csrf = &html[start..start + 64];
+    let mut bytes = [0u8; 12];
+    rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut bytes);
+    let password = format!("demo-{}", hex::encode(bytes));
+    ureq::post(link)
+        .set("Cookie", &cookie)
+        .send_form(&[
+            ("csrf", csrf),
+            ("password", &password),
+            ("confirm", &password),
+        ])
+        .map_err(|e| format!("setup: {e}"))?;
+    Ok(DashboardLogin { email, password })
+}

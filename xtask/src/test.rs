@@ -35,6 +35,7 @@ fn lint_workspace() -> Result<(), String> {
 
 fn run_tests(extra: &[String]) -> Result<(), String> {
     let anvil = tools::anvil()?;
+    tools::chromium()?;
     let pg = Postgres::provision("test")?;
     let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
     // Tests that need a chain of their own (reorgs, a paused node) start anvil with the

@@ -74,3 +74,35 @@ pub fn compile_contracts() -> Result<(), String> {
         .arg(tools_dir())
         .arg(root().join("contracts")))
 }
+
+/// Debian's Chromium and ChromeDriver for the browser tests: installed with apt when
+/// missing and running as root (as CI does); otherwise a message naming the packages.
+pub fn chromium() -> Result<(), String> {
+    let present = |p: &str| std::path::Path::new(p).exists();
+    if present("/usr/bin/chromium") && present("/usr/bin/chromedriver") {
+        return Ok(());
+    }
+    let root = output(Command::new("id").arg("-u"))
+        .map(|uid| uid.trim() == "0")
+        .unwrap_or(false);
+    if !root {
+        return Err("the browser tests need Debian's `chromium` and `chromium-driver` packages \
+                    (/usr/bin/chromium, /usr/bin/chromedriver): apt-get install chromium chromium-driver"
+            .into());
+    }
+    println!("xtask: apt-get install chromium chromium-driver (browser tests)");
+    run(Command::new("apt-get")
+        .args(["update", "-q"])
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get")
+        .args([
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+        ])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+    .map_err(|e| format!("{e}\n(could not install Debian's chromium and chromium-driver)"))
+}

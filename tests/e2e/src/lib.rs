@@ -3,8 +3,10 @@
 //! buyers that act on-chain exactly as in production (approve + router.pay).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod browser;
 mod fault_proxy;
 mod private_chain;
+pub mod receiver;
 pub mod subscriptions;
 
 pub use fault_proxy::{FaultCounts, FaultProxy, Faults};

@@ -1,0 +1,351 @@
+//! The dashboard and the hosted checkout in a real Chromium, with a scripted EIP-1193
+//! wallet signing through anvil's dev accounts: a merchant signs in, verifies a wallet by
+//! signing, manages keys and webhooks, sells through a payment link, and refunds from the
+//! browser wallet; the API and the chain are compared afterwards.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use stablepay_domain::ports::SystemClock;
+use stablepay_domain::rules::dashboard_auth::SessionPolicy;
+use stablepay_domain::services::invite_dashboard_user;
+use stablepay_domain::Email;
+use stablepay_e2e::browser::{Browser, WalletScript};
+use stablepay_e2e::receiver::Receiver;
+use stablepay_e2e::{client_for, poll, usdc_balance, PrivateChain, Stack, StackOptions};
+
+/// anvil's dev account #9: the merchant's settlement wallet (unlocked on the node).
+const MERCHANT_WALLET: &str = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
+const MERCHANT_KEY: &str = "2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
+/// anvil's dev account #3: a funded buyer.
+const BUYER: &str = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+const PASSWORD: &str = "correct horse battery staple";
+const WAIT: Duration = Duration::from_secs(60);
+
+fn screenshot(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/screenshots")
+        .join(name)
+}
+
+fn wallet(account: &str, chain: &PrivateChain) -> WalletScript {
+    WalletScript {
+        accounts: vec![account.to_owned()],
+        rpcs: vec![(chain.chain_id, chain.rpc.clone())],
+        // Mainnet Ethereum: the page has to ask for the switch.
+        start_chain: 1,
+    }
+}
+
+/// Invites a dashboard user for the stack's merchant; returns (email, setup link).
+async fn invite(stack: &Stack) -> (String, String) {
+    let email = "owner@merchant.example".to_owned();
+    let invitation = invite_dashboard_user(
+        stack.merchant,
+        Email::parse(&email).unwrap(),
+        &SessionPolicy::default(),
+        &stack.store,
+        &SystemClock,
+    )
+    .await
+    .unwrap();
+    let link = format!("{}/dashboard/setup/{}", stack.api, invitation.setup_token);
+    (email, link)
+}
+
+/// Completes the setup link and signs in, in the browser; ends on the test-mode home.
+async fn sign_in(b: &Browser, stack: &Stack) {
+    let (email, link) = invite(stack).await;
+    b.goto(&link).await;
+    b.fill("#password", PASSWORD).await;
+    b.fill("#confirm", PASSWORD).await;
+    b.click("#setup-form button[type=submit]").await;
+    b.wait_for_path("/dashboard/login", WAIT).await;
+    b.fill("#email", &email).await;
+    b.fill("#password", PASSWORD).await;
+    b.click("#sign-in").await;
+    b.wait_for_path("/dashboard/live", WAIT).await;
+    b.goto(&format!("{}/dashboard/test", stack.api)).await;
+    b.wait_for_text(".test-banner", "TEST MODE", WAIT).await;
+}
+
+async fn get(stack: &Stack, key: &str, path: &str) -> (u16, Value) {
+    let res = stack
+        .http
+        .get(format!("{}/api/v1{path}", stack.api))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
+}
+
+/// Keys, webhooks and wallet verification by signing; CSRF and sign-out in a browser.
+#[tokio::test]
+async fn a_merchant_manages_keys_webhooks_and_wallets_in_the_dashboard() {
+    let chain = PrivateChain::start(Some(1)).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    let receiver = Receiver::start().await;
+    let b = Browser::start(Some(&wallet(MERCHANT_WALLET, &chain)), 1280).await;
+    sign_in(&b, &stack).await;
+    let base = format!("{}/dashboard/test", stack.api);
+
+    // Wallets: register, then sign the challenge with the browser wallet (EIP-191).
+    b.goto(&format!("{base}/wallets")).await;
+    b.click("[data-wallet-action=fill-address]").await;
+    b.click("#register-form button[type=submit]").await;
+    b.wait_for("#challenge-message").await;
+    b.click("#sign-challenge").await;
+    b.wait_for_text(".notice", "verified", WAIT).await;
+    let wallets = stack.get("/api/v1/wallets").await;
+    assert_eq!(
+        wallets["data"][0]["address"]
+            .as_str()
+            .unwrap()
+            .to_lowercase(),
+        MERCHANT_WALLET.to_lowercase()
+    );
+    assert_eq!(wallets["data"][0]["status"], "verified");
+    let calls = b
+        .client
+        .execute("return window.ethereum.calls", vec![])
+        .await
+        .unwrap();
+    assert!(
+        calls.as_array().unwrap().contains(&json!("personal_sign")),
+        "{calls}"
+    );
+
+    // API keys: the secret shows once and works; revoked, the API answers 401.
+    b.goto(&format!("{base}/developers/api_keys")).await;
+    b.click("#create-key").await;
+    let secret = b.text("#new-key-secret").await;
+    assert!(secret.starts_with("svc_sk_test_"));
+    assert_eq!(get(&stack, &secret, "/checkout/sessions").await.0, 200);
+    b.goto(&format!("{base}/developers/api_keys")).await;
+    assert!(!b.source().await.contains(&secret), "shown only once");
+    b.client
+        .execute("window.confirm = () => true", vec![])
+        .await
+        .unwrap();
+    let last4 = &secret[secret.len() - 4..];
+    let revoke = format!("//tr[.//code[contains(., '{last4}')]]//button[contains(., 'Revoke')]");
+    b.client
+        .find(fantoccini::Locator::XPath(&revoke))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    b.wait_for_text(".notice", "revoked", WAIT).await;
+    let (status, body) = get(&stack, &secret, "/checkout/sessions").await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"]["code"], "authentication_error");
+
+    // Webhooks: create (secret once), send a test event, see it delivered, resend it.
+    b.goto(&format!("{base}/developers/webhooks")).await;
+    b.fill("#endpoint-url", &format!("{}/hooks", receiver.base))
+        .await;
+    b.click("#endpoint-form button[type=submit]").await;
+    let whsec = b.text("#endpoint-secret").await;
+    assert!(whsec.starts_with("whsec_"));
+    b.click("#new-endpoint a").await;
+    b.click("#send-test").await;
+    b.wait_for_text(".notice", "test event", WAIT).await;
+    let endpoint_page = b.path().await;
+    let delivered = poll(WAIT, || async {
+        b.goto(&format!("{}{}", stack.api, endpoint_page)).await;
+        let row = b.text("#deliveries tbody tr").await;
+        row.contains("succeeded").then_some(row)
+    })
+    .await
+    .expect("the test event was delivered");
+    assert!(
+        delivered.contains("payment.succeeded") && delivered.contains("200"),
+        "{delivered}"
+    );
+    b.click("#deliveries tbody tr a").await;
+    b.wait_for("#payload").await;
+    b.click("#resend").await;
+    b.wait_for_text(".notice", "redelivery", WAIT).await;
+    assert!(b.source().await.contains("Resend of"));
+    let both = poll(WAIT, || async {
+        let d = receiver.deliveries();
+        (d.len() >= 2).then_some(d)
+    })
+    .await
+    .expect("the resend arrived");
+    assert_eq!(both[0].body, both[1].body, "a resend is the same bytes");
+    assert!(both.iter().all(|d| d.signature.contains("v1=")));
+
+    // A form posted without its CSRF token is refused.
+    b.goto(&format!("{base}/developers/api_keys")).await;
+    b.client
+        .execute(
+            "document.getElementById('create-key').form.querySelector('input[name=csrf]').remove()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let keys_before = stack.store_keys().await;
+    b.click("#create-key").await;
+    b.wait_for_text("h1", "Form expired", WAIT).await;
+    assert_eq!(stack.store_keys().await, keys_before, "nothing was created");
+
+    // Signed out, the session cookie is refused.
+    b.goto(&base).await;
+    let cookie = b
+        .cookie("__Host-stablepay_session")
+        .await
+        .expect("session cookie");
+    b.click("#logout").await;
+    b.wait_for_path("/dashboard/login", WAIT).await;
+    assert!(b.cookie("__Host-stablepay_session").await.is_none());
+    let replay = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(&base)
+        .header("cookie", format!("__Host-stablepay_session={cookie}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replay.status(), 303);
+    b.close().await;
+}
+
+/// A payment link sold through the hosted page (switch chain, approve, pay, "paid",
+/// success_url), then refunded from the dashboard with the browser wallet.
+#[tokio::test]
+async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboard() {
+    let chain = PrivateChain::start(Some(1)).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    let receiver = Receiver::start().await;
+    verify_merchant_wallet(&stack).await;
+    let merchant = Browser::start(Some(&wallet(MERCHANT_WALLET, &chain)), 1280).await;
+    sign_in(&merchant, &stack).await;
+    let base = format!("{}/dashboard/test", stack.api);
+
+    // A payment link from the form.
+    merchant.goto(&format!("{base}/checkout_sessions")).await;
+    merchant
+        .fill("#session-form input[name=title]", "Espresso beans")
+        .await;
+    merchant
+        .fill("#session-form input[name=amount]", "24.9")
+        .await;
+    merchant
+        .fill(
+            "#session-form input[name=success_url]",
+            &format!("{}/thanks", receiver.base),
+        )
+        .await;
+    merchant.click("#session-form button[type=submit]").await;
+    let url = merchant.text("#hosted-url").await;
+    assert!(url.starts_with(&format!("{}/pay/cs_", stack.api)), "{url}");
+
+    // The buyer pays on the hosted page, at phone width.
+    let buyer = Browser::start(Some(&wallet(BUYER, &chain)), 390).await;
+    buyer.goto(&url).await;
+    buyer.wait_for_text("#amount", "24.9", WAIT).await;
+    buyer.screenshot(&screenshot("hosted-checkout.png")).await;
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(MERCHANT_KEY, &mut key).unwrap();
+    let buyer_client = client_for(&stack.chain, &key).await;
+    let before = usdc_balance(&buyer_client, &stack.chain, MERCHANT_WALLET).await;
+    buyer.click("#pay").await;
+    buyer
+        .wait_for_path("/thanks", Duration::from_secs(90))
+        .await;
+    assert!(buyer.source().await.contains("Thanks for your order"));
+    let after = usdc_balance(&buyer_client, &stack.chain, MERCHANT_WALLET).await;
+    assert_eq!(
+        after - before,
+        24_651_000,
+        "24.90 less the 1 % fee reached the wallet"
+    );
+    buyer.close().await;
+
+    // The dashboard shows the payment; the merchant refunds 3 from the browser wallet.
+    let session = url.rsplit('/').next().unwrap().to_owned();
+    let payments = stack.payments_of(&session).await;
+    assert_eq!(payments.len(), 1);
+    assert_eq!(payments[0]["status"], "confirmed");
+    let pay = payments[0]["id"].as_str().unwrap().to_owned();
+    merchant.goto(&base).await;
+    merchant
+        .wait_for_text("[data-stat=gross]", "24.90 USDC", WAIT)
+        .await;
+    merchant.screenshot(&screenshot("dashboard-home.png")).await;
+    merchant.goto(&format!("{base}/payments/{pay}")).await;
+    merchant.fill("#refund-amount", "3").await;
+    merchant.fill("#refund-reason", "one bag was damaged").await;
+    merchant.click("#refund-send").await;
+    merchant
+        .wait_for_text(".notice", "refund was verified", Duration::from_secs(90))
+        .await;
+    let refunds = merchant.text("#refunds").await;
+    assert!(
+        refunds.contains("3.00 USDC") && refunds.contains("one bag was damaged"),
+        "{refunds}"
+    );
+    merchant
+        .screenshot(&screenshot("dashboard-payment.png"))
+        .await;
+
+    // The API and the chain agree with the page.
+    let list = stack.get(&format!("/api/v1/refunds?payment={pay}")).await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    assert_eq!(list["data"][0]["amount"], "3");
+    assert_eq!(
+        list["data"][0]["to_address"]
+            .as_str()
+            .unwrap()
+            .to_lowercase(),
+        BUYER.to_lowercase()
+    );
+    let payment = stack.get(&format!("/api/v1/payments/{pay}")).await;
+    assert_eq!(payment["refunded_amount"], "3");
+    let refunded = usdc_balance(&buyer_client, &stack.chain, MERCHANT_WALLET).await;
+    assert_eq!(
+        after - refunded,
+        3_000_000,
+        "the refund left the settlement wallet"
+    );
+    merchant.close().await;
+}
+
+async fn verify_merchant_wallet(stack: &Stack) {
+    let (_, w) = stack
+        .post("/api/v1/wallets", json!({ "address": MERCHANT_WALLET }))
+        .await;
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(MERCHANT_KEY, &mut key).unwrap();
+    let message = w["verification"]["message"].as_str().unwrap();
+    let sig = stablepay_domain::rules::eip191::sign(message.as_bytes(), &key)
+        .unwrap()
+        .to_hex();
+    let (status, body) = stack
+        .post(
+            &format!("/api/v1/wallets/{}/verify", w["id"].as_str().unwrap()),
+            json!({ "signature": sig }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+trait StoreKeys {
+    async fn store_keys(&self) -> usize;
+}
+
+impl StoreKeys for Stack {
+    async fn store_keys(&self) -> usize {
+        use stablepay_domain::ports::ApiKeyManager;
+        self.store.keys(self.merchant).await.unwrap().len()
+    }
+}
