@@ -164,11 +164,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             ),
     )
     .service(
-        web::resource("/pay/{id}")
-            .route(web::get().to(hosted::page))
-            .default_service(nope()),
-    )
-    .service(
         web::resource("/pay/{id}/intent")
             .route(web::get().to(hosted::intent))
             .default_service(nope()),

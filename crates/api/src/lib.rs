@@ -45,7 +45,9 @@ pub fn state_from_store(
 ) -> (Data<AppState>, Data<WebState>) {
     let store = Arc::new(store);
     let ping_store = store.clone();
+    let public_limiter = Arc::new(IpRateLimiter::new(rate_limit_per_min.saturating_mul(5)));
     let web = Data::new(WebState {
+        public_limiter: public_limiter.clone(),
         users: store.clone(),
         keys: store.clone(),
         sessions: store.clone(),
@@ -82,7 +84,7 @@ pub fn state_from_store(
         chains: chain.contracts,
         operator_key: chain.operator_key,
         intent_ttl_secs: chain.intent_ttl_secs,
-        public_rate_limiter: IpRateLimiter::new(rate_limit_per_min.saturating_mul(5)),
+        public_rate_limiter: public_limiter,
         clock: Arc::new(SystemClock),
         tokens,
         public_url,

@@ -1,8 +1,10 @@
 //! stablepay's HTML surfaces, composed into the `stablepay-api` binary beside the JSON
-//! API: the merchant dashboard under `/dashboard` (D21). Pages parse their input, call
+//! API: the hosted checkout page (`/pay/:id`) and the merchant dashboard under
+//! `/dashboard` (D21). Pages parse their input, call
 //! one domain use case, and render an askama template; no business rule lives here.
 
 mod assets;
+mod checkout;
 mod form;
 mod format;
 mod pages;
@@ -43,6 +45,8 @@ pub struct WebState {
     /// Where hosted URLs point (`STABLEPAY_PUBLIC_URL`).
     pub public_url: String,
     pub policy: SessionPolicy,
+    /// The per-IP limit of the public pages, shared with the API's hosted endpoints.
+    pub public_limiter: Arc<IpRateLimiter>,
     /// Sign-in attempts per client IP.
     pub login_limiter: IpRateLimiter,
 }

@@ -252,13 +252,26 @@ async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboa
     // The buyer pays on the hosted page, at phone width.
     let buyer = Browser::start(Some(&wallet(BUYER, &chain)), 390).await;
     buyer.goto(&url).await;
-    buyer.wait_for_text("#amount", "24.9", WAIT).await;
+    buyer.wait_for_text("#amount", "24.90 USDC", WAIT).await;
+    assert_eq!(
+        buyer.text("#merchant").await,
+        "E2E",
+        "the merchant's display name"
+    );
+    assert!(buyer.text(".test-banner").await.contains("TEST MODE"));
+    buyer.wait_for_text("#time-left", "left", WAIT).await;
     buyer.screenshot(&screenshot("hosted-checkout.png")).await;
     let mut key = [0u8; 32];
     hex::decode_to_slice(MERCHANT_KEY, &mut key).unwrap();
     let buyer_client = client_for(&stack.chain, &key).await;
     let before = usdc_balance(&buyer_client, &stack.chain, MERCHANT_WALLET).await;
-    buyer.click("#pay").await;
+    // By keyboard: focus the button and press Enter.
+    buyer
+        .wait_for("#pay")
+        .await
+        .send_keys("\u{e007}")
+        .await
+        .unwrap();
     buyer
         .wait_for_path("/thanks", Duration::from_secs(90))
         .await;

@@ -5,72 +5,16 @@
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
+use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{
     confirm_payment, public_session, sign_payment_intent, ConfirmVerdict, HostedDeps, Intent,
     SettleDeps, SignedIntent,
 };
-use stablepay_domain::{
-    Address, CheckoutSession, CheckoutSessionId, SessionStatus, Timestamp, TxHash,
-};
+use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
-
-const PAGE: &str = include_str!("hosted_page.html");
-
-/// What the buyer's page may know about a session.
-#[derive(Serialize)]
-pub struct PublicSession {
-    id: CheckoutSessionId,
-    object: &'static str,
-    livemode: bool,
-    /// `payment` or `subscription`.
-    mode: &'static str,
-    status: SessionStatus,
-    title: String,
-    description: Option<String>,
-    amount: stablepay_domain::Amount,
-    currency: stablepay_domain::Currency,
-    chain_id: stablepay_domain::ChainId,
-    network: &'static str,
-    recipient_address: Address,
-    interval_seconds: Option<u64>,
-    expires_at: Timestamp,
-    success_url: Option<String>,
-    cancel_url: Option<String>,
-    tx_hash: Option<TxHash>,
-    completed_at: Option<Timestamp>,
-}
-
-impl From<&CheckoutSession> for PublicSession {
-    fn from(s: &CheckoutSession) -> Self {
-        Self {
-            id: s.id,
-            object: "checkout.session",
-            livemode: s.mode.is_live(),
-            mode: s.session_mode.as_str(),
-            status: s.status,
-            title: s.title.clone(),
-            description: s.description.clone(),
-            amount: s.amount,
-            currency: s.currency,
-            chain_id: s.chain,
-            network: if s.chain.mode().is_live() {
-                "Base"
-            } else {
-                "Base Sepolia"
-            },
-            recipient_address: s.recipient_address,
-            interval_seconds: s.interval_seconds,
-            expires_at: s.expires_at,
-            success_url: s.success_url.clone(),
-            cancel_url: s.cancel_url.clone(),
-            tx_hash: s.tx_hash,
-            completed_at: s.completed_at,
-        }
-    }
-}
 
 /// A public HTML page with its data: the JSON (with `<` escaped) replaces `placeholder`
 /// inside a script element and is set with textContent; a strict CSP, no framing.
@@ -128,18 +72,6 @@ fn admit(state: &AppState, req: &HttpRequest) -> Result<CheckoutSessionId, ApiEr
 async fn respond<T: Serialize>(result: Result<T, ApiError>) -> HttpResponse {
     match result {
         Ok(body) => json(&body),
-        Err(err) => err.to_response(),
-    }
-}
-
-pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let session = async {
-        let id = admit(&state, &req)?;
-        Ok::<_, ApiError>(public_session(id, &deps(&state)).await?)
-    }
-    .await;
-    match session {
-        Ok(session) => html_page(PAGE, "__SESSION_JSON__", &PublicSession::from(&session)),
         Err(err) => err.to_response(),
     }
 }

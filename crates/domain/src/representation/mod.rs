@@ -1,11 +1,13 @@
 //! The JSON shapes of the resources (API responses and event `data.object`s), built
 //! from domain values. One place, so an event carries exactly what a GET returns.
 
+mod public_session;
 mod reads;
 mod session;
 mod wallet;
 mod webhook_endpoint;
 
+pub use public_session::*;
 pub use reads::*;
 pub use session::*;
 pub use wallet::*;

@@ -6,7 +6,7 @@ use crate::model::{
     Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
     SessionStatus, Signature, TxHash,
 };
-use crate::ports::{ChainError, SessionRepository, StoreError, WalletRepository};
+use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
 use crate::services::{
     settle_checkout, with_lazy_expiry, ChainContracts, SettleDeps, SettleError, SettleOutcome,
@@ -71,12 +71,20 @@ pub async fn public_session(
     id: CheckoutSessionId,
     deps: &HostedDeps<'_>,
 ) -> Result<CheckoutSession, HostedError> {
-    let session = deps
-        .sessions
+    find_public_session(id, deps.sessions, deps.settle.clock).await
+}
+
+/// [`public_session`] with only the ports it reads (the hosted page's HTML).
+pub async fn find_public_session(
+    id: CheckoutSessionId,
+    sessions: &dyn SessionRepository,
+    clock: &dyn Clock,
+) -> Result<CheckoutSession, HostedError> {
+    let session = sessions
         .get_public(id)
         .await?
         .ok_or(HostedError::NotFound)?;
-    Ok(with_lazy_expiry(session, deps.sessions, deps.settle.clock).await?)
+    Ok(with_lazy_expiry(session, sessions, clock).await?)
 }
 
 /// What the buyer's wallet submits: a router payment or a subscription.

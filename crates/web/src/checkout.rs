@@ -1,0 +1,113 @@
+//! The hosted checkout page a buyer opens (`GET /pay/:id`): public, per-IP limited, the
+//! session id is the capability. Its JSON companions (intent, confirm, status) live in
+//! the API crate; this renders the page around the same public view of the session.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+use askama::Template;
+use stablepay_domain::representation::PublicSession;
+use stablepay_domain::services::{find_public_session, HostedError};
+use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
+
+use crate::format::{amount, network, time};
+use crate::shell::{html, WebError};
+use crate::WebState;
+
+#[derive(Template)]
+#[template(path = "checkout.html")]
+struct CheckoutView {
+    merchant: String,
+    title: String,
+    description: String,
+    test: bool,
+    amount: String,
+    every: String,
+    network: &'static str,
+    chain_id: u64,
+    recipient: String,
+    expires: String,
+    expires_unix: i64,
+    state: &'static str,
+    subscription: bool,
+    has_cancel: bool,
+    /// The public session for the page's script (JSON; `<` escaped).
+    data: String,
+}
+
+fn every(secs: Option<u64>) -> String {
+    match secs {
+        None => String::new(),
+        Some(s) if s % 86_400 == 0 => plural(s / 86_400, "day"),
+        Some(s) if s % 3600 == 0 => plural(s / 3600, "hour"),
+        Some(s) if s % 60 == 0 => plural(s / 60, "minute"),
+        Some(s) => plural(s, "second"),
+    }
+}
+
+fn plural(n: u64, unit: &str) -> String {
+    if n == 1 {
+        format!("every {unit}")
+    } else {
+        format!("every {n} {unit}s")
+    }
+}
+
+pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
+    let ip = req
+        .peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    if let Err(wait) = state.public_limiter.check(ip) {
+        return WebError::TooManyRequests(wait).to_response();
+    }
+    let raw = req.match_info().get("id").unwrap_or_default();
+    let Ok(id) = CheckoutSessionId::parse(raw) else {
+        return WebError::NotFound.to_response();
+    };
+    let session = match find_public_session(id, state.sessions.as_ref(), state.clock.as_ref()).await
+    {
+        Ok(s) => s,
+        Err(HostedError::NotFound) => return WebError::NotFound.to_response(),
+        Err(HostedError::Store(e)) => return WebError::from(e).to_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "hosted page");
+            return WebError::Unavailable.to_response();
+        }
+    };
+    let merchant = match state.subscriptions.merchant_name(session.merchant_id).await {
+        Ok(name) => name.unwrap_or_default(),
+        Err(e) => return WebError::from(e).to_response(),
+    };
+    let data = serde_json::to_string(&PublicSession::from(&session))
+        .unwrap_or_default()
+        .replace('<', "\\u003c");
+    let view = CheckoutView {
+        merchant,
+        title: session.title.clone(),
+        description: session.description.clone().unwrap_or_default(),
+        test: !session.mode.is_live(),
+        amount: amount(session.amount, session.currency),
+        every: every(session.interval_seconds),
+        network: network(session.chain),
+        chain_id: session.chain.id(),
+        recipient: session.recipient_address.to_string(),
+        expires: time(session.expires_at),
+        expires_unix: session.expires_at.unix_seconds(),
+        state: match session.status {
+            SessionStatus::Open => "open",
+            SessionStatus::Completed => "paid",
+            SessionStatus::Expired => "expired",
+        },
+        subscription: session.session_mode == SessionMode::Subscription,
+        has_cancel: session.cancel_url.is_some(),
+        data,
+    };
+    match view.render() {
+        Ok(body) => html(StatusCode::OK, body),
+        Err(e) => {
+            tracing::error!(error = %e, "checkout template");
+            WebError::Internal.to_response()
+        }
+    }
+}
