@@ -164,6 +164,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             ),
     )
     .service(
+        web::resource("/pay/{id}")
+            .route(web::get().to(stablepay_web::checkout_page))
+            .default_service(nope()),
+    )
+    .service(
         web::resource("/pay/{id}/intent")
             .route(web::get().to(hosted::intent))
             .default_service(nope()),
@@ -180,7 +185,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     )
     .service(
         web::resource("/portal/subscriptions/{id}")
-            .route(web::get().to(portal::page))
+            .route(web::get().to(stablepay_web::portal_page))
             .default_service(nope()),
     )
     .service(

@@ -7,6 +7,7 @@ const CSS: &str = include_str!("../assets/dashboard.css");
 const JS: &str = include_str!("../assets/dashboard.js");
 const CHECKOUT_CSS: &str = include_str!("../assets/checkout.css");
 const CHECKOUT_JS: &str = include_str!("../assets/checkout.js");
+const PORTAL_JS: &str = include_str!("../assets/portal.js");
 
 pub async fn asset(req: HttpRequest) -> HttpResponse {
     let (body, kind) = match req.match_info().get("name") {
@@ -14,6 +15,7 @@ pub async fn asset(req: HttpRequest) -> HttpResponse {
         Some("dashboard.js") => (JS, "text/javascript; charset=utf-8"),
         Some("checkout.css") => (CHECKOUT_CSS, "text/css; charset=utf-8"),
         Some("checkout.js") => (CHECKOUT_JS, "text/javascript; charset=utf-8"),
+        Some("portal.js") => (PORTAL_JS, "text/javascript; charset=utf-8"),
         _ => return crate::shell::WebError::NotFound.to_response(),
     };
     HttpResponse::Ok()

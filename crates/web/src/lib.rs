@@ -1,5 +1,6 @@
 //! stablepay's HTML surfaces, composed into the `stablepay-api` binary beside the JSON
-//! API: the hosted checkout page (`/pay/:id`) and the merchant dashboard under
+//! API: the hosted checkout page (`/pay/:id`), the customer portal page
+//! (`/portal/subscriptions/:id`) and the merchant dashboard under
 //! `/dashboard` (D21). Pages parse their input, call
 //! one domain use case, and render an askama template; no business rule lives here.
 
@@ -8,6 +9,7 @@ mod checkout;
 mod form;
 mod format;
 mod pages;
+mod portal;
 mod rate_limit;
 mod shell;
 
@@ -51,7 +53,11 @@ pub struct WebState {
     pub login_limiter: IpRateLimiter,
 }
 
-/// Registers every `/dashboard` route.
+pub use checkout::page as checkout_page;
+pub use portal::page as portal_page;
+
+/// Registers every `/dashboard` route and `/assets/*`; the API's route table mounts
+/// [`checkout_page`] and [`portal_page`] beside their JSON endpoints.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     pages::configure(cfg);
 }

@@ -16,19 +16,6 @@ use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 
-/// A public HTML page with its data: the JSON (with `<` escaped) replaces `placeholder`
-/// inside a script element and is set with textContent; a strict CSP, no framing.
-pub(crate) fn html_page(template: &str, placeholder: &str, data: &impl Serialize) -> HttpResponse {
-    let data = serde_json::to_string(data)
-        .unwrap_or_default()
-        .replace('<', "\\u003c");
-    HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .insert_header(("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"))
-        .insert_header(("X-Frame-Options", "DENY"))
-        .body(template.replace(placeholder, &data))
-}
-
 pub(crate) fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
     req.peer_addr()
         .map(|a| a.ip())

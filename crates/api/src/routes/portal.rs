@@ -1,74 +1,22 @@
 //! The customer portal (D11, D20): public, per-IP rate limited like `/pay`; the
 //! subscription id is the capability. The rules live in the domain's `portal_cancel`;
-//! this file parses and renders.
+//! this file parses and renders the JSON endpoints (the page is in `stablepay-web`).
 
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use stablepay_domain::ports::SubscriptionRecord;
+use stablepay_domain::representation::PublicSubscription;
 use stablepay_domain::services::{
     cancel_by_subscriber, cancel_message, portal_merchant_name, portal_subscription, PortalDeps,
     PortalError,
 };
-use stablepay_domain::{
-    Address, Amount, ChainId, Signature, SubscriptionId, SubscriptionStatus, Timestamp,
-};
+use stablepay_domain::{Signature, SubscriptionId};
 
-use super::hosted::{client_ip, html_page};
+use super::hosted::client_ip;
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
-
-const PAGE: &str = include_str!("portal_page.html");
-
-/// What the subscriber's portal may know about a subscription.
-#[derive(Serialize)]
-struct PublicSubscription {
-    id: SubscriptionId,
-    object: &'static str,
-    status: SubscriptionStatus,
-    merchant_name: String,
-    title: String,
-    amount: Amount,
-    currency: &'static str,
-    interval_seconds: u64,
-    next_payment_at: Option<Timestamp>,
-    canceled_at: Option<Timestamp>,
-    wallet_address: Address,
-    chain_id: ChainId,
-    network: &'static str,
-    manager_address: Address,
-    chain_subscription_id: String,
-    token_address: Address,
-}
-
-impl PublicSubscription {
-    fn new(rec: SubscriptionRecord, merchant_name: String) -> Self {
-        let s = rec.subscription;
-        Self {
-            id: s.id,
-            object: "subscription",
-            status: s.status,
-            merchant_name,
-            title: s.title,
-            amount: s.amount,
-            currency: "USDC",
-            interval_seconds: s.interval_seconds,
-            next_payment_at: s.next_payment_at,
-            canceled_at: s.canceled_at,
-            wallet_address: s.wallet_address,
-            chain_id: s.chain,
-            network: if s.chain.mode().is_live() {
-                "Base"
-            } else {
-                "Base Sepolia"
-            },
-            manager_address: rec.manager,
-            chain_subscription_id: s.chain_subscription_id,
-            token_address: rec.token,
-        }
-    }
-}
 
 impl From<PortalError> for ApiError {
     fn from(e: PortalError) -> Self {
@@ -118,19 +66,6 @@ fn json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
         Ok(body) => HttpResponse::Ok()
             .content_type("application/json")
             .body(serde_json::to_string(&body).unwrap_or_default()),
-        Err(err) => err.to_response(),
-    }
-}
-
-pub async fn page(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
-    let view = async {
-        let id = admit(&state, &req)?;
-        let rec = portal_subscription(id, &deps(&state)).await?;
-        public(&state, rec).await
-    }
-    .await;
-    match view {
-        Ok(view) => html_page(PAGE, "__SUBSCRIPTION_JSON__", &view),
         Err(err) => err.to_response(),
     }
 }

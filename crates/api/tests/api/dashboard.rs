@@ -550,3 +550,105 @@ async fn a_payment_link_from_the_form_is_a_real_session_and_bad_input_is_named()
     assert_eq!(list["data"][0]["customer_reference"], "cust_42");
     assert_eq!(list["data"][0]["livemode"], false);
 }
+
+#[tokio::test]
+async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
+    use stablepay_domain::rules::totp;
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let csrf = b.csrf("/dashboard/test/security").await;
+    let res = b
+        .post("/dashboard/test/security/totp", &[("csrf", &csrf)])
+        .await;
+    let html = res.text().await.unwrap();
+    let secret_hex = hidden(&html, "secret");
+    let secret = hex::decode(&secret_hex).unwrap();
+    assert!(
+        html.contains(&totp::base32(&secret)),
+        "the secret is shown for the app"
+    );
+    let now = chrono::Utc::now().timestamp();
+    let wrong = format!("{:06}", (totp::code_at(&secret, now) + 1) % 1_000_000);
+    let res = b
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &wrong)],
+        )
+        .await;
+    assert!(res.text().await.unwrap().contains("does not match"));
+    let code = format!("{:06}", totp::code_at(&secret, now));
+    let res = b
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &code)],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    // Stored encrypted, not as the raw secret.
+    let users = app.store.users(Some(app.a.id)).await.unwrap();
+    assert!(users[0].totp_enabled);
+
+    let mut fresh = Browser::new(&app);
+    let res = sign_in(&mut fresh, "ops@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 401);
+    assert!(res.text().await.unwrap().contains("authenticator"));
+    let csrf = fresh.csrf("/dashboard/login").await;
+    let code = format!(
+        "{:06}",
+        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    );
+    let res = fresh
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf),
+                ("email", "ops@a.example"),
+                ("password", PASSWORD),
+                ("code", &code),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    assert!(fresh.cookies.contains_key("__Host-stablepay_session"));
+}
+
+#[tokio::test]
+async fn sign_in_posts_are_throttled_per_client_ip() {
+    let app = spawn_app().await;
+    let mut b = Browser::new(&app);
+    let mut statuses = Vec::new();
+    for i in 0..21 {
+        let res = sign_in(&mut b, &format!("nobody{i}@a.example"), PASSWORD).await;
+        statuses.push(res.status().as_u16());
+    }
+    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
+    assert_eq!(statuses[20], 429);
+}
+
+#[tokio::test]
+async fn pages_of_the_other_mode_show_only_that_modes_data() {
+    let app = spawn_app().await;
+    let address = app.verified_wallet(&app.a.test_key, &WALLET_KEY).await;
+    let s = app
+        .create_session(
+            &app.a.test_key,
+            serde_json::json!({"mode": "payment", "title": "Test-mode only", "amount": "5", "recipient": address}),
+        )
+        .await;
+    let id = s["id"].as_str().unwrap();
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    assert!(b
+        .text("/dashboard/test/checkout_sessions")
+        .await
+        .contains(id));
+    assert!(!b
+        .text("/dashboard/live/checkout_sessions")
+        .await
+        .contains(id));
+    // Merchant B's user sees none of A's.
+    let mut other = signed_in(&app, app.b.id, "ops@b.example").await;
+    assert!(!other
+        .text("/dashboard/test/checkout_sessions")
+        .await
+        .contains(id));
+}

@@ -2,12 +2,14 @@
 //! from domain values. One place, so an event carries exactly what a GET returns.
 
 mod public_session;
+mod public_subscription;
 mod reads;
 mod session;
 mod wallet;
 mod webhook_endpoint;
 
 pub use public_session::*;
+pub use public_subscription::*;
 pub use reads::*;
 pub use session::*;
 pub use wallet::*;

@@ -16,13 +16,6 @@ use actix_web::web;
 use crate::assets::asset;
 use crate::shell::redirect;
 
-async fn method_not_allowed() -> actix_web::HttpResponse {
-    crate::shell::html(
-        actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
-        "Method not allowed".to_owned(),
-    )
-}
-
 /// `/dashboard` goes to live mode (sign-in first when needed).
 async fn root() -> actix_web::HttpResponse {
     redirect("/dashboard/live")
@@ -30,11 +23,7 @@ async fn root() -> actix_web::HttpResponse {
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/assets/{name}", web::get().to(asset));
-    cfg.service(
-        web::resource("/pay/{id}")
-            .route(web::get().to(crate::checkout::page))
-            .default_service(web::to(method_not_allowed)),
-    );
+
     cfg.service(
         web::scope("/dashboard")
             .route("", web::get().to(root))

@@ -1,58 +1,9 @@
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Your subscription · stablepay</title>
-<style>
-  :root { font-family: system-ui, -apple-system, Segoe UI, sans-serif; color: #1b1f24; background: #f4f5f7; }
-  main { max-width: 420px; margin: 48px auto; background: #fff; border-radius: 14px; padding: 28px; box-shadow: 0 4px 24px rgba(0,0,0,.08); }
-  h1 { font-size: 1.15rem; margin: 0 0 4px; }
-  .merchant { color: #667; font-size: .9rem; margin: 0 0 6px; }
-  .amount { font-size: 2rem; font-weight: 700; margin: 16px 0 4px; }
-  #interval { font-size: 1rem; font-weight: 400; color: #667; }
-  dl { display: grid; grid-template-columns: auto 1fr; gap: 6px 12px; font-size: .9rem; margin: 16px 0; }
-  dt { color: #667; } dd { margin: 0; word-break: break-all; }
-  button { width: 100%; padding: 12px; font-size: 1rem; border: 0; border-radius: 10px; background: #1652f0; color: #fff; cursor: pointer; }
-  button:disabled { background: #9aa7c7; cursor: default; }
-  .secondary { background: transparent; color: #1652f0; margin-top: 8px; }
-  .secondary:disabled { background: transparent; color: #9aa7c7; }
-  .note { font-size: .85rem; background: #f4f5f7; border-radius: 10px; padding: 12px; margin-top: 16px; }
-  .note p { margin: 0 0 10px; } code { word-break: break-all; }
-  #status { margin-top: 14px; font-size: .9rem; min-height: 1.2em; }
-  .error { color: #b00020; } .ok { color: #0a7d32; }
-</style>
-</head>
-<body>
-<main>
-  <p class="merchant" id="merchant"></p>
-  <h1 id="title"></h1>
-  <div class="amount"><span id="amount"></span> <span id="currency"></span> <span id="interval"></span></div>
-  <dl>
-    <dt>Status</dt><dd id="state"></dd>
-    <dt>Next payment</dt><dd id="next-payment"></dd>
-    <dt>Wallet</dt><dd id="wallet"></dd>
-    <dt>Network</dt><dd id="network"></dd>
-  </dl>
-  <p id="no-wallet" class="error" hidden>A browser wallet is needed to cancel or revoke from this page.</p>
-  <div id="actions" hidden>
-    <button id="cancel-sign">Cancel by signing</button>
-    <button id="cancel-chain" class="secondary">Cancel on-chain</button>
-  </div>
-  <div id="revoke-note" class="note" hidden>
-    <p>Your wallet still allows the subscription contract (<code id="revoke-spender"></code>) to spend your
-      <span id="revoke-currency"></span> (<code id="revoke-token"></code>). To remove it, revoke the allowance in
-      your wallet, or send approve(spender, 0).</p>
-    <button id="revoke">Revoke allowance (approve 0)</button>
-  </div>
-  <button id="reload" class="secondary" hidden>Reload</button>
-  <div id="status" role="status" aria-live="polite"></div>
-</main>
-<script id="subscription-data" type="application/json">__SUBSCRIPTION_JSON__</script>
-<script>
+// stablepay customer portal: cancel by signing (EIP-191) or on-chain, and revoke the
+// allowance, with the subscriber's EIP-1193 wallet.
 "use strict";
 const $ = (id) => document.getElementById(id);
 let sub = JSON.parse($("subscription-data").textContent);
+
 const eth = window.ethereum;
 const say = (text, cls) => { const s = $("status"); s.textContent = text; s.className = cls || ""; };
 const LABELS = { active: "Active", past_due: "Past due", paused: "Paused", canceled: "Canceled", expired: "Expired", pending: "Pending" };
@@ -149,6 +100,3 @@ $("revoke").onclick = () => run(async () => {
 });
 
 $("reload").onclick = () => location.reload();
-</script>
-</body>
-</html>
