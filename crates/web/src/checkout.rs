@@ -11,7 +11,7 @@ use stablepay_domain::services::{find_public_session, HostedError};
 use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
 
 use crate::format::{amount, network, time};
-use crate::shell::{html, WebError};
+use crate::shell::{admit_public, html, WebError};
 use crate::WebState;
 
 #[derive(Template)]
@@ -54,12 +54,8 @@ fn plural(n: u64, unit: &str) -> String {
 }
 
 pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
-    let ip = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
-    if let Err(wait) = state.public_limiter.check(ip) {
-        return WebError::TooManyRequests(wait).to_response();
+    if let Err(e) = admit_public(&state, &req) {
+        return e.to_response();
     }
     let raw = req.match_info().get("id").unwrap_or_default();
     let Ok(id) = CheckoutSessionId::parse(raw) else {

@@ -240,6 +240,18 @@ pub fn redirect(to: &str) -> HttpResponse {
     b.finish()
 }
 
+/// The public pages' per-IP limit (D15), shared with the API's hosted endpoints.
+pub fn admit_public(state: &WebState, req: &HttpRequest) -> Result<(), WebError> {
+    let ip = req
+        .peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    state
+        .public_limiter
+        .check(ip)
+        .map_err(WebError::TooManyRequests)
+}
+
 /// The value of a request cookie.
 pub fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
     req.cookie(name).map(|c| c.value().to_owned())

@@ -145,8 +145,8 @@ pub async fn wait_sub(stack: &Stack, id: &str, secs: u64, check: impl Fn(&Value)
     found.unwrap_or_else(|| panic!("subscription {id} never got there"))
 }
 
-/// Registers `address` again and verifies it with `key` (a revoked wallet restarts
-/// verification).
+/// Registers `address` (again: a revoked wallet restarts verification) and verifies it
+/// with `key`.
 pub async fn reverify(stack: &Stack, address: &str, key: &[u8; 32]) {
     let (_, w) = stack
         .post("/api/v1/wallets", json!({ "address": address }))

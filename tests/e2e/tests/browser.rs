@@ -14,6 +14,7 @@ use stablepay_domain::services::invite_dashboard_user;
 use stablepay_domain::Email;
 use stablepay_e2e::browser::{Browser, WalletScript};
 use stablepay_e2e::receiver::Receiver;
+use stablepay_e2e::subscriptions::reverify;
 use stablepay_e2e::{client_for, poll, usdc_balance, PrivateChain, Stack, StackOptions};
 
 /// anvil's dev account #9: the merchant's settlement wallet (unlocked on the node).
@@ -334,22 +335,9 @@ async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboa
 }
 
 async fn verify_merchant_wallet(stack: &Stack) {
-    let (_, w) = stack
-        .post("/api/v1/wallets", json!({ "address": MERCHANT_WALLET }))
-        .await;
     let mut key = [0u8; 32];
     hex::decode_to_slice(MERCHANT_KEY, &mut key).unwrap();
-    let message = w["verification"]["message"].as_str().unwrap();
-    let sig = stablepay_domain::rules::eip191::sign(message.as_bytes(), &key)
-        .unwrap()
-        .to_hex();
-    let (status, body) = stack
-        .post(
-            &format!("/api/v1/wallets/{}/verify", w["id"].as_str().unwrap()),
-            json!({ "signature": sig }),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
+    reverify(stack, MERCHANT_WALLET, &key).await;
 }
 
 trait StoreKeys {
