@@ -33,6 +33,9 @@ pub struct PgStore {
     pool: PgPool,
     pub(crate) cipher: Arc<SecretCipher>,
     acquire_timeout: Duration,
+    /// API keys whose use this process already recorded, and when (unix seconds): one
+    /// `last_used_at` write per key per minute per process, not one per request.
+    pub(crate) key_use: Arc<std::sync::Mutex<std::collections::HashMap<uuid::Uuid, i64>>>,
 }
 
 impl PgStore {
@@ -50,6 +53,7 @@ impl PgStore {
             pool,
             cipher: Arc::new(cipher),
             acquire_timeout: config.acquire_timeout,
+            key_use: Arc::default(),
         })
     }
 

@@ -324,6 +324,25 @@ async fn a_key_created_on_the_developers_page_works_once_shown_and_dies_on_revok
 
     let key = app.store.keys(app.a.id).await.unwrap()[0].clone();
     assert!(secret.ends_with(&key.last4), "newest first");
+    // "Last used" is written off the request path: poll for it.
+    let mut used = None;
+    for _ in 0..100 {
+        used = app.store.keys(app.a.id).await.unwrap()[0].last_used_at;
+        if used.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let used = used.expect("last_used_at recorded");
+    assert!(b
+        .text("/dashboard/test/developers/api_keys")
+        .await
+        .contains(
+            &used
+                .as_datetime()
+                .format("%Y-%m-%d %H:%M:%S UTC")
+                .to_string()
+        ));
     assert!(list.contains(&key.id.to_string()), "the new key is listed");
     let res = b
         .post(

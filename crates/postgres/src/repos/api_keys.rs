@@ -70,6 +70,19 @@ impl PgStore {
         if last_used.is_some_and(|t| (now - t).num_seconds() < LAST_USED_RESOLUTION_SECS) {
             return;
         }
+        {
+            let mut noted = self.key_use.lock().unwrap_or_else(|p| p.into_inner());
+            match noted.get(&id) {
+                Some(at) if now.timestamp() - at < LAST_USED_RESOLUTION_SECS => return,
+                _ => {
+                    // Bounded: forget everything older than the resolution first.
+                    if noted.len() > 10_000 {
+                        noted.retain(|_, at| now.timestamp() - *at < LAST_USED_RESOLUTION_SECS);
+                    }
+                    noted.insert(id, now.timestamp());
+                }
+            }
+        }
         let store = self.clone();
         tokio::spawn(async move {
             let Ok(mut conn) = store.conn().await else {
