@@ -629,6 +629,29 @@ async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
         .await;
     assert_eq!(res.status(), 303);
     assert!(fresh.cookies.contains_key("__Host-stablepay_session"));
+
+    // Turning it off takes a current code too.
+    let csrf = fresh.csrf("/dashboard/test/security").await;
+    let res = fresh
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("disable", "1"), ("code", &wrong)],
+        )
+        .await;
+    assert!(res.text().await.unwrap().contains("does not match"));
+    assert!(app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+    let code = format!(
+        "{:06}",
+        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    );
+    let res = fresh
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("disable", "1"), ("code", &code)],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    assert!(!app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
 }
 
 #[tokio::test]

@@ -26,3 +26,25 @@ pub async fn enroll_totp(
     users.set_totp(user, Some(secret)).await?;
     Ok(())
 }
+
+/// Turns the second factor off; a current code is required, so a hijacked session alone
+/// cannot remove it.
+pub async fn remove_totp(
+    user: &crate::model::DashboardUser,
+    code: &str,
+    users: &dyn DashboardUserStore,
+    clock: &dyn Clock,
+) -> Result<(), TotpError> {
+    let record = users
+        .login_record(&user.email)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    match record.totp_secret {
+        None => Ok(()),
+        Some(secret) if totp::verify(&secret, code, clock.now().unix_seconds()) => {
+            users.set_totp(user.id, None).await?;
+            Ok(())
+        }
+        Some(_) => Err(TotpError::WrongCode),
+    }
+}

@@ -8,8 +8,8 @@ use askama::Template;
 use stablepay_domain::rules::dashboard_auth::{csrf_matches, new_token};
 use stablepay_domain::rules::totp;
 use stablepay_domain::services::{
-    complete_dashboard_setup, enroll_totp, resume_dashboard_session, setup_link_user, sign_in,
-    sign_out, SetupError, SignInError, TotpError,
+    complete_dashboard_setup, enroll_totp, remove_totp, resume_dashboard_session, setup_link_user,
+    sign_in, sign_out, SetupError, SignInError, TotpError,
 };
 use stablepay_domain::NewPassword;
 
@@ -326,8 +326,20 @@ page_handler!(totp_start, |p| async move {
 page_handler!(totp_confirm, |p| async move {
     let s = &p.state;
     if p.form.get("disable") == Some("1") {
-        s.users.set_totp(p.session.user.id, None).await?;
-        return Ok(Reply::Redirect(p.link("/security?notice=totp_disabled")));
+        let code = p.form.get("code").unwrap_or("");
+        return match remove_totp(&p.session.user, code, s.users.as_ref(), s.clock.as_ref()).await {
+            Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_disabled"))),
+            Err(TotpError::WrongCode) => Reply::render(&SecurityView {
+                chrome: p.chrome("security", "Security"),
+                totp_enabled: true,
+                enrolling: None,
+                secret_hex: String::new(),
+                error: Some(TotpError::WrongCode.to_string()),
+                idle: span(s.policy.idle_secs),
+                absolute: span(s.policy.absolute_secs),
+            }),
+            Err(TotpError::Store(e)) => Err(e.into()),
+        };
     }
     let secret = hex::decode(p.form.get("secret").unwrap_or("")).unwrap_or_default();
     let code = p.form.get("code").unwrap_or("");
