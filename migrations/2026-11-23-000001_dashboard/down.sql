@@ -1,3 +1,4 @@
+DROP INDEX payments_by_customer;
 DROP INDEX customers_list;
 DROP INDEX payments_by_created;
 DROP INDEX webhook_events_by_endpoint;

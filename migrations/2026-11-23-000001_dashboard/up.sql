@@ -33,5 +33,6 @@ ALTER TABLE api_keys ADD COLUMN last_used_at TIMESTAMPTZ;
 CREATE INDEX webhook_events_by_endpoint ON webhook_events (merchant_id, livemode, endpoint_id, id DESC);
 -- Home page totals by day.
 CREATE INDEX payments_by_created ON payments (merchant_id, livemode, created_at);
--- Customers as seen in payments.
+-- Customers as seen in payments, and each one's payments.
 CREATE INDEX customers_list ON customers (merchant_id, livemode, id DESC);
+CREATE INDEX payments_by_customer ON payments (merchant_id, livemode, customer_id);

@@ -214,7 +214,12 @@ pub fn serve(
             .wrap_fn(|req, srv| {
                 let id = format!("req_{}", uuid::Uuid::now_v7().simple());
                 req.extensions_mut().insert(RequestId(id.clone()));
-                let (method, path) = (req.method().clone(), req.path().to_owned());
+                let method = req.method().clone();
+                // A setup link's token is a credential: never in a log line.
+                let path = match req.path().strip_prefix("/dashboard/setup/") {
+                    Some(_) => "/dashboard/setup/…".to_owned(),
+                    None => req.path().to_owned(),
+                };
                 let started = Instant::now();
                 let span = tracing::info_span!("request", request_id = %id, %method, %path, merchant = tracing::field::Empty);
                 let fut = srv.call(req).instrument(span.clone());

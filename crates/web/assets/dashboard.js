@@ -62,12 +62,17 @@ async function sendRefund() {
   await onChain(form.dataset.chainId);
   status(progress, "Choose the settlement wallet that received this payment…");
   const from = await account();
+  const verified = (form.dataset.wallets || "").split(" ").filter(Boolean);
+  if (!verified.includes(from.toLowerCase())) {
+    throw new Error(`${from} is not one of your verified settlement wallets; a refund from it could not be recorded. Connect a verified wallet.`);
+  }
   const data = "0xa9059cbb" + word(form.dataset.to) + word(amount.toString(16));
   const tx = await wallet().request({ method: "eth_sendTransaction", params: [{ from, to: form.dataset.token, data }] });
   document.getElementById("refund-tx").value = tx;
   status(progress, `Sent ${tx}. Waiting for it to be mined…`);
   let receipt = null;
-  while (!receipt) {
+  for (let i = 0; !receipt; i++) {
+    if (i >= 600) throw new Error(`No receipt for ${tx} after 10 minutes; check your wallet, then report the hash with "Report transaction".`);
     await pause(1000);
     receipt = await wallet().request({ method: "eth_getTransactionReceipt", params: [tx] });
   }

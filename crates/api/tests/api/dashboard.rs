@@ -227,9 +227,14 @@ async fn wrong_passwords_never_say_which_part_was_wrong_and_the_fifth_locks() {
                 && unknown.contains("wrong email or password")
         );
     }
-    // Locked: even the right password is refused for now.
+    // Locked: even the right password is refused for now, with the same answer.
     let res = sign_in(&mut b, "ops@a.example", PASSWORD).await;
-    assert_eq!(res.status(), 429);
+    assert_eq!(res.status(), 401);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("wrong email or password"));
     assert!(!b.cookies.contains_key("__Host-stablepay_session"));
 }
 

@@ -97,10 +97,12 @@ pub trait ApiKeyManager: Send + Sync {
     async fn insert_key(&self, key: &ApiKey, secret_sha256: [u8; 32]) -> Result<(), StoreError>;
     /// The merchant's keys, newest first (never their secrets).
     async fn keys(&self, merchant: MerchantId) -> Result<Vec<ApiKey>, StoreError>;
-    /// Revokes an active key of this merchant; `false` when it has no such active key.
+    /// Revokes an active key of this merchant and mode; `false` when there is no such
+    /// active key.
     async fn revoke_key(
         &self,
         merchant: MerchantId,
+        mode: crate::model::Mode,
         id: ApiKeyId,
         now: Timestamp,
     ) -> Result<bool, StoreError>;

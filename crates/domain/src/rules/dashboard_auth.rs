@@ -118,15 +118,17 @@ pub fn check_session(
     }
 }
 
-/// After one more failed sign-in: the new failure count and, when it reaches the
-/// limit, when the lock ends.
+/// After one more failed sign-in: the new failure count and, at every `max_failures`-th
+/// failure in a row, when the lock ends (after a lock ends, the next lock takes as many
+/// failures again; a success resets the count).
 pub fn after_failure(
     policy: &SessionPolicy,
     failures_before: u32,
     now: Timestamp,
 ) -> (u32, Option<Timestamp>) {
     let failures = failures_before.saturating_add(1);
-    let lock = (failures >= policy.max_failures).then(|| now.plus_seconds(policy.lock_secs));
+    let max = policy.max_failures.max(1);
+    let lock = failures.is_multiple_of(max).then(|| now.plus_seconds(policy.lock_secs));
     (failures, lock)
 }
 
@@ -197,5 +199,11 @@ mod tests {
         assert_eq!(after_failure(&p, 0, at(0)), (1, None));
         assert_eq!(after_failure(&p, 3, at(0)), (4, None));
         assert_eq!(after_failure(&p, 4, at(0)), (5, Some(at(900))));
+        assert_eq!(
+            after_failure(&p, 5, at(0)),
+            (6, None),
+            "a lock that ended starts over"
+        );
+        assert_eq!(after_failure(&p, 9, at(0)), (10, Some(at(900))));
     }
 }

@@ -1,7 +1,6 @@
 //! The optional second factor: enrolled once a code from the new secret proves the
 //! authenticator app has it; removed with a current code.
 
-use crate::model::DashboardUserId;
 use crate::ports::{Clock, DashboardUserStore, StoreError};
 use crate::rules::totp;
 
@@ -9,21 +8,32 @@ use crate::rules::totp;
 pub enum TotpError {
     #[error("that code does not match; check the time on your device and try again")]
     WrongCode,
+    /// A second factor is already on: it must be turned off (with a current code) first,
+    /// so a stolen session cannot swap in its own secret.
+    #[error("two-factor sign-in is already on; turn it off with a current code first")]
+    AlreadyEnrolled,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 pub async fn enroll_totp(
-    user: DashboardUserId,
+    user: &crate::model::DashboardUser,
     secret: Vec<u8>,
     code: &str,
     users: &dyn DashboardUserStore,
     clock: &dyn Clock,
 ) -> Result<(), TotpError> {
+    let enrolled = users
+        .login_record(&user.email)
+        .await?
+        .is_some_and(|r| r.totp_secret.is_some());
+    if enrolled {
+        return Err(TotpError::AlreadyEnrolled);
+    }
     if secret.len() < 16 || !totp::verify(&secret, code, clock.now().unix_seconds()) {
         return Err(TotpError::WrongCode);
     }
-    users.set_totp(user, Some(secret)).await?;
+    users.set_totp(user.id, Some(secret)).await?;
     Ok(())
 }
 

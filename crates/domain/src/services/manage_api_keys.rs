@@ -35,14 +35,17 @@ pub async fn create_api_key(
 }
 
 /// Revokes one of the caller's keys. Errors: `NotFound` when the merchant has no such
-/// active key (another merchant's id changes nothing).
+/// active key in this mode (another merchant's or mode's id changes nothing).
 pub async fn revoke_api_key(
     ctx: &AuthContext,
     id: ApiKeyId,
     keys: &dyn ApiKeyManager,
     clock: &dyn Clock,
 ) -> Result<(), StoreError> {
-    if keys.revoke_key(ctx.merchant_id, id, clock.now()).await? {
+    if keys
+        .revoke_key(ctx.merchant_id, ctx.mode, id, clock.now())
+        .await?
+    {
         Ok(())
     } else {
         Err(StoreError::NotFound)

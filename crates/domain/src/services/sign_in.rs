@@ -2,7 +2,7 @@
 //! repeated failures, and a fresh server-side session on success. The answer never says
 //! whether an email has an account.
 
-use crate::model::{DashboardUser, Email, Timestamp};
+use crate::model::{DashboardUser, Email};
 use crate::ports::{Clock, DashboardUserStore, StoreError};
 use crate::rules::dashboard_auth::{
     after_failure, new_token, token_hash, verify_password, SessionPolicy,
@@ -16,8 +16,6 @@ pub enum SignInError {
     /// The account has a second factor and the code was missing or wrong.
     #[error("enter the current code from your authenticator app")]
     TotpRequired,
-    #[error("too many failed sign-ins; try again after {0}")]
-    Locked(Timestamp),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -47,16 +45,22 @@ pub async fn sign_in(
         verify_password(None, password);
         return Err(SignInError::InvalidCredentials);
     };
-    if let Some(until) = record.locked_until.filter(|until| *until > now) {
-        return Err(SignInError::Locked(until));
-    }
     let password_ok = verify_password(record.password_hash.as_deref(), password);
+    // Locked: the same answer as a wrong password (after the same work), so a lock does
+    // not tell anyone that the email has an account.
+    if record.locked_until.is_some_and(|until| until > now) {
+        return Err(SignInError::InvalidCredentials);
+    }
     let usable = record.user.status == crate::model::UserStatus::Active;
     let second_factor_ok = match (&record.totp_secret, totp_code) {
         (None, _) => true,
         (Some(secret), Some(code)) => totp::verify(secret, code, now.unix_seconds()),
         (Some(_), None) => false,
     };
+    // The right password without a code is a prompt for the code, not a failure.
+    if password_ok && usable && record.totp_secret.is_some() && totp_code.is_none() {
+        return Err(SignInError::TotpRequired);
+    }
     if !(password_ok && usable && second_factor_ok) {
         let failures = users.record_login_failure(record.user.id).await?;
         let (_, lock) = after_failure(policy, failures.saturating_sub(1), now);

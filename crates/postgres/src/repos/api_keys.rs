@@ -179,6 +179,7 @@ impl ApiKeyManager for PgStore {
     async fn revoke_key(
         &self,
         merchant: MerchantId,
+        mode: Mode,
         id: ApiKeyId,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
@@ -187,6 +188,7 @@ impl ApiKeyManager for PgStore {
             api_keys::table
                 .filter(api_keys::id.eq(id.uuid()))
                 .filter(api_keys::merchant_id.eq(merchant.uuid()))
+                .filter(api_keys::livemode.eq(mode.is_live()))
                 .filter(api_keys::revoked_at.is_null()),
         )
         .set(api_keys::revoked_at.eq(Some(now.as_datetime())))

@@ -76,12 +76,13 @@ SELECT c.id, c.address, c.created_at, agg.customer_reference, agg.payments, agg.
        agg.usdt, agg.last_payment_at
   FROM customers c
   CROSS JOIN LATERAL (
-    SELECT count(*) AS payments,
+    SELECT count(*) FILTER (WHERE p.status IN ('confirmed', 'refunded')) AS payments,
            coalesce(sum(p.amount_micros) FILTER (WHERE p.currency = 'USDC'
                AND p.status IN ('confirmed', 'refunded')), 0)::int8 AS usdc,
            coalesce(sum(p.amount_micros) FILTER (WHERE p.currency = 'USDT'
                AND p.status IN ('confirmed', 'refunded')), 0)::int8 AS usdt,
-           max(p.created_at) AS last_payment_at,
+           max(p.created_at) FILTER (WHERE p.status IN ('confirmed', 'refunded'))
+               AS last_payment_at,
            (array_agg(p.customer_reference ORDER BY p.id DESC)
                FILTER (WHERE p.customer_reference IS NOT NULL))[1] AS customer_reference
       FROM payments p

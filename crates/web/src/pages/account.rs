@@ -136,7 +136,6 @@ pub async fn login(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
         }
         Err(SignInError::Store(e)) => return WebError::from(e).to_response(),
         Err(e @ SignInError::TotpRequired) => (StatusCode::UNAUTHORIZED, e.to_string(), true),
-        Err(e @ SignInError::Locked(_)) => (StatusCode::TOO_MANY_REQUESTS, e.to_string(), false),
         Err(e @ SignInError::InvalidCredentials) => {
             (StatusCode::UNAUTHORIZED, e.to_string(), code.is_some())
         }
@@ -308,6 +307,9 @@ page_handler!(security, |p| async move {
 });
 
 page_handler!(totp_start, |p| async move {
+    if p.session.user.totp_enabled {
+        return Err(WebError::Invalid(TotpError::AlreadyEnrolled.to_string()));
+    }
     let secret = totp::new_secret();
     Reply::render(&SecurityView {
         chrome: p.chrome("security", "Security"),
@@ -338,13 +340,14 @@ page_handler!(totp_confirm, |p| async move {
                 idle: span(s.policy.idle_secs),
                 absolute: span(s.policy.absolute_secs),
             }),
+            Err(TotpError::AlreadyEnrolled) => Err(WebError::Internal),
             Err(TotpError::Store(e)) => Err(e.into()),
         };
     }
     let secret = hex::decode(p.form.get("secret").unwrap_or("")).unwrap_or_default();
     let code = p.form.get("code").unwrap_or("");
     match enroll_totp(
-        p.session.user.id,
+        &p.session.user,
         secret.clone(),
         code,
         s.users.as_ref(),
@@ -352,6 +355,7 @@ page_handler!(totp_confirm, |p| async move {
     )
     .await
     {
+        Err(e @ TotpError::AlreadyEnrolled) => Err(WebError::Invalid(e.to_string())),
         Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_enabled"))),
         Err(TotpError::WrongCode) => Reply::render(&SecurityView {
             chrome: p.chrome("security", "Security"),

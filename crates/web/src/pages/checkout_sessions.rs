@@ -121,7 +121,11 @@ async fn render(
             &p.link("/checkout_sessions"),
             rows.has_more,
             rows.data.last().map(|x| x.id.to_string()),
-            &format!("&status={}", enc(&status)),
+            &format!(
+                "&status={}&customer_reference={}",
+                enc(&status),
+                enc(&filter.customer_reference.clone().unwrap_or_default())
+            ),
         ),
         sessions: rows.data.iter().map(|x| line(p, x)).collect(),
         statuses: super::choices(&["open", "completed", "expired"], &status),

@@ -17,6 +17,8 @@ pub struct Totals {
     pub payments: u64,
     pub gross: String,
     pub fees: String,
+    pub refunded: String,
+    /// Net of fees and of refunds sent back.
     pub net: String,
 }
 
@@ -66,12 +68,13 @@ page_handler!(show, |p| async move {
             let rows = days
                 .iter()
                 .filter(|d| d.currency == currency && (today - d.day).num_days() < window);
-            let (mut n, mut gross, mut fees, mut net) = (0u64, 0u64, 0u64, 0u64);
+            let (mut n, mut gross, mut fees, mut net, mut refunded) = (0u64, 0, 0, 0, 0);
             for d in rows {
                 n += d.payments;
                 gross += d.gross_micros;
                 fees += d.fee_micros;
                 net += d.net_micros;
+                refunded += d.refunded_micros;
             }
             if n > 0 || currency == Currency::Usdc {
                 totals.push(Totals {
@@ -80,7 +83,8 @@ page_handler!(show, |p| async move {
                     payments: n,
                     gross: money(gross, currency),
                     fees: money(fees, currency),
-                    net: money(net, currency),
+                    refunded: money(refunded, currency),
+                    net: money(net.saturating_sub(refunded), currency),
                 });
             }
         }

@@ -81,7 +81,8 @@ page_handler!(list, |p| async move {
             .await?
     };
     let filters = format!(
-        "&status={status}&checkout_session={}&subscription={}",
+        "&status={}&checkout_session={}&subscription={}",
+        enc(&status),
         enc(&session),
         enc(&subscription)
     );
@@ -147,6 +148,13 @@ struct DetailView {
     can_refund: bool,
     error: Option<String>,
     refund_action: String,
+    /// The merchant's verified wallets (lower-case, space-separated): the page refuses to
+    /// send a refund from any other account, since it could not be recorded.
+    wallets: String,
+    /// What the form held when a report was refused, so nothing has to be found again.
+    form_amount: String,
+    form_tx: String,
+    form_reason: String,
 }
 
 async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
@@ -169,6 +177,16 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         )
         .await?;
     let refundable_micros = x.amount.micros().saturating_sub(x.refunded_micros);
+    let wallets = s
+        .wallets
+        .list(ctx.merchant_id, &stablepay_domain::PageRequest::first(100))
+        .await?
+        .data
+        .into_iter()
+        .filter(|w| w.status == stablepay_domain::WalletStatus::Verified)
+        .map(|w| w.address.to_string().to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ");
     Reply::render(&DetailView {
         chrome: p.chrome("payments", format!("Payment {}", x.id)),
         currency: x.currency.to_string(),
@@ -215,6 +233,13 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
         payment: PaymentLine::new(p, &x),
         error,
+        wallets,
+        form_amount: p
+            .form
+            .text("amount")
+            .unwrap_or_else(|| render_micros(refundable_micros)),
+        form_tx: p.form.text("tx_hash").unwrap_or_default(),
+        form_reason: p.form.text("reason").unwrap_or_default(),
     })
 }
 

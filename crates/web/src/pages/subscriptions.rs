@@ -77,7 +77,7 @@ page_handler!(list, |p| async move {
             &p.link("/subscriptions"),
             rows.has_more,
             rows.data.last().map(|x| x.id.to_string()),
-            &format!("&status={status}"),
+            &format!("&status={}", super::payments::enc(&status)),
         ),
         subscriptions: rows.data.iter().map(|x| line(&p, x)).collect(),
         statuses: super::choices(
