@@ -411,6 +411,29 @@ async fn another_merchants_ids_are_not_found_and_change_nothing() {
             "{body}"
         );
     }
+    // A's own live key cannot be revoked from test mode.
+    let a_live = app
+        .store
+        .keys(app.a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|k| k.mode == stablepay_domain::Mode::Live)
+        .unwrap()
+        .id;
+    let res = a
+        .post(
+            &format!("/dashboard/test/developers/api_keys/{a_live}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get(&app.a.live_key, "/checkout/sessions")
+            .await
+            .status(),
+        200
+    );
     // B's things still stand.
     assert_eq!(
         app.get(&app.b.test_key, "/checkout/sessions")

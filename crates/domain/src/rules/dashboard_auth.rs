@@ -128,7 +128,9 @@ pub fn after_failure(
 ) -> (u32, Option<Timestamp>) {
     let failures = failures_before.saturating_add(1);
     let max = policy.max_failures.max(1);
-    let lock = failures.is_multiple_of(max).then(|| now.plus_seconds(policy.lock_secs));
+    let lock = failures
+        .is_multiple_of(max)
+        .then(|| now.plus_seconds(policy.lock_secs));
     (failures, lock)
 }
 

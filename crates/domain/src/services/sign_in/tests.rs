@@ -2,7 +2,7 @@ use futures_executor::block_on;
 use mockall::predicate::eq;
 
 use super::*;
-use crate::model::{DashboardUserId, LoginRecord, MerchantId, NewPassword, UserStatus};
+use crate::model::{DashboardUserId, LoginRecord, MerchantId, NewPassword, Timestamp, UserStatus};
 use crate::ports::{MockClock, MockDashboardUserStore};
 use crate::rules::dashboard_auth::hash_password;
 
