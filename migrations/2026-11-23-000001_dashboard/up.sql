@@ -8,6 +8,8 @@ CREATE TABLE dashboard_users (
     setup_sha256        BYTEA UNIQUE CHECK (length(setup_sha256) = 32),
     setup_expires_at    TIMESTAMPTZ,
     totp_secret         BYTEA,
+    -- The last TOTP time step accepted at sign-in: a code is never accepted twice.
+    totp_last_step      BIGINT,
     failed_logins       INTEGER NOT NULL DEFAULT 0 CHECK (failed_logins >= 0),
     locked_until        TIMESTAMPTZ,
     disabled_at         TIMESTAMPTZ,

@@ -33,6 +33,7 @@ diesel::table! {
         setup_sha256 -> Nullable<Bytea>,
         setup_expires_at -> Nullable<Timestamptz>,
         totp_secret -> Nullable<Bytea>,
+        totp_last_step -> Nullable<Int8>,
         failed_logins -> Int4,
         locked_until -> Nullable<Timestamptz>,
         disabled_at -> Nullable<Timestamptz>,

@@ -657,6 +657,21 @@ async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
         .await;
     assert_eq!(res.status(), 303);
     assert!(fresh.cookies.contains_key("__Host-stablepay_session"));
+    // The same code a second time (replayed) is refused.
+    let mut replay = Browser::new(&app);
+    let csrf2 = replay.csrf("/dashboard/login").await;
+    let res = replay
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf2),
+                ("email", "ops@a.example"),
+                ("password", PASSWORD),
+                ("code", &code),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 401, "a TOTP code is single-use");
 
     // Turning it off takes a current code too.
     let csrf = fresh.csrf("/dashboard/test/security").await;

@@ -118,6 +118,8 @@ pub struct LoginRecord {
     pub totp_secret: Option<Vec<u8>>,
     pub failed_logins: u32,
     pub locked_until: Option<Timestamp>,
+    /// The last TOTP time step accepted at sign-in (codes are single-use).
+    pub totp_last_step: Option<i64>,
 }
 
 /// A live dashboard session as read back from its cookie.

@@ -57,6 +57,9 @@ pub trait DashboardUserStore: Send + Sync {
     ) -> Result<bool, StoreError>;
     /// What sign-in needs to know about an email; `None` when no account uses it.
     async fn login_record(&self, email: &Email) -> Result<Option<LoginRecord>, StoreError>;
+    /// Records the TOTP step a sign-in used, only if it is later than the last one
+    /// recorded; `false` when it is not (the code was used already).
+    async fn use_totp_step(&self, id: DashboardUserId, step: i64) -> Result<bool, StoreError>;
     /// Counts a failed sign-in and returns the new count.
     async fn record_login_failure(&self, id: DashboardUserId) -> Result<u32, StoreError>;
     /// Locks the account until the given time.

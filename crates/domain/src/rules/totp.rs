@@ -38,16 +38,21 @@ fn hotp(secret: &[u8], counter: u64, digits: u32) -> u32 {
 
 /// Accepts the current step and one either side (clock drift), as RFC 6238 §5.2 allows.
 pub fn verify(secret: &[u8], submitted: &str, unix_secs: i64) -> bool {
+    matching_step(secret, submitted, unix_secs).is_some()
+}
+
+/// The time step (unix seconds / 30) whose code was submitted, within one step of now.
+pub fn matching_step(secret: &[u8], submitted: &str, unix_secs: i64) -> Option<i64> {
     let digits: String = submitted.chars().filter(|c| !c.is_whitespace()).collect();
     if digits.len() != DIGITS as usize || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return false;
+        return None;
     }
-    let Ok(code) = digits.parse::<u32>() else {
-        return false;
-    };
+    let code = digits.parse::<u32>().ok()?;
     [-STEP_SECS, 0, STEP_SECS]
         .iter()
-        .any(|d| code_at(secret, unix_secs + d) == code)
+        .map(|d| unix_secs.max(0) + d)
+        .find(|t| code_at(secret, *t) == code)
+        .map(|t| t / STEP_SECS)
 }
 
 /// RFC 4648 base32 without padding: how authenticator apps take a secret.

@@ -52,11 +52,13 @@ pub async fn sign_in(
         return Err(SignInError::InvalidCredentials);
     }
     let usable = record.user.status == crate::model::UserStatus::Active;
-    let second_factor_ok = match (&record.totp_secret, totp_code) {
-        (None, _) => true,
-        (Some(secret), Some(code)) => totp::verify(secret, code, now.unix_seconds()),
-        (Some(_), None) => false,
+    // A code is single-use: its step must be later than the last one accepted.
+    let step = match (&record.totp_secret, totp_code) {
+        (Some(secret), Some(code)) => totp::matching_step(secret, code, now.unix_seconds())
+            .filter(|s| record.totp_last_step.is_none_or(|last| *s > last)),
+        _ => None,
     };
+    let second_factor_ok = record.totp_secret.is_none() || step.is_some();
     // The right password without a code is a prompt for the code, not a failure.
     if password_ok && usable && record.totp_secret.is_some() && totp_code.is_none() {
         return Err(SignInError::TotpRequired);
@@ -72,6 +74,12 @@ pub async fn sign_in(
         } else {
             SignInError::InvalidCredentials
         });
+    }
+    if let Some(step) = step {
+        // Claimed atomically, so two sign-ins racing with one code cannot both pass.
+        if !users.use_totp_step(record.user.id, step).await? {
+            return Err(SignInError::TotpRequired);
+        }
     }
     let token = new_token();
     users

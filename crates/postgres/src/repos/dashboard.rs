@@ -184,14 +184,20 @@ impl DashboardUserStore for PgStore {
 
     async fn login_record(&self, email: &Email) -> Result<Option<LoginRecord>, StoreError> {
         let mut conn = self.conn().await?;
-        let row: Option<(UserRow, i32, Option<DateTime<Utc>>)> = du::table
+        #[allow(clippy::type_complexity)]
+        let row: Option<(UserRow, i32, Option<DateTime<Utc>>, Option<i64>)> = du::table
             .filter(du::email.eq(email.as_str()))
-            .select((UserRow::as_select(), du::failed_logins, du::locked_until))
+            .select((
+                UserRow::as_select(),
+                du::failed_logins,
+                du::locked_until,
+                du::totp_last_step,
+            ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
-        let Some((r, failures, locked)) = row else {
+        let Some((r, failures, locked, last_step)) = row else {
             return Ok(None);
         };
         Ok(Some(LoginRecord {
@@ -204,7 +210,22 @@ impl DashboardUserStore for PgStore {
             password_hash: r.password_hash,
             failed_logins: u32::try_from(failures).unwrap_or(0),
             locked_until: locked.map(Timestamp::new),
+            totp_last_step: last_step,
         }))
+    }
+
+    async fn use_totp_step(&self, id: DashboardUserId, step: i64) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let n = diesel::update(
+            du::table
+                .filter(du::id.eq(id.uuid()))
+                .filter(du::totp_last_step.is_null().or(du::totp_last_step.lt(step))),
+        )
+        .set(du::totp_last_step.eq(Some(step)))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(n == 1)
     }
 
     async fn record_login_failure(&self, id: DashboardUserId) -> Result<u32, StoreError> {

@@ -33,6 +33,7 @@ fn record(status: UserStatus, failures: u32, totp: Option<Vec<u8>>) -> LoginReco
         totp_secret: totp,
         failed_logins: failures,
         locked_until: None,
+        totp_last_step: None,
     }
 }
 
@@ -145,10 +146,31 @@ fn a_second_factor_needs_a_current_code() {
         SignInError::TotpRequired | SignInError::InvalidCredentials
     ));
 
-    let mut users = store_with(Some(record(UserStatus::Active, 0, Some(secret))));
+    let step = at(0).unix_seconds() / 30;
+    let mut users = store_with(Some(record(UserStatus::Active, 0, Some(secret.clone()))));
+    users
+        .expect_use_totp_step()
+        .with(mockall::predicate::always(), eq(step))
+        .times(1)
+        .returning(|_, _| Ok(true));
     users
         .expect_open_session()
         .times(1)
         .returning(|_, _, _| Ok(()));
     attempt(&users, PASSWORD, Some(&code)).expect("signed in with the code");
+
+    // The same code again (its step already used) is refused.
+    let mut used = record(UserStatus::Active, 0, Some(secret));
+    used.totp_last_step = Some(step);
+    let mut users = store_with(Some(used));
+    users
+        .expect_record_login_failure()
+        .times(1)
+        .returning(|_| Ok(1));
+    users.expect_open_session().times(0);
+    let err = attempt(&users, PASSWORD, Some(&code)).unwrap_err();
+    assert!(
+        matches!(err, SignInError::TotpRequired),
+        "a code is single-use"
+    );
 }
