@@ -86,9 +86,12 @@ async fn a_buyer_pays_and_the_session_settles_exactly_once() {
         usdc_balance(&buyer, &stack.chain, &recipient).await,
         12_375_000
     );
-    assert_eq!(
-        usdc_balance(&buyer, &stack.chain, &stack.chain.treasury).await - treasury_before,
-        125_000
+    // The treasury is shared with the other tests on this chain, which pay fees into it
+    // concurrently: it got at least this payment's fee (the exact split is the
+    // buyer's 12.5 less the recipient's 12.375, both checked exactly).
+    assert!(
+        usdc_balance(&buyer, &stack.chain, &stack.chain.treasury).await - treasury_before
+            >= 125_000
     );
     assert_eq!(
         buyer_before - usdc_balance(&buyer, &stack.chain, &buyer_addr).await,
