@@ -10,7 +10,7 @@ use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{find_public_session, HostedError};
 use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
 
-use crate::format::{amount, network, time};
+use crate::format::{amount, time};
 use crate::shell::{admit_public, html, WebError};
 use crate::WebState;
 
@@ -85,7 +85,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         test: !session.mode.is_live(),
         amount: amount(session.amount, session.currency),
         every: every(session.interval_seconds),
-        network: network(session.chain),
+        network: session.chain.display_name(),
         chain_id: session.chain.id(),
         recipient: session.recipient_address.to_string(),
         expires: time(session.expires_at),

@@ -36,15 +36,6 @@ pub fn short(address: &str) -> String {
     }
 }
 
-/// "Base" or "Base Sepolia".
-pub fn network(chain: ChainId) -> &'static str {
-    if chain.mode().is_live() {
-        "Base"
-    } else {
-        "Base Sepolia"
-    }
-}
-
 fn explorer(chain: ChainId) -> &'static str {
     if chain.mode().is_live() {
         "https://basescan.org"

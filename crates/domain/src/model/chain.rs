@@ -104,6 +104,14 @@ impl ChainId {
         }
     }
 
+    /// The network's name for people: "Base" or "Base Sepolia".
+    pub fn display_name(self) -> &'static str {
+        match self {
+            ChainId::Base => "Base",
+            ChainId::BaseSepolia => "Base Sepolia",
+        }
+    }
+
     pub fn mode(self) -> Mode {
         match self {
             ChainId::Base => Mode::Live,

@@ -42,11 +42,7 @@ impl From<&CheckoutSession> for PublicSession {
             amount: s.amount,
             currency: s.currency,
             chain_id: s.chain,
-            network: if s.chain.mode().is_live() {
-                "Base"
-            } else {
-                "Base Sepolia"
-            },
+            network: s.chain.display_name(),
             recipient_address: s.recipient_address,
             interval_seconds: s.interval_seconds,
             expires_at: s.expires_at,

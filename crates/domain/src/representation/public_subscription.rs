@@ -42,11 +42,7 @@ impl PublicSubscription {
             canceled_at: s.canceled_at,
             wallet_address: s.wallet_address,
             chain_id: s.chain,
-            network: if s.chain.mode().is_live() {
-                "Base"
-            } else {
-                "Base Sepolia"
-            },
+            network: s.chain.display_name(),
             manager_address: rec.manager,
             chain_subscription_id: s.chain_subscription_id,
             token_address: rec.token,

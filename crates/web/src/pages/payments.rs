@@ -196,7 +196,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         refundable: render_micros(refundable_micros),
         refundable_micros,
         chain_id: x.chain.id(),
-        network: crate::format::network(x.chain),
+        network: x.chain.display_name(),
         token: x.token_address.to_string(),
         payer: x.wallet_address.to_string(),
         tx: x.tx_hash.map(|t| t.to_string()).unwrap_or_default(),

@@ -1,0 +1,265 @@
+use super::*;
+
+#[tokio::test]
+async fn sign_in_sets_a_host_only_strict_cookie_and_pages_carry_a_strict_csp() {
+    let app = spawn_app().await;
+    let mut b = user(&app, app.a.id, "ops@a.example").await;
+    // Signed out: every page sends you to sign in, remembering where you were going.
+    let res = b.get("/dashboard/test/payments").await;
+    assert_eq!(res.status(), 303);
+    assert_eq!(
+        location(&res),
+        "/dashboard/login?next=%2Fdashboard%2Ftest%2Fpayments"
+    );
+
+    let res = sign_in(&mut b, "OPS@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 303);
+    assert_eq!(location(&res), "/dashboard/test");
+    let set: Vec<String> = res
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    let session = set
+        .iter()
+        .find(|c| c.starts_with("__Host-stablepay_session="))
+        .expect("session cookie");
+    for attr in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/"] {
+        assert!(session.contains(attr), "{attr} missing: {session}");
+    }
+    assert!(!session.contains("Domain"), "{session}");
+    // Only a hash of the token is stored.
+    let token = b.cookies["__Host-stablepay_session"].clone();
+    let stored = app
+        .store
+        .session(stablepay_domain::rules::dashboard_auth::token_hash(&token));
+    assert!(stored.await.unwrap().is_some());
+
+    let res = b.get("/dashboard/test").await;
+    assert_eq!(res.status(), 200);
+    let csp = res.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+    assert_eq!(res.headers()["x-frame-options"], "DENY");
+    let html = res.text().await.unwrap();
+    assert!(html.contains("TEST MODE"), "test mode is clearly marked");
+    assert!(html.contains("Merchant A"));
+    let live = b.text("/dashboard/live").await;
+    assert!(!live.contains("TEST MODE"));
+}
+
+#[tokio::test]
+async fn wrong_passwords_never_say_which_part_was_wrong_and_the_fifth_locks() {
+    let app = spawn_app().await;
+    let mut b = user(&app, app.a.id, "ops@a.example").await;
+    let unknown = sign_in(&mut b, "nobody@a.example", PASSWORD).await;
+    assert_eq!(unknown.status(), 401);
+    let unknown = unknown.text().await.unwrap();
+    for _ in 0..5 {
+        let res = sign_in(&mut b, "ops@a.example", "not the password").await;
+        assert_eq!(res.status(), 401);
+        let wrong = res.text().await.unwrap();
+        assert!(
+            wrong.contains("wrong email or password")
+                && unknown.contains("wrong email or password")
+        );
+    }
+    // Locked: even the right password is refused for now, with the same answer.
+    let res = sign_in(&mut b, "ops@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 401);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("wrong email or password"));
+    assert!(!b.cookies.contains_key("__Host-stablepay_session"));
+}
+
+#[tokio::test]
+async fn forms_without_the_sessions_csrf_token_are_refused() {
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let before = app.store.keys(app.a.id).await.unwrap().len();
+    let res = b.post("/dashboard/test/developers/api_keys", &[]).await;
+    assert_eq!(res.status(), 403);
+    let res = b
+        .post(
+            "/dashboard/test/developers/api_keys",
+            &[("csrf", "0".repeat(64).as_str())],
+        )
+        .await;
+    assert_eq!(res.status(), 403);
+    // Another session's token does not work either.
+    let mut other = signed_in(&app, app.a.id, "dev@a.example").await;
+    let foreign = other.csrf("/dashboard/test/developers/api_keys").await;
+    let res = b
+        .post("/dashboard/test/developers/api_keys", &[("csrf", &foreign)])
+        .await;
+    assert_eq!(res.status(), 403);
+    assert_eq!(
+        app.store.keys(app.a.id).await.unwrap().len(),
+        before,
+        "no key was made"
+    );
+    // The login form has its own double-submit token.
+    let res = Browser::new(&app)
+        .post(
+            "/dashboard/login",
+            &[("email", "ops@a.example"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(res.status(), 403);
+}
+
+#[tokio::test]
+async fn after_sign_out_the_old_cookie_is_refused_and_everywhere_means_every_device() {
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let stolen = b.cookies.clone();
+    let csrf = b.csrf("/dashboard/test").await;
+    let res = b.post("/dashboard/logout", &[("csrf", &csrf)]).await;
+    assert_eq!(res.status(), 303);
+    assert!(!b.cookies.contains_key("__Host-stablepay_session"));
+    let mut replay = Browser::new(&app);
+    replay.cookies = stolen;
+    assert_eq!(replay.get("/dashboard/test").await.status(), 303);
+
+    // Two devices; "sign out everywhere" on one ends both.
+    let mut laptop = Browser::new(&app);
+    assert_eq!(
+        sign_in(&mut laptop, "ops@a.example", PASSWORD)
+            .await
+            .status(),
+        303
+    );
+    let mut phone = Browser::new(&app);
+    assert_eq!(
+        sign_in(&mut phone, "ops@a.example", PASSWORD)
+            .await
+            .status(),
+        303
+    );
+    let csrf = laptop.csrf("/dashboard/test").await;
+    laptop
+        .post("/dashboard/logout", &[("csrf", &csrf), ("everywhere", "1")])
+        .await;
+    assert_eq!(phone.get("/dashboard/test").await.status(), 303);
+}
+
+#[tokio::test]
+async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
+    use stablepay_domain::rules::totp;
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let csrf = b.csrf("/dashboard/test/security").await;
+    let res = b
+        .post("/dashboard/test/security/totp", &[("csrf", &csrf)])
+        .await;
+    let html = res.text().await.unwrap();
+    let secret_hex = hidden(&html, "secret");
+    let secret = hex::decode(&secret_hex).unwrap();
+    assert!(
+        html.contains(&totp::base32(&secret)),
+        "the secret is shown for the app"
+    );
+    let now = chrono::Utc::now().timestamp();
+    let wrong = format!("{:06}", (totp::code_at(&secret, now) + 1) % 1_000_000);
+    let res = b
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &wrong)],
+        )
+        .await;
+    assert!(res.text().await.unwrap().contains("does not match"));
+    let code = format!("{:06}", totp::code_at(&secret, now));
+    let res = b
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &code)],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    // Stored encrypted, not as the raw secret.
+    let users = app.store.users(Some(app.a.id)).await.unwrap();
+    assert!(users[0].totp_enabled);
+
+    let mut fresh = Browser::new(&app);
+    let res = sign_in(&mut fresh, "ops@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 401);
+    assert!(res.text().await.unwrap().contains("authenticator"));
+    let csrf = fresh.csrf("/dashboard/login").await;
+    let code = format!(
+        "{:06}",
+        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    );
+    let res = fresh
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf),
+                ("email", "ops@a.example"),
+                ("password", PASSWORD),
+                ("code", &code),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    assert!(fresh.cookies.contains_key("__Host-stablepay_session"));
+    // The same code a second time (replayed) is refused.
+    let mut replay = Browser::new(&app);
+    let csrf2 = replay.csrf("/dashboard/login").await;
+    let res = replay
+        .post(
+            "/dashboard/login",
+            &[
+                ("csrf", &csrf2),
+                ("email", "ops@a.example"),
+                ("password", PASSWORD),
+                ("code", &code),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 401, "a TOTP code is single-use");
+
+    // Turning it off takes a current code too.
+    let csrf = fresh.csrf("/dashboard/test/security").await;
+    let res = fresh
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("disable", "1"), ("code", &wrong)],
+        )
+        .await;
+    assert!(res.text().await.unwrap().contains("does not match"));
+    assert!(app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+    let code = format!(
+        "{:06}",
+        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    );
+    let res = fresh
+        .post(
+            "/dashboard/test/security/totp/confirm",
+            &[("csrf", &csrf), ("disable", "1"), ("code", &code)],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+    assert!(!app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+}
+
+#[tokio::test]
+async fn sign_in_posts_are_throttled_per_client_ip() {
+    let app = spawn_app().await;
+    let mut b = Browser::new(&app);
+    let mut statuses = Vec::new();
+    for i in 0..21 {
+        let res = sign_in(&mut b, &format!("nobody{i}@a.example"), PASSWORD).await;
+        statuses.push(res.status().as_u16());
+    }
+    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
+    assert_eq!(statuses[20], 429);
+}
