@@ -229,7 +229,17 @@ pub fn serve(
                         res.headers_mut().insert(HeaderName::from_static("request-id"), value);
                     }
                     let status = res.status().as_u16();
-                    let ms = started.elapsed().as_secs_f64() * 1000.0;
+                    let elapsed = started.elapsed().as_secs_f64();
+                    // Labelled by route pattern, never by raw path: ids would explode the series.
+                    let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+                    metrics::histogram!(
+                        "stablepay_http_request_duration_seconds",
+                        "route" => route,
+                        "method" => method.to_string(),
+                        "status" => status.to_string()
+                    )
+                    .record(elapsed);
+                    let ms = elapsed * 1000.0;
                     span.in_scope(|| tracing::info!(status, latency_ms = format!("{ms:.1}"), "request"));
                     Ok(res)
                 }

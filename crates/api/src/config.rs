@@ -63,6 +63,9 @@ pub struct ServeConfig {
     /// Dashboard sessions (D21): `STABLEPAY_DASHBOARD_IDLE_TIMEOUT` (30m) and
     /// `STABLEPAY_DASHBOARD_SESSION_LIFETIME` (12h).
     pub dashboard: SessionPolicy,
+    /// `STABLEPAY_METRICS_BIND`: where `/metrics`, `/livez` and `/readyz` are served
+    /// (off when unset).
+    pub metrics_bind: Option<String>,
 }
 
 fn duration_secs(name: &'static str, default_secs: i64) -> Result<i64, ConfigError> {
@@ -105,6 +108,7 @@ impl ServeConfig {
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             )?,
             dashboard: dashboard_policy()?,
+            metrics_bind: var("STABLEPAY_METRICS_BIND"),
         })
     }
 }

@@ -69,6 +69,7 @@ pub fn state_from_store(
         login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN),
     });
     let api = Data::new(AppState {
+        scope: store.clone(),
         keys: store.clone(),
         sessions: store.clone(),
         wallets: store.clone(),

@@ -116,23 +116,9 @@ enum KeyCommand {
     Revoke { key_id: String },
 }
 
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
-        builder.json().init();
-    } else {
-        builder.init();
-    }
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
-    init_tracing();
+    stablepay_telemetry::init_tracing();
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
@@ -170,6 +156,7 @@ async fn serve() -> Result<(), String> {
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),
         plan_min_interval_secs: chain_env.plan_min_interval.as_secs(),
     };
+    let store_for_probe = store.clone();
     let state = stablepay_api::state_from_store(
         store,
         chain,
@@ -178,6 +165,15 @@ async fn serve() -> Result<(), String> {
         cfg.rate_limit_per_min,
         cfg.dashboard,
     );
+    if let Some(bind) = &cfg.metrics_bind {
+        let probe = store_for_probe.clone();
+        let ready: stablepay_telemetry::ReadinessCheck = std::sync::Arc::new(move || {
+            let store = probe.clone();
+            Box::pin(async move { store.ping().await.is_ok() })
+        });
+        let at = stablepay_telemetry::start(bind, ready).await?;
+        tracing::info!(%at, "metrics, liveness and readiness served");
+    }
     tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
     let server =
         stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;

@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RefundStore, ResourceReader,
-    SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
+    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RefundStore, RequestScope,
+    ResourceReader, SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
     WebhookEndpointRepository,
 };
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
@@ -12,6 +12,8 @@ use crate::rate_limit::KeyRateLimiter;
 
 /// What every handler can reach: ports as trait objects, plus deployment settings.
 pub struct AppState {
+    /// Groups a request's storage calls on one connection (and one transaction).
+    pub scope: Arc<dyn RequestScope>,
     pub keys: Arc<dyn ApiKeyStore>,
     pub sessions: Arc<dyn SessionRepository>,
     pub wallets: Arc<dyn WalletRepository>,

@@ -10,7 +10,9 @@ use actix_web::{HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use stablepay_domain::ports::{IdempotencyClaim, IdempotencyScope, StoredResponse};
+use stablepay_domain::ports::{
+    IdempotencyClaim, IdempotencyScope, LeaseOutcome, ScopeEnd, StoredResponse,
+};
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
 use stablepay_domain::AuthContext;
 
@@ -80,7 +82,8 @@ fn json_response(status: StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
-/// Runs `handler` with every cross-cutting concern applied.
+/// Runs `handler` with every cross-cutting concern applied; the request's storage calls
+/// share one connection.
 pub async fn api_call<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
@@ -91,7 +94,64 @@ where
     F: FnOnce(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    match run(state, req, payload, handler).await {
+    serve(state, req, payload, handler, Atomicity::PerCall).await
+}
+
+/// Like `api_call`, and with an `Idempotency-Key` the claim, the handler's writes and the
+/// stored response commit in one transaction: a crash or a failure leaves nothing behind.
+/// For handlers that make no network calls while their transaction is open.
+pub async fn api_call_atomic<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+) -> HttpResponse
+where
+    F: FnOnce(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    serve(state, req, payload, handler, Atomicity::Request).await
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Atomicity {
+    PerCall,
+    Request,
+}
+
+async fn serve<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+    atomicity: Atomicity,
+) -> HttpResponse
+where
+    F: FnOnce(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    let result = match bearer_key(&req) {
+        Err(e) => Err(e),
+        Ok(key) => {
+            // The body is read before a connection is taken, so a slow upload never holds
+            // one; its errors are reported only once the key is known to be good.
+            let body = read_body(&req, payload).await;
+            let mut out = None;
+            let slot = &mut out;
+            let scope = state.scope.clone();
+            let pinned = scope
+                .pinned(Box::pin(async move {
+                    *slot = Some(run(state, req, key, body, handler, atomicity).await);
+                }))
+                .await;
+            match (out, pinned) {
+                (Some(result), _) => result,
+                (None, Err(e)) => Err(e.into()),
+                (None, Ok(())) => Err(ApiError::internal()),
+            }
+        }
+    };
+    match result {
         Ok(response) => response,
         Err(err) => {
             if err.code == ErrorCode::Api {
@@ -105,28 +165,19 @@ where
 async fn run<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
-    payload: Payload,
+    key: [u8; 32],
+    body: Result<Bytes, ApiError>,
     handler: F,
+    atomicity: Atomicity,
 ) -> Result<HttpResponse, ApiError>
 where
     F: FnOnce(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let auth = authenticate(&state, &req).await?;
+    let auth = authenticate(&state, key).await?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
-    if let Err(wait) = state
-        .rate_limiter
-        .check(auth.actor, auth.rate_limit_per_min)
-    {
-        return Err(ApiError::rate_limited(
-            format!("Too many requests with this API key; retry in {wait} s"),
-            wait,
-        ));
-    }
-    let body = read_body(&req, payload).await?;
-    let idempotency = idempotency_scope(&req, &auth)?;
-
-    let Some(scope) = idempotency else {
+    let body = body?;
+    let Some(scope) = idempotency_scope(&req, &auth)? else {
         let reply = handler(Call {
             state,
             auth,
@@ -136,13 +187,47 @@ where
         .await?;
         return Ok(json_response(reply.status, reply.body));
     };
+    let call = Call {
+        state: state.clone(),
+        auth,
+        body,
+        req,
+    };
+    if atomicity == Atomicity::PerCall {
+        return idempotent(call, scope, handler, Atomicity::PerCall).await;
+    }
+    let mut out = None;
+    let slot = &mut out;
+    state
+        .scope
+        .transaction(Box::pin(async move {
+            let result = idempotent(call, scope, handler, Atomicity::Request).await;
+            let end = match &result {
+                Ok(response) if response.status().as_u16() < 400 => ScopeEnd::Commit,
+                _ => ScopeEnd::Rollback,
+            };
+            *slot = Some(result);
+            end
+        }))
+        .await?;
+    out.unwrap_or_else(|| Err(ApiError::internal()))
+}
 
-    let hash: [u8; 32] = Sha256::digest(&body).into();
-    match state
-        .idempotency
-        .claim(&scope, hash, IDEMPOTENCY_STALE_SECS)
-        .await?
-    {
+/// An idempotent request: claim the key, run the handler, store or release. Within a
+/// request transaction a failure needs no release: the rollback removes the claim.
+async fn idempotent<F, Fut>(
+    call: Call,
+    scope: IdempotencyScope,
+    handler: F,
+    atomicity: Atomicity,
+) -> Result<HttpResponse, ApiError>
+where
+    F: FnOnce(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    let store = call.state.idempotency.clone();
+    let hash: [u8; 32] = Sha256::digest(&call.body).into();
+    match store.claim(&scope, hash, IDEMPOTENCY_STALE_SECS).await? {
         IdempotencyClaim::Acquired => {}
         IdempotencyClaim::Replay(stored) => {
             let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
@@ -163,15 +248,7 @@ where
             ))
         }
     }
-
-    let store = state.idempotency.clone();
-    let outcome = handler(Call {
-        state,
-        auth,
-        body,
-        req,
-    })
-    .await;
+    let outcome = handler(call).await;
     match &outcome {
         Ok(reply) if reply.status.as_u16() < 400 => {
             let stored = StoredResponse {
@@ -181,10 +258,16 @@ where
                     .clone()
                     .unwrap_or_else(|| reply.body.clone()),
             };
-            if let Err(e) = store.complete(&scope, &stored).await {
+            let completed = store.complete(&scope, &stored).await;
+            if let Err(e) = completed {
                 tracing::error!(error = %e, "could not store idempotent response");
+                // Inside the request's transaction, an unrecorded response must not commit.
+                if atomicity == Atomicity::Request {
+                    return Err(e.into());
+                }
             }
         }
+        _ if atomicity == Atomicity::Request => {}
         _ => {
             // Failed requests release the key so the client can retry.
             if let Err(e) = store.release(&scope).await {
@@ -196,7 +279,8 @@ where
     Ok(json_response(reply.status, reply.body))
 }
 
-async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<AuthContext, ApiError> {
+/// The SHA-256 of the presented API key, or 401 when the header is missing or malformed.
+fn bearer_key(req: &HttpRequest) -> Result<[u8; 32], ApiError> {
     let unauthorized = |msg: &str| ApiError::new(ErrorCode::Authentication, msg);
     let header = req.headers().get("authorization").ok_or_else(|| {
         unauthorized("No API key provided. Send it as `Authorization: Bearer svc_sk_...`.")
@@ -211,15 +295,39 @@ async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<AuthContext
         ));
     }
     let secret = secret.trim();
-    let invalid = || unauthorized("Invalid or revoked API key");
     if api_keys::claimed_mode(secret).is_none() {
-        return Err(invalid());
+        return Err(invalid_key());
     }
-    state
+    Ok(api_keys::hash(secret))
+}
+
+fn invalid_key() -> ApiError {
+    ApiError::new(ErrorCode::Authentication, "Invalid or revoked API key")
+}
+
+/// Authenticates the key and, in the same round trip when this process has no tokens
+/// of the key left, leases more of its shared rate budget.
+async fn authenticate(state: &AppState, key: [u8; 32]) -> Result<AuthContext, ApiError> {
+    let lease = state.rate_limiter.take(&key).err();
+    let found = state
         .keys
-        .authenticate(api_keys::hash(secret))
+        .authenticate(key, lease)
         .await?
-        .ok_or_else(invalid)
+        .ok_or_else(invalid_key)?;
+    let auth = found.context;
+    match found.lease {
+        LeaseOutcome::NotAsked => {}
+        LeaseOutcome::Granted(n) => state.rate_limiter.granted(&key, n, auth.rate_limit_per_min),
+        LeaseOutcome::Exhausted { retry_after_ms } => {
+            metrics::counter!("stablepay_rate_limited_total", "limiter" => "api_key").increment(1);
+            let wait = retry_after_ms.div_ceil(1000).max(1);
+            return Err(ApiError::rate_limited(
+                format!("Too many requests with this API key; retry in {wait} s"),
+                wait,
+            ));
+        }
+    }
+    Ok(auth)
 }
 
 async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {

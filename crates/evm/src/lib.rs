@@ -74,13 +74,26 @@ impl EvmChain {
         what: &str,
         f: impl std::future::Future<Output = Result<T, E>>,
     ) -> Result<T, ChainError> {
-        match tokio::time::timeout(self.timeout, f).await {
+        let started = std::time::Instant::now();
+        let result = tokio::time::timeout(self.timeout, f).await;
+        let method = what.to_owned();
+        metrics::histogram!("stablepay_rpc_request_seconds", "method" => method.clone())
+            .record(started.elapsed().as_secs_f64());
+        match result {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(ChainError::Unavailable(format!("{what}: {e}"))),
-            Err(_) => Err(ChainError::Unavailable(format!(
-                "{what}: timed out after {:?}",
-                self.timeout
-            ))),
+            Ok(Err(e)) => {
+                metrics::counter!("stablepay_rpc_errors_total", "method" => method, "kind" => "error")
+                    .increment(1);
+                Err(ChainError::Unavailable(format!("{what}: {e}")))
+            }
+            Err(_) => {
+                metrics::counter!("stablepay_rpc_errors_total", "method" => method, "kind" => "timeout")
+                    .increment(1);
+                Err(ChainError::Unavailable(format!(
+                    "{what}: timed out after {:?}",
+                    self.timeout
+                )))
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ mod pool;
 mod repos;
 mod rows;
 pub mod schema;
+mod scope;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -1,15 +1,18 @@
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
-use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::AsyncPgConnection;
 use stablepay_domain::ports::StoreError;
 
 use crate::cipher::SecretCipher;
 
 pub type PgPool = Pool<AsyncPgConnection>;
-pub(crate) type PgConn = Object<AsyncPgConnection>;
+type Pooled = Object<AsyncPgConnection>;
 
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
@@ -36,6 +39,46 @@ pub struct PgStore {
     /// API keys whose use this process already recorded, and when (unix seconds): one
     /// `last_used_at` write per key per minute per process, not one per request.
     pub(crate) key_use: Arc<std::sync::Mutex<std::collections::HashMap<uuid::Uuid, i64>>>,
+    /// Identifies this pool for a task's pinned connection (tests run several stores
+    /// in one process).
+    identity: Arc<()>,
+}
+
+/// A connection for one repository call: from the pool, or the one pinned to the
+/// current request (`RequestScope`), so a request's statements share one connection.
+pub(crate) enum PgConn {
+    Pooled(Pooled),
+    Pinned(tokio::sync::OwnedMutexGuard<Pooled>),
+}
+
+impl Deref for PgConn {
+    type Target = AsyncPgConnection;
+    fn deref(&self) -> &AsyncPgConnection {
+        match self {
+            PgConn::Pooled(c) => c,
+            PgConn::Pinned(c) => c,
+        }
+    }
+}
+
+impl DerefMut for PgConn {
+    fn deref_mut(&mut self) -> &mut AsyncPgConnection {
+        match self {
+            PgConn::Pooled(c) => c,
+            PgConn::Pinned(c) => c,
+        }
+    }
+}
+
+/// The connection pinned to the current task by `PgStore::scoped`.
+#[derive(Clone)]
+pub(crate) struct Pin {
+    pool: usize,
+    pub(crate) conn: Arc<tokio::sync::Mutex<Pooled>>,
+}
+
+tokio::task_local! {
+    pub(crate) static PINNED: Pin;
 }
 
 impl PgStore {
@@ -44,7 +87,15 @@ impl PgStore {
         config: &PoolConfig,
         cipher: SecretCipher,
     ) -> Result<Self, StoreError> {
-        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+        // `Fast` recycling: a checkout costs no round trip. A connection the server
+        // closed reports itself broken and is replaced; one that dies while idle fails
+        // its next statement, which callers already treat as `Unavailable`.
+        let mut manager_config = ManagerConfig::default();
+        manager_config.recycling_method = RecyclingMethod::Fast;
+        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
+            database_url,
+            manager_config,
+        );
         let pool = Pool::builder(manager)
             .max_size(config.max_connections)
             .build()
@@ -54,17 +105,55 @@ impl PgStore {
             cipher: Arc::new(cipher),
             acquire_timeout: config.acquire_timeout,
             key_use: Arc::default(),
+            identity: Arc::new(()),
         })
     }
 
-    /// A pooled connection, or `Unavailable` when none comes within the acquire timeout.
-    pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
-        match tokio::time::timeout(self.acquire_timeout, self.pool.get()).await {
+    fn pool_id(&self) -> usize {
+        Arc::as_ptr(&self.identity) as usize
+    }
+
+    /// A connection from the pool, or `Unavailable` when none comes within the acquire
+    /// timeout.
+    pub(crate) async fn pooled(&self) -> Result<Pooled, StoreError> {
+        let started = std::time::Instant::now();
+        let got = tokio::time::timeout(self.acquire_timeout, self.pool.get()).await;
+        metrics::histogram!("stablepay_db_pool_wait_seconds")
+            .record(started.elapsed().as_secs_f64());
+        match got {
             Ok(Ok(conn)) => Ok(conn),
             Ok(Err(e)) => Err(StoreError::Unavailable(e.to_string())),
             Err(_) => Err(StoreError::Unavailable(
                 "timed out waiting for a database connection".into(),
             )),
+        }
+    }
+
+    /// The current request's pinned connection when there is one and it is free, else a
+    /// pooled connection.
+    pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
+        if let Some(pinned) = self.current_pin().map(|pin| pin.conn) {
+            // Busy only when a repository nests a second call inside a first; that one
+            // gets a connection of its own rather than waiting on itself.
+            if let Ok(guard) = pinned.try_lock_owned() {
+                return Ok(PgConn::Pinned(guard));
+            }
+        }
+        self.pooled().await.map(PgConn::Pooled)
+    }
+
+    /// The connection pinned to the current task for this store, if any.
+    pub(crate) fn current_pin(&self) -> Option<Pin> {
+        PINNED
+            .try_with(|pin| (pin.pool == self.pool_id()).then(|| pin.clone()))
+            .ok()
+            .flatten()
+    }
+
+    pub(crate) fn pin(&self, conn: Pooled) -> Pin {
+        Pin {
+            pool: self.pool_id(),
+            conn: Arc::new(tokio::sync::Mutex::new(conn)),
         }
     }
 
@@ -77,6 +166,12 @@ impl PgStore {
             .await
             .map(|_| ())
             .map_err(crate::map_diesel_error)
+    }
+
+    /// Connections in use and idle, for the metrics endpoint.
+    pub fn pool_status(&self) -> (usize, usize) {
+        let status = self.pool.status();
+        (status.size - status.available, status.available)
     }
 }
 

@@ -21,6 +21,7 @@ diesel::table! {
         created_at -> Timestamptz,
         revoked_at -> Nullable<Timestamptz>,
         last_used_at -> Nullable<Timestamptz>,
+        rate_tat -> Nullable<Timestamptz>,
     }
 }
 

@@ -22,8 +22,10 @@ impl IpRateLimiter {
 
     /// `Ok` when the request may proceed, else the whole seconds (≥ 1) to wait.
     pub fn check(&self, ip: IpAddr) -> Result<(), u64> {
-        self.limiter
-            .check_key(&ip)
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()).as_secs().max(1))
+        self.limiter.check_key(&ip).map_err(|not_until| {
+            metrics::counter!("stablepay_rate_limited_total", "limiter" => "client_ip")
+                .increment(1);
+            not_until.wait_time_from(self.clock.now()).as_secs().max(1)
+        })
     }
 }

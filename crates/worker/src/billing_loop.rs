@@ -49,7 +49,18 @@ impl BillingLoop {
             match bill_due_subscriptions(self.chain_id, self.batch, &deps).await {
                 Ok(report) => {
                     busy = report.charges.len() == self.batch as usize;
+                    let label = chain.to_string();
+                    metrics::counter!("stablepay_billing_due_total", "chain" => label.clone())
+                        .increment(report.charges.len() as u64);
                     for (sub, outcome) in &report.charges {
+                        let kind = match outcome {
+                            ChargeOutcome::Sent(_) => "charged",
+                            ChargeOutcome::Failed(_) => "failed",
+                            ChargeOutcome::Error(_) => "error",
+                            _ => "other",
+                        };
+                        metrics::counter!("stablepay_billing_charges_total", "chain" => label.clone(), "outcome" => kind)
+                            .increment(1);
                         match outcome {
                             ChargeOutcome::Sent(tx) => {
                                 tracing::info!(chain, subscription = %sub, %tx, "charge sent")

@@ -81,6 +81,8 @@ fn log_report(chain: u64, report: &ScanReport, range: u64) {
     for (tx, error) in &report.recheck_errors {
         tracing::warn!(chain, %tx, %error, "pending re-check failed; retrying next tick");
     }
+    metrics::gauge!("stablepay_chain_watcher_lag_blocks", "chain" => chain.to_string())
+        .set(report.head.saturating_sub(report.cursor) as f64);
     tracing::trace!(
         chain,
         head = report.head,

@@ -61,6 +61,14 @@ pub struct WorkerConfig {
     pub lease: Duration,
     pub poll_interval: Duration,
     pub chain_poll: Duration,
+    /// `STABLEPAY_METRICS_BIND`: where `/metrics`, `/livez` and `/readyz` are served
+    /// (off when unset).
+    pub metrics_bind: Option<String>,
+    /// `STABLEPAY_RETENTION` (30d): how long expired idempotency keys, used or expired
+    /// wallet challenges and delivered webhook records are kept.
+    pub retention: Duration,
+    /// `STABLEPAY_RETENTION_INTERVAL` (1m): how often retention runs.
+    pub retention_interval: Duration,
 }
 
 impl WorkerConfig {
@@ -117,6 +125,9 @@ impl WorkerConfig {
             lease,
             poll_interval: duration("STABLEPAY_DELIVERY_POLL", Duration::from_secs(1))?,
             chain_poll: duration("STABLEPAY_CHAIN_POLL", Duration::from_millis(500))?,
+            metrics_bind: var("STABLEPAY_METRICS_BIND"),
+            retention: duration("STABLEPAY_RETENTION", Duration::from_secs(30 * 86_400))?,
+            retention_interval: duration("STABLEPAY_RETENTION_INTERVAL", Duration::from_secs(60))?,
         })
     }
 }

@@ -11,6 +11,7 @@ use futures_util::{stream, StreamExt};
 use stablepay_domain::ports::{Clock, DeliveryQueue, WebhookTransport};
 use stablepay_domain::rules::delivery::DeliveryPolicy;
 use stablepay_domain::services::deliver_event;
+use stablepay_domain::DeliveryStatus;
 use tokio::sync::Notify;
 
 pub struct DeliveryLoop {
@@ -28,6 +29,9 @@ pub struct DeliveryLoop {
     pub poll_interval: Duration,
 }
 
+/// How often the queue's backlog is sampled for the metrics.
+const BACKLOG_SAMPLE: Duration = Duration::from_secs(5);
+
 impl DeliveryLoop {
     /// Runs until `stop` is set; each lane finishes (and records) its batch in flight first.
     ///
@@ -38,8 +42,15 @@ impl DeliveryLoop {
         let notify = Notify::new();
         let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
         let waker = async {
+            let mut sampled = std::time::Instant::now() - BACKLOG_SAMPLE;
             while !stop.load(Ordering::Relaxed) {
-                self.queue.wait_for_work(poll_ms).await;
+                if sampled.elapsed() >= BACKLOG_SAMPLE {
+                    sampled = std::time::Instant::now();
+                    self.sample_backlog().await;
+                }
+                self.queue
+                    .wait_for_work(poll_ms.min(BACKLOG_SAMPLE.as_millis() as u64))
+                    .await;
                 notify.notify_waiters();
             }
             notify.notify_waiters();
@@ -48,6 +59,18 @@ impl DeliveryLoop {
             (0..self.lanes.max(1)).map(|_| self.lane(&stop, &notify)),
         );
         futures_util::future::join(waker, lanes).await;
+    }
+
+    /// Queue depth and the age of the oldest due delivery, for operators.
+    async fn sample_backlog(&self) {
+        match self.queue.backlog().await {
+            Ok(b) => {
+                metrics::gauge!("stablepay_webhook_queue_due").set(b.due as f64);
+                metrics::gauge!("stablepay_webhook_queue_oldest_due_age_seconds")
+                    .set(b.oldest_due_age_secs);
+            }
+            Err(e) => tracing::debug!(error = %e, "sampling the delivery backlog failed"),
+        }
     }
 
     async fn lane(&self, stop: &AtomicBool, notify: &Notify) {
@@ -82,6 +105,16 @@ impl DeliveryLoop {
                 .buffer_unordered(self.concurrency.max(1))
                 .collect()
                 .await;
+            for outcome in &outcomes {
+                let kind = match (outcome.status, outcome.response_status) {
+                    (DeliveryStatus::Succeeded, _) => "succeeded",
+                    (DeliveryStatus::Failed, _) => "failed",
+                    (_, Some(_)) => "retrying_http_error",
+                    (_, None) => "retrying_network_error",
+                };
+                metrics::counter!("stablepay_webhook_deliveries_total", "outcome" => kind)
+                    .increment(1);
+            }
             for attempt in 0..5u64 {
                 match self.queue.record_outcomes(&outcomes).await {
                     Ok(()) => break,

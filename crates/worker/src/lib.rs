@@ -7,3 +7,4 @@ pub mod chain_watcher;
 pub mod config;
 pub mod delivery_loop;
 pub mod keeper;
+pub mod retention_loop;

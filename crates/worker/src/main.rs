@@ -7,26 +7,18 @@ use std::sync::Arc;
 
 use stablepay_delivery::HyperTransport;
 use stablepay_domain::ports::SystemClock;
+use stablepay_domain::services::RetentionPolicy;
 use stablepay_postgres::{PgAdvisoryLock, PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
 use stablepay_worker::billing_loop::BillingLoop;
 use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
 use stablepay_worker::keeper::EvmKeeper;
+use stablepay_worker::retention_loop::RetentionLoop;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("STABLEPAY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if std::env::var("STABLEPAY_LOG_FORMAT").is_ok_and(|f| f == "json") {
-        builder.json().init();
-    } else {
-        builder.init();
-    }
+    stablepay_telemetry::init_tracing();
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -40,12 +32,21 @@ async fn run() -> Result<(), String> {
     let cfg = WorkerConfig::from_env().map_err(|e| e.to_string())?;
     let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
     let pool = PoolConfig {
-        max_connections: 4,
+        max_connections: 8,
         ..PoolConfig::default()
     };
     let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
+    if let Some(bind) = &cfg.metrics_bind {
+        let probe = store.clone();
+        let ready: stablepay_telemetry::ReadinessCheck = Arc::new(move || {
+            let store = probe.clone();
+            Box::pin(async move { store.ping().await.is_ok() })
+        });
+        let at = stablepay_telemetry::start(bind, ready).await?;
+        tracing::info!(%at, "metrics, liveness and readiness served");
+    }
     let delivery = DeliveryLoop {
-        queue: Arc::new(PgDeliveryQueue::new(store, &cfg.database_url)),
+        queue: Arc::new(PgDeliveryQueue::new(store.clone(), &cfg.database_url)),
         transport: Arc::new(HyperTransport::new(cfg.allow_private_targets)),
         clock: Arc::new(SystemClock),
         policy: cfg.policy,
@@ -61,15 +62,8 @@ async fn run() -> Result<(), String> {
         chain_env.rpc_timeout,
     )?);
     let reader: Arc<dyn stablepay_domain::ports::ChainReader> = evm.clone();
-    let settlement_store = PgStore::connect(
-        &cfg.database_url,
-        &PoolConfig {
-            max_connections: 4,
-            ..PoolConfig::default()
-        },
-        SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| e.to_string())?;
+    // One pool for the whole process: delivery, watchers, billing and retention.
+    let settlement_store = store.clone();
     let watchers: Vec<ChainWatcher> = chain_env
         .contracts
         .all()
@@ -150,6 +144,22 @@ async fn run() -> Result<(), String> {
     }
     let watching = futures_util::future::join_all(watchers.iter().map(|w| w.run(stop.clone())));
     let billing_runs = futures_util::future::join_all(billing.iter().map(|b| b.run(stop.clone())));
-    futures_util::future::join3(delivery.run(stop.clone()), watching, billing_runs).await;
+    let retention = RetentionLoop {
+        store: Arc::new(store.clone()),
+        clock: Arc::new(SystemClock),
+        policy: RetentionPolicy {
+            window_secs: cfg.retention.as_secs(),
+            batch: 1000,
+            max_batches: 50,
+        },
+        interval: cfg.retention_interval,
+    };
+    futures_util::future::join4(
+        delivery.run(stop.clone()),
+        watching,
+        billing_runs,
+        retention.run(stop.clone()),
+    )
+    .await;
     Ok(())
 }

@@ -276,6 +276,45 @@ impl Stack {
         Proc(proc)
     }
 
+    /// One more api process on the same database (killed when dropped), with extra
+    /// variables; returns it and its base URL.
+    pub async fn spawn_api(&self, extra: &[(&str, String)]) -> (Proc, String) {
+        let port = free_port();
+        let url = format!("http://127.0.0.1:{port}");
+        let proc = Command::new(binary("stablepay-api"))
+            .arg("serve")
+            .envs(self.env())
+            .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
+            .env("STABLEPAY_BIND", format!("127.0.0.1:{port}"))
+            .env("STABLEPAY_PUBLIC_URL", &url)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let proc = Proc(proc);
+        let http = &self.http;
+        let healthy = poll(Duration::from_secs(20), || async {
+            http.get(format!("{url}/healthz"))
+                .send()
+                .await
+                .ok()
+                .map(|_| ())
+        })
+        .await;
+        assert!(healthy.is_some(), "the second api did not start");
+        (proc, url)
+    }
+
+    /// One more worker process with extra variables (killed when dropped).
+    pub fn spawn_worker_with(&self, extra: &[(&str, String)]) -> Proc {
+        let proc = Command::new(binary("stablepay-worker"))
+            .envs(self.env())
+            .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        Proc(proc)
+    }
+
     pub fn kill_worker(&mut self) {
         self.worker = None;
     }
@@ -475,6 +514,15 @@ pub async fn mint(by: &Arc<Client>, token: &str, to: &str, micros: u64) {
         .unwrap()
         .await
         .unwrap();
+}
+
+/// A port free at the time of asking (another process binds it next).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Polls `check` every 200 ms until it yields a value or `timeout` passes.

@@ -18,7 +18,7 @@ use stablepay_domain::{
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
-use crate::wrapper::{api_call, Reply};
+use crate::wrapper::{api_call, api_call_atomic, Reply};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types.
@@ -169,7 +169,9 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
 }
 
 pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
+    // Subscription sessions read their plan from the chain (≤ 2 s timeout) inside the
+    // transaction; its locks are the idempotency key's alone.
+    api_call_atomic(state, req, payload, |call| async move {
         let body: CreateSessionBody = json_body(&call.body)?;
         let request = NewSessionRequest::try_from(body)?;
         let s = &call.state;

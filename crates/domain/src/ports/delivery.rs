@@ -45,6 +45,17 @@ pub trait DeliveryQueue: Send + Sync {
 
     /// Resolves when new work may be available (NOTIFY) or after `max_wait_ms`.
     async fn wait_for_work(&self, max_wait_ms: u64);
+
+    /// How much is due now, and how long the oldest due delivery has waited (for
+    /// operators' metrics). Errors: storage failures.
+    async fn backlog(&self) -> Result<Backlog, StoreError>;
+}
+
+/// Deliveries due now, and the age of the oldest one.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Backlog {
+    pub due: u64,
+    pub oldest_due_age_secs: f64,
 }
 
 /// A new delivery record written directly (test events and resends).

@@ -3,7 +3,8 @@
 //! generated behind the `mocks` feature.
 //!
 //! Ports are coarse: one method writes one consistent change atomically, so no
-//! transaction object ever crosses a port.
+//! transaction object ever crosses a port (a `RequestScope` may group a request's
+//! calls into one transaction without any port seeing it).
 
 mod auth;
 mod chain;
@@ -14,6 +15,8 @@ mod idempotency;
 mod keeper;
 mod reader;
 mod refunds;
+mod request_scope;
+mod retention;
 mod sessions;
 mod settlement;
 mod subscriptions;
@@ -29,6 +32,8 @@ pub use idempotency::*;
 pub use keeper::*;
 pub use reader::*;
 pub use refunds::*;
+pub use request_scope::*;
+pub use retention::*;
 pub use sessions::*;
 pub use settlement::*;
 pub use subscriptions::*;

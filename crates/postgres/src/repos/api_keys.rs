@@ -1,15 +1,16 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::ApiKeyManager;
-use stablepay_domain::ports::{ApiKeyStore, StoreError};
+use stablepay_domain::ports::{ApiKeyStore, Authenticated, LeaseOutcome, RateLease, StoreError};
 use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
 use stablepay_domain::{ApiKey, Timestamp};
 use uuid::Uuid;
 
 use crate::error::{corrupt, map_diesel_error};
-use crate::schema::{api_keys, merchants};
+use crate::schema::api_keys;
 use crate::PgStore;
 
 pub(crate) fn fee_tier(label: &str, bps: i32) -> Result<FeeTier, StoreError> {
@@ -17,47 +18,90 @@ pub(crate) fn fee_tier(label: &str, bps: i32) -> Result<FeeTier, StoreError> {
     FeeTier::from_parts(label, Some(bps16)).map_err(|_| corrupt("fee_tier", label))
 }
 
+#[derive(QueryableByName)]
+struct KeyRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    merchant_id: Uuid,
+    #[diesel(sql_type = Bool)]
+    livemode: bool,
+    #[diesel(sql_type = Nullable<Int4>)]
+    rate_limit_per_min: Option<i32>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_used_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Text)]
+    fee_tier: String,
+    #[diesel(sql_type = Int4)]
+    fee_bps: i32,
+    #[diesel(sql_type = Nullable<Int4>)]
+    granted: Option<i32>,
+    #[diesel(sql_type = Nullable<Int8>)]
+    retry_after_ms: Option<i64>,
+}
+
+const AUTH_SQL: &str = "
+SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
+       m.fee_bps, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
+FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
+
+/// Authentication and a lease from the key's shared budget, in one statement.
+const AUTH_AND_LEASE_SQL: &str = "
+SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
+       m.fee_bps, l.granted, l.retry_after_ms
+FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3) l
+WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
+
 #[async_trait]
 impl ApiKeyStore for PgStore {
-    async fn authenticate(&self, key_sha256: [u8; 32]) -> Result<Option<AuthContext>, StoreError> {
+    async fn authenticate(
+        &self,
+        key_sha256: [u8; 32],
+        lease: Option<RateLease>,
+    ) -> Result<Option<Authenticated>, StoreError> {
         let mut conn = self.conn().await?;
-        #[allow(clippy::type_complexity)]
-        let row: Option<(
-            Uuid,
-            Uuid,
-            bool,
-            Option<i32>,
-            Option<DateTime<Utc>>,
-            String,
-            i32,
-        )> = api_keys::table
-            .inner_join(merchants::table)
-            .filter(api_keys::key_sha256.eq(key_sha256.to_vec()))
-            .filter(api_keys::revoked_at.is_null())
-            .select((
-                api_keys::id,
-                api_keys::merchant_id,
-                api_keys::livemode,
-                api_keys::rate_limit_per_min,
-                api_keys::last_used_at,
-                merchants::fee_tier,
-                merchants::fee_bps,
-            ))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
-        row.map(|(id, merchant, live, rate, last_used, tier, bps)| {
-            self.note_key_use(id, last_used);
-            Ok(AuthContext {
-                merchant_id: MerchantId::from_uuid(merchant),
-                mode: Mode::from_livemode(live),
-                actor: Actor::ApiKey(ApiKeyId::from_uuid(id)),
-                fee_tier: fee_tier(&tier, bps)?,
-                rate_limit_per_min: rate.and_then(|r| u32::try_from(r).ok()),
-            })
-        })
-        .transpose()
+        let row: Option<KeyRow> = match lease {
+            None => {
+                diesel::sql_query(AUTH_SQL)
+                    .bind::<Bytea, _>(key_sha256.to_vec())
+                    .get_result(&mut conn)
+                    .await
+            }
+            Some(lease) => {
+                diesel::sql_query(AUTH_AND_LEASE_SQL)
+                    .bind::<Bytea, _>(key_sha256.to_vec())
+                    .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
+                    .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX))
+                    .get_result(&mut conn)
+                    .await
+            }
+        }
+        .optional()
+        .map_err(map_diesel_error)?;
+        drop(conn);
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        self.note_key_use(row.id, row.last_used_at);
+        let lease = match (row.granted, row.retry_after_ms) {
+            (Some(n), _) if n >= 1 => LeaseOutcome::Granted(n.unsigned_abs()),
+            (Some(_), retry) => LeaseOutcome::Exhausted {
+                retry_after_ms: retry.unwrap_or(1000).max(1).unsigned_abs(),
+            },
+            (None, _) => LeaseOutcome::NotAsked,
+        };
+        Ok(Some(Authenticated {
+            context: AuthContext {
+                merchant_id: MerchantId::from_uuid(row.merchant_id),
+                mode: Mode::from_livemode(row.livemode),
+                actor: Actor::ApiKey(ApiKeyId::from_uuid(row.id)),
+                fee_tier: fee_tier(&row.fee_tier, row.fee_bps)?,
+                rate_limit_per_min: row.rate_limit_per_min.and_then(|r| u32::try_from(r).ok()),
+            },
+            lease,
+        }))
     }
 }
 

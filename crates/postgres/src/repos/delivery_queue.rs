@@ -9,7 +9,9 @@ use diesel::sql_types::{Array, Bytea, Int4, Int8, Nullable, Text, Timestamptz, U
 use diesel::QueryableByName;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::StreamExt;
-use stablepay_domain::ports::{ClaimedDelivery, DeliveryOutcome, DeliveryQueue, StoreError};
+use stablepay_domain::ports::{
+    Backlog, ClaimedDelivery, DeliveryOutcome, DeliveryQueue, StoreError,
+};
 use stablepay_domain::EventId;
 use tokio::sync::Mutex;
 use uuid::Uuid;
@@ -56,6 +58,20 @@ struct ClaimRow {
     payload: String,
     #[diesel(sql_type = Int4)]
     attempts: i32,
+}
+
+/// Due deliveries, through the partial `due` index.
+const BACKLOG_SQL: &str = "
+SELECT count(*) AS due,
+       EXTRACT(EPOCH FROM now() - min(next_attempt_at))::float8 AS oldest_age
+FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= now()";
+
+#[derive(QueryableByName)]
+struct BacklogRow {
+    #[diesel(sql_type = diesel::sql_types::Int8)]
+    due: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Double>)]
+    oldest_age: Option<f64>,
 }
 
 /// The queue: the store plus a dedicated LISTEN connection.
@@ -122,6 +138,18 @@ impl DeliveryQueue for PgDeliveryQueue {
                 })
             })
             .collect()
+    }
+
+    async fn backlog(&self) -> Result<Backlog, StoreError> {
+        let mut conn = self.store.conn().await?;
+        let row: BacklogRow = diesel::sql_query(BACKLOG_SQL)
+            .get_result(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(Backlog {
+            due: u64::try_from(row.due).unwrap_or(0),
+            oldest_due_age_secs: row.oldest_age.unwrap_or(0.0).max(0.0),
+        })
     }
 
     async fn record_outcomes(&self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError> {

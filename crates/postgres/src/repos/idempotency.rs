@@ -20,10 +20,17 @@ struct Claimed {
     claimed: bool,
 }
 
+/// A claim first takes a transaction-scoped advisory lock on the key without waiting:
+/// a concurrent duplicate whose claim is still uncommitted (the create and its claim
+/// share one transaction) is then answered "in flight" at once instead of queueing
+/// behind it.
 const CLAIM_SQL: &str = "
+WITH lock AS (
+    SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got
+)
 INSERT INTO idempotency_keys AS k
     (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours')
+SELECT $1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours' FROM lock WHERE lock.got
 ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
     SET request_sha256 = EXCLUDED.request_sha256, state = 'processing', response_status = NULL,
         response_body = NULL, locked_at = now(), expires_at = EXCLUDED.expires_at

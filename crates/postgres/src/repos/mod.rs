@@ -11,6 +11,7 @@ mod leader_lock;
 mod outbox;
 mod reader;
 mod refunds;
+mod retention;
 mod sessions;
 mod settlement;
 mod subscriptions;

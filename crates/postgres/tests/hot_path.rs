@@ -1,0 +1,194 @@
+//! The request scope, the shared rate budget and retention against a real PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stablepay_domain::ports::*;
+use stablepay_domain::rules::api_keys;
+use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
+use stablepay_domain::*;
+use stablepay_postgres::testing::{execute_sql, fresh_store};
+use stablepay_postgres::PgStore;
+
+fn scope(merchant: MerchantId, key: &str) -> IdempotencyScope {
+    IdempotencyScope {
+        merchant_id: merchant,
+        mode: Mode::Test,
+        route: "POST /api/v1/checkout/sessions".into(),
+        key: key.into(),
+    }
+}
+
+async fn count(store: &PgStore, sql: &str) -> usize {
+    execute_sql(store, sql).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_duplicate() {
+    let (store, _) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let other = store.clone();
+    let (s, dup) = (scope(m, "k1"), scope(m, "k1"));
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.claim(&s, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            // A duplicate on another task (its own connection) is told "in flight" at once,
+            // not queued behind this uncommitted claim.
+            let seen = tokio::spawn(async move { other.claim(&dup, [1; 32], 60).await.unwrap() })
+                .await
+                .unwrap();
+            assert_eq!(seen, IdempotencyClaim::InFlight);
+            ScopeEnd::Rollback
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        count(&store, "SELECT 1 FROM idempotency_keys").await,
+        0,
+        "rolled back"
+    );
+
+    let response = StoredResponse {
+        status: 201,
+        body: "{}".into(),
+    };
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.claim(&s, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            store.complete(&s, &response).await.unwrap();
+            ScopeEnd::Commit
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn leases_share_one_budget_per_key_and_a_revoked_key_gets_nothing() {
+    let (store, _) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let key = store.create_api_key(m, Mode::Test, Some(3)).await.unwrap();
+    let hash = api_keys::hash(&key.secret);
+    let lease = |tokens| {
+        Some(RateLease {
+            tokens,
+            default_per_min: 120,
+        })
+    };
+    let granted = |a: Option<Authenticated>| a.unwrap().lease;
+    // A budget of 3 a minute (the key's own), taken by two stores as two processes would.
+    let second = store.clone();
+    assert_eq!(
+        granted(store.authenticate(hash, lease(2)).await.unwrap()),
+        LeaseOutcome::Granted(2)
+    );
+    assert_eq!(
+        granted(second.authenticate(hash, lease(2)).await.unwrap()),
+        LeaseOutcome::Granted(1)
+    );
+    match granted(store.authenticate(hash, lease(1)).await.unwrap()) {
+        LeaseOutcome::Exhausted { retry_after_ms } => {
+            assert!((1..=20_000).contains(&retry_after_ms), "{retry_after_ms}")
+        }
+        other => panic!("expected exhausted, got {other:?}"),
+    }
+    // Authentication alone takes nothing and still works while the budget is spent.
+    assert_eq!(
+        granted(store.authenticate(hash, None).await.unwrap()),
+        LeaseOutcome::NotAsked
+    );
+    execute_sql(&store, "UPDATE api_keys SET revoked_at = now()")
+        .await
+        .unwrap();
+    assert!(store.authenticate(hash, lease(1)).await.unwrap().is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retention_deletes_only_what_fell_out_of_it_in_batches() {
+    let (store, _) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let mid = m.uuid();
+    let old = "now() - interval '31 days'";
+    let sql = format!(
+        "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at) VALUES
+           ('{mid}', false, 'POST /x', 'expired1', '\\x00', 'completed', now(), now() - interval '1 second'),
+           ('{mid}', false, 'POST /x', 'expired2', '\\x00', 'completed', now(), now() - interval '1 hour'),
+           ('{mid}', false, 'POST /x', 'live', '\\x00', 'completed', now(), now() + interval '1 hour');
+         INSERT INTO wallets (id, merchant_id, address, chain_id, status, created_at) VALUES
+           ('018f0000-0000-7000-8000-000000000001', '{mid}', '0x{zeros}', 84532, 'pending', now());
+         INSERT INTO wallet_challenges (id, wallet_id, nonce, message, expires_at, used_at, created_at) VALUES
+           (gen_random_uuid(), '018f0000-0000-7000-8000-000000000001', 'n1', 'm', {old}, {old}, {old}),
+           (gen_random_uuid(), '018f0000-0000-7000-8000-000000000001', 'n2', 'm', {old}, NULL, {old}),
+           (gen_random_uuid(), '018f0000-0000-7000-8000-000000000001', 'n3', 'm', now(), now(), now());
+         INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, status, secret_ciphertext, created_at) VALUES
+           ('018f0000-0000-7000-8000-0000000000e1', '{mid}', false, 'https://example.com', 'enabled', '\\x00', now());
+         INSERT INTO webhook_events (id, merchant_id, livemode, type, endpoint_id, status, payload, created_at, resend_of) VALUES
+           ('018f0000-0000-7000-8000-0000000000a1', '{mid}', false, 't', '018f0000-0000-7000-8000-0000000000e1', 'succeeded', '{{}}', {old}, NULL),
+           ('018f0000-0000-7000-8000-0000000000a2', '{mid}', false, 't', '018f0000-0000-7000-8000-0000000000e1', 'failed', '{{}}', {old}, NULL),
+           ('018f0000-0000-7000-8000-0000000000a3', '{mid}', false, 't', '018f0000-0000-7000-8000-0000000000e1', 'succeeded', '{{}}', {old}, '018f0000-0000-7000-8000-0000000000a1'),
+           ('{recent}', '{mid}', false, 't', '018f0000-0000-7000-8000-0000000000e1', 'succeeded', '{{}}', now(), NULL);",
+        zeros = "0".repeat(40),
+        recent = uuid::Uuid::now_v7(),
+    );
+    for statement in sql.split(";\n") {
+        execute_sql(&store, statement).await.unwrap();
+    }
+    let policy = RetentionPolicy {
+        window_secs: 30 * 86_400,
+        batch: 1,
+        max_batches: 10,
+    };
+    let report = purge_expired_records(&store, &SystemClock, &policy)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.deleted,
+        vec![
+            (Purge::ExpiredIdempotencyKeys, 2),
+            (Purge::SpentWalletChallenges, 2),
+            (Purge::DeliveredWebhookEvents, 2),
+        ]
+    );
+    assert_eq!(
+        count(&store, "SELECT 1 FROM idempotency_keys WHERE key = 'live'").await,
+        1
+    );
+    assert_eq!(
+        count(&store, "SELECT 1 FROM wallet_challenges WHERE nonce = 'n3'").await,
+        1
+    );
+    // The failed delivery stays (a merchant may still replay it); so does the recent one.
+    assert_eq!(count(&store, "SELECT 1 FROM webhook_events").await, 2);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT 1 FROM webhook_events WHERE status = 'failed'"
+        )
+        .await,
+        1
+    );
+    // A second run finds nothing left to delete.
+    let again = purge_expired_records(&store, &SystemClock, &policy)
+        .await
+        .unwrap();
+    assert!(again.deleted.iter().all(|(_, n)| *n == 0), "{again:?}");
+}
