@@ -93,6 +93,10 @@ pub fn run() -> Result<(), String> {
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", rate_limit.to_string())
         .env(
+            "STABLEPAY_METRICS_BIND",
+            env_or("STABLEPAY_API_METRICS_BIND", || "127.0.0.1:9464".into()),
+        )
+        .env(
             "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
             env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()),
         )
@@ -108,6 +112,10 @@ pub fn run() -> Result<(), String> {
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_WEBHOOK_BACKOFF_BASE", &backoff)
+        .env(
+            "STABLEPAY_METRICS_BIND",
+            env_or("STABLEPAY_WORKER_METRICS_BIND", || "127.0.0.1:9465".into()),
+        )
         .env(
             "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
             env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()),
@@ -216,6 +224,7 @@ fn print_banner(
         println!("(throwaway PostgreSQL: everything is deleted when you press Ctrl-C)");
     }
     println!("demo merchants, keys and wallets: target/dev/env.json");
+    println!("metrics (default binds): http://127.0.0.1:9464/metrics (api), :9465 (worker)");
     println!();
     println!("Try it:");
     println!();

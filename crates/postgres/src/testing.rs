@@ -5,6 +5,19 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
 use crate::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
+/// An idempotency scope of a test-mode create for `merchant`.
+pub fn idempotency_scope(
+    merchant: stablepay_domain::MerchantId,
+    key: &str,
+) -> stablepay_domain::ports::IdempotencyScope {
+    stablepay_domain::ports::IdempotencyScope {
+        merchant_id: merchant,
+        mode: stablepay_domain::Mode::Test,
+        route: "POST /api/v1/checkout/sessions".into(),
+        key: key.into(),
+    }
+}
+
 /// The admin URL from the environment.
 pub fn admin_url() -> String {
     std::env::var("DATABASE_URL").unwrap_or_else(|_| {

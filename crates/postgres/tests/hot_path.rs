@@ -5,17 +5,8 @@ use stablepay_domain::ports::*;
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, fresh_store};
+use stablepay_postgres::testing::{execute_sql, fresh_store, idempotency_scope};
 use stablepay_postgres::PgStore;
-
-fn scope(merchant: MerchantId, key: &str) -> IdempotencyScope {
-    IdempotencyScope {
-        merchant_id: merchant,
-        mode: Mode::Test,
-        route: "POST /api/v1/checkout/sessions".into(),
-        key: key.into(),
-    }
-}
 
 async fn count(store: &PgStore, sql: &str) -> usize {
     execute_sql(store, sql).await.unwrap()
@@ -30,7 +21,7 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
         .unwrap()
         .id;
     let other = store.clone();
-    let (s, dup) = (scope(m, "k1"), scope(m, "k1"));
+    let (s, dup) = (idempotency_scope(m, "k1"), idempotency_scope(m, "k1"));
     store
         .transaction(Box::pin(async {
             assert_eq!(

@@ -6,16 +6,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::*;
 use stablepay_domain::services::register_wallet;
 use stablepay_domain::*;
-use stablepay_postgres::testing::fresh_store;
-
-fn scope(merchant: MerchantId, key: &str) -> IdempotencyScope {
-    IdempotencyScope {
-        merchant_id: merchant,
-        mode: Mode::Test,
-        route: "POST /api/v1/checkout/sessions".into(),
-        key: key.into(),
-    }
-}
+use stablepay_postgres::testing::{fresh_store, idempotency_scope};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn idempotency_claims_follow_d14() {
@@ -25,7 +16,7 @@ async fn idempotency_claims_follow_d14() {
         .await
         .unwrap()
         .id;
-    let s = scope(m, "k1");
+    let s = idempotency_scope(m, "k1");
     assert_eq!(
         store.claim(&s, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Acquired
@@ -59,7 +50,7 @@ async fn idempotency_claims_follow_d14() {
     ));
 
     // Released keys can be retried.
-    let s2 = scope(m, "k2");
+    let s2 = idempotency_scope(m, "k2");
     assert_eq!(
         store.claim(&s2, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Acquired
