@@ -8,6 +8,7 @@ mod cipher;
 mod error;
 mod migrate;
 mod pool;
+mod prepared;
 mod repos;
 mod rows;
 pub mod schema;

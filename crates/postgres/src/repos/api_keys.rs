@@ -10,6 +10,7 @@ use stablepay_domain::{ApiKey, Timestamp};
 use uuid::Uuid;
 
 use crate::error::{corrupt, map_diesel_error};
+use crate::prepared::Prepared;
 use crate::schema::api_keys;
 use crate::PgStore;
 
@@ -64,18 +65,19 @@ impl ApiKeyStore for PgStore {
         let mut conn = self.conn().await?;
         let row: Option<KeyRow> = match lease {
             None => {
-                diesel::sql_query(AUTH_SQL)
-                    .bind::<Bytea, _>(key_sha256.to_vec())
+                Prepared(diesel::sql_query(AUTH_SQL).bind::<Bytea, _>(key_sha256.to_vec()))
                     .get_result(&mut conn)
                     .await
             }
             Some(lease) => {
-                diesel::sql_query(AUTH_AND_LEASE_SQL)
-                    .bind::<Bytea, _>(key_sha256.to_vec())
-                    .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
-                    .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX))
-                    .get_result(&mut conn)
-                    .await
+                Prepared(
+                    diesel::sql_query(AUTH_AND_LEASE_SQL)
+                        .bind::<Bytea, _>(key_sha256.to_vec())
+                        .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
+                        .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX)),
+                )
+                .get_result(&mut conn)
+                .await
             }
         }
         .optional()

@@ -10,6 +10,7 @@ use stablepay_domain::ports::{
 };
 
 use crate::error::map_diesel_error;
+use crate::prepared::Prepared;
 use crate::schema::idempotency_keys as ik;
 use crate::PgStore;
 
@@ -48,17 +49,19 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
         let mut conn = self.conn().await?;
-        let claimed = diesel::sql_query(CLAIM_SQL)
-            .bind::<SqlUuid, _>(scope.merchant_id.uuid())
-            .bind::<Bool, _>(scope.mode.is_live())
-            .bind::<Text, _>(&scope.route)
-            .bind::<Text, _>(&scope.key)
-            .bind::<Bytea, _>(request_sha256.to_vec())
-            .bind::<Int8, _>(stale_after_secs)
-            .get_result::<Claimed>(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
+        let claimed = Prepared(
+            diesel::sql_query(CLAIM_SQL)
+                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
+                .bind::<Bool, _>(scope.mode.is_live())
+                .bind::<Text, _>(&scope.route)
+                .bind::<Text, _>(&scope.key)
+                .bind::<Bytea, _>(request_sha256.to_vec())
+                .bind::<Int8, _>(stale_after_secs),
+        )
+        .get_result::<Claimed>(&mut conn)
+        .await
+        .optional()
+        .map_err(map_diesel_error)?;
         if claimed.is_some() {
             return Ok(IdempotencyClaim::Acquired);
         }
@@ -97,19 +100,21 @@ impl IdempotencyStore for PgStore {
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::update(ik::table)
-            .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
-            .filter(ik::livemode.eq(scope.mode.is_live()))
-            .filter(ik::route.eq(&scope.route))
-            .filter(ik::key.eq(&scope.key))
-            .set((
-                ik::state.eq("completed"),
-                ik::response_status.eq(i32::from(response.status)),
-                ik::response_body.eq(&response.body),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        Prepared(
+            diesel::update(ik::table)
+                .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
+                .filter(ik::livemode.eq(scope.mode.is_live()))
+                .filter(ik::route.eq(&scope.route))
+                .filter(ik::key.eq(&scope.key))
+                .set((
+                    ik::state.eq("completed"),
+                    ik::response_status.eq(i32::from(response.status)),
+                    ik::response_body.eq(&response.body),
+                )),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(())
     }
 
