@@ -19,7 +19,7 @@ const CONNECTIONS: usize = 32;
 const SECONDS: u64 = 10;
 
 /// One keep-alive HTTP/1.1 exchange; returns the status and the body.
-async fn exchange(
+pub(crate) async fn exchange(
     sock: &mut TcpStream,
     request: &[u8],
     buf: &mut Vec<u8>,
@@ -51,16 +51,25 @@ async fn exchange(
     }
 }
 
-struct Load {
-    ok: u64,
-    errors: u64,
-    latencies_ms: Vec<f64>,
-    seconds: f64,
+pub(crate) struct Load {
+    pub ok: u64,
+    pub errors: u64,
+    pub latencies_ms: Vec<f64>,
+    pub seconds: f64,
 }
 
 /// Drives `CONNECTIONS` connections for `SECONDS`; `make(conn, i)` builds request i.
 async fn drive(
     addr: &str,
+    make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Copy + 'static,
+) -> Load {
+    drive_for(addr, SECONDS, make).await
+}
+
+/// Drives `CONNECTIONS` connections for `seconds`.
+pub(crate) async fn drive_for(
+    addr: &str,
+    seconds: u64,
     make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Copy + 'static,
 ) -> Load {
     let started = Instant::now();
@@ -75,7 +84,7 @@ async fn drive(
             let _ = sock.set_nodelay(true);
             let mut buf = Vec::with_capacity(8192);
             let mut i = 0u64;
-            while started.elapsed() < Duration::from_secs(SECONDS) {
+            while started.elapsed() < Duration::from_secs(seconds) {
                 let t = Instant::now();
                 match exchange(&mut sock, &make(c, i), &mut buf).await {
                     Some((200 | 201, _)) => ok += 1,
@@ -256,6 +265,10 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         "| api RSS after start-up | {:.1} MiB |",
         rss_kib as f64 / 1024.0
     );
+    if std::env::var("STABLEPAY_BENCH_SKIP_LISTS").is_err() {
+        let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
+        crate::bench_lists::run(&pg, &db, &bin, key)?;
+    }
     drop(pg);
     Ok(())
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_api;
 mod bench_billing;
+mod bench_lists;
 mod bench_settlement;
 mod bench_soak;
 mod chain;

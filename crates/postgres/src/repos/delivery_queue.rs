@@ -18,6 +18,7 @@ use uuid::Uuid;
 
 use super::outbox::NOTIFY_CHANNEL;
 use crate::error::map_diesel_error;
+use crate::prepared::Prepared;
 use crate::PgStore;
 
 const CLAIM_SQL: &str = "
@@ -110,12 +111,14 @@ impl DeliveryQueue for PgDeliveryQueue {
         lease_secs: i64,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut conn = self.store.conn().await?;
-        let rows: Vec<ClaimRow> = diesel::sql_query(CLAIM_SQL)
-            .bind::<Int8, _>(i64::from(limit))
-            .bind::<Int8, _>(lease_secs)
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let rows: Vec<ClaimRow> = Prepared(
+            diesel::sql_query(CLAIM_SQL)
+                .bind::<Int8, _>(i64::from(limit))
+                .bind::<Int8, _>(lease_secs),
+        )
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         rows.into_iter()
             .map(|r| {
                 let mut secrets = vec![self
@@ -179,17 +182,19 @@ impl DeliveryQueue for PgDeliveryQueue {
             .collect();
         let errs: Vec<Option<String>> = outcomes.iter().map(|o| o.last_error.clone()).collect();
         let mut conn = self.store.conn().await?;
-        diesel::sql_query(COMPLETE_SQL)
-            .bind::<Array<SqlUuid>, _>(ids)
-            .bind::<Array<Text>, _>(statuses)
-            .bind::<Array<Int4>, _>(attempts)
-            .bind::<Array<Timestamptz>, _>(attempted)
-            .bind::<Array<Nullable<Timestamptz>>, _>(next)
-            .bind::<Array<Nullable<Int4>>, _>(resp)
-            .bind::<Array<Nullable<Text>>, _>(errs)
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        Prepared(
+            diesel::sql_query(COMPLETE_SQL)
+                .bind::<Array<SqlUuid>, _>(ids)
+                .bind::<Array<Text>, _>(statuses)
+                .bind::<Array<Int4>, _>(attempts)
+                .bind::<Array<Timestamptz>, _>(attempted)
+                .bind::<Array<Nullable<Timestamptz>>, _>(next)
+                .bind::<Array<Nullable<Int4>>, _>(resp)
+                .bind::<Array<Nullable<Text>>, _>(errs),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(())
     }
 

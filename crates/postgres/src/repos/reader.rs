@@ -39,7 +39,33 @@ macro_rules! scoped {
     };
 }
 
-/// Applies the cursor, orders newest first, fetches one extra row, converts.
+/// Newest first, in the column order of the index that serves the filter: the scope,
+/// then `$key` (a column filtered by equality), then the id. Ordering by the id alone
+/// lets the planner walk the primary key backwards past every newer row of other
+/// merchants and of other statuses, assuming they are spread evenly (they are not: at
+/// 1M rows a merchant's `status=completed` page took 147 ms that way, 0.1 ms this way).
+/// Filters on a column no scoped index leads with (a session, a payment) are selective
+/// enough to sort: they order by the id alone.
+macro_rules! newest_first {
+    ($table:ident, $q:expr) => {
+        $q.order((
+            $table::merchant_id.asc(),
+            $table::livemode.asc(),
+            $table::id.desc(),
+        ))
+    };
+    ($table:ident, $q:expr, $key:expr) => {
+        $q.order((
+            $table::merchant_id.asc(),
+            $table::livemode.asc(),
+            $key.asc(),
+            $table::id.desc(),
+        ))
+    };
+}
+pub(crate) use newest_first;
+
+/// Applies the cursor to an ordered query, fetches one extra row, converts.
 macro_rules! page_of {
     ($self:ident, $table:ident, $q:ident, $page:expr) => {{
         let mut q = $q;
@@ -48,7 +74,6 @@ macro_rules! page_of {
         }
         let mut conn = $self.conn().await?;
         let rows = q
-            .order($table::id.desc())
             .limit($page.fetch_limit())
             .load(&mut conn)
             .await
@@ -85,6 +110,13 @@ impl ResourceReader for PgStore {
         if let Some(status) = f.status {
             q = q.filter(p::status.eq(status.as_str()));
         }
+        let q = if f.subscription.is_some() || f.checkout_session.is_some() {
+            q.order(p::id.desc())
+        } else if f.status.is_some() {
+            newest_first!(p, q, p::status)
+        } else {
+            newest_first!(p, q)
+        };
         page_of!(self, p, q, page)
     }
 
@@ -104,10 +136,13 @@ impl ResourceReader for PgStore {
         f: &RefundFilter,
         page: &PageRequest,
     ) -> Result<Page<Refund>, StoreError> {
-        let mut q = scoped!(r, RefundRow, merchant, mode);
-        if let Some(payment) = f.payment {
-            q = q.filter(r::payment_id.eq(payment.uuid()));
-        }
+        let q = scoped!(r, RefundRow, merchant, mode);
+        let q = match f.payment {
+            Some(payment) => q
+                .filter(r::payment_id.eq(payment.uuid()))
+                .order(r::id.desc()),
+            None => newest_first!(r, q),
+        };
         page_of!(self, r, q, page)
     }
 
@@ -134,6 +169,13 @@ impl ResourceReader for PgStore {
         if let Some(wallet) = f.wallet_address {
             q = q.filter(s::wallet_address.eq(wallet.to_lower_hex()));
         }
+        let q = if f.wallet_address.is_some() {
+            newest_first!(s, q, s::wallet_address)
+        } else if f.status.is_some() {
+            newest_first!(s, q, s::status)
+        } else {
+            newest_first!(s, q)
+        };
         page_of!(self, s, q, page)
     }
 
@@ -160,6 +202,13 @@ impl ResourceReader for PgStore {
         if let Some(status) = f.status {
             q = q.filter(pa::status.eq(status.as_str()));
         }
+        let q = if f.subscription.is_some() {
+            q.order(pa::id.desc())
+        } else if f.status.is_some() {
+            newest_first!(pa, q, pa::status)
+        } else {
+            newest_first!(pa, q)
+        };
         page_of!(self, pa, q, page)
     }
 
@@ -189,6 +238,15 @@ impl ResourceReader for PgStore {
         if let Some(e) = f.endpoint {
             q = q.filter(wev::endpoint_id.eq(e.uuid()));
         }
+        let q = if f.endpoint.is_some() {
+            newest_first!(wev, q, wev::endpoint_id)
+        } else if f.status.is_some() {
+            newest_first!(wev, q, wev::status)
+        } else if f.event_type.is_some() {
+            newest_first!(wev, q, wev::event_type)
+        } else {
+            newest_first!(wev, q)
+        };
         page_of!(self, wev, q, page)
     }
 }

@@ -9,6 +9,7 @@ use stablepay_domain::{
 };
 
 use crate::error::map_diesel_error;
+use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
 use crate::PgStore;
@@ -132,8 +133,14 @@ impl SessionRepository for PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(cs::id.lt(after));
         }
+        let q = if filter.customer_reference.is_some() {
+            newest_first!(cs, q, cs::customer_reference)
+        } else if filter.status.is_some() {
+            newest_first!(cs, q, cs::status)
+        } else {
+            newest_first!(cs, q)
+        };
         let rows = q
-            .order(cs::id.desc())
             .limit(page.fetch_limit())
             .load(&mut conn)
             .await

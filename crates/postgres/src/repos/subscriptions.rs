@@ -18,6 +18,7 @@ use uuid::Uuid;
 use super::outbox::{write_event, OutboxError};
 use super::settlement::complete_session;
 use crate::error::map_diesel_error;
+use crate::prepared::Prepared;
 use crate::rows::{
     attempt_row, new_subscription_row, payment_row, subscription_record, to_i64, PaymentRow,
     SubscriptionRow, SubscriptionTermsRow,
@@ -309,14 +310,16 @@ impl SubscriptionStore for PgStore {
         limit: u32,
     ) -> Result<Vec<SubscriptionRecord>, StoreError> {
         let mut conn = self.conn().await?;
-        let ids: Vec<IdRow> = diesel::sql_query(CLAIM_SQL)
-            .bind::<sql_types::Integer, _>(chain.id() as i32)
-            .bind::<sql_types::Timestamptz, _>(now.as_datetime())
-            .bind::<sql_types::Timestamptz, _>(lease_until.as_datetime())
-            .bind::<sql_types::BigInt, _>(i64::from(limit))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let ids: Vec<IdRow> = Prepared(
+            diesel::sql_query(CLAIM_SQL)
+                .bind::<sql_types::Integer, _>(chain.id() as i32)
+                .bind::<sql_types::Timestamptz, _>(now.as_datetime())
+                .bind::<sql_types::Timestamptz, _>(lease_until.as_datetime())
+                .bind::<sql_types::BigInt, _>(i64::from(limit)),
+        )
+        .load(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
