@@ -21,19 +21,10 @@ const SECONDS_EACH: u64 = 5;
 const OTHER: &str = "01a20000-0000-7000-8000-00000000beef";
 const TABLES: [&str; 3] = ["checkout_sessions", "payments", "webhook_events"];
 
-/// A UUIDv7 for a timestamp (PostgreSQL 15 has no uuidv7()): the 48-bit millisecond
-/// time over a random v4, with the version nibble turned from 4 into 7.
-const V7_FUNCTION: &str = "
-CREATE OR REPLACE FUNCTION bench_v7(ts timestamptz) RETURNS uuid LANGUAGE sql AS $$
-  SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
-    PLACING substring(int8send((extract(epoch FROM ts) * 1000)::bigint) FROM 3) FROM 1 FOR 6),
-    52, 1), 53, 1), 'hex')::uuid
-$$";
-
 fn seed_sql(merchant: &str) -> Vec<(&'static str, String)> {
     let addr = format!("0x{}", "ab".repeat(20));
     vec![
-        ("function", V7_FUNCTION.to_owned()),
+        ("function", crate::bench::V7_FUNCTION.to_owned()),
         ("1,000,000 checkout sessions", format!(
             "INSERT INTO checkout_sessions (id, merchant_id, livemode, mode, status, title, amount_micros,
                currency, fee_bps, fee_micros, net_micros, fee_tier, chain_id, token_address,
