@@ -1,5 +1,6 @@
 //! Several api processes behind one address keep the spec's promises: one key's rate
-//! limit holds across all of them, and every process reports metrics.
+//! limit holds across all of them, every process reports metrics, and a process told to
+//! stop finishes what it is doing first.
 #![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
@@ -96,4 +97,70 @@ async fn two_api_processes_share_one_keys_limit_and_export_metrics() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(scrape(http, &metrics_w, "/readyz").await.0, 200);
+}
+
+#[tokio::test]
+async fn sigterm_answers_the_request_in_flight_then_the_api_exits() {
+    let proxy = stablepay_e2e::FaultProxy::start(&stablepay_e2e::chain_info().rpc).await;
+    let stack = Stack::start_with(StackOptions {
+        service_rpc: Some(proxy.url.clone()),
+        env: vec![("STABLEPAY_RPC_TIMEOUT_MS".into(), "3000".into())],
+        ..StackOptions::default()
+    })
+    .await;
+    stack.fresh_verified_wallet().await;
+    let session = stack.open_session("1").await;
+    let (mut api, url) = stack.spawn_api(&[]).await;
+    // Every RPC answer now takes 1.5 s: the confirm below is in flight that long.
+    proxy.inject(stablepay_e2e::Faults {
+        delay_percent: 100,
+        delay: Duration::from_millis(1500),
+        ..stablepay_e2e::Faults::default()
+    });
+    let http = stack.http.clone();
+    let target = format!("{url}/pay/{session}/confirm");
+    let sent = std::time::Instant::now();
+    let in_flight = tokio::spawn(async move {
+        let tx = format!("0x{}", "ab".repeat(32));
+        let status = http
+            .post(target)
+            .json(&serde_json::json!({ "tx_hash": tx }))
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        (status, sent.elapsed())
+    });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let signalled = std::process::Command::new("kill")
+        .args(["-TERM", &api.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let (status, took) = in_flight.await.unwrap();
+    let status = status.expect("the request in flight at SIGTERM was answered, not dropped");
+    assert!((200..500).contains(&status), "answered {status}");
+    // It really was in flight when the signal came (it waited on the slow RPC).
+    assert!(
+        took >= Duration::from_millis(1400),
+        "answered after {took:?}"
+    );
+    // Then the process ends by itself, successfully, and takes no new connections.
+    let started = std::time::Instant::now();
+    let exit = loop {
+        if let Some(exit) = api.0.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the api did not exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(exit.success(), "{exit:?}");
+    assert!(stack
+        .http
+        .get(format!("{url}/healthz"))
+        .send()
+        .await
+        .is_err());
 }
