@@ -1,15 +1,17 @@
 //! Raw statements that diesel would otherwise re-parse on every execution.
 //!
-//! diesel treats `sql_query` (and every `UPDATE`) as unsafe to cache, so PostgreSQL
-//! parses and plans it anew each time; on the request path that parsing was most of the
-//! database's CPU. A statement whose text is a constant is safe to prepare once per
-//! connection: wrap it in `Prepared`.
+//! diesel treats `sql_query`, every `UPDATE` and every insert with an optional column as
+//! unsafe to cache, so PostgreSQL parses and plans them anew each time; on the request
+//! path that parsing was most of the database's CPU. The statement cache is keyed by the
+//! SQL text and the bind types, so a statement whose text is a constant, or one of a few
+//! shapes (an insert whose optional columns are `DEFAULT` or bound), is safe to prepare
+//! once per connection: wrap it in `Prepared`.
 
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::QueryResult;
 
-/// A statement with constant text (binds vary, the SQL never does).
+/// A statement whose text is a constant or one of a few shapes (binds vary).
 #[derive(Debug, Clone)]
 pub(crate) struct Prepared<Q>(pub Q);
 

@@ -11,6 +11,7 @@ use stablepay_domain::{EventId, EventType, WebhookEventRecord};
 use uuid::Uuid;
 
 use crate::error::map_diesel_error;
+use crate::prepared::Prepared;
 use crate::rows::WebhookEventRow;
 use crate::schema::{events, webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
@@ -129,8 +130,8 @@ pub(crate) async fn write_event(
         ids.push(id);
     }
     if !rows.is_empty() {
-        diesel::insert_into(wev::table)
-            .values(&rows)
+        // One shape per endpoint count: few, so the statement is worth preparing.
+        Prepared(diesel::insert_into(wev::table).values(&rows))
             .execute(conn)
             .await?;
         notify(conn).await?;

@@ -9,6 +9,7 @@ use stablepay_domain::{
 };
 
 use crate::error::map_diesel_error;
+use crate::prepared::Prepared;
 use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
@@ -18,14 +19,15 @@ use crate::PgStore;
 impl SessionRepository for PgStore {
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::insert_into(cs::table)
-            .values(SessionRow::from_domain(
+        Prepared(
+            diesel::insert_into(cs::table).values(SessionRow::from_domain(
                 session,
                 Some(eip712::session_ref(&session.id).to_vec()),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+            )),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(())
     }
 
