@@ -5,6 +5,17 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
 use crate::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
+/// A fresh store with one standard-tier merchant.
+pub async fn store_with_merchant() -> (PgStore, stablepay_domain::MerchantId) {
+    let (store, _) = fresh_store().await;
+    let merchant = store
+        .create_merchant("M", stablepay_domain::FeeTier::Standard)
+        .await
+        .expect("merchant")
+        .id;
+    (store, merchant)
+}
+
 /// An idempotency scope of a test-mode create for `merchant`.
 pub fn idempotency_scope(
     merchant: stablepay_domain::MerchantId,

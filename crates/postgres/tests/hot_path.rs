@@ -5,7 +5,7 @@ use stablepay_domain::ports::*;
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, fresh_store, idempotency_scope};
+use stablepay_postgres::testing::{execute_sql, idempotency_scope, store_with_merchant};
 use stablepay_postgres::PgStore;
 
 async fn count(store: &PgStore, sql: &str) -> usize {
@@ -14,12 +14,7 @@ async fn count(store: &PgStore, sql: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_duplicate() {
-    let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let (store, m) = store_with_merchant().await;
     let other = store.clone();
     let (s, dup) = (idempotency_scope(m, "k1"), idempotency_scope(m, "k1"));
     store
@@ -67,12 +62,7 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
 
 #[tokio::test(flavor = "multi_thread")]
 async fn leases_share_one_budget_per_key_and_a_revoked_key_gets_nothing() {
-    let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let (store, m) = store_with_merchant().await;
     let key = store.create_api_key(m, Mode::Test, Some(3)).await.unwrap();
     let hash = api_keys::hash(&key.secret);
     let lease = |tokens| {
@@ -111,12 +101,7 @@ async fn leases_share_one_budget_per_key_and_a_revoked_key_gets_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn retention_deletes_only_what_fell_out_of_it_in_batches() {
-    let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let (store, m) = store_with_merchant().await;
     let mid = m.uuid();
     let old = "now() - interval '31 days'";
     let sql = format!(
