@@ -318,6 +318,23 @@ async fn test_events_and_resends_over_http() {
         .await
         .unwrap();
     assert_eq!(listed["data"][0]["id"], eid);
+    // Another merchant's DELETE, and this merchant's other mode: 404, nothing changes
+    // (the delivery stays pending).
+    for other in [&app.b.test_key, &app.a.live_key] {
+        assert_error(
+            app.delete(other, &format!("/webhook_endpoints/{id}")).await,
+            404,
+            "not_found_error",
+        )
+        .await;
+    }
+    let untouched: Value = app
+        .get(key, &format!("/webhook_events/{eid}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(untouched["status"], "pending");
     // Deleting the endpoint closes its pending deliveries.
     app.delete(key, &format!("/webhook_endpoints/{id}")).await;
     let closed: Value = app

@@ -168,9 +168,16 @@ impl WebhookEndpointRepository for PgStore {
                     .set((we::deleted_at.eq(now), we::status.eq("disabled")))
                     .execute(conn)
                     .await?;
+                // Not this merchant's and mode's endpoint (or already deleted): touch
+                // nothing else.
+                if n == 0 {
+                    return Ok(0);
+                }
                 // Deliveries still waiting for this endpoint can never be sent: close them.
                 diesel::update(wev::table)
                     .filter(wev::endpoint_id.eq(id.uuid()))
+                    .filter(wev::merchant_id.eq(merchant.uuid()))
+                    .filter(wev::livemode.eq(mode.is_live()))
                     .filter(wev::status.eq("pending"))
                     .set((
                         wev::status.eq("failed"),
