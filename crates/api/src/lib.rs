@@ -44,7 +44,7 @@ pub fn state_from_store(
     dashboard: SessionPolicy,
 ) -> (Data<AppState>, Data<WebState>) {
     let store = Arc::new(store);
-    let ping_store = store.clone();
+    let ping = store.readiness();
     let public_limiter = Arc::new(IpRateLimiter::new(rate_limit_per_min.saturating_mul(5)));
     let web = Data::new(WebState {
         public_limiter: public_limiter.clone(),
@@ -90,10 +90,7 @@ pub fn state_from_store(
         tokens,
         public_url,
         rate_limiter: KeyRateLimiter::new(rate_limit_per_min),
-        ping: Some(Arc::new(move || {
-            let store = ping_store.clone();
-            Box::pin(async move { store.ping().await.is_ok() })
-        })),
+        ping: Some(ping),
     });
     (api, web)
 }

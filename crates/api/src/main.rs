@@ -156,7 +156,7 @@ async fn serve() -> Result<(), String> {
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),
         plan_min_interval_secs: chain_env.plan_min_interval.as_secs(),
     };
-    let store_for_probe = store.clone();
+    let readiness = store.readiness();
     let state = stablepay_api::state_from_store(
         store,
         chain,
@@ -166,13 +166,7 @@ async fn serve() -> Result<(), String> {
         cfg.dashboard,
     );
     if let Some(bind) = &cfg.metrics_bind {
-        let probe = store_for_probe.clone();
-        let ready: stablepay_telemetry::ReadinessCheck = std::sync::Arc::new(move || {
-            let store = probe.clone();
-            Box::pin(async move { store.ping().await.is_ok() })
-        });
-        let at = stablepay_telemetry::start(bind, ready).await?;
-        tracing::info!(%at, "metrics, liveness and readiness served");
+        stablepay_telemetry::start(bind, readiness).await?;
     }
     tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
     let server =

@@ -39,5 +39,5 @@ pub struct AppState {
     pub public_url: String,
     pub rate_limiter: KeyRateLimiter,
     /// Readiness probe (None: always ready).
-    pub ping: Option<Arc<dyn Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + Sync>>,
+    pub ping: Option<stablepay_postgres::Readiness>,
 }

@@ -11,7 +11,8 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use stablepay_domain::ports::{
-    IdempotencyClaim, IdempotencyScope, LeaseOutcome, ScopeEnd, StoredResponse,
+    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome,
+    StoredResponse,
 };
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
 use stablepay_domain::AuthContext;
@@ -136,19 +137,13 @@ where
             // The body is read before a connection is taken, so a slow upload never holds
             // one; its errors are reported only once the key is known to be good.
             let body = read_body(&req, payload).await;
-            let mut out = None;
-            let slot = &mut out;
             let scope = state.scope.clone();
-            let pinned = scope
-                .pinned(Box::pin(async move {
-                    *slot = Some(run(state, req, key, body, handler, atomicity).await);
-                }))
-                .await;
-            match (out, pinned) {
-                (Some(result), _) => result,
-                (None, Err(e)) => Err(e.into()),
-                (None, Ok(())) => Err(ApiError::internal()),
-            }
+            run_pinned(
+                scope.as_ref(),
+                run(state, req, key, body, handler, atomicity),
+            )
+            .await
+            .unwrap_or_else(|e| Err(e.into()))
         }
     };
     match result {
@@ -196,21 +191,12 @@ where
     if atomicity == Atomicity::PerCall {
         return idempotent(call, scope, handler, Atomicity::PerCall).await;
     }
-    let mut out = None;
-    let slot = &mut out;
-    state
-        .scope
-        .transaction(Box::pin(async move {
-            let result = idempotent(call, scope, handler, Atomicity::Request).await;
-            let end = match &result {
-                Ok(response) if response.status().as_u16() < 400 => ScopeEnd::Commit,
-                _ => ScopeEnd::Rollback,
-            };
-            *slot = Some(result);
-            end
-        }))
-        .await?;
-    out.unwrap_or_else(|| Err(ApiError::internal()))
+    run_in_transaction(
+        state.scope.as_ref(),
+        idempotent(call, scope, handler, Atomicity::Request),
+        |result| matches!(result, Ok(response) if response.status().as_u16() < 400),
+    )
+    .await?
 }
 
 /// An idempotent request: claim the key, run the handler, store or release. Within a

@@ -20,5 +20,5 @@ pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};
 pub use error::map_diesel_error;
 pub use migrate::run_migrations;
-pub use pool::{PgStore, PoolConfig};
+pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{PgAdvisoryLock, PgDeliveryQueue, SignedCharge, StoredCharge, NOTIFY_CHANNEL};

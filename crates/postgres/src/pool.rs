@@ -12,6 +12,8 @@ use stablepay_domain::ports::StoreError;
 use crate::cipher::SecretCipher;
 
 pub type PgPool = Pool<AsyncPgConnection>;
+/// A readiness probe: resolves to whether the process can serve.
+pub type Readiness = Arc<dyn Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + Sync>;
 type Pooled = Object<AsyncPgConnection>;
 
 #[derive(Debug, Clone)]
@@ -166,6 +168,15 @@ impl PgStore {
             .await
             .map(|_| ())
             .map_err(crate::map_diesel_error)
+    }
+
+    /// The readiness probe every process serves: does the database answer?
+    pub fn readiness(&self) -> Readiness {
+        let store = self.clone();
+        Arc::new(move || {
+            let store = store.clone();
+            Box::pin(async move { store.ping().await.is_ok() })
+        })
     }
 
     /// Connections in use and idle, for the metrics endpoint.

@@ -99,5 +99,6 @@ pub async fn start(addr: &str, ready: ReadinessCheck) -> Result<std::net::Socket
         }
     });
     tokio::spawn(serve_operator_endpoints(listener, handle, ready));
+    tracing::info!(at = %local, "metrics, liveness and readiness served");
     Ok(local)
 }

@@ -31,19 +31,14 @@ async fn main() -> ExitCode {
 async fn run() -> Result<(), String> {
     let cfg = WorkerConfig::from_env().map_err(|e| e.to_string())?;
     let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    // One pool for the whole process: delivery, watchers, billing and retention.
     let pool = PoolConfig {
         max_connections: 8,
         ..PoolConfig::default()
     };
     let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
     if let Some(bind) = &cfg.metrics_bind {
-        let probe = store.clone();
-        let ready: stablepay_telemetry::ReadinessCheck = Arc::new(move || {
-            let store = probe.clone();
-            Box::pin(async move { store.ping().await.is_ok() })
-        });
-        let at = stablepay_telemetry::start(bind, ready).await?;
-        tracing::info!(%at, "metrics, liveness and readiness served");
+        stablepay_telemetry::start(bind, store.readiness()).await?;
     }
     let delivery = DeliveryLoop {
         queue: Arc::new(PgDeliveryQueue::new(store.clone(), &cfg.database_url)),
@@ -62,8 +57,6 @@ async fn run() -> Result<(), String> {
         chain_env.rpc_timeout,
     )?);
     let reader: Arc<dyn stablepay_domain::ports::ChainReader> = evm.clone();
-    // One pool for the whole process: delivery, watchers, billing and retention.
-    let settlement_store = store.clone();
     let watchers: Vec<ChainWatcher> = chain_env
         .contracts
         .all()
@@ -73,8 +66,8 @@ async fn run() -> Result<(), String> {
             contracts: *c,
             chains: chain_env.contracts.clone(),
             chain: reader.clone(),
-            store: Arc::new(settlement_store.clone()),
-            subscriptions: Arc::new(settlement_store.clone()),
+            store: Arc::new(store.clone()),
+            subscriptions: Arc::new(store.clone()),
             clock: Arc::new(SystemClock),
             // One advisory-lock key per chain.
             lock: PgAdvisoryLock::new(
@@ -89,7 +82,7 @@ async fn run() -> Result<(), String> {
     let keeper: Option<Arc<EvmKeeper>> = match chain_env.keeper_key.clone() {
         Some(key) => Some(Arc::new(EvmKeeper::new(
             evm.clone(),
-            settlement_store.clone(),
+            store.clone(),
             Arc::new(SystemClock),
             key,
         )?)),
@@ -107,8 +100,8 @@ async fn run() -> Result<(), String> {
                 chain_id: c.chain,
                 chains: chain_env.contracts.clone(),
                 chain: reader.clone(),
-                store: Arc::new(settlement_store.clone()),
-                subscriptions: Arc::new(settlement_store.clone()),
+                store: Arc::new(store.clone()),
+                subscriptions: Arc::new(store.clone()),
                 keeper: keeper.clone(),
                 clock: Arc::new(SystemClock),
                 policy: chain_env.dunning.clone(),

@@ -34,3 +34,44 @@ pub enum ScopeEnd {
     Commit,
     Rollback,
 }
+
+/// Runs `work` pinned to one connection (`RequestScope::pinned`) and returns its output.
+/// Errors: as `pinned`; `work` then did not run.
+pub async fn run_pinned<T>(
+    scope: &dyn RequestScope,
+    work: impl std::future::Future<Output = T>,
+) -> Result<T, StoreError> {
+    let mut out = None;
+    let slot = &mut out;
+    scope
+        .pinned(Box::pin(async move {
+            *slot = Some(work.await);
+        }))
+        .await?;
+    out.ok_or_else(|| StoreError::Internal("a pinned request ended without its result".into()))
+}
+
+/// Runs `work` in one transaction (`RequestScope::transaction`), committed when `commit`
+/// says so of its output, and returns that output.
+/// Errors: as `transaction`; the output is then not to be reported as done.
+pub async fn run_in_transaction<T>(
+    scope: &dyn RequestScope,
+    work: impl std::future::Future<Output = T>,
+    commit: impl FnOnce(&T) -> bool,
+) -> Result<T, StoreError> {
+    let mut out = None;
+    let slot = &mut out;
+    scope
+        .transaction(Box::pin(async move {
+            let result = work.await;
+            let end = if commit(&result) {
+                ScopeEnd::Commit
+            } else {
+                ScopeEnd::Rollback
+            };
+            *slot = Some(result);
+            end
+        }))
+        .await?;
+    out.ok_or_else(|| StoreError::Internal("a transaction ended without its result".into()))
+}
