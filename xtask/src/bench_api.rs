@@ -3,7 +3,8 @@
 //! PostgreSQL (an equivalent 3-statement write transaction, and select-only), plus the
 //! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
 
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -114,6 +115,25 @@ pub(crate) async fn drive_for(
     load
 }
 
+/// A release api on `addr` for load: a 32-connection pool, a limit no bench reaches,
+/// errors-only logs.
+pub(crate) fn spawn_api(bin: &Path, db: &str, addr: &str) -> Result<Child, String> {
+    Command::new(bin)
+        .arg("serve")
+        .env("DATABASE_URL", db)
+        .env("STABLEPAY_BIND", addr)
+        .env(
+            "STABLEPAY_SECRETS_KEY",
+            base64::engine::general_purpose::STANDARD.encode([1u8; 32]),
+        )
+        .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
+        .env("STABLEPAY_DB_POOL_SIZE", "32")
+        .env("STABLEPAY_LOG", "error")
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())
+}
+
 fn pgbench_tps(
     bin_dir: &std::path::Path,
     url: &str,
@@ -155,20 +175,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let m = merchants.first().ok_or("no merchant")?;
     let port = free_port()?;
     let api = format!("127.0.0.1:{port}");
-    let mut child = Command::new(&bin)
-        .arg("serve")
-        .env("DATABASE_URL", &db)
-        .env("STABLEPAY_BIND", &api)
-        .env(
-            "STABLEPAY_SECRETS_KEY",
-            base64::engine::general_purpose::STANDARD.encode([1u8; 32]),
-        )
-        .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
-        .env("STABLEPAY_DB_POOL_SIZE", "32")
-        .env("STABLEPAY_LOG", "error")
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
+    let mut child = spawn_api(&bin, &db, &api)?;
     let result = (|| {
         seed::wait_healthy(&format!("http://{api}"), Duration::from_secs(20))?;
         seed::verify_wallet(&format!("http://{api}"), m)?;

@@ -3,11 +3,10 @@
 //! merchant, with the plans PostgreSQL used (auto_explain) and the sequential scans seen.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::bench::percentile;
-use crate::bench_api::{drive_for, exchange};
+use crate::bench_api::{drive_for, exchange, spawn_api};
 use crate::pg::Postgres;
 use crate::seed;
 use crate::util::free_port;
@@ -104,23 +103,6 @@ fn seq_scans(pg: &Postgres, db: &str) -> Result<Vec<(String, i64)>, String> {
         .collect())
 }
 
-fn start_api(bin: &Path, db: &str, addr: &str) -> Result<Child, String> {
-    Command::new(bin)
-        .arg("serve")
-        .env("DATABASE_URL", db)
-        .env("STABLEPAY_BIND", addr)
-        .env(
-            "STABLEPAY_SECRETS_KEY",
-            "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
-        )
-        .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
-        .env("STABLEPAY_DB_POOL_SIZE", "32")
-        .env("STABLEPAY_LOG", "error")
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())
-}
-
 async fn get(addr: &str, key: &str, path: &str) -> Option<serde_json::Value> {
     let mut sock = tokio::net::TcpStream::connect(addr).await.ok()?;
     let mut buf = Vec::new();
@@ -130,6 +112,17 @@ async fn get(addr: &str, key: &str, path: &str) -> Option<serde_json::Value> {
     (status == 200)
         .then(|| serde_json::from_str(&body).ok())
         .flatten()
+}
+
+/// A field of the newest object a list returns (a filter value for a scenario).
+async fn newest(addr: &str, key: &str, list: &str, field: &str) -> Result<String, String> {
+    let page = get(addr, key, &format!("{list}?limit=1"))
+        .await
+        .ok_or_else(|| format!("{list} failed"))?;
+    page["data"][0][field]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{list}: the newest object has no {field}"))
 }
 
 /// The plans auto_explain wrote to the server log since `from`, for the big tables.
@@ -194,24 +187,12 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         .as_ref()
         .and_then(|l| std::fs::metadata(l).ok())
         .map_or(0, |m| m.len());
-    let mut api = start_api(bin, db, addr)?;
+    let mut api = spawn_api(bin, db, addr)?;
     let scenarios = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         runtime.block_on(async {
-            let pay = get(addr, key, "/api/v1/payments?limit=1")
-                .await
-                .ok_or("no payment")?;
-            let session = pay["data"][0]["checkout_session"]
-                .as_str()
-                .ok_or("no session on the newest payment")?
-                .to_owned();
-            let hooks = get(addr, key, "/api/v1/webhook_endpoints?limit=1")
-                .await
-                .ok_or("no endpoint")?;
-            let endpoint = hooks["data"][0]["id"]
-                .as_str()
-                .ok_or("no endpoint id")?
-                .to_owned();
+            let session = newest(addr, key, "/api/v1/payments", "checkout_session").await?;
+            let endpoint = newest(addr, key, "/api/v1/webhook_endpoints", "id").await?;
             let scenarios: Vec<String> = [
                 "/api/v1/checkout/sessions?limit=20".to_owned(),
                 "/api/v1/checkout/sessions?limit=20&status=open".to_owned(),
@@ -246,7 +227,7 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
 
     // Load: each scenario on its own for SECONDS_EACH, 32 connections.
     let before = seq_scans(pg, db)?;
-    let mut api = start_api(bin, db, addr)?;
+    let mut api = spawn_api(bin, db, addr)?;
     let results = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         let mut rows = Vec::new();

@@ -178,12 +178,6 @@ impl PgStore {
             Box::pin(async move { store.ping().await.is_ok() })
         })
     }
-
-    /// Connections in use and idle, for the metrics endpoint.
-    pub fn pool_status(&self) -> (usize, usize) {
-        let status = self.pool.status();
-        (status.size - status.available, status.available)
-    }
 }
 
 impl PgStore {

@@ -51,6 +51,8 @@ pub async fn serve_operator_endpoints(
 ) {
     loop {
         let Ok((mut sock, _)) = listener.accept().await else {
+            // Out of file descriptors, say: back off instead of spinning.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             continue;
         };
         let metrics = metrics.clone();
