@@ -134,6 +134,18 @@ pub(crate) fn spawn_api(bin: &Path, db: &str, addr: &str) -> Result<Child, Strin
         .map_err(|e| e.to_string())
 }
 
+/// `STABLEPAY_BENCH_HOLD=<file>`: keep the database and the api up after the loads, with
+/// what a profiler needs printed, until that file exists.
+fn hold_for_profiling(db: &str, api: &str, key: &str, session: &str) {
+    let Ok(release) = std::env::var("STABLEPAY_BENCH_HOLD") else {
+        return;
+    };
+    println!("holding: DATABASE_URL={db} API=http://{api} KEY={key} SESSION={session}; touch {release} to go on");
+    while !Path::new(&release).exists() {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn pgbench_tps(
     bin_dir: &std::path::Path,
     url: &str,
@@ -220,6 +232,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let reads = runtime.block_on(drive(&api, move |_, _| {
             format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
         }));
+        hold_for_profiling(&db, &api, key, id);
         Ok::<_, String>((rss_kib, creates, reads))
     })();
     let _ = child.kill();

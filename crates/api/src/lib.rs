@@ -1,6 +1,7 @@
 //! stablepay's REST API: actix-web routes over the domain's use cases.
 
 pub mod app;
+pub mod auth_guess;
 pub mod config;
 pub mod error;
 pub mod input;
@@ -90,6 +91,7 @@ pub fn state_from_store(
         tokens,
         public_url,
         rate_limiter: KeyRateLimiter::new(rate_limit_per_min),
+        auth_guesses: Default::default(),
         ping: Some(ping),
     });
     (api, web)

@@ -141,6 +141,7 @@ async fn serve() -> Result<(), String> {
     let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
     let pool = PoolConfig {
         max_connections: cfg.db_pool_size,
+        shards: cfg.workers,
         ..PoolConfig::default()
     };
     let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;

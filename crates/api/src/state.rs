@@ -38,6 +38,8 @@ pub struct AppState {
     pub tokens: TokenDirectory,
     pub public_url: String,
     pub rate_limiter: KeyRateLimiter,
+    /// Where each key belongs, to pipeline a read with its authentication.
+    pub auth_guesses: crate::auth_guess::AuthGuesses,
     /// Readiness probe (None: always ready).
     pub ping: Option<stablepay_postgres::Readiness>,
 }

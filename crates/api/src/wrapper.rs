@@ -22,6 +22,8 @@ use crate::input::Query;
 use crate::state::AppState;
 
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Marks a response answered from the idempotency record.
+const REPLAYED: &str = "idempotency-replayed";
 /// A key left `processing` by a crashed request can be taken over after this long (D14).
 const IDEMPOTENCY_STALE_SECS: i64 = 60;
 
@@ -92,7 +94,7 @@ pub async fn api_call<F, Fut>(
     handler: F,
 ) -> HttpResponse
 where
-    F: FnOnce(Call) -> Fut,
+    F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     serve(state, req, payload, handler, Atomicity::PerCall).await
@@ -108,7 +110,7 @@ pub async fn api_call_atomic<F, Fut>(
     handler: F,
 ) -> HttpResponse
 where
-    F: FnOnce(Call) -> Fut,
+    F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     serve(state, req, payload, handler, Atomicity::Request).await
@@ -128,7 +130,7 @@ async fn serve<F, Fut>(
     atomicity: Atomicity,
 ) -> HttpResponse
 where
-    F: FnOnce(Call) -> Fut,
+    F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let result = match bearer_key(&req) {
@@ -166,9 +168,15 @@ async fn run<F, Fut>(
     atomicity: Atomicity,
 ) -> Result<HttpResponse, ApiError>
 where
-    F: FnOnce(Call) -> Fut,
+    F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
+    if req.method() == Method::GET {
+        if let (Some(guess), Ok(body)) = (state.auth_guesses.guess(&key), &body) {
+            let body = body.clone();
+            return read_with_guess(state, req, key, body, handler, guess).await;
+        }
+    }
     let auth = authenticate(&state, key).await?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
@@ -194,9 +202,61 @@ where
     run_in_transaction(
         state.scope.as_ref(),
         idempotent(call, scope, handler, Atomicity::Request),
-        |result| matches!(result, Ok(response) if response.status().as_u16() < 400),
+        // A replay answers from the record: whatever the handler wrote beside it is undone.
+        |result| {
+            matches!(result, Ok(response) if response.status().as_u16() < 400
+                && !response.headers().contains_key(REPLAYED))
+        },
     )
     .await?
+}
+
+/// A read by a key this process has seen: the handler starts at once with where the key
+/// belonged last time, so its statements travel right behind the authentication on the
+/// same connection (one round trip instead of two). The reply counts only if the
+/// authentication succeeds and agrees; a revoked key still gets 401, and a key whose
+/// standing changed is served again with the fresh answer. Reads only: nothing a read
+/// writes (lazy expiry) depends on who asked.
+async fn read_with_guess<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    key: [u8; 32],
+    body: Bytes,
+    handler: F,
+    guess: AuthContext,
+) -> Result<HttpResponse, ApiError>
+where
+    F: Fn(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    let call = Call {
+        state: state.clone(),
+        auth: guess.clone(),
+        body: body.clone(),
+        req: req.clone(),
+    };
+    // `join` polls the authentication first, so its statement is queued first.
+    let (auth, reply) = futures_util::future::join(authenticate(&state, key), handler(call)).await;
+    let auth = auth?;
+    tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
+    let reply = if auth == guess {
+        reply
+    } else {
+        handler(Call {
+            state,
+            auth,
+            body,
+            req,
+        })
+        .await
+    }?;
+    Ok(json_response(reply.status, reply.body))
+}
+
+/// The handler after an idempotency claim: already run beside it, or still to run.
+enum Next {
+    Ran(Result<Reply, ApiError>),
+    Run(Call),
 }
 
 /// An idempotent request: claim the key, run the handler, store or release. Within a
@@ -208,18 +268,27 @@ async fn idempotent<F, Fut>(
     atomicity: Atomicity,
 ) -> Result<HttpResponse, ApiError>
 where
-    F: FnOnce(Call) -> Fut,
+    F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let store = call.state.idempotency.clone();
     let hash: [u8; 32] = Sha256::digest(&call.body).into();
-    match store.claim(&scope, hash, IDEMPOTENCY_STALE_SECS).await? {
+    let claim = store.claim(&scope, hash, IDEMPOTENCY_STALE_SECS);
+    // Inside the request's transaction the handler starts with the claim, so its first
+    // statements travel with it; when the claim is not ours, the rollback undoes them.
+    let (claimed, next) = if atomicity == Atomicity::Request {
+        let (claimed, outcome) = futures_util::future::join(claim, handler(call)).await;
+        (claimed, Next::Ran(outcome))
+    } else {
+        (claim.await, Next::Run(call))
+    };
+    match claimed? {
         IdempotencyClaim::Acquired => {}
         IdempotencyClaim::Replay(stored) => {
             let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
             let mut response = json_response(status, stored.body);
             response.headers_mut().insert(
-                actix_web::http::header::HeaderName::from_static("idempotency-replayed"),
+                actix_web::http::header::HeaderName::from_static(REPLAYED),
                 actix_web::http::header::HeaderValue::from_static("true"),
             );
             return Ok(response);
@@ -234,7 +303,10 @@ where
             ))
         }
     }
-    let outcome = handler(call).await;
+    let outcome = match next {
+        Next::Ran(outcome) => outcome,
+        Next::Run(call) => handler(call).await,
+    };
     match &outcome {
         Ok(reply) if reply.status.as_u16() < 400 => {
             let stored = StoredResponse {
@@ -295,11 +367,11 @@ fn invalid_key() -> ApiError {
 /// of the key left, leases more of its shared rate budget.
 async fn authenticate(state: &AppState, key: [u8; 32]) -> Result<AuthContext, ApiError> {
     let lease = state.rate_limiter.take(&key).err();
-    let found = state
-        .keys
-        .authenticate(key, lease)
-        .await?
-        .ok_or_else(invalid_key)?;
+    let found = state.keys.authenticate(key, lease).await?;
+    state
+        .auth_guesses
+        .learn(key, found.as_ref().map(|f| &f.context));
+    let found = found.ok_or_else(invalid_key)?;
     let auth = found.context;
     match found.lease {
         LeaseOutcome::NotAsked => {}

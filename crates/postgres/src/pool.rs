@@ -21,6 +21,10 @@ pub struct PoolConfig {
     pub max_connections: usize,
     /// How long a request may wait for a connection before failing fast.
     pub acquire_timeout: Duration,
+    /// Sub-pools, one per thread that serves requests (the api's HTTP workers): a
+    /// connection's I/O task runs on the thread that opened it, so a request that uses a
+    /// connection of its own thread's sub-pool wakes no other thread. 1 for one pool.
+    pub shards: usize,
 }
 
 impl Default for PoolConfig {
@@ -28,6 +32,7 @@ impl Default for PoolConfig {
         Self {
             max_connections: 16,
             acquire_timeout: Duration::from_secs(3),
+            shards: 1,
         }
     }
 }
@@ -35,7 +40,8 @@ impl Default for PoolConfig {
 /// The PostgreSQL store: one value implements every storage port.
 #[derive(Clone)]
 pub struct PgStore {
-    pool: PgPool,
+    /// The sub-pools (`PoolConfig::shards`); a thread always draws from the same one.
+    pools: Arc<[PgPool]>,
     pub(crate) cipher: Arc<SecretCipher>,
     acquire_timeout: Duration,
     /// API keys whose use this process already recorded, and when (unix seconds): one
@@ -50,7 +56,26 @@ pub struct PgStore {
 /// current request (`RequestScope`), so a request's statements share one connection.
 pub(crate) enum PgConn {
     Pooled(Pooled),
-    Pinned(tokio::sync::OwnedMutexGuard<Pooled>),
+    Pinned(tokio::sync::OwnedRwLockWriteGuard<Pooled>),
+}
+
+/// A connection for statements that may be pipelined with others of the same request:
+/// the pinned connection shared (statements issued concurrently through it travel
+/// together, in the order they were issued), or one from the pool. Use it as
+/// `query.get_result(&mut &*conn)`; transactions need `PgConn`.
+pub(crate) enum SharedConn {
+    Pooled(Pooled),
+    Pinned(tokio::sync::OwnedRwLockReadGuard<Pooled>),
+}
+
+impl Deref for SharedConn {
+    type Target = AsyncPgConnection;
+    fn deref(&self) -> &AsyncPgConnection {
+        match self {
+            SharedConn::Pooled(c) => c,
+            SharedConn::Pinned(c) => c,
+        }
+    }
 }
 
 impl Deref for PgConn {
@@ -76,11 +101,28 @@ impl DerefMut for PgConn {
 #[derive(Clone)]
 pub(crate) struct Pin {
     pool: usize,
-    pub(crate) conn: Arc<tokio::sync::Mutex<Pooled>>,
+    pub(crate) conn: Arc<tokio::sync::RwLock<Pooled>>,
 }
 
 tokio::task_local! {
     pub(crate) static PINNED: Pin;
+}
+
+/// Threads are dealt sub-pools in turn, on first use.
+static NEXT_SHARD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    static SHARD: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+fn thread_shard() -> usize {
+    SHARD.with(|shard| {
+        shard.get().unwrap_or_else(|| {
+            let n = NEXT_SHARD.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            shard.set(Some(n));
+            n
+        })
+    })
 }
 
 impl PgStore {
@@ -92,18 +134,24 @@ impl PgStore {
         // `Fast` recycling: a checkout costs no round trip. A connection the server
         // closed reports itself broken and is replaced; one that dies while idle fails
         // its next statement, which callers already treat as `Unavailable`.
-        let mut manager_config = ManagerConfig::default();
-        manager_config.recycling_method = RecyclingMethod::Fast;
-        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
-            database_url,
-            manager_config,
-        );
-        let pool = Pool::builder(manager)
-            .max_size(config.max_connections)
-            .build()
-            .map_err(|e| StoreError::Internal(format!("pool: {e}")))?;
+        let shards = config.shards.clamp(1, config.max_connections.max(1));
+        let per_shard = config.max_connections.div_ceil(shards).max(1);
+        let pools = (0..shards)
+            .map(|_| {
+                let mut manager_config = ManagerConfig::default();
+                manager_config.recycling_method = RecyclingMethod::Fast;
+                let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
+                    database_url,
+                    manager_config,
+                );
+                Pool::builder(manager)
+                    .max_size(per_shard)
+                    .build()
+                    .map_err(|e| StoreError::Internal(format!("pool: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
-            pool,
+            pools: pools.into(),
             cipher: Arc::new(cipher),
             acquire_timeout: config.acquire_timeout,
             key_use: Arc::default(),
@@ -119,7 +167,8 @@ impl PgStore {
     /// timeout.
     pub(crate) async fn pooled(&self) -> Result<Pooled, StoreError> {
         let started = std::time::Instant::now();
-        let got = tokio::time::timeout(self.acquire_timeout, self.pool.get()).await;
+        let pool = &self.pools[thread_shard() % self.pools.len()];
+        let got = tokio::time::timeout(self.acquire_timeout, pool.get()).await;
         metrics::histogram!("stablepay_db_pool_wait_seconds")
             .record(started.elapsed().as_secs_f64());
         match got {
@@ -131,17 +180,37 @@ impl PgStore {
         }
     }
 
-    /// The current request's pinned connection when there is one and it is free, else a
-    /// pooled connection.
+    /// The current request's pinned connection for exclusive use, else a pooled one.
+    /// Waits for the request's pipelined statements in flight; a repository that nests a
+    /// second exclusive call inside a first gets a connection of its own rather than
+    /// waiting on itself.
     pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
         if let Some(pinned) = self.current_pin().map(|pin| pin.conn) {
-            // Busy only when a repository nests a second call inside a first; that one
-            // gets a connection of its own rather than waiting on itself.
-            if let Ok(guard) = pinned.try_lock_owned() {
+            if let Ok(guard) = pinned.clone().try_write_owned() {
                 return Ok(PgConn::Pinned(guard));
+            }
+            if !self.pinned_exclusively(&pinned) {
+                return Ok(PgConn::Pinned(pinned.write_owned().await));
             }
         }
         self.pooled().await.map(PgConn::Pooled)
+    }
+
+    /// The current request's pinned connection shared with the request's other
+    /// pipelined statements, else a pooled one.
+    pub(crate) async fn shared_conn(&self) -> Result<SharedConn, StoreError> {
+        if let Some(pinned) = self.current_pin().map(|pin| pin.conn) {
+            if let Ok(guard) = pinned.try_read_owned() {
+                return Ok(SharedConn::Pinned(guard));
+            }
+        }
+        self.pooled().await.map(SharedConn::Pooled)
+    }
+
+    /// Whether the pinned connection is held exclusively (by a nesting caller): waiting
+    /// for it would wait on ourselves.
+    fn pinned_exclusively(&self, pinned: &Arc<tokio::sync::RwLock<Pooled>>) -> bool {
+        pinned.try_read().is_err()
     }
 
     /// The connection pinned to the current task for this store, if any.
@@ -155,7 +224,7 @@ impl PgStore {
     pub(crate) fn pin(&self, conn: Pooled) -> Pin {
         Pin {
             pool: self.pool_id(),
-            conn: Arc::new(tokio::sync::Mutex::new(conn)),
+            conn: Arc::new(tokio::sync::RwLock::new(conn)),
         }
     }
 

@@ -1,6 +1,9 @@
 //! One connection, and where asked one transaction, per API request (`RequestScope`).
 
-use diesel_async::{AnsiTransactionManager, AsyncPgConnection, TransactionManager};
+use diesel::connection::{TransactionDepthChange, TransactionManagerStatus};
+use diesel_async::{
+    AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager,
+};
 use futures_util::future::LocalBoxFuture;
 use stablepay_domain::ports::{RequestScope, ScopeEnd, StoreError};
 
@@ -32,30 +35,56 @@ impl RequestScope for PgStore {
                 None => self.pin(self.pooled().await?),
             };
             let shared = pin.conn.clone();
+            // diesel learns of the transaction first (so a nested `transaction()` makes a
+            // savepoint and a dropped request discards the connection), then BEGIN is
+            // sent without waiting: it travels with the work's first statement.
             {
-                let mut conn = shared.lock().await;
+                let mut conn = shared.write().await;
                 let conn: &mut AsyncPgConnection = &mut conn;
-                <Tm as TransactionManager<AsyncPgConnection>>::begin_transaction(conn)
-                    .await
-                    .map_err(map_diesel_error)?;
+                open_transaction_depth(conn)?;
             }
-            // Dropped from here on, the connection returns to the pool still inside its
-            // transaction; the pool's recycle check sees that and discards it.
-            let end = PINNED.scope(pin, work).await;
-            let mut conn = shared.lock().await;
+            let begin = async {
+                let conn = shared.clone().read_owned().await;
+                let conn: &AsyncPgConnection = &conn;
+                SimpleAsyncConnection::batch_execute(&mut &*conn, "BEGIN").await
+            };
+            let (begun, end) = futures_util::future::join(begin, PINNED.scope(pin, work)).await;
+            let mut conn = shared.write().await;
             let conn: &mut AsyncPgConnection = &mut conn;
-            match end {
+            let end = if begun.is_ok() {
+                end
+            } else {
+                ScopeEnd::Rollback
+            };
+            let ended = match end {
                 ScopeEnd::Commit => {
                     <Tm as TransactionManager<AsyncPgConnection>>::commit_transaction(conn).await
                 }
                 ScopeEnd::Rollback => {
                     <Tm as TransactionManager<AsyncPgConnection>>::rollback_transaction(conn).await
                 }
-            }
-            .map_err(|e| match map_diesel_error(e) {
+            };
+            begun.and(ended).map_err(|e| match map_diesel_error(e) {
                 StoreError::Internal(detail) => StoreError::Unavailable(detail),
                 other => other,
             })
         })
     }
+}
+
+/// Records an open top-level transaction in diesel's bookkeeping without a round trip.
+/// Errors: `Internal` when the connection is already in a transaction (a request scope
+/// never nests) or its manager is broken.
+fn open_transaction_depth(conn: &mut AsyncPgConnection) -> Result<(), StoreError> {
+    let status: &mut TransactionManagerStatus =
+        <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn);
+    let state = status.transaction_state().map_err(map_diesel_error)?;
+    if state.transaction_depth().is_some() {
+        return Err(StoreError::Internal(
+            "a request transaction was opened inside another".into(),
+        ));
+    }
+    state
+        .change_transaction_depth(TransactionDepthChange::IncreaseDepth)
+        .map_err(map_diesel_error)
 }

@@ -48,6 +48,51 @@ async fn missing_malformed_unknown_and_revoked_keys_are_401() {
     .await;
 }
 
+/// A GET by a key this process has seen starts its read before the key is checked (the
+/// two are pipelined); the read must never be answered once the key is revoked.
+#[tokio::test]
+async fn a_revoked_key_never_sees_a_pipelined_read() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let s = app
+        .create_session(
+            key,
+            json!({ "mode": "payment", "title": "T", "amount": "10" }),
+        )
+        .await;
+    let path = format!("/checkout/sessions/{}", s["id"].as_str().unwrap());
+    for _ in 0..2 {
+        let res = app.get(key, &path).await;
+        assert_eq!(res.status(), 200);
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["id"], s["id"]);
+    }
+    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
+        .unwrap();
+    app.store.revoke_api_key(test_key.id).await.unwrap();
+    for _ in 0..2 {
+        let body = assert_error(app.get(key, &path).await, 401, "authentication_error").await;
+        assert!(!body.to_string().contains(s["id"].as_str().unwrap()));
+    }
+    // Merchant B's key, seen before, reading A's session: 404, as without pipelining.
+    assert_eq!(
+        app.get(&app.b.test_key, "/checkout/sessions")
+            .await
+            .status(),
+        200
+    );
+    assert_error(
+        app.get(&app.b.test_key, &path).await,
+        404,
+        "not_found_error",
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn unknown_routes_methods_and_bad_bodies_get_the_envelope() {
     let app = spawn_app().await;

@@ -62,11 +62,11 @@ impl ApiKeyStore for PgStore {
         key_sha256: [u8; 32],
         lease: Option<RateLease>,
     ) -> Result<Option<Authenticated>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let row: Option<KeyRow> = match lease {
             None => {
                 Prepared(diesel::sql_query(AUTH_SQL).bind::<Bytea, _>(key_sha256.to_vec()))
-                    .get_result(&mut conn)
+                    .get_result(&mut &*conn)
                     .await
             }
             Some(lease) => {
@@ -76,7 +76,7 @@ impl ApiKeyStore for PgStore {
                         .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
                         .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX)),
                 )
-                .get_result(&mut conn)
+                .get_result(&mut &*conn)
                 .await
             }
         }

@@ -48,7 +48,7 @@ impl IdempotencyStore for PgStore {
         request_sha256: [u8; 32],
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let claimed = Prepared(
             diesel::sql_query(CLAIM_SQL)
                 .bind::<SqlUuid, _>(scope.merchant_id.uuid())
@@ -58,7 +58,7 @@ impl IdempotencyStore for PgStore {
                 .bind::<Bytea, _>(request_sha256.to_vec())
                 .bind::<Int8, _>(stale_after_secs),
         )
-        .get_result::<Claimed>(&mut conn)
+        .get_result::<Claimed>(&mut &*conn)
         .await
         .optional()
         .map_err(map_diesel_error)?;
@@ -76,7 +76,7 @@ impl IdempotencyStore for PgStore {
                 ik::response_status,
                 ik::response_body,
             ))
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
@@ -99,7 +99,7 @@ impl IdempotencyStore for PgStore {
         scope: &IdempotencyScope,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         Prepared(
             diesel::update(ik::table)
                 .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
@@ -112,7 +112,7 @@ impl IdempotencyStore for PgStore {
                     ik::response_body.eq(&response.body),
                 )),
         )
-        .execute(&mut conn)
+        .execute(&mut &*conn)
         .await
         .map_err(map_diesel_error)?;
         Ok(())

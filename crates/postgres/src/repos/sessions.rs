@@ -18,14 +18,14 @@ use crate::PgStore;
 #[async_trait]
 impl SessionRepository for PgStore {
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         Prepared(
             diesel::insert_into(cs::table).values(SessionRow::from_domain(
                 session,
                 Some(eip712::session_ref(&session.id).to_vec()),
             )),
         )
-        .execute(&mut conn)
+        .execute(&mut &*conn)
         .await
         .map_err(map_diesel_error)?;
         Ok(())
@@ -37,13 +37,13 @@ impl SessionRepository for PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let row = cs::table
             .filter(cs::id.eq(id.uuid()))
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
             .select(SessionRow::as_select())
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
@@ -100,16 +100,18 @@ impl SessionRepository for PgStore {
         mode: Mode,
         now: Timestamp,
     ) -> Result<u64, StoreError> {
-        let mut conn = self.conn().await?;
-        let n = diesel::update(cs::table)
-            .filter(cs::merchant_id.eq(merchant.uuid()))
-            .filter(cs::livemode.eq(mode.is_live()))
-            .filter(cs::status.eq("open"))
-            .filter(cs::expires_at.le(now.as_datetime()))
-            .set(cs::status.eq("expired"))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let conn = self.shared_conn().await?;
+        let n = Prepared(
+            diesel::update(cs::table)
+                .filter(cs::merchant_id.eq(merchant.uuid()))
+                .filter(cs::livemode.eq(mode.is_live()))
+                .filter(cs::status.eq("open"))
+                .filter(cs::expires_at.le(now.as_datetime()))
+                .set(cs::status.eq("expired")),
+        )
+        .execute(&mut &*conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(n as u64)
     }
 
@@ -120,7 +122,7 @@ impl SessionRepository for PgStore {
         filter: &SessionFilter,
         page: &PageRequest,
     ) -> Result<Page<CheckoutSession>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let mut q = cs::table
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
@@ -144,7 +146,7 @@ impl SessionRepository for PgStore {
         };
         let rows = q
             .limit(page.fetch_limit())
-            .load(&mut conn)
+            .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)

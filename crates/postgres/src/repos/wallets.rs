@@ -208,13 +208,13 @@ impl WalletRepository for PgStore {
     }
 
     async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let rows: Vec<WalletRow> = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
             .filter(w::status.eq("verified"))
             .order(w::id.asc())
             .select(WalletRow::as_select())
-            .load(&mut conn)
+            .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
         rows.into_iter().map(Wallet::try_from).collect()
