@@ -146,12 +146,54 @@ fn hold_for_profiling(db: &str, api: &str, key: &str, session: &str) {
     }
 }
 
+fn key_of(merchants: &[seed::DemoMerchant]) -> Result<&str, String> {
+    merchants
+        .first()
+        .map(|m| m.test_key.as_str())
+        .ok_or_else(|| "no merchant".to_owned())
+}
+
+/// pgbench running the two statements a GET /checkout/sessions/:id sends (authentication,
+/// then the scoped read of the newest session), prepared, as the api sends them.
+fn get_statements_ceiling(bin_dir: &Path, db: &str, key: &str) -> Result<f64, String> {
+    let key_hex = hex::encode(stablepay_domain::rules::api_keys::hash(key));
+    let row = output(Command::new(bin_dir.join("psql")).arg(db).args([
+        "-Atc",
+        "SELECT id, merchant_id FROM checkout_sessions WHERE NOT livemode ORDER BY id DESC LIMIT 1",
+    ]))?;
+    let (id, merchant) = row
+        .trim()
+        .split_once('|')
+        .ok_or("no session for the GET ceiling")?;
+    let script = root().join("target/bench/get_statements.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier, m.fee_bps \
+             FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_sha256 = '\\x{key_hex}' AND k.revoked_at IS NULL;\n\
+             SELECT * FROM checkout_sessions WHERE id = '{id}' AND merchant_id = '{merchant}' AND livemode = false LIMIT 1;\n"
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    pgbench_tps_with(bin_dir, db, Some(&script), &["-M", "prepared"])
+}
+
 fn pgbench_tps(
     bin_dir: &std::path::Path,
     url: &str,
     script: Option<&std::path::Path>,
 ) -> Result<f64, String> {
+    pgbench_tps_with(bin_dir, url, script, &[])
+}
+
+fn pgbench_tps_with(
+    bin_dir: &std::path::Path,
+    url: &str,
+    script: Option<&std::path::Path>,
+    extra: &[&str],
+) -> Result<f64, String> {
     let mut cmd = Command::new(bin_dir.join("pgbench"));
+    cmd.args(extra);
     cmd.args([
         "-n",
         "-c",
@@ -266,6 +308,9 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             .arg(&db),
     )?;
     let read_tps = pgbench_tps(&bin_dir, &db, None)?;
+    // What PostgreSQL alone allows for the GET's own statements (no HTTP, pgbench's
+    // client): the ceiling any api on this box stays under.
+    let get_statements_tps = get_statements_ceiling(&bin_dir, &db, key_of(&merchants)?)?;
     let create_tps = creates.ok as f64 / creates.seconds;
     let get_tps = reads.ok as f64 / reads.seconds;
     println!();
@@ -280,6 +325,10 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     println!(
         "| pgbench select-only | {read_tps:.0} tps → api at {:.0} % |",
         get_tps / read_tps * 100.0
+    );
+    println!(
+        "| pgbench, the GET's own auth + read statements, prepared, no HTTP | {get_statements_tps:.0} tps = {:.0} % of select-only (the ceiling for the GET ratio) |",
+        get_statements_tps / read_tps * 100.0
     );
     println!(
         "| api RSS after start-up | {:.1} MiB |",
