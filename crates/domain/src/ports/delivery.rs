@@ -11,11 +11,18 @@ use crate::model::{
 pub struct ClaimedDelivery {
     pub id: EventId,
     pub url: String,
-    /// Every secret currently valid for the endpoint (two during a rotation).
-    pub secrets: Vec<String>,
+    /// Every secret currently valid for the endpoint (two during a rotation), or why they
+    /// could not be read: such a delivery fails its attempt alone, visibly, unsent.
+    pub secrets: Result<Vec<String>, UnreadableSecret>,
     pub payload: String,
     pub attempts: u32,
 }
+
+/// An endpoint's stored signing secret that this worker cannot decrypt (a wrong or
+/// missing `STABLEPAY_SECRETS_KEY`, or a damaged row).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the endpoint's signing secret could not be decrypted with this worker's secrets key; nothing was sent")]
+pub struct UnreadableSecret;
 
 /// The recorded result of one attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]

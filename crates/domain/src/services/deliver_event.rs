@@ -14,18 +14,26 @@ pub async fn deliver_event(
     clock: &dyn Clock,
     policy: &DeliveryPolicy,
 ) -> DeliveryOutcome {
-    let secrets: Vec<&str> = delivery.secrets.iter().map(String::as_str).collect();
     let body = delivery.payload.as_bytes();
-    // t is the time of each attempt (D13), so a retried delivery is never stale.
-    let header = signature_header(&secrets, clock.now().unix_seconds(), body);
-    let headers = vec![
-        ("Content-Type".to_owned(), "application/json".to_owned()),
-        ("User-Agent".to_owned(), USER_AGENT.to_owned()),
-        ("Svc-Signature".to_owned(), header),
-    ];
-    let result = transport
-        .post(&delivery.url, &headers, body, policy.timeout_secs)
-        .await;
+    let result = match &delivery.secrets {
+        Ok(secrets) => {
+            let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+            // t is the time of each attempt (D13), so a retried delivery is never stale.
+            let header = signature_header(&secrets, clock.now().unix_seconds(), body);
+            let headers = vec![
+                ("Content-Type".to_owned(), "application/json".to_owned()),
+                ("User-Agent".to_owned(), USER_AGENT.to_owned()),
+                ("Svc-Signature".to_owned(), header),
+            ];
+            transport
+                .post(&delivery.url, &headers, body, policy.timeout_secs)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        // Unsigned, nothing may be sent: the attempt fails on its own schedule, so a
+        // worker started with the wrong key neither blocks the queue nor loses the event.
+        Err(unreadable) => Err(unreadable.to_string()),
+    };
     let attempted_at = clock.now();
     let attempts = delivery.attempts + 1;
     let (ok, response_status, error) = match result {
@@ -38,7 +46,7 @@ pub async fn deliver_event(
             }
             (false, Some(r.status), Some(msg))
         }
-        Err(e) => (false, None, Some(e.to_string())),
+        Err(e) => (false, None, Some(e)),
     };
     let last_error = error.map(|e| e.chars().take(ERROR_MAX_CHARS).collect());
     if ok {
@@ -80,7 +88,7 @@ mod tests {
         ClaimedDelivery {
             id: EventId::generate(),
             url: "https://m.example/h".into(),
-            secrets: vec!["whsec_a".into()],
+            secrets: Ok(vec!["whsec_a".into()]),
             payload: r#"{"id":"evt_1"}"#.into(),
             attempts,
         }
@@ -179,5 +187,29 @@ mod tests {
             (DeliveryStatus::Pending, None)
         );
         assert_eq!(out.last_error.as_deref(), Some("timed out after 10 s"));
+    }
+
+    #[test]
+    fn an_unreadable_secret_fails_the_attempt_unsent_and_keeps_the_schedule() {
+        let mut t = MockWebhookTransport::new();
+        t.expect_post().never();
+        let delivery = ClaimedDelivery {
+            secrets: Err(crate::ports::UnreadableSecret),
+            ..claimed(1)
+        };
+        let out = block_on(deliver_event(
+            &delivery,
+            &t,
+            &clock(),
+            &DeliveryPolicy::default(),
+        ));
+        assert_eq!(
+            (out.status, out.attempts, out.response_status),
+            (DeliveryStatus::Pending, 2, None)
+        );
+        assert_eq!(out.next_attempt_at.map(|t| t.unix_seconds()), Some(1_060));
+        assert!(out.last_error.as_deref().is_some_and(
+            |e| e.contains("could not be decrypted") && e.contains("nothing was sent")
+        ));
     }
 }

@@ -10,7 +10,7 @@ use diesel::QueryableByName;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::StreamExt;
 use stablepay_domain::ports::{
-    Backlog, ClaimedDelivery, DeliveryOutcome, DeliveryQueue, StoreError,
+    Backlog, ClaimedDelivery, DeliveryOutcome, DeliveryQueue, StoreError, UnreadableSecret,
 };
 use stablepay_domain::EventId;
 use tokio::sync::Mutex;
@@ -119,28 +119,27 @@ impl DeliveryQueue for PgDeliveryQueue {
         .load(&mut conn)
         .await
         .map_err(map_diesel_error)?;
-        rows.into_iter()
+        Ok(rows
+            .into_iter()
             .map(|r| {
-                let mut secrets = vec![self
-                    .store
-                    .decrypt_secret(&r.secret_ciphertext)
-                    .map_err(|e| StoreError::Internal(e.to_string()))?];
-                if let Some(prev) = r.previous_secret {
-                    secrets.push(
-                        self.store
-                            .decrypt_secret(&prev)
-                            .map_err(|e| StoreError::Internal(e.to_string()))?,
-                    );
-                }
-                Ok(ClaimedDelivery {
+                // A row whose secret does not decrypt travels as such and fails alone.
+                let secrets = std::iter::once(&r.secret_ciphertext)
+                    .chain(r.previous_secret.as_ref())
+                    .map(|sealed| self.store.decrypt_secret(sealed))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| {
+                        tracing::error!(delivery = %r.id, error = %e, "unreadable signing secret");
+                        UnreadableSecret
+                    });
+                ClaimedDelivery {
                     id: EventId::from_uuid(r.id),
                     url: r.url,
                     secrets,
                     payload: r.payload,
                     attempts: u32::try_from(r.attempts).unwrap_or(0),
-                })
+                }
             })
-            .collect()
+            .collect())
     }
 
     async fn backlog(&self) -> Result<Backlog, StoreError> {

@@ -372,3 +372,59 @@ async fn a_worker_killed_mid_batch_loses_nothing() {
     assert!(duplicates <= 50, "duplicates ({duplicates}) are bounded by the one batch in flight; {before} arrived before the kill");
     assert!(before < 200, "the kill happened mid-run");
 }
+
+/// One endpoint's secret no longer decrypts (a damaged row, a wrong key): its deliveries
+/// fail alone and visibly, and every other delivery of the same claimed batches goes out.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_that_does_not_decrypt_fails_alone_and_blocks_nothing() {
+    let env = Env::new().await;
+    let rx = Receiver::start(Behavior::Ok).await;
+    let (poisoned, _) = env
+        .endpoint(Mode::Test, &format!("{}/poisoned", rx.url), vec![])
+        .await;
+    let (healthy, _) = env
+        .endpoint(Mode::Test, &format!("{}/healthy", rx.url), vec![])
+        .await;
+    stablepay_postgres::testing::execute_sql(
+        &env.store,
+        &format!(
+            "UPDATE webhook_endpoints SET secret_ciphertext = '\\x00ff' WHERE id = '{}'",
+            poisoned.id.uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..10 {
+        ids.extend(
+            env.record(Mode::Test, EventType::PaymentSucceeded, OBJECT)
+                .await,
+        );
+    }
+    assert_eq!(ids.len(), 20);
+    let _worker = env.worker(&[("STABLEPAY_WEBHOOK_MAX_ATTEMPTS", "2")]);
+    assert!(
+        env.wait_until(Duration::from_secs(30), || async {
+            env.count_status(Mode::Test, DeliveryStatus::Succeeded)
+                .await
+                == 10
+                && env.count_status(Mode::Test, DeliveryStatus::Failed).await == 10
+        })
+        .await,
+        "healthy deliveries succeed and poisoned ones fail"
+    );
+    for id in ids {
+        let record = env.event(Mode::Test, id).await;
+        if record.endpoint == poisoned.id {
+            assert_eq!((record.attempts, record.response_status), (2, None));
+            let error = record.last_error.unwrap_or_default();
+            assert!(error.contains("could not be decrypted"), "{error}");
+        } else {
+            assert_eq!(record.endpoint, healthy.id);
+            assert_eq!(record.status, DeliveryStatus::Succeeded);
+        }
+    }
+    let received = rx.all();
+    assert_eq!(received.len(), 10);
+    assert!(received.iter().all(|r| r.path == "/healthy"));
+}
