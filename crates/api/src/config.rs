@@ -56,6 +56,8 @@ pub struct ServeConfig {
     pub bind: String,
     pub public_url: String,
     pub rate_limit_per_min: u32,
+    /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
+    pub trusted_proxies: stablepay_web::TrustedProxies,
     pub secrets_key: Vec<u8>,
     pub tokens: TokenDirectory,
     pub db_pool_size: usize,
@@ -100,6 +102,10 @@ impl ServeConfig {
             bind,
             public_url,
             rate_limit_per_min,
+            trusted_proxies: stablepay_web::TrustedProxies::parse(
+                &var("STABLEPAY_TRUSTED_PROXIES").unwrap_or_default(),
+            )
+            .map_err(|e| err("STABLEPAY_TRUSTED_PROXIES", e))?,
             secrets_key: secrets_key()?,
             tokens: tokens()?,
             db_pool_size: parsed("STABLEPAY_DB_POOL_SIZE", 16)?,

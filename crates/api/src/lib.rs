@@ -19,7 +19,7 @@ use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_web::{IpRateLimiter, WebState};
+use stablepay_web::{IpRateLimiter, TrustedProxies, WebState};
 
 use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
@@ -35,18 +35,32 @@ pub struct ChainSettings {
     pub plan_min_interval_secs: u64,
 }
 
+/// The request limits: per API key, and per client of the public pages and sign-in.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// `STABLEPAY_RATE_LIMIT_PER_MIN`: per key, across processes; the public pages allow
+    /// five times as much per client.
+    pub per_key_per_min: u32,
+    /// `STABLEPAY_TRUSTED_PROXIES`: who may name the client in `X-Forwarded-For`.
+    pub trusted_proxies: TrustedProxies,
+}
+
 /// Wires the PostgreSQL store into every port.
 pub fn state_from_store(
     store: PgStore,
     chain: ChainSettings,
     tokens: TokenDirectory,
     public_url: String,
-    rate_limit_per_min: u32,
+    limits: Limits,
     dashboard: SessionPolicy,
 ) -> (Data<AppState>, Data<WebState>) {
     let store = Arc::new(store);
     let ping = store.readiness();
-    let public_limiter = Arc::new(IpRateLimiter::new(rate_limit_per_min.saturating_mul(5)));
+    let rate_limit_per_min = limits.per_key_per_min;
+    let public_limiter = Arc::new(IpRateLimiter::new(
+        rate_limit_per_min.saturating_mul(5),
+        limits.trusted_proxies.clone(),
+    ));
     let web = Data::new(WebState {
         public_limiter: public_limiter.clone(),
         users: store.clone(),
@@ -67,7 +81,7 @@ pub fn state_from_store(
         public_url: public_url.clone(),
         policy: dashboard,
         // Sign-in attempts per client IP (D21); per account, the lockout applies.
-        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN),
+        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN, limits.trusted_proxies),
     });
     let api = Data::new(AppState {
         scope: store.clone(),

@@ -163,7 +163,10 @@ async fn serve() -> Result<(), String> {
         chain,
         cfg.tokens.clone(),
         cfg.public_url.clone(),
-        cfg.rate_limit_per_min,
+        stablepay_api::Limits {
+            per_key_per_min: cfg.rate_limit_per_min,
+            trusted_proxies: cfg.trusted_proxies.clone(),
+        },
         cfg.dashboard,
     );
     if let Some(bind) = &cfg.metrics_bind {

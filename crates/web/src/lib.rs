@@ -6,6 +6,7 @@
 
 mod assets;
 mod checkout;
+mod client_address;
 mod form;
 mod format;
 mod pages;
@@ -24,6 +25,7 @@ use stablepay_domain::ports::{
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
+pub use client_address::TrustedProxies;
 pub use rate_limit::IpRateLimiter;
 
 /// What the dashboard pages reach: the same ports the JSON API uses.

@@ -242,13 +242,9 @@ pub fn redirect(to: &str) -> HttpResponse {
 
 /// The public pages' per-IP limit (D15), shared with the API's hosted endpoints.
 pub fn admit_public(state: &WebState, req: &HttpRequest) -> Result<(), WebError> {
-    let ip = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
     state
         .public_limiter
-        .check(ip)
+        .check(req)
         .map_err(WebError::TooManyRequests)
 }
 

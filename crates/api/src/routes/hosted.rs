@@ -16,12 +16,6 @@ use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 
-pub(crate) fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
-    req.peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]))
-}
-
 fn json(body: &impl Serialize) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
@@ -46,7 +40,7 @@ fn deps(state: &AppState) -> HostedDeps<'_> {
 
 /// The per-IP limit, then the session id from the path (an unparsable id is a 404).
 fn admit(state: &AppState, req: &HttpRequest) -> Result<CheckoutSessionId, ApiError> {
-    if let Err(wait) = state.public_rate_limiter.check(client_ip(req)) {
+    if let Err(wait) = state.public_rate_limiter.check(req) {
         return Err(ApiError::rate_limited(
             format!("Too many requests; retry in {wait} s"),
             wait,

@@ -13,7 +13,6 @@ use stablepay_domain::services::{
 };
 use stablepay_domain::{Signature, SubscriptionId};
 
-use super::hosted::client_ip;
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
@@ -46,7 +45,7 @@ fn deps(state: &AppState) -> PortalDeps<'_> {
 
 /// The per-IP limit, then the subscription id from the path (unparsable: 404).
 fn admit(state: &AppState, req: &HttpRequest) -> Result<SubscriptionId, ApiError> {
-    if let Err(wait) = state.public_rate_limiter.check(client_ip(req)) {
+    if let Err(wait) = state.public_rate_limiter.check(req) {
         return Err(ApiError::rate_limited(
             format!("Too many requests; retry in {wait} s"),
             wait,

@@ -526,3 +526,39 @@ async fn hosted_endpoints_answer_with_the_envelope() {
         .unwrap();
     assert_eq!(status["status"], "expired");
 }
+
+/// Behind a trusted load balancer the hosted pages limit each forwarded client on its
+/// own; from anyone else `X-Forwarded-For` is ignored.
+#[tokio::test]
+async fn the_public_limit_keys_on_the_forwarded_client_only_behind_a_trusted_proxy() {
+    let status = |app: &TestApp, forwarded: &'static str| {
+        let req = app
+            .client
+            .get(format!("{}/pay/cs_0000000000000000000000/status", app.base))
+            .header("X-Forwarded-For", forwarded);
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    // A key limit of 2/min gives the public pages 10/min per client.
+    let behind_lb = spawn_app_with_limits(stablepay_api::Limits {
+        per_key_per_min: 2,
+        trusted_proxies: stablepay_web::TrustedProxies::parse("127.0.0.1").unwrap(),
+    })
+    .await;
+    for _ in 0..10 {
+        assert_eq!(status(&behind_lb, "6.6.6.6, 198.51.100.1").await, 404);
+    }
+    assert_eq!(status(&behind_lb, "7.7.7.7, 198.51.100.1").await, 429);
+    assert_eq!(status(&behind_lb, "198.51.100.2").await, 404);
+    // IPv6 clients share a budget per /64.
+    for _ in 0..10 {
+        assert_eq!(status(&behind_lb, "2001:db8:1:2::1").await, 404);
+    }
+    assert_eq!(status(&behind_lb, "2001:db8:1:2:ffff::9").await, 429);
+
+    let direct = spawn_app_with_rate_limit(2).await;
+    for i in 0..10 {
+        let forwarded: &'static str = Box::leak(format!("198.51.100.{i}").into_boxed_str());
+        assert_eq!(status(&direct, forwarded).await, 404);
+    }
+    assert_eq!(status(&direct, "198.51.100.99").await, 429);
+}

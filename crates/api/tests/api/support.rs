@@ -56,6 +56,14 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
+    spawn_app_with_limits(stablepay_api::Limits {
+        per_key_per_min: per_min,
+        trusted_proxies: Default::default(),
+    })
+    .await
+}
+
+pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
     let (store, _url) = fresh_store().await;
     let a = merchant(&store, "Merchant A", FeeTier::Standard).await;
     let b = merchant(&store, "Merchant B", FeeTier::Growth).await;
@@ -87,7 +95,7 @@ pub async fn spawn_app_with_rate_limit(per_min: u32) -> TestApp {
         chain,
         tokens,
         "https://pay.example".into(),
-        per_min,
+        limits,
         stablepay_domain::rules::dashboard_auth::SessionPolicy::default(),
     );
     let server = stablepay_api::app::serve(listener, state, 1).expect("serve");

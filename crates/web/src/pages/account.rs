@@ -107,11 +107,7 @@ pub async fn login(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
     if expected.is_empty() || expected != sent {
         return WebError::Forbidden.to_response();
     }
-    let ip = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
-    if let Err(wait) = state.login_limiter.check(ip) {
+    if let Err(wait) = state.login_limiter.check(&req) {
         return WebError::TooManyRequests(wait).to_response();
     }
     let email = form.get("email").unwrap_or("").to_owned();
