@@ -118,6 +118,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .default_service(nope()),
             )
             .service(
+                web::resource("/webhook_events/{id}/attempts")
+                    .route(web::get().to(reads::list_webhook_attempts))
+                    .default_service(nope()),
+            )
+            .service(
                 web::resource("/webhook_events/{id}/resend")
                     .route(web::post().to(reads::resend_webhook_event))
                     .default_service(nope()),

@@ -28,8 +28,8 @@ pub use guard::is_forbidden_target;
 
 /// The User-Agent every delivery carries (spec: Webhook signature, rule 4).
 pub const USER_AGENT: &str = stablepay_domain::services::USER_AGENT;
-/// How much of a response body is kept for `last_error`.
-const BODY_PREFIX_BYTES: usize = 256;
+/// How much of a response body is kept (the attempt log shows the first KiB).
+const BODY_PREFIX_BYTES: usize = 1024;
 
 pub struct HyperTransport {
     allow_private: bool,

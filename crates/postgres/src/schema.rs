@@ -313,6 +313,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    webhook_attempts (id) {
+        id -> Uuid,
+        delivery_id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        attempted_at -> Timestamptz,
+        duration_ms -> Int4,
+        response_status -> Nullable<Int4>,
+        error -> Nullable<Text>,
+        response_body -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     idempotency_keys (merchant_id, livemode, route, key) {
         merchant_id -> Uuid,
         livemode -> Bool,

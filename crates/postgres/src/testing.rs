@@ -332,6 +332,34 @@ pub mod fixtures {
         event
     }
 
+    /// One attempt at a delivery record, as the worker records them.
+    pub async fn webhook_attempt(
+        store: &PgStore,
+        delivery: stablepay_domain::EventId,
+        response_status: Option<i32>,
+        response_body: Option<&str>,
+        error: Option<&str>,
+    ) -> stablepay_domain::WebhookAttemptId {
+        let id = Uuid::now_v7();
+        let sql =
+            format!(
+            "INSERT INTO webhook_attempts (id, delivery_id, merchant_id, livemode, attempted_at, \
+             duration_ms, response_status, error, response_body) \
+             SELECT '{id}', id, merchant_id, livemode, now(), 42, {}, {}, {} \
+             FROM webhook_events WHERE id = '{}'",
+            response_status.map_or("NULL".to_owned(), |s| s.to_string()),
+            error.map_or("NULL".to_owned(), |e| format!("'{}'", e.replace('\'', "''"))),
+            response_body.map_or("NULL".to_owned(), |b| format!("'{}'", b.replace('\'', "''"))),
+            delivery.uuid()
+        );
+        assert_eq!(
+            super::execute_sql(store, &sql).await,
+            Ok(1),
+            "insert webhook attempt"
+        );
+        stablepay_domain::WebhookAttemptId::from_uuid(id)
+    }
+
     /// Expires every wallet challenge (to exercise the expired-challenge rule).
     pub async fn expire_wallet_challenges(store: &PgStore) {
         use crate::schema::wallet_challenges as wc;

@@ -183,6 +183,33 @@ pub async fn list_webhook_events(
     .await
 }
 
+/// Every attempt at one delivery, newest first (an extra beyond the spec).
+pub async fn list_webhook_attempts(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let not_found = || ApiError::not_found("webhook event", &raw);
+        let id = EventId::parse(&raw).map_err(|_| not_found())?;
+        let mut q = call.query()?;
+        let page = q.page::<WebhookAttemptId>("webhook attempt")?;
+        q.finish()?;
+        let mode = call.auth.mode;
+        let rows = call
+            .state
+            .reader
+            .webhook_attempts(call.auth.merchant_id, mode, id, &page)
+            .await?
+            .ok_or_else(not_found)?;
+        Reply::ok(&List::from_page(rows, |a| {
+            WebhookAttemptResource::new(a, mode)
+        }))
+    })
+    .await
+}
+
 pub async fn resend_webhook_event(
     state: Data<AppState>,
     req: HttpRequest,

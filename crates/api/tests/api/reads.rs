@@ -255,3 +255,95 @@ async fn subscriptions_attempts_and_webhook_events_are_readable_and_filterable()
     )
     .await;
 }
+
+#[tokio::test]
+async fn every_attempt_at_a_delivery_is_listed_newest_first_to_its_owner_only() {
+    let app = spawn_app().await;
+    let key = &app.a.live_key;
+    let ep: Value = app
+        .post(
+            key,
+            "/webhook_endpoints",
+            json!({ "url": "https://m.example/h" }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let endpoint = stablepay_domain::WebhookEndpointId::parse(ep["id"].as_str().unwrap()).unwrap();
+    let delivery = fixtures::webhook_event(
+        &app.store,
+        app.a.id,
+        true,
+        endpoint,
+        "payment.failed",
+        "pending",
+    )
+    .await;
+    let first =
+        fixtures::webhook_attempt(&app.store, delivery, Some(500), Some("boom"), None).await;
+    let second = fixtures::webhook_attempt(
+        &app.store,
+        delivery,
+        None,
+        None,
+        Some("timed out after 10 s"),
+    )
+    .await;
+    let path = format!("/webhook_events/{delivery}/attempts");
+    let list: Value = app.get(key, &path).await.json().await.unwrap();
+    assert_eq!(ids(&list), [second.to_string(), first.to_string()]);
+    let a = &list["data"][1];
+    assert_eq!(
+        (
+            a["object"].as_str(),
+            a["livemode"].as_bool(),
+            a["webhook_event"].as_str(),
+            a["response_status"].as_u64(),
+            a["response_body"].as_str(),
+            a["duration_ms"].as_u64()
+        ),
+        (
+            Some("webhook_attempt"),
+            Some(true),
+            Some(delivery.to_string().as_str()),
+            Some(500),
+            Some("boom"),
+            Some(42)
+        )
+    );
+    assert!(a["error"].is_null() && a["attempted_at"].is_string());
+    assert_eq!(list["data"][0]["error"], "timed out after 10 s");
+    let page: Value = app
+        .get(key, &format!("{path}?limit=1"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (ids(&page), &page["has_more"]),
+        (vec![second.to_string()], &json!(true))
+    );
+    let rest: Value = app
+        .get(key, &format!("{path}?limit=1&starting_after={second}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ids(&rest), [first.to_string()]);
+    // Another merchant, the other mode, an unknown or malformed id: 404 in the envelope.
+    for (k, p) in [
+        (&app.b.live_key, path.clone()),
+        (&app.a.test_key, path.clone()),
+        (
+            key,
+            format!(
+                "/webhook_events/{}/attempts",
+                stablepay_domain::EventId::generate()
+            ),
+        ),
+        (key, "/webhook_events/nope/attempts".to_owned()),
+    ] {
+        assert_error(app.get(k, &p).await, 404, "not_found_error").await;
+    }
+}

@@ -132,6 +132,8 @@ resource_id!(/// `att_…` payment attempt.
     PaymentAttemptId, "att");
 resource_id!(/// `evt_…` webhook event (and envelope id).
     EventId, "evt");
+resource_id!(/// `wa_…` webhook delivery attempt.
+    WebhookAttemptId, "wa");
 resource_id!(/// `we_…` webhook endpoint.
     WebhookEndpointId, "we");
 resource_id!(/// `mer_…` merchant (operator-facing).

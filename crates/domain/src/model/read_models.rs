@@ -4,7 +4,7 @@
 use super::{
     Address, Amount, BlockHash, ChainId, CheckoutSessionId, Currency, CustomerId, EventId,
     EventType, MerchantId, Mode, PaymentAttemptId, PaymentId, RefundId, SubscriptionId, Timestamp,
-    TxHash, WebhookEndpointId,
+    TxHash, WebhookAttemptId, WebhookEndpointId,
 };
 
 macro_rules! status_enum {
@@ -142,6 +142,20 @@ pub struct PaymentAttempt {
     pub failure_reason: Option<String>,
     pub tx_hash: Option<TxHash>,
     pub created_at: Timestamp,
+}
+
+/// One attempt to deliver a record, as the worker made it (insert-only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookAttempt {
+    pub id: WebhookAttemptId,
+    pub delivery: EventId,
+    /// When the request was started.
+    pub attempted_at: Timestamp,
+    pub duration_ms: u32,
+    pub response_status: Option<u16>,
+    pub error: Option<String>,
+    /// The first KiB of the response body, as text.
+    pub response_body: Option<String>,
 }
 
 /// One delivery record: one per (logical event, endpoint), plus one per resend (D13).

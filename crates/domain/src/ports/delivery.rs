@@ -2,8 +2,8 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    DeliveryStatus, EventId, EventType, MerchantId, Mode, Timestamp, WebhookEndpointId,
-    WebhookEventRecord,
+    DeliveryStatus, EventId, EventType, MerchantId, Mode, Timestamp, WebhookAttempt,
+    WebhookEndpointId, WebhookEventRecord,
 };
 
 /// A delivery the worker has leased and must attempt.
@@ -24,7 +24,8 @@ pub struct ClaimedDelivery {
 #[error("the endpoint's signing secret could not be decrypted with this worker's secrets key; nothing was sent")]
 pub struct UnreadableSecret;
 
-/// The recorded result of one attempt.
+/// The recorded result of one attempt: what it means for the delivery, and the attempt
+/// itself for the log (recorded together).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryOutcome {
     pub id: EventId,
@@ -34,6 +35,7 @@ pub struct DeliveryOutcome {
     pub next_attempt_at: Option<Timestamp>,
     pub response_status: Option<u16>,
     pub last_error: Option<String>,
+    pub attempt: WebhookAttempt,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]

@@ -4,7 +4,7 @@ use super::StoreError;
 use crate::model::{
     EventId, MerchantId, Mode, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
     PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, Subscription,
-    SubscriptionFilter, SubscriptionId, WebhookEventFilter, WebhookEventRecord,
+    SubscriptionFilter, SubscriptionId, WebhookAttempt, WebhookEventFilter, WebhookEventRecord,
 };
 
 /// Read access to the resources only the chain and the worker create. Every call is
@@ -81,4 +81,13 @@ pub trait ResourceReader: Send + Sync {
         filter: &WebhookEventFilter,
         page: &PageRequest,
     ) -> Result<Page<WebhookEventRecord>, StoreError>;
+    /// Every attempt at one delivery record, newest first; `None` when the record is not
+    /// the merchant's in this mode.
+    async fn webhook_attempts(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        delivery: EventId,
+        page: &PageRequest,
+    ) -> Result<Option<Page<WebhookAttempt>>, StoreError>;
 }

@@ -221,3 +221,35 @@ impl From<WebhookEventRecord> for WebhookEventResource {
         }
     }
 }
+
+/// One attempt at a delivery (an extra beyond the spec: `GET /webhook_events/{id}/attempts`).
+#[derive(Serialize)]
+pub struct WebhookAttemptResource {
+    pub id: WebhookAttemptId,
+    pub object: &'static str,
+    pub livemode: bool,
+    pub webhook_event: EventId,
+    pub attempted_at: Timestamp,
+    pub duration_ms: u32,
+    pub response_status: Option<u16>,
+    /// Why no response was had (timeout, refused, connection), else null.
+    pub error: Option<String>,
+    /// The first KiB of the response body.
+    pub response_body: Option<String>,
+}
+
+impl WebhookAttemptResource {
+    pub fn new(a: WebhookAttempt, mode: Mode) -> Self {
+        Self {
+            id: a.id,
+            object: "webhook_attempt",
+            livemode: mode.is_live(),
+            webhook_event: a.delivery,
+            attempted_at: a.attempted_at,
+            duration_ms: a.duration_ms,
+            response_status: a.response_status,
+            error: a.error,
+            response_body: a.response_body,
+        }
+    }
+}

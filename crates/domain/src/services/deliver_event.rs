@@ -1,6 +1,6 @@
 //! One delivery attempt: sign, POST, and decide what the attempt means for the record.
 
-use crate::model::DeliveryStatus;
+use crate::model::{DeliveryStatus, WebhookAttempt, WebhookAttemptId};
 use crate::ports::{ClaimedDelivery, Clock, DeliveryOutcome, WebhookTransport};
 use crate::rules::delivery::{is_success, DeliveryPolicy};
 use crate::rules::webhook_signing::signature_header;
@@ -15,11 +15,12 @@ pub async fn deliver_event(
     policy: &DeliveryPolicy,
 ) -> DeliveryOutcome {
     let body = delivery.payload.as_bytes();
+    let started_at = clock.now();
     let result = match &delivery.secrets {
         Ok(secrets) => {
             let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
             // t is the time of each attempt (D13), so a retried delivery is never stale.
-            let header = signature_header(&secrets, clock.now().unix_seconds(), body);
+            let header = signature_header(&secrets, started_at.unix_seconds(), body);
             let headers = vec![
                 ("Content-Type".to_owned(), "application/json".to_owned()),
                 ("User-Agent".to_owned(), USER_AGENT.to_owned()),
@@ -36,6 +37,24 @@ pub async fn deliver_event(
     };
     let attempted_at = clock.now();
     let attempts = delivery.attempts + 1;
+    let attempt = WebhookAttempt {
+        id: WebhookAttemptId::generate(),
+        delivery: delivery.id,
+        attempted_at: started_at,
+        duration_ms: u32::try_from(
+            (attempted_at.as_datetime() - started_at.as_datetime())
+                .num_milliseconds()
+                .max(0),
+        )
+        .unwrap_or(u32::MAX),
+        response_status: result.as_ref().ok().map(|r| r.status),
+        error: result.as_ref().err().map(|e| clip(e)),
+        response_body: result
+            .as_ref()
+            .ok()
+            .filter(|r| !r.body_prefix.is_empty())
+            .map(|r| without_nul(&r.body_prefix)),
+    };
     let (ok, response_status, error) = match result {
         Ok(r) if is_success(r.status) => (true, Some(r.status), None),
         Ok(r) => {
@@ -48,32 +67,40 @@ pub async fn deliver_event(
         }
         Err(e) => (false, None, Some(e)),
     };
-    let last_error = error.map(|e| e.chars().take(ERROR_MAX_CHARS).collect());
-    if ok {
-        return DeliveryOutcome {
-            id: delivery.id,
-            status: DeliveryStatus::Succeeded,
-            attempts,
-            attempted_at,
-            next_attempt_at: None,
-            response_status,
-            last_error,
-        };
-    }
-    let next_attempt_at = policy.next_attempt_at(attempts, attempted_at);
+    let last_error = error.as_deref().map(clip);
+    let next_attempt_at = if ok {
+        None
+    } else {
+        policy.next_attempt_at(attempts, attempted_at)
+    };
+    let status = match (ok, next_attempt_at) {
+        (true, _) => DeliveryStatus::Succeeded,
+        (false, Some(_)) => DeliveryStatus::Pending,
+        (false, None) => DeliveryStatus::Failed,
+    };
     DeliveryOutcome {
         id: delivery.id,
-        status: if next_attempt_at.is_some() {
-            DeliveryStatus::Pending
-        } else {
-            DeliveryStatus::Failed
-        },
+        status,
         attempts,
         attempted_at,
         next_attempt_at,
         response_status,
         last_error,
+        attempt,
     }
+}
+
+/// Error text for the record: bounded, and without NUL, which PostgreSQL text refuses (a
+/// receiver answering with one must not make its outcome unrecordable).
+fn clip(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c != '\0')
+        .take(ERROR_MAX_CHARS)
+        .collect()
+}
+
+fn without_nul(text: &str) -> String {
+    text.replace('\0', "")
 }
 
 #[cfg(test)]
@@ -159,6 +186,15 @@ mod tests {
         assert_eq!(out.status, DeliveryStatus::Pending);
         assert_eq!(out.next_attempt_at.map(|t| t.unix_seconds()), Some(1_060));
         assert_eq!(out.last_error.as_deref(), Some("HTTP 500: boom"));
+        assert_eq!(
+            (
+                out.attempt.delivery,
+                out.attempt.response_status,
+                out.attempt.error.as_deref(),
+                out.attempt.response_body.as_deref()
+            ),
+            (out.id, Some(500), None, Some("boom"))
+        );
         let out = block_on(deliver_event(
             &claimed(4),
             &t,
@@ -211,5 +247,13 @@ mod tests {
         assert!(out.last_error.as_deref().is_some_and(
             |e| e.contains("could not be decrypted") && e.contains("nothing was sent")
         ));
+        assert_eq!(out.attempt.error, out.last_error);
+        assert_eq!(
+            (
+                out.attempt.response_status,
+                out.attempt.response_body.as_ref()
+            ),
+            (None, None)
+        );
     }
 }

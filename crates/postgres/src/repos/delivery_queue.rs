@@ -38,12 +38,24 @@ RETURNING w.id, e.url, e.secret_ciphertext,
     CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_ciphertext END AS previous_secret,
     w.payload, w.attempts";
 
+/// Each outcome updates its delivery and appends its attempt, in one statement.
 const COMPLETE_SQL: &str = "
-UPDATE webhook_events w SET status = v.status, attempts = v.attempts, last_attempt_at = v.attempted_at,
-    next_attempt_at = v.next_at, response_status = v.resp, last_error = v.err, lease_until = NULL
-FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[], $6::int4[], $7::text[])
-    AS v(id, status, attempts, attempted_at, next_at, resp, err)
-WHERE w.id = v.id AND w.status = 'pending'";
+WITH done AS (
+    UPDATE webhook_events w SET status = v.status, attempts = v.attempts, last_attempt_at = v.attempted_at,
+        next_attempt_at = v.next_at, response_status = v.resp, last_error = v.err, lease_until = NULL
+    FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[], $6::int4[],
+                $7::text[], $8::uuid[], $9::timestamptz[], $10::int4[], $11::text[], $12::text[])
+        AS v(id, status, attempts, attempted_at, next_at, resp, err, attempt_id, started_at,
+             duration_ms, attempt_err, body)
+    WHERE w.id = v.id AND w.status = 'pending'
+    RETURNING w.id, w.merchant_id, w.livemode, v.attempt_id, v.started_at, v.duration_ms, v.resp,
+        v.attempt_err, v.body
+)
+INSERT INTO webhook_attempts
+    (id, delivery_id, merchant_id, livemode, attempted_at, duration_ms, response_status, error,
+     response_body)
+SELECT attempt_id, id, merchant_id, livemode, started_at, duration_ms, resp, attempt_err, body
+FROM done";
 
 #[derive(QueryableByName)]
 struct ClaimRow {
@@ -180,6 +192,21 @@ impl DeliveryQueue for PgDeliveryQueue {
             .map(|o| o.response_status.map(i32::from))
             .collect();
         let errs: Vec<Option<String>> = outcomes.iter().map(|o| o.last_error.clone()).collect();
+        let attempt_ids: Vec<Uuid> = outcomes.iter().map(|o| o.attempt.id.uuid()).collect();
+        let started: Vec<DateTime<Utc>> = outcomes
+            .iter()
+            .map(|o| o.attempt.attempted_at.as_datetime())
+            .collect();
+        let durations: Vec<i32> = outcomes
+            .iter()
+            .map(|o| i32::try_from(o.attempt.duration_ms).unwrap_or(i32::MAX))
+            .collect();
+        let attempt_errs: Vec<Option<String>> =
+            outcomes.iter().map(|o| o.attempt.error.clone()).collect();
+        let bodies: Vec<Option<String>> = outcomes
+            .iter()
+            .map(|o| o.attempt.response_body.clone())
+            .collect();
         let mut conn = self.store.conn().await?;
         Prepared(
             diesel::sql_query(COMPLETE_SQL)
@@ -189,7 +216,12 @@ impl DeliveryQueue for PgDeliveryQueue {
                 .bind::<Array<Timestamptz>, _>(attempted)
                 .bind::<Array<Nullable<Timestamptz>>, _>(next)
                 .bind::<Array<Nullable<Int4>>, _>(resp)
-                .bind::<Array<Nullable<Text>>, _>(errs),
+                .bind::<Array<Nullable<Text>>, _>(errs)
+                .bind::<Array<SqlUuid>, _>(attempt_ids)
+                .bind::<Array<Timestamptz>, _>(started)
+                .bind::<Array<Int4>, _>(durations)
+                .bind::<Array<Nullable<Text>>, _>(attempt_errs)
+                .bind::<Array<Nullable<Text>>, _>(bodies),
         )
         .execute(&mut conn)
         .await

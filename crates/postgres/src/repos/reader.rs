@@ -5,9 +5,12 @@ use stablepay_domain::ports::{ResourceReader, StoreError};
 use stablepay_domain::*;
 
 use crate::error::map_diesel_error;
-use crate::rows::{PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookEventRow};
+use crate::rows::{
+    PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow, WebhookEventRow,
+};
 use crate::schema::{
-    payment_attempts as pa, payments as p, refunds as r, subscriptions as s, webhook_events as wev,
+    payment_attempts as pa, payments as p, refunds as r, subscriptions as s,
+    webhook_attempts as wat, webhook_events as wev,
 };
 use crate::PgStore;
 
@@ -248,5 +251,25 @@ impl ResourceReader for PgStore {
             newest_first!(wev, q)
         };
         page_of!(self, wev, q, page)
+    }
+
+    async fn webhook_attempts(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        delivery: EventId,
+        page: &PageRequest,
+    ) -> Result<Option<Page<WebhookAttempt>>, StoreError> {
+        if self
+            .webhook_event(merchant, mode, delivery)
+            .await?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let q = scoped!(wat, WebhookAttemptRow, merchant, mode)
+            .filter(wat::delivery_id.eq(delivery.uuid()));
+        let q = newest_first!(wat, q, wat::delivery_id);
+        page_of!(self, wat, q, page).map(Some)
     }
 }

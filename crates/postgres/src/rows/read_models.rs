@@ -6,7 +6,9 @@ use uuid::Uuid;
 
 use super::conv::*;
 use crate::error::corrupt;
-use crate::schema::{payment_attempts, payments, refunds, subscriptions, webhook_events};
+use crate::schema::{
+    payment_attempts, payments, refunds, subscriptions, webhook_attempts, webhook_events,
+};
 
 #[derive(Queryable, Selectable, Insertable, Debug, Clone)]
 #[diesel(table_name = payments, check_for_backend(diesel::pg::Pg))]
@@ -274,6 +276,35 @@ impl TryFrom<WebhookEventRow> for WebhookEventRecord {
             resend_of: r.resend_of.map(EventId::from_uuid),
             payload: r.payload,
             created_at: ts(r.created_at),
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = webhook_attempts, check_for_backend(diesel::pg::Pg))]
+pub struct WebhookAttemptRow {
+    pub id: Uuid,
+    pub delivery_id: Uuid,
+    pub attempted_at: DateTime<Utc>,
+    pub duration_ms: i32,
+    pub response_status: Option<i32>,
+    pub error: Option<String>,
+    pub response_body: Option<String>,
+}
+
+impl TryFrom<WebhookAttemptRow> for WebhookAttempt {
+    type Error = StoreError;
+
+    fn try_from(r: WebhookAttemptRow) -> Result<Self, StoreError> {
+        Ok(WebhookAttempt {
+            id: WebhookAttemptId::from_uuid(r.id),
+            delivery: EventId::from_uuid(r.delivery_id),
+            attempted_at: ts(r.attempted_at),
+            duration_ms: u32::try_from(r.duration_ms)
+                .map_err(|_| corrupt("duration_ms", r.duration_ms))?,
+            response_status: r.response_status.and_then(|s| u16::try_from(s).ok()),
+            error: r.error,
+            response_body: r.response_body,
         })
     }
 }

@@ -137,6 +137,26 @@ async fn failures_are_retried_on_schedule_then_marked_failed() {
     assert_eq!(record.last_error.as_deref(), Some("HTTP 500: receipt"));
     // Every attempt carried the same envelope bytes.
     assert!(got.iter().all(|r| r.body == record.payload));
+    // And every attempt is a row of its own, newest first.
+    let attempts = stablepay_domain::ports::ResourceReader::webhook_attempts(
+        &env.store,
+        env.merchant,
+        Mode::Test,
+        ids[0],
+        &PageRequest::first(10),
+    )
+    .await
+    .unwrap()
+    .unwrap()
+    .data;
+    assert_eq!(attempts.len(), 4);
+    assert!(attempts.iter().all(|a| a.delivery == ids[0]
+        && a.response_status == Some(500)
+        && a.response_body.as_deref() == Some("receipt")
+        && a.error.is_none()));
+    assert!(attempts
+        .windows(2)
+        .all(|w| w[0].attempted_at > w[1].attempted_at && w[0].id > w[1].id));
 }
 
 #[tokio::test(flavor = "multi_thread")]
