@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use stablepay_domain::ports::{
-    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome,
+    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome, RateLease,
     StoredResponse,
 };
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
@@ -171,13 +171,16 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    if req.method() == Method::GET {
+    // A local token of the key's budget is taken first: a key that has to lease more (or is
+    // out of budget) is authenticated before anything else runs.
+    let lease = state.rate_limiter.take(&key).err();
+    if req.method() == Method::GET && lease.is_none() {
         if let (Some(guess), Ok(body)) = (state.auth_guesses.guess(&key), &body) {
             let body = body.clone();
             return read_with_guess(state, req, key, body, handler, guess).await;
         }
     }
-    let auth = authenticate(&state, key).await?;
+    let auth = authenticate(&state, key, lease).await?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
     let Some(scope) = idempotency_scope(&req, &auth)? else {
@@ -236,7 +239,8 @@ where
         req: req.clone(),
     };
     // `join` polls the authentication first, so its statement is queued first.
-    let (auth, reply) = futures_util::future::join(authenticate(&state, key), handler(call)).await;
+    let (auth, reply) =
+        futures_util::future::join(authenticate(&state, key, None), handler(call)).await;
     let auth = auth?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let reply = if auth == guess {
@@ -363,10 +367,13 @@ fn invalid_key() -> ApiError {
     ApiError::new(ErrorCode::Authentication, "Invalid or revoked API key")
 }
 
-/// Authenticates the key and, in the same round trip when this process has no tokens
-/// of the key left, leases more of its shared rate budget.
-async fn authenticate(state: &AppState, key: [u8; 32]) -> Result<AuthContext, ApiError> {
-    let lease = state.rate_limiter.take(&key).err();
+/// Authenticates the key and, in the same round trip when this process had no token of
+/// the key left (`lease`), leases more of its shared rate budget.
+async fn authenticate(
+    state: &AppState,
+    key: [u8; 32],
+    lease: Option<RateLease>,
+) -> Result<AuthContext, ApiError> {
     let found = state.keys.authenticate(key, lease).await?;
     state
         .auth_guesses

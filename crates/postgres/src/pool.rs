@@ -102,6 +102,18 @@ impl DerefMut for PgConn {
 pub(crate) struct Pin {
     pool: usize,
     pub(crate) conn: Arc<tokio::sync::RwLock<Pooled>>,
+    /// Inside a request transaction: every statement must run on this connection.
+    pub(crate) in_transaction: bool,
+}
+
+impl Pin {
+    /// The same connection, marked as inside a request transaction.
+    pub(crate) fn in_transaction(self) -> Self {
+        Self {
+            in_transaction: true,
+            ..self
+        }
+    }
 }
 
 tokio::task_local! {
@@ -134,10 +146,12 @@ impl PgStore {
         // `Fast` recycling: a checkout costs no round trip. A connection the server
         // closed reports itself broken and is replaced; one that dies while idle fails
         // its next statement, which callers already treat as `Unavailable`.
-        let shards = config.shards.clamp(1, config.max_connections.max(1));
-        let per_shard = config.max_connections.div_ceil(shards).max(1);
+        // At least 4 connections a shard; the sizes add up to `max_connections`.
+        let total = config.max_connections.max(1);
+        let shards = config.shards.clamp(1, (total / 4).max(1));
         let pools = (0..shards)
-            .map(|_| {
+            .map(|i| {
+                let per_shard = total / shards + usize::from(i < total % shards);
                 let mut manager_config = ManagerConfig::default();
                 manager_config.recycling_method = RecyclingMethod::Fast;
                 let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
@@ -164,10 +178,18 @@ impl PgStore {
     }
 
     /// A connection from the pool, or `Unavailable` when none comes within the acquire
-    /// timeout.
+    /// timeout. The thread's own sub-pool first; when it is exhausted, any other with a
+    /// connection to spare (a busy thread is never starved while others idle).
     pub(crate) async fn pooled(&self) -> Result<Pooled, StoreError> {
         let started = std::time::Instant::now();
-        let pool = &self.pools[thread_shard() % self.pools.len()];
+        let own = thread_shard() % self.pools.len();
+        let pool = (0..self.pools.len())
+            .map(|k| &self.pools[(own + k) % self.pools.len()])
+            .find(|p| {
+                let s = p.status();
+                s.available > 0 || s.size < s.max_size
+            })
+            .unwrap_or(&self.pools[own]);
         let got = tokio::time::timeout(self.acquire_timeout, pool.get()).await;
         metrics::histogram!("stablepay_db_pool_wait_seconds")
             .record(started.elapsed().as_secs_f64());
@@ -180,37 +202,49 @@ impl PgStore {
         }
     }
 
-    /// The current request's pinned connection for exclusive use, else a pooled one.
-    /// Waits for the request's pipelined statements in flight; a repository that nests a
-    /// second exclusive call inside a first gets a connection of its own rather than
-    /// waiting on itself.
+    /// The current request's pinned connection for exclusive use when it is free, else
+    /// a pooled one (outside a transaction another connection changes nothing). Inside a
+    /// request transaction it waits for the request's other statements instead, up to the
+    /// acquire timeout: a statement on another connection would escape the transaction.
     pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
-        if let Some(pinned) = self.current_pin().map(|pin| pin.conn) {
-            if let Ok(guard) = pinned.clone().try_write_owned() {
+        if let Some(pin) = self.current_pin() {
+            if let Ok(guard) = pin.conn.clone().try_write_owned() {
                 return Ok(PgConn::Pinned(guard));
             }
-            if !self.pinned_exclusively(&pinned) {
-                return Ok(PgConn::Pinned(pinned.write_owned().await));
+            if pin.in_transaction {
+                return self
+                    .within_timeout(pin.conn.write_owned())
+                    .await
+                    .map(PgConn::Pinned);
             }
         }
         self.pooled().await.map(PgConn::Pooled)
     }
 
     /// The current request's pinned connection shared with the request's other
-    /// pipelined statements, else a pooled one.
+    /// pipelined statements, else as `conn`.
     pub(crate) async fn shared_conn(&self) -> Result<SharedConn, StoreError> {
-        if let Some(pinned) = self.current_pin().map(|pin| pin.conn) {
-            if let Ok(guard) = pinned.try_read_owned() {
+        if let Some(pin) = self.current_pin() {
+            if let Ok(guard) = pin.conn.clone().try_read_owned() {
                 return Ok(SharedConn::Pinned(guard));
+            }
+            if pin.in_transaction {
+                return self
+                    .within_timeout(pin.conn.read_owned())
+                    .await
+                    .map(SharedConn::Pinned);
             }
         }
         self.pooled().await.map(SharedConn::Pooled)
     }
 
-    /// Whether the pinned connection is held exclusively (by a nesting caller): waiting
-    /// for it would wait on ourselves.
-    fn pinned_exclusively(&self, pinned: &Arc<tokio::sync::RwLock<Pooled>>) -> bool {
-        pinned.try_read().is_err()
+    async fn within_timeout<T>(
+        &self,
+        wait: impl std::future::Future<Output = T>,
+    ) -> Result<T, StoreError> {
+        tokio::time::timeout(self.acquire_timeout, wait)
+            .await
+            .map_err(|_| StoreError::Unavailable("the request's connection stayed busy".into()))
     }
 
     /// The connection pinned to the current task for this store, if any.
@@ -225,6 +259,7 @@ impl PgStore {
         Pin {
             pool: self.pool_id(),
             conn: Arc::new(tokio::sync::RwLock::new(conn)),
+            in_transaction: false,
         }
     }
 
@@ -253,5 +288,36 @@ impl PgStore {
     /// Decrypts a stored signing secret (for the delivery path and tests).
     pub fn decrypt_secret(&self, sealed: &[u8]) -> Result<String, crate::CipherError> {
         self.cipher.decrypt(sealed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_hold_at_least_four_connections_and_add_up_to_the_total() {
+        let sizes = |max_connections, shards| {
+            let store = PgStore::connect(
+                "postgres://nobody@127.0.0.1:1/none",
+                &PoolConfig {
+                    max_connections,
+                    shards,
+                    ..PoolConfig::default()
+                },
+                SecretCipher::new(&[0u8; 32]).unwrap(),
+            )
+            .unwrap();
+            store
+                .pools
+                .iter()
+                .map(|p| p.status().max_size)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(16, 1), [16]);
+        assert_eq!(sizes(16, 2), [8, 8]);
+        assert_eq!(sizes(18, 8), [5, 5, 4, 4]);
+        assert_eq!(sizes(3, 4), [3]);
+        assert_eq!(sizes(32, 64), [4; 8]);
     }
 }

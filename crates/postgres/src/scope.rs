@@ -34,6 +34,7 @@ impl RequestScope for PgStore {
                 Some(pin) => pin,
                 None => self.pin(self.pooled().await?),
             };
+            let pin = pin.in_transaction();
             let shared = pin.conn.clone();
             // diesel learns of the transaction first (so a nested `transaction()` makes a
             // savepoint and a dropped request discards the connection), then BEGIN is
@@ -51,6 +52,13 @@ impl RequestScope for PgStore {
             let (begun, end) = futures_util::future::join(begin, PINNED.scope(pin, work)).await;
             let mut conn = shared.write().await;
             let conn: &mut AsyncPgConnection = &mut conn;
+            if begun.is_err() {
+                // BEGIN fails only with its connection, whose later statements then fail
+                // too; should one have run anyway, it ran outside any transaction. Either
+                // way the connection is not reused.
+                <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn)
+                    .set_in_error();
+            }
             let end = if begun.is_ok() {
                 end
             } else {

@@ -55,7 +55,12 @@ impl TrustedProxies {
             return client;
         }
         for hop in forwarded.rev() {
-            match hop.trim().parse::<IpAddr>() {
+            let hop = hop.trim();
+            // Some balancers append the client's port: `1.2.3.4:5678`, `[2001:db8::1]:443`.
+            let parsed = hop
+                .parse::<IpAddr>()
+                .or_else(|_| hop.parse::<std::net::SocketAddr>().map(|s| s.ip()));
+            match parsed {
                 Ok(ip) => {
                     client = ip;
                     if !self.trusts(ip) {
@@ -147,6 +152,10 @@ mod tests {
         let r = request("10.0.0.2", &["6.6.6.6, 198.51.100.7", "10.0.0.9"]);
         assert_eq!(t.client_key(&r), ip("198.51.100.7"));
         assert_eq!(t.client_key(&request("10.0.0.2", &[])), ip("10.0.0.2"));
+        let with_port = request("10.0.0.2", &["198.51.100.7:5678, [2001:db8::1]:443"]);
+        assert_eq!(t.client_key(&with_port), ip("2001:db8::"));
+        let v4_port = request("10.0.0.2", &["198.51.100.7:5678"]);
+        assert_eq!(t.client_key(&v4_port), ip("198.51.100.7"));
         assert_eq!(
             t.client_key(&request("10.0.0.2", &["junk"])),
             ip("10.0.0.2")

@@ -53,7 +53,7 @@ pub async fn deliver_event(
             .as_ref()
             .ok()
             .filter(|r| !r.body_prefix.is_empty())
-            .map(|r| without_nul(&r.body_prefix)),
+            .map(|r| r.body_prefix.replace('\0', "")),
     };
     let (ok, response_status, error) = match result {
         Ok(r) if is_success(r.status) => (true, Some(r.status), None),
@@ -91,16 +91,13 @@ pub async fn deliver_event(
 }
 
 /// Error text for the record: bounded, and without NUL, which PostgreSQL text refuses (a
-/// receiver answering with one must not make its outcome unrecordable).
+/// receiver answering with one must not make its outcome unrecordable; the response body
+/// drops NUL for the same reason).
 fn clip(text: &str) -> String {
     text.chars()
         .filter(|c| *c != '\0')
         .take(ERROR_MAX_CHARS)
         .collect()
-}
-
-fn without_nul(text: &str) -> String {
-    text.replace('\0', "")
 }
 
 #[cfg(test)]

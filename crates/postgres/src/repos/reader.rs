@@ -17,13 +17,13 @@ use crate::PgStore;
 /// One row by id, scoped to merchant and mode, converted to its domain type.
 macro_rules! get_one {
     ($self:ident, $table:ident, $row:ty, $merchant:expr, $mode:expr, $id:expr) => {{
-        let mut conn = $self.conn().await?;
+        let conn = $self.shared_conn().await?;
         let row = $table::table
             .filter($table::id.eq($id))
             .filter($table::merchant_id.eq($merchant.uuid()))
             .filter($table::livemode.eq($mode.is_live()))
             .select(<$row>::as_select())
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
@@ -75,10 +75,10 @@ macro_rules! page_of {
         if let Some(after) = $page.starting_after() {
             q = q.filter($table::id.lt(after));
         }
-        let mut conn = $self.conn().await?;
+        let conn = $self.shared_conn().await?;
         let rows = q
             .limit($page.fetch_limit())
-            .load(&mut conn)
+            .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
