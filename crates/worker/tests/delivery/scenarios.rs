@@ -448,3 +448,43 @@ async fn a_secret_that_does_not_decrypt_fails_alone_and_blocks_nothing() {
     assert_eq!(received.len(), 10);
     assert!(received.iter().all(|r| r.path == "/healthy"));
 }
+
+/// SIGTERM while a delivery is in flight: the worker waits for the answer, records it,
+/// then exits 0 (a deploy never turns a delivered event into a duplicate or a loss).
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_records_the_delivery_in_flight_then_exits_cleanly() {
+    let env = Env::new().await;
+    let rx = Receiver::start(Behavior::Slow(Duration::from_millis(1500))).await;
+    env.endpoint(Mode::Test, &rx.url, vec![]).await;
+    let ids = env
+        .record(Mode::Test, EventType::PaymentSucceeded, OBJECT)
+        .await;
+    let mut worker = env.worker(&[("STABLEPAY_WEBHOOK_TIMEOUT", "5s")]);
+    assert!(
+        env.wait_until(Duration::from_secs(10), || async { !rx.all().is_empty() })
+            .await,
+        "the delivery reached the receiver"
+    );
+    let signalled = std::process::Command::new("kill")
+        .args(["-TERM", &worker.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let sent_at = std::time::Instant::now();
+    let exited = tokio::task::spawn_blocking(move || {
+        let status = worker.0.wait();
+        (status, worker)
+    })
+    .await
+    .unwrap();
+    let status = exited.0.unwrap();
+    assert!(status.success(), "worker exit: {status:?}");
+    // It waited for the receiver's answer (1.5 s after arrival) rather than dropping it.
+    assert!(sent_at.elapsed() >= Duration::from_millis(500));
+    let record = env.event(Mode::Test, ids[0]).await;
+    assert_eq!(
+        (record.status, record.attempts, record.response_status),
+        (DeliveryStatus::Succeeded, 1, Some(200))
+    );
+    assert_eq!(rx.all().len(), 1);
+}
