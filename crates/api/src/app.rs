@@ -158,6 +158,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .default_service(nope()),
             )
             .service(
+                web::resource("/webhook_endpoints/{id}/recover")
+                    .route(web::post().to(webhook_endpoints::recover))
+                    .default_service(nope()),
+            )
+            .service(
                 web::resource("/webhook_endpoints/{id}/test")
                     .route(web::post().to(webhook_endpoints::send_test))
                     .default_service(nope()),

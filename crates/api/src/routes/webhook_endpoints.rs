@@ -5,7 +5,7 @@ use stablepay_domain::ports::{EndpointChanges, StoreError};
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
 use stablepay_domain::services::{
     create_webhook_endpoint, rotate_webhook_secret, send_test_event, update_webhook_endpoint,
-    NewEndpoint, TestEventError,
+    NewEndpoint, RecoverError, TestEventError,
 };
 use stablepay_domain::{
     EndpointStatus, EventType, ValidationErrors, WebhookEndpointId, WebhookUrl,
@@ -246,6 +246,64 @@ pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload
             TestEventError::Store(e) => e.into(),
         })?;
         Reply::created(&WebhookEventResource::from(record))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecoverBody {
+    since: Option<String>,
+}
+
+/// What `POST /webhook_endpoints/{id}/recover` answers.
+#[derive(serde::Serialize)]
+struct RecoveryResource {
+    object: &'static str,
+    endpoint: WebhookEndpointId,
+    since: stablepay_domain::Timestamp,
+    enqueued: u32,
+    still_pending: u32,
+}
+
+/// Resends every failed delivery of the endpoint created since `since` (an extra).
+pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
+    api_call(state, req, payload, |call| async move {
+        let raw = call.path("id");
+        let id = endpoint_id(&raw)?;
+        let body: RecoverBody = json_body(&call.body)?;
+        let since = body
+            .since
+            .ok_or_else(|| ApiError::invalid_field("since", "is required"))
+            .and_then(|s| {
+                stablepay_domain::Timestamp::parse(&s).ok_or_else(|| {
+                    ApiError::invalid_field(
+                        "since",
+                        "must be an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
+                    )
+                })
+            })?;
+        let s = &call.state;
+        let deps = stablepay_domain::services::RecoverDeps {
+            reader: s.reader.as_ref(),
+            endpoints: s.endpoints.as_ref(),
+            outbox: s.outbox.as_ref(),
+            clock: s.clock.as_ref(),
+        };
+        let recovery = stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps)
+            .await
+            .map_err(|e| match e {
+                RecoverError::NotFound => ApiError::not_found("webhook endpoint", &raw),
+                RecoverError::EndpointDisabled => ApiError::invalid(e.to_string()),
+                RecoverError::Store(e) => e.into(),
+            })?;
+        Reply::ok(&RecoveryResource {
+            object: "webhook_recovery",
+            endpoint: id,
+            since,
+            enqueued: recovery.enqueued,
+            still_pending: recovery.still_pending,
+        })
     })
     .await
 }

@@ -404,3 +404,135 @@ async fn fixtures_payment(app: &TestApp) -> Value {
         .await
         .unwrap()
 }
+
+/// After an outage: every failed delivery of the endpoint since a time is resent once.
+#[tokio::test]
+async fn recover_resends_each_failed_delivery_since_a_time_once() {
+    use stablepay_postgres::testing::{execute_sql, fixtures};
+    let app = spawn_app().await;
+    let leak = |k: &String| -> &'static str { Box::leak(k.clone().into_boxed_str()) };
+    let (key, b_key, live_key) = (
+        leak(&app.a.test_key),
+        leak(&app.b.test_key),
+        leak(&app.a.live_key),
+    );
+    let ep: Value = app
+        .post(
+            key,
+            "/webhook_endpoints",
+            json!({ "url": "https://m.example/h" }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = ep["id"].as_str().unwrap().to_owned();
+    let endpoint = stablepay_domain::WebhookEndpointId::parse(&id).unwrap();
+    let failed = |status: &'static str| {
+        fixtures::webhook_event(
+            &app.store,
+            app.a.id,
+            false,
+            endpoint,
+            "payment.failed",
+            status,
+        )
+    };
+    let before_outage = failed("failed").await;
+    execute_sql(
+        &app.store,
+        &format!(
+            "UPDATE webhook_events SET created_at = now() - interval '2 days' WHERE id = '{}'",
+            before_outage.uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    let (first, second) = (failed("failed").await, failed("failed").await);
+    failed("succeeded").await;
+    let path = format!("/webhook_endpoints/{id}/recover");
+    let since = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
+    let recover = |k: &'static str, body: Value| app.post(k, &path, body);
+
+    let body: Value = recover(key, json!({ "since": since }))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &body["object"],
+            &body["endpoint"],
+            &body["enqueued"],
+            &body["still_pending"]
+        ),
+        (&json!("webhook_recovery"), &json!(id), &json!(2), &json!(0))
+    );
+    let pending: Value = app
+        .get(key, "/webhook_events?status=pending")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let mut resent: Vec<String> = pending["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["resend_of"].as_str().unwrap().to_owned())
+        .collect();
+    resent.sort();
+    let mut expected = vec![first.to_string(), second.to_string()];
+    expected.sort();
+    assert_eq!(
+        resent, expected,
+        "one resend per failed delivery since the time"
+    );
+    // At once again: both redeliveries are pending, so nothing new is enqueued.
+    let again: Value = recover(key, json!({ "since": since }))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (&again["enqueued"], &again["still_pending"]),
+        (&json!(0), &json!(2))
+    );
+
+    // Another merchant's or mode's key: 404; a bad or missing time: 400 on `since`.
+    assert_error(
+        recover(b_key, json!({ "since": since })).await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    assert_error(
+        recover(live_key, json!({ "since": since })).await,
+        404,
+        "not_found_error",
+    )
+    .await;
+    for bad in [
+        json!({ "since": "yesterday" }),
+        json!({}),
+        json!({ "since": since, "x": 1 }),
+    ] {
+        let e = assert_error(recover(key, bad).await, 400, "invalid_request_error").await;
+        assert!(
+            e.to_string().contains("since") || e.to_string().contains("x"),
+            "{e}"
+        );
+    }
+    // A disabled endpoint recovers nothing.
+    app.post(
+        key,
+        &format!("/webhook_endpoints/{id}"),
+        json!({ "status": "disabled" }),
+    )
+    .await;
+    assert_error(
+        recover(key, json!({ "since": since })).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+}

@@ -41,6 +41,14 @@ impl PageRequest {
         }
     }
 
+    /// The next page after the row with this id.
+    pub fn after(self, id: Uuid) -> Self {
+        Self {
+            starting_after: Some(id),
+            ..self
+        }
+    }
+
     pub fn limit(&self) -> u8 {
         self.limit
     }

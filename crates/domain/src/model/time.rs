@@ -26,6 +26,14 @@ impl Timestamp {
         DateTime::from_timestamp(seconds, 0).map(Self)
     }
 
+    /// An RFC 3339 / ISO 8601 time with an offset (`2026-11-23T10:00:00Z`,
+    /// `2026-11-23T11:00:00.250+01:00`), as the API renders and accepts timestamps.
+    pub fn parse(s: &str) -> Option<Self> {
+        DateTime::parse_from_rfc3339(s.trim())
+            .ok()
+            .map(|t| Self::new(t.with_timezone(&Utc)))
+    }
+
     pub fn plus_seconds(&self, seconds: i64) -> Self {
         Self(self.0 + chrono::Duration::seconds(seconds))
     }
