@@ -192,17 +192,7 @@ async fn subscriptions_attempts_and_webhook_events_are_readable_and_filterable()
         .unwrap();
     assert_eq!(for_sub["data"][0]["status"], "succeeded");
 
-    let ep: Value = app
-        .post(
-            key,
-            "/webhook_endpoints",
-            json!({ "url": "https://m.example/h" }),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let endpoint = stablepay_domain::WebhookEndpointId::parse(ep["id"].as_str().unwrap()).unwrap();
+    let (ep, endpoint) = app.webhook_endpoint(key).await;
     let ok = fixtures::webhook_event(
         &app.store,
         app.a.id,
@@ -260,17 +250,7 @@ async fn subscriptions_attempts_and_webhook_events_are_readable_and_filterable()
 async fn every_attempt_at_a_delivery_is_listed_newest_first_to_its_owner_only() {
     let app = spawn_app().await;
     let key = &app.a.live_key;
-    let ep: Value = app
-        .post(
-            key,
-            "/webhook_endpoints",
-            json!({ "url": "https://m.example/h" }),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let endpoint = stablepay_domain::WebhookEndpointId::parse(ep["id"].as_str().unwrap()).unwrap();
+    let (_, endpoint) = app.webhook_endpoint(key).await;
     let delivery = fixtures::webhook_event(
         &app.store,
         app.a.id,

@@ -174,6 +174,26 @@ impl TestApp {
         address
     }
 
+    /// A webhook endpoint for `https://m.example/h`: its resource and its id.
+    pub async fn webhook_endpoint(
+        &self,
+        key: &str,
+    ) -> (Value, stablepay_domain::WebhookEndpointId) {
+        let ep: Value = self
+            .post(
+                key,
+                "/webhook_endpoints",
+                serde_json::json!({ "url": "https://m.example/h" }),
+            )
+            .await
+            .json()
+            .await
+            .expect("json");
+        let id = stablepay_domain::WebhookEndpointId::parse(ep["id"].as_str().expect("id"))
+            .expect("endpoint id");
+        (ep, id)
+    }
+
     pub async fn create_session(&self, key: &str, body: Value) -> Value {
         let res = self.post(key, "/checkout/sessions", body).await;
         assert_eq!(res.status(), 201);

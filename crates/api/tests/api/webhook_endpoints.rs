@@ -416,18 +416,8 @@ async fn recover_resends_each_failed_delivery_since_a_time_once() {
         leak(&app.b.test_key),
         leak(&app.a.live_key),
     );
-    let ep: Value = app
-        .post(
-            key,
-            "/webhook_endpoints",
-            json!({ "url": "https://m.example/h" }),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let id = ep["id"].as_str().unwrap().to_owned();
-    let endpoint = stablepay_domain::WebhookEndpointId::parse(&id).unwrap();
+    let (_, endpoint) = app.webhook_endpoint(key).await;
+    let id = endpoint.to_string();
     let failed = |status: &'static str| {
         fixtures::webhook_event(
             &app.store,
