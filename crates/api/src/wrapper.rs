@@ -44,6 +44,17 @@ impl Call {
             .to_owned()
     }
 
+    /// The `{id}` path segment as a typed id; anything unparsable is the same 404 as an
+    /// id that names nothing.
+    pub fn path_id<T: stablepay_domain::TypedId>(&self, what: &str) -> Result<T, ApiError> {
+        T::parse_str(&self.path("id")).map_err(|_| self.not_found(what))
+    }
+
+    /// 404 for the `{id}` of this request.
+    pub fn not_found(&self, what: &str) -> ApiError {
+        ApiError::not_found(what, &self.path("id"))
+    }
+
     pub fn query(&self) -> Result<Query, ApiError> {
         Query::parse(self.req.query_string())
     }

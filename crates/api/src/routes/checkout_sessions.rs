@@ -205,14 +205,12 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
 
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let not_found = || ApiError::not_found("checkout session", &raw);
-        let id = CheckoutSessionId::parse(&raw).map_err(|_| not_found())?;
+        let id: CheckoutSessionId = call.path_id("checkout session")?;
         let s = &call.state;
         let session = get_checkout_session(&call.auth, id, s.sessions.as_ref(), s.clock.as_ref())
             .await
             .map_err(|e| match e {
-                LookupError::NotFound => not_found(),
+                LookupError::NotFound => call.not_found("checkout session"),
                 LookupError::Store(e) => e.into(),
             })?;
         Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))

@@ -20,15 +20,15 @@ macro_rules! retrieve_handler {
             payload: Payload,
         ) -> HttpResponse {
             api_call(state, req, payload, |call| async move {
-                let raw = call.path("id");
-                let not_found = || ApiError::not_found($what, &raw);
-                let id = <$id>::parse(&raw).map_err(|_| not_found())?;
+                let id: $id = call.path_id($what)?;
                 let found = call
                     .state
                     .reader
                     .$method(call.auth.merchant_id, call.auth.mode, id)
                     .await?;
-                Reply::ok(&<$resource>::from(found.ok_or_else(not_found)?))
+                Reply::ok(&<$resource>::from(
+                    found.ok_or_else(|| call.not_found($what))?,
+                ))
             })
             .await
         }
@@ -190,9 +190,7 @@ pub async fn list_webhook_attempts(
     payload: Payload,
 ) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let not_found = || ApiError::not_found("webhook event", &raw);
-        let id = EventId::parse(&raw).map_err(|_| not_found())?;
+        let id: EventId = call.path_id("webhook event")?;
         let mut q = call.query()?;
         let page = q.page::<WebhookAttemptId>("webhook attempt")?;
         q.finish()?;
@@ -202,7 +200,7 @@ pub async fn list_webhook_attempts(
             .reader
             .webhook_attempts(call.auth.merchant_id, mode, id, &page)
             .await?
-            .ok_or_else(not_found)?;
+            .ok_or_else(|| call.not_found("webhook event"))?;
         Reply::ok(&List::from_page(rows, |a| {
             WebhookAttemptResource::new(a, mode)
         }))
@@ -216,8 +214,7 @@ pub async fn resend_webhook_event(
     payload: Payload,
 ) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = EventId::parse(&raw).map_err(|_| ApiError::not_found("webhook event", &raw))?;
+        let id: EventId = call.path_id("webhook event")?;
         if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
             return Err(ApiError::invalid_field(
                 "body",
@@ -235,7 +232,7 @@ pub async fn resend_webhook_event(
         )
         .await
         .map_err(|e| match e {
-            ResendError::NotFound => ApiError::not_found("webhook event", &raw),
+            ResendError::NotFound => call.not_found("webhook event"),
             ResendError::EndpointDisabled => ApiError::invalid(e.to_string()),
             ResendError::StillPending => ApiError::new(ErrorCode::Conflict, e.to_string()),
             ResendError::Store(e) => e.into(),
