@@ -489,18 +489,10 @@ async fn recover_resends_each_failed_delivery_since_a_time_once() {
     );
 
     // Another merchant's or mode's key: 404; a bad or missing time: 400 on `since`.
-    assert_error(
-        recover(b_key, json!({ "since": since })).await,
-        404,
-        "not_found_error",
-    )
-    .await;
-    assert_error(
-        recover(live_key, json!({ "since": since })).await,
-        404,
-        "not_found_error",
-    )
-    .await;
+    for other in [b_key, live_key] {
+        let res = recover(other, json!({ "since": since })).await;
+        assert_error(res, 404, "not_found_error").await;
+    }
     for bad in [
         json!({ "since": "yesterday" }),
         json!({}),
