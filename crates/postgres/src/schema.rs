@@ -275,6 +275,8 @@ diesel::table! {
         previous_secret_expires_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        failing_since -> Nullable<Timestamptz>,
+        disabled_reason -> Nullable<Text>,
     }
 }
 
@@ -307,7 +309,6 @@ diesel::table! {
         response_status -> Nullable<Int4>,
         resend_of -> Nullable<Uuid>,
         payload -> Text,
-        lease_until -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
     }
 }

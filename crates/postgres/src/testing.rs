@@ -320,7 +320,6 @@ pub mod fixtures {
             payload: format!(
                 r#"{{"id":"{event}","type":"{event_type}","created_at":"2026-01-01T00:00:00.000Z","data":{{"object":{{}}}}}}"#
             ),
-            lease_until: None,
             created_at: chrono::Utc::now(),
         };
         let mut conn = store.conn().await.expect("conn");

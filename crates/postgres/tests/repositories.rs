@@ -103,6 +103,7 @@ async fn webhook_secrets_are_encrypted_at_rest() {
         status: EndpointStatus::Enabled,
         description: None,
         created_at: Timestamp::new(chrono::Utc::now()),
+        disabled_reason: None,
     };
     WebhookEndpointRepository::insert(&store, &endpoint, "whsec_plaintextsecret")
         .await

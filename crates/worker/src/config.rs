@@ -58,6 +58,11 @@ pub struct WorkerConfig {
     pub lanes: usize,
     pub batch_size: u32,
     pub concurrency: usize,
+    /// `STABLEPAY_DELIVERY_PER_ENDPOINT` (16): requests one endpoint may have in flight in
+    /// this process, so a slow endpoint cannot take every slot.
+    pub per_endpoint: u32,
+    /// `STABLEPAY_DELIVERY_QUEUE_VACUUM` (10s): how often the worker vacuums the queue table.
+    pub tidy_interval: Duration,
     pub lease: Duration,
     pub poll_interval: Duration,
     pub chain_poll: Duration,
@@ -110,6 +115,23 @@ impl WorkerConfig {
             timeout + Duration::from_secs(20),
         )?
         .max(timeout + Duration::from_secs(1));
+        let disable_after = duration(
+            "STABLEPAY_WEBHOOK_DISABLE_AFTER",
+            Duration::from_secs(5 * 86_400),
+        )?;
+        if disable_after.as_secs() == 0 {
+            return Err(ConfigError {
+                var: "STABLEPAY_WEBHOOK_DISABLE_AFTER",
+                problem: "must be at least 1s".into(),
+            });
+        }
+        let per_endpoint: u32 = number("STABLEPAY_DELIVERY_PER_ENDPOINT", 16)?;
+        if per_endpoint == 0 {
+            return Err(ConfigError {
+                var: "STABLEPAY_DELIVERY_PER_ENDPOINT",
+                problem: "must be at least 1".into(),
+            });
+        }
         Ok(Self {
             database_url,
             secrets_key,
@@ -117,11 +139,14 @@ impl WorkerConfig {
                 backoff_base_secs: i64::try_from(backoff.as_secs()).unwrap_or(30),
                 max_attempts,
                 timeout_secs: timeout.as_secs(),
+                disable_after_secs: i64::try_from(disable_after.as_secs()).unwrap_or(i64::MAX),
             },
             allow_private_targets: flag("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS")?,
             lanes: number("STABLEPAY_DELIVERY_LANES", 4)?,
             batch_size: number("STABLEPAY_DELIVERY_BATCH", 50)?,
             concurrency: number("STABLEPAY_DELIVERY_CONCURRENCY", 32)?,
+            per_endpoint,
+            tidy_interval: duration("STABLEPAY_DELIVERY_QUEUE_VACUUM", Duration::from_secs(10))?,
             lease,
             poll_interval: duration("STABLEPAY_DELIVERY_POLL", Duration::from_secs(1))?,
             chain_poll: duration("STABLEPAY_CHAIN_POLL", Duration::from_millis(500))?,

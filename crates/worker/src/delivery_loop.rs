@@ -1,64 +1,160 @@
-//! The delivery loop: claim a leased batch, attempt each delivery concurrently, record
-//! every outcome in one statement, sleep until NOTIFY or the poll interval.
-//! A crash loses nothing: unrecorded rows keep their lease until it expires, then any
-//! worker claims them again (duplicates are bounded by the in-flight batch).
+//! The delivery loop. A waker turns NOTIFY announcements (which carry the new delivery
+//! ids) and poll ticks into work for the claimers; claimers lease deliveries as slots free
+//! up (announced ids by key, otherwise a fair search), each delivery runs as its own task,
+//! and a recorder writes finished outcomes in batches. No claim waits for a batch to
+//! finish, and no endpoint holds more than `per_endpoint` of the worker's slots.
+//! A crash loses nothing: unrecorded deliveries keep their lease until it expires, then any
+//! worker claims them again (duplicates are bounded by what was in flight).
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use futures_util::{stream, StreamExt};
-use stablepay_domain::ports::{Clock, DeliveryQueue, WebhookTransport};
+use stablepay_domain::ports::{
+    ClaimRequest, ClaimSource, ClaimedDelivery, Clock, DeliveryOutcome, DeliveryQueue,
+    WebhookTransport,
+};
 use stablepay_domain::rules::delivery::DeliveryPolicy;
 use stablepay_domain::services::deliver_event;
-use stablepay_domain::DeliveryStatus;
-use tokio::sync::Notify;
+use stablepay_domain::{DeliveryStatus, EventId, WebhookEndpointId};
+use tokio::sync::{mpsc, Notify, OwnedSemaphorePermit, Semaphore};
 
 pub struct DeliveryLoop {
     pub queue: Arc<dyn DeliveryQueue>,
     pub transport: Arc<dyn WebhookTransport>,
     pub clock: Arc<dyn Clock>,
     pub policy: DeliveryPolicy,
-    /// Independent claim loops per process.
+    /// Independent claimers per process.
     pub lanes: usize,
-    /// Rows claimed per lane.
+    /// Deliveries leased per claim at most.
     pub batch_size: u32,
-    /// Requests in flight per lane.
+    /// Requests in flight per lane (the process has `lanes × concurrency` slots).
     pub concurrency: usize,
+    /// Requests one endpoint may have in flight in this process.
+    pub per_endpoint: u32,
     pub lease: Duration,
     pub poll_interval: Duration,
+    /// How often the worker vacuums the queue table itself.
+    pub tidy_interval: Duration,
 }
 
 /// How often the queue's backlog is sampled for the metrics.
 const BACKLOG_SAMPLE: Duration = Duration::from_secs(5);
+/// Announced ids held for the claimers; beyond this the claimers search instead.
+const ANNOUNCED_MAX: usize = 10_000;
+/// Outcomes recorded per statement at most.
+const RECORD_BATCH: usize = 500;
+
+/// What the waker, the claimers and the delivery tasks share.
+struct Shared {
+    announced: Mutex<VecDeque<EventId>>,
+    /// Work may be waiting that no announcement named.
+    search: AtomicBool,
+    in_flight: Mutex<HashMap<WebhookEndpointId, u32>>,
+    wake: Notify,
+    slots: Arc<Semaphore>,
+}
+
+impl Shared {
+    fn announce(&self, ids: Vec<EventId>) {
+        let mut queue = self.announced.lock().unwrap_or_else(|p| p.into_inner());
+        for id in ids {
+            if queue.len() >= ANNOUNCED_MAX {
+                // Dropped names are found by the search.
+                self.search.store(true, Ordering::Relaxed);
+                break;
+            }
+            queue.push_back(id);
+        }
+    }
+
+    fn take_announced(&self, n: usize) -> Vec<EventId> {
+        let mut queue = self.announced.lock().unwrap_or_else(|p| p.into_inner());
+        let n = n.min(queue.len());
+        queue.drain(..n).collect()
+    }
+
+    /// Endpoints with requests in flight here, and how many more each may take.
+    fn busy(&self, per_endpoint: u32) -> Vec<(WebhookEndpointId, u32)> {
+        let map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        map.iter()
+            .map(|(e, n)| (*e, per_endpoint.saturating_sub(*n)))
+            .collect()
+    }
+
+    fn started(&self, endpoint: WebhookEndpointId) {
+        let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        *map.entry(endpoint).or_default() += 1;
+    }
+
+    /// Returns whether the endpoint was at its cap (its waiting work needs a search).
+    fn finished(&self, endpoint: WebhookEndpointId, per_endpoint: u32) -> bool {
+        let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(n) = map.get_mut(&endpoint) else {
+            return false;
+        };
+        let was_full = *n >= per_endpoint;
+        *n -= 1;
+        if *n == 0 {
+            map.remove(&endpoint);
+        }
+        was_full
+    }
+}
 
 impl DeliveryLoop {
-    /// Runs until `stop` is set; each lane finishes (and records) its batch in flight first.
-    ///
-    /// Several lanes claim small batches independently, so a new event never waits for a
-    /// large batch to finish; one waker turns NOTIFY (or the poll interval) into a wake-up
-    /// for every idle lane.
+    /// Runs until `stop` is set, then lets every delivery in flight finish and records it.
     pub async fn run(&self, stop: Arc<AtomicBool>) {
-        let notify = Notify::new();
-        let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
-        let waker = async {
-            let mut sampled = std::time::Instant::now() - BACKLOG_SAMPLE;
-            while !stop.load(Ordering::Relaxed) {
-                if sampled.elapsed() >= BACKLOG_SAMPLE {
-                    sampled = std::time::Instant::now();
-                    self.sample_backlog().await;
-                }
-                self.queue
-                    .wait_for_work(poll_ms.min(BACKLOG_SAMPLE.as_millis() as u64))
-                    .await;
-                notify.notify_waiters();
-            }
-            notify.notify_waiters();
+        let slots = self.lanes.max(1) * self.concurrency.max(1);
+        let shared = Arc::new(Shared {
+            announced: Mutex::default(),
+            search: AtomicBool::new(true),
+            in_flight: Mutex::default(),
+            wake: Notify::new(),
+            slots: Arc::new(Semaphore::new(slots)),
+        });
+        let (outcomes, recorded) = mpsc::unbounded_channel();
+        let recorder = self.recorder(recorded);
+        let claimers = async {
+            futures_util::future::join_all(
+                (0..self.lanes.max(1)).map(|_| self.claimer(&stop, &shared, &outcomes)),
+            )
+            .await;
+            // Every slot back means every delivery task has sent its outcome.
+            let _all = shared.slots.acquire_many(slots as u32).await;
+            drop(outcomes);
         };
-        let lanes = futures_util::future::join_all(
-            (0..self.lanes.max(1)).map(|_| self.lane(&stop, &notify)),
-        );
-        futures_util::future::join(waker, lanes).await;
+        futures_util::future::join3(self.waker(&stop, &shared), claimers, recorder).await;
+    }
+
+    /// Turns announcements and poll ticks into work; samples the backlog; tidies the queue.
+    async fn waker(&self, stop: &AtomicBool, shared: &Shared) {
+        let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
+        let mut sampled = Instant::now() - BACKLOG_SAMPLE;
+        let mut tidied = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            if sampled.elapsed() >= BACKLOG_SAMPLE {
+                sampled = Instant::now();
+                self.sample_backlog().await;
+            }
+            if tidied.elapsed() >= self.tidy_interval {
+                tidied = Instant::now();
+                if let Err(e) = self.queue.tidy().await {
+                    tracing::debug!(error = %e, "vacuuming the delivery queue failed");
+                }
+            }
+            let wakeup = self
+                .queue
+                .wait_for_work(poll_ms.min(BACKLOG_SAMPLE.as_millis() as u64))
+                .await;
+            if wakeup.search {
+                shared.search.store(true, Ordering::Relaxed);
+            }
+            shared.announce(wakeup.announced);
+            shared.wake.notify_waiters();
+        }
+        shared.wake.notify_waiters();
     }
 
     /// Queue depth and the age of the oldest due delivery, for operators.
@@ -73,50 +169,103 @@ impl DeliveryLoop {
         }
     }
 
-    async fn lane(&self, stop: &AtomicBool, notify: &Notify) {
+    /// Leases work for free slots and starts a task per delivery.
+    async fn claimer(
+        &self,
+        stop: &AtomicBool,
+        shared: &Arc<Shared>,
+        outcomes: &mpsc::UnboundedSender<DeliveryOutcome>,
+    ) {
         let lease_secs = i64::try_from(self.lease.as_secs()).unwrap_or(30);
         while !stop.load(Ordering::Relaxed) {
-            // Register for the wake-up before claiming, so a NOTIFY that lands between an
-            // empty claim and the wait is not lost.
-            let notified = notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let batch = match self.queue.claim_due(self.batch_size, lease_secs).await {
-                Ok(batch) => batch,
+            // Register for the wake-up before looking for work, so an announcement that
+            // lands between an empty claim and the wait is not lost.
+            let woken = shared.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let mut permits = match shared.slots.clone().acquire_owned().await {
+                Ok(p) => vec![p],
+                Err(_) => return,
+            };
+            while permits.len() < self.batch_size.max(1) as usize {
+                match shared.slots.clone().try_acquire_owned() {
+                    Ok(p) => permits.push(p),
+                    Err(_) => break,
+                }
+            }
+            let announced = shared.take_announced(permits.len());
+            let source = if !announced.is_empty() {
+                ClaimSource::Announced(announced)
+            } else if shared.search.swap(false, Ordering::Relaxed) {
+                ClaimSource::Due
+            } else {
+                drop(permits);
+                let _ = tokio::time::timeout(self.poll_interval, woken).await;
+                continue;
+            };
+            let searching = matches!(source, ClaimSource::Due);
+            let request = ClaimRequest {
+                source,
+                limit: permits.len() as u32,
+                lease_secs,
+                per_endpoint: self.per_endpoint.max(1),
+                busy: shared.busy(self.per_endpoint.max(1)),
+            };
+            let claimed = match self.queue.claim(&request).await {
+                Ok(claimed) => claimed,
                 Err(e) => {
                     tracing::warn!(error = %e, "claiming deliveries failed; retrying");
+                    // Whatever was asked for is still in the queue: search for it.
+                    shared.search.store(true, Ordering::Relaxed);
+                    drop(permits);
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     continue;
                 }
             };
-            if batch.is_empty() {
-                let _ = tokio::time::timeout(self.poll_interval, notified).await;
-                continue;
+            if searching && claimed.len() == request.limit as usize {
+                // A full search suggests more is waiting.
+                shared.search.store(true, Ordering::Relaxed);
             }
-            let outcomes: Vec<_> = stream::iter(batch.iter())
-                .map(|d| {
-                    deliver_event(
-                        d,
-                        self.transport.as_ref(),
-                        self.clock.as_ref(),
-                        &self.policy,
-                    )
-                })
-                .buffer_unordered(self.concurrency.max(1))
-                .collect()
-                .await;
-            for outcome in &outcomes {
-                let kind = match (outcome.status, outcome.response_status) {
-                    (DeliveryStatus::Succeeded, _) => "succeeded",
-                    (DeliveryStatus::Failed, _) => "failed",
-                    (_, Some(_)) => "retrying_http_error",
-                    (_, None) => "retrying_network_error",
-                };
-                metrics::counter!("stablepay_webhook_deliveries_total", "outcome" => kind)
-                    .increment(1);
+            for delivery in claimed {
+                let Some(permit) = permits.pop() else { break };
+                self.start(delivery, permit, shared, outcomes);
             }
+        }
+    }
+
+    /// Attempts one delivery on its own task; its slot frees when its outcome is queued.
+    fn start(
+        &self,
+        delivery: ClaimedDelivery,
+        permit: OwnedSemaphorePermit,
+        shared: &Arc<Shared>,
+        outcomes: &mpsc::UnboundedSender<DeliveryOutcome>,
+    ) {
+        let (transport, clock, policy) = (self.transport.clone(), self.clock.clone(), self.policy);
+        let (shared, outcomes, per_endpoint) =
+            (shared.clone(), outcomes.clone(), self.per_endpoint.max(1));
+        shared.started(delivery.endpoint);
+        tokio::spawn(async move {
+            let outcome =
+                deliver_event(&delivery, transport.as_ref(), clock.as_ref(), &policy).await;
+            count(&outcome);
+            let _ = outcomes.send(outcome);
+            if shared.finished(delivery.endpoint, per_endpoint) {
+                // The endpoint had work it could not take: look for it now.
+                shared.search.store(true, Ordering::Relaxed);
+                shared.wake.notify_waiters();
+            }
+            drop(permit);
+        });
+    }
+
+    /// Records outcomes as they arrive, many per statement, until every sender is gone.
+    async fn recorder(&self, mut recorded: mpsc::UnboundedReceiver<DeliveryOutcome>) {
+        let health = self.policy.health_rule();
+        let mut batch = Vec::with_capacity(RECORD_BATCH);
+        while recorded.recv_many(&mut batch, RECORD_BATCH).await > 0 {
             for attempt in 0..5u64 {
-                match self.queue.record_outcomes(&outcomes).await {
+                match self.queue.record_outcomes(&batch, &health).await {
                     Ok(()) => break,
                     Err(e) => {
                         // Unrecorded outcomes are re-attempted after the lease: at-least-once.
@@ -125,6 +274,17 @@ impl DeliveryLoop {
                     }
                 }
             }
+            batch.clear();
         }
     }
+}
+
+fn count(outcome: &DeliveryOutcome) {
+    let kind = match (outcome.status, outcome.response_status) {
+        (DeliveryStatus::Succeeded, _) => "succeeded",
+        (DeliveryStatus::Failed, _) => "failed",
+        (_, Some(_)) => "retrying_http_error",
+        (_, None) => "retrying_network_error",
+    };
+    metrics::counter!("stablepay_webhook_deliveries_total", "outcome" => kind).increment(1);
 }

@@ -48,6 +48,8 @@ async fn run() -> Result<(), String> {
         lanes: cfg.lanes,
         batch_size: cfg.batch_size,
         concurrency: cfg.concurrency,
+        per_endpoint: cfg.per_endpoint,
+        tidy_interval: cfg.tidy_interval,
         lease: cfg.lease,
         poll_interval: cfg.poll_interval,
     };

@@ -7,5 +7,6 @@ mod dashboard;
 mod idempotency;
 mod reads;
 mod support;
+mod tenant_isolation;
 mod wallets;
 mod webhook_endpoints;

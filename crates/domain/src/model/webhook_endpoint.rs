@@ -37,6 +37,9 @@ pub struct WebhookEndpoint {
     pub status: EndpointStatus,
     pub description: Option<String>,
     pub created_at: Timestamp,
+    /// Why the service disabled the endpoint (automatic disabling, D24); `None` when the
+    /// merchant set the status or the endpoint is enabled.
+    pub disabled_reason: Option<String>,
 }
 
 pub const MAX_URL_LEN: usize = 2000;

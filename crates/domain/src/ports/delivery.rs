@@ -10,6 +10,7 @@ use crate::model::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimedDelivery {
     pub id: EventId,
+    pub endpoint: WebhookEndpointId,
     pub url: String,
     /// Every secret currently valid for the endpoint (two during a rotation), or why they
     /// could not be read: such a delivery fails its attempt alone, visibly, unsent.
@@ -29,31 +30,84 @@ pub struct UnreadableSecret;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryOutcome {
     pub id: EventId,
+    pub endpoint: WebhookEndpointId,
     pub status: DeliveryStatus,
     pub attempts: u32,
     pub attempted_at: Timestamp,
     pub next_attempt_at: Option<Timestamp>,
     pub response_status: Option<u16>,
     pub last_error: Option<String>,
+    /// Whether the request reached the receiver (false when nothing could be sent, such as
+    /// an unreadable secret): only attempts that were sent count towards endpoint health.
+    pub sent: bool,
     pub attempt: WebhookAttempt,
+}
+
+/// What one claim may take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRequest {
+    pub source: ClaimSource,
+    /// Deliveries to lease at most.
+    pub limit: u32,
+    pub lease_secs: i64,
+    /// Deliveries one endpoint may have in flight in this worker (fairness: a slow
+    /// endpoint holds at most this many of the worker's slots).
+    pub per_endpoint: u32,
+    /// Endpoints with deliveries in flight here, and how many more each may take now.
+    pub busy: Vec<(WebhookEndpointId, u32)>,
+}
+
+/// Where a claim looks for work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimSource {
+    /// Deliveries announced as new (by id): claimed by key, no search.
+    Announced(Vec<EventId>),
+    /// Any due delivery, the oldest first within each endpoint's room.
+    Due,
+}
+
+/// What woke the worker: the ids of newly written deliveries, and whether work may be
+/// waiting that no announcement named (a poll tick, an overflowing announcement, or a
+/// reconnect), which calls for a search.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Wakeup {
+    pub announced: Vec<EventId>,
+    pub search: bool,
+}
+
+/// How endpoint health is judged when outcomes are recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthRule {
+    /// An endpoint whose sent attempts have all failed for this long is disabled.
+    pub disable_after_secs: i64,
+    /// What its record says about why.
+    pub reason: String,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait DeliveryQueue: Send + Sync {
-    /// Leases up to `limit` due, pending deliveries for `lease_secs` (SKIP LOCKED: several
-    /// workers never claim the same row while its lease runs). Errors: storage failures.
-    async fn claim_due(
+    /// Leases due, pending deliveries of enabled endpoints for `lease_secs`, within the
+    /// request's limit and each endpoint's room (several workers never lease the same
+    /// delivery while its lease runs). Errors: storage failures.
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<ClaimedDelivery>, StoreError>;
+
+    /// Records attempt results, releases their leases and takes finished deliveries off
+    /// the queue, in one statement; updates each endpoint's health by `health`, disabling
+    /// an endpoint whose sent attempts have all failed for its period. Errors: storage
+    /// failures (nothing is recorded; the leases expire and the attempts are repeated).
+    async fn record_outcomes(
         &self,
-        limit: u32,
-        lease_secs: i64,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
+        outcomes: &[DeliveryOutcome],
+        health: &HealthRule,
+    ) -> Result<(), StoreError>;
 
-    /// Records attempt results and releases their leases, in one transaction.
-    async fn record_outcomes(&self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError>;
+    /// Resolves when new work is announced, or after `max_wait_ms` (then with `search`).
+    async fn wait_for_work(&self, max_wait_ms: u64) -> Wakeup;
 
-    /// Resolves when new work may be available (NOTIFY) or after `max_wait_ms`.
-    async fn wait_for_work(&self, max_wait_ms: u64);
+    /// Reclaims the queue's dead rows now, so claims never walk them even while
+    /// autovacuum lags. Errors: storage failures (harmless; tried again later).
+    async fn tidy(&self) -> Result<(), StoreError>;
 
     /// How much is due now, and how long the oldest due delivery has waited (for
     /// operators' metrics). Errors: storage failures.

@@ -11,6 +11,8 @@ pub struct WebhookEndpointResource {
     pub status: EndpointStatus,
     pub description: Option<String>,
     pub created_at: Timestamp,
+    /// Why the service disabled the endpoint by itself (an extension; null otherwise).
+    pub disabled_reason: Option<String>,
     /// Only in the creation (and rotation) response.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
@@ -27,6 +29,7 @@ impl WebhookEndpointResource {
             status: e.status,
             description: e.description,
             created_at: e.created_at,
+            disabled_reason: e.disabled_reason,
             secret,
         }
     }

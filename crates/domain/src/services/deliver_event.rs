@@ -16,6 +16,7 @@ pub async fn deliver_event(
 ) -> DeliveryOutcome {
     let body = delivery.payload.as_bytes();
     let started_at = clock.now();
+    let sent = delivery.secrets.is_ok();
     let result = match &delivery.secrets {
         Ok(secrets) => {
             let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
@@ -80,12 +81,14 @@ pub async fn deliver_event(
     };
     DeliveryOutcome {
         id: delivery.id,
+        endpoint: delivery.endpoint,
         status,
         attempts,
         attempted_at,
         next_attempt_at,
         response_status,
         last_error,
+        sent,
         attempt,
     }
 }
@@ -111,6 +114,7 @@ mod tests {
     fn claimed(attempts: u32) -> ClaimedDelivery {
         ClaimedDelivery {
             id: EventId::generate(),
+            endpoint: crate::model::WebhookEndpointId::generate(),
             url: "https://m.example/h".into(),
             secrets: Ok(vec!["whsec_a".into()]),
             payload: r#"{"id":"evt_1"}"#.into(),
@@ -245,6 +249,10 @@ mod tests {
             |e| e.contains("could not be decrypted") && e.contains("nothing was sent")
         ));
         assert_eq!(out.attempt.error, out.last_error);
+        assert!(
+            !out.sent,
+            "an unsent attempt must not count against the endpoint"
+        );
         assert_eq!(
             (
                 out.attempt.response_status,

@@ -50,6 +50,7 @@ pub async fn create_webhook_endpoint(
         status: EndpointStatus::Enabled,
         description: new.description,
         created_at: clock.now(),
+        disabled_reason: None,
     };
     let secret = generate_signing_secret();
     endpoints.insert(&endpoint, &secret).await?;

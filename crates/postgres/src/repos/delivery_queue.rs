@@ -1,5 +1,6 @@
-//! The delivery queue the workers drain: leased batch claims (FOR UPDATE SKIP LOCKED),
-//! batched completion, LISTEN/NOTIFY wake-ups.
+//! The delivery queue the workers drain (the narrow `webhook_queue` table): announced
+//! deliveries claimed by key, fair searches capped per endpoint, batched completion, and
+//! LISTEN/NOTIFY wake-ups that carry the new ids.
 
 use std::time::Duration;
 
@@ -10,9 +11,10 @@ use diesel::QueryableByName;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::StreamExt;
 use stablepay_domain::ports::{
-    Backlog, ClaimedDelivery, DeliveryOutcome, DeliveryQueue, StoreError, UnreadableSecret,
+    Backlog, ClaimRequest, ClaimSource, ClaimedDelivery, DeliveryOutcome, DeliveryQueue,
+    HealthRule, StoreError, UnreadableSecret, Wakeup,
 };
-use stablepay_domain::EventId;
+use stablepay_domain::{EventId, WebhookEndpointId};
 use tokio::sync::Mutex;
 use uuid::Uuid;
 
@@ -21,46 +23,137 @@ use crate::error::map_diesel_error;
 use crate::prepared::Prepared;
 use crate::PgStore;
 
-const CLAIM_SQL: &str = "
-WITH due AS (
-    SELECT w.id FROM webhook_events w
-    JOIN webhook_endpoints e ON e.id = w.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
-    WHERE w.status = 'pending' AND w.next_attempt_at <= now()
-      AND (w.lease_until IS NULL OR w.lease_until < now())
-    ORDER BY w.next_attempt_at
-    LIMIT $1
-    FOR UPDATE OF w SKIP LOCKED
-)
-UPDATE webhook_events w SET lease_until = now() + make_interval(secs => $2)
-FROM due, webhook_endpoints e
-WHERE w.id = due.id AND e.id = w.endpoint_id
-RETURNING w.id, e.url, e.secret_ciphertext,
+/// The lease and what the worker needs to send, for the deliveries `picked` names.
+macro_rules! lease_picked {
+    () => {
+        "
+UPDATE webhook_queue q SET lease_until = now() + make_interval(secs => $2)
+FROM picked, webhook_events w, webhook_endpoints e
+WHERE q.delivery_id = picked.delivery_id AND w.id = q.delivery_id AND e.id = q.endpoint_id
+  AND (q.lease_until IS NULL OR q.lease_until < now())
+RETURNING w.id, q.endpoint_id, e.url, e.secret_ciphertext,
     CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_ciphertext END AS previous_secret,
-    w.payload, w.attempts";
+    w.payload, w.attempts"
+    };
+}
 
-/// Each outcome updates its delivery and appends its attempt, in one statement.
+/// Room per endpoint: `$3` for an idle endpoint, what `$4`/`$5` say for a busy one.
+macro_rules! room {
+    () => {
+        "LEFT JOIN unnest($4::uuid[], $5::int4[]) AS b(endpoint_id, room) ON b.endpoint_id = "
+    };
+}
+
+/// Fresh deliveries named by their announcement, claimed by key within each endpoint's
+/// room. The re-check in the UPDATE makes a second worker's claim of the same id a no-op.
+const CLAIM_ANNOUNCED_SQL: &str = concat!(
+    "
+WITH cand AS (
+    SELECT q.delivery_id, q.endpoint_id,
+        row_number() OVER (PARTITION BY q.endpoint_id ORDER BY q.due_at) AS n
+    FROM webhook_queue q
+    JOIN webhook_endpoints e ON e.id = q.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
+    WHERE q.delivery_id = ANY($6) AND q.due_at <= now()
+      AND (q.lease_until IS NULL OR q.lease_until < now())
+), picked AS (
+    SELECT cand.delivery_id FROM cand ",
+    room!(),
+    "cand.endpoint_id
+    WHERE cand.n <= COALESCE(b.room, $3)
+    LIMIT $1
+)",
+    lease_picked!()
+);
+
+/// A fair search: every endpoint with queued work (a loose index scan), each giving at most
+/// its room, oldest first overall. A slow endpoint's backlog is never walked past: it is
+/// read only up to its room.
+const CLAIM_DUE_SQL: &str = concat!(
+    "
+WITH RECURSIVE eps(endpoint_id) AS (
+    (SELECT endpoint_id FROM webhook_queue ORDER BY endpoint_id LIMIT 1)
+  UNION ALL
+    SELECT (SELECT q.endpoint_id FROM webhook_queue q WHERE q.endpoint_id > eps.endpoint_id
+            ORDER BY q.endpoint_id LIMIT 1)
+    FROM eps WHERE eps.endpoint_id IS NOT NULL
+), room AS (
+    SELECT eps.endpoint_id, COALESCE(b.room, $3) AS room
+    FROM eps
+    JOIN webhook_endpoints e ON e.id = eps.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
+    ",
+    room!(),
+    "eps.endpoint_id
+), picked AS (
+    SELECT c.delivery_id FROM room
+    CROSS JOIN LATERAL (
+        SELECT q.delivery_id, q.due_at FROM webhook_queue q
+        WHERE q.endpoint_id = room.endpoint_id AND q.due_at <= now()
+          AND (q.lease_until IS NULL OR q.lease_until < now())
+        ORDER BY q.due_at LIMIT room.room
+        FOR UPDATE SKIP LOCKED) c
+    WHERE room.room > 0
+    ORDER BY c.due_at
+    LIMIT $1
+)",
+    lease_picked!()
+);
+
+/// Each outcome updates its delivery, appends its attempt, takes a finished delivery off
+/// the queue or reschedules it, and updates its endpoint's health, in one statement. An
+/// endpoint that succeeded anywhere in the batch is healthy; one whose sent attempts
+/// failed is failing since its first such failure, and disabled once that is `$15`
+/// seconds old.
 const COMPLETE_SQL: &str = "
-WITH done AS (
-    UPDATE webhook_events w SET status = v.status, attempts = v.attempts, last_attempt_at = v.attempted_at,
-        next_attempt_at = v.next_at, response_status = v.resp, last_error = v.err, lease_until = NULL
-    FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[], $6::int4[],
-                $7::text[], $8::uuid[], $9::timestamptz[], $10::int4[], $11::text[], $12::text[])
+WITH v AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[],
+                $6::int4[], $7::text[], $8::uuid[], $9::timestamptz[], $10::int4[], $11::text[],
+                $12::text[], $13::uuid[], $14::bool[])
         AS v(id, status, attempts, attempted_at, next_at, resp, err, attempt_id, started_at,
-             duration_ms, attempt_err, body)
+             duration_ms, attempt_err, body, endpoint_id, sent)
+), done AS (
+    UPDATE webhook_events w SET status = v.status, attempts = v.attempts, last_attempt_at = v.attempted_at,
+        next_attempt_at = v.next_at, response_status = v.resp, last_error = v.err
+    FROM v
     WHERE w.id = v.id AND w.status = 'pending'
-    RETURNING w.id, w.merchant_id, w.livemode, v.attempt_id, v.started_at, v.duration_ms, v.resp,
-        v.attempt_err, v.body
+    RETURNING w.id, w.merchant_id, w.livemode, v.status, v.next_at, v.attempt_id, v.started_at,
+        v.duration_ms, v.resp, v.attempt_err, v.body
+), logged AS (
+    INSERT INTO webhook_attempts
+        (id, delivery_id, merchant_id, livemode, attempted_at, duration_ms, response_status,
+         error, response_body)
+    SELECT attempt_id, id, merchant_id, livemode, started_at, duration_ms, resp, attempt_err, body
+    FROM done
+), dequeued AS (
+    DELETE FROM webhook_queue q USING done
+    WHERE q.delivery_id = done.id AND done.status <> 'pending'
+), rescheduled AS (
+    UPDATE webhook_queue q SET due_at = done.next_at, lease_until = NULL
+    FROM done WHERE q.delivery_id = done.id AND done.status = 'pending'
+), healthy AS (
+    UPDATE webhook_endpoints e SET failing_since = NULL
+    FROM (SELECT DISTINCT endpoint_id FROM v WHERE status = 'succeeded') s
+    WHERE e.id = s.endpoint_id AND e.failing_since IS NOT NULL
+), failing AS (
+    SELECT endpoint_id, min(started_at) AS since, max(attempted_at) AS last
+    FROM v GROUP BY endpoint_id
+    HAVING bool_and(sent AND status <> 'succeeded')
 )
-INSERT INTO webhook_attempts
-    (id, delivery_id, merchant_id, livemode, attempted_at, duration_ms, response_status, error,
-     response_body)
-SELECT attempt_id, id, merchant_id, livemode, started_at, duration_ms, resp, attempt_err, body
-FROM done";
+UPDATE webhook_endpoints e SET
+    failing_since = COALESCE(e.failing_since, f.since),
+    status = CASE WHEN COALESCE(e.failing_since, f.since) <= f.last - make_interval(secs => $15)
+                  THEN 'disabled' ELSE e.status END,
+    disabled_reason = CASE WHEN COALESCE(e.failing_since, f.since) <= f.last - make_interval(secs => $15)
+                  THEN $16 ELSE e.disabled_reason END
+FROM failing f
+WHERE e.id = f.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
+  AND (e.failing_since IS NULL OR e.failing_since <= f.last - make_interval(secs => $15))";
 
 #[derive(QueryableByName)]
 struct ClaimRow {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    endpoint_id: Uuid,
     #[diesel(sql_type = Text)]
     url: String,
     #[diesel(sql_type = Bytea)]
@@ -73,11 +166,10 @@ struct ClaimRow {
     attempts: i32,
 }
 
-/// Due deliveries, through the partial `due` index.
+/// Due deliveries: the queue table is small (live work only).
 const BACKLOG_SQL: &str = "
-SELECT count(*) AS due,
-       EXTRACT(EPOCH FROM now() - min(next_attempt_at))::float8 AS oldest_age
-FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= now()";
+SELECT count(*) AS due, EXTRACT(EPOCH FROM now() - min(due_at))::float8 AS oldest_age
+FROM webhook_queue WHERE due_at <= now()";
 
 #[derive(QueryableByName)]
 struct BacklogRow {
@@ -117,19 +209,35 @@ impl PgDeliveryQueue {
 
 #[async_trait]
 impl DeliveryQueue for PgDeliveryQueue {
-    async fn claim_due(
-        &self,
-        limit: u32,
-        lease_secs: i64,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+    async fn claim(&self, request: &ClaimRequest) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let (sql, announced) = match &request.source {
+            ClaimSource::Announced(ids) if ids.is_empty() => return Ok(Vec::new()),
+            ClaimSource::Announced(ids) => (
+                CLAIM_ANNOUNCED_SQL,
+                ids.iter().map(|id| id.uuid()).collect::<Vec<_>>(),
+            ),
+            // $6 is not referenced by the search; bound empty to keep one bind list.
+            ClaimSource::Due => (CLAIM_DUE_SQL, Vec::new()),
+        };
+        let (busy, room): (Vec<Uuid>, Vec<i32>) = request
+            .busy
+            .iter()
+            .map(|(e, r)| (e.uuid(), i32::try_from(*r).unwrap_or(i32::MAX)))
+            .unzip();
+        let query = diesel::sql_query(sql)
+            .bind::<Int8, _>(i64::from(request.limit))
+            .bind::<Int8, _>(request.lease_secs)
+            .bind::<Int4, _>(i32::try_from(request.per_endpoint).unwrap_or(i32::MAX))
+            .bind::<Array<SqlUuid>, _>(busy)
+            .bind::<Array<Int4>, _>(room);
         let mut conn = self.store.conn().await?;
-        let rows: Vec<ClaimRow> = Prepared(
-            diesel::sql_query(CLAIM_SQL)
-                .bind::<Int8, _>(i64::from(limit))
-                .bind::<Int8, _>(lease_secs),
-        )
-        .load(&mut conn)
-        .await
+        let rows: Vec<ClaimRow> = if matches!(request.source, ClaimSource::Due) {
+            Prepared(query).load(&mut conn).await
+        } else {
+            Prepared(query.bind::<Array<SqlUuid>, _>(announced))
+                .load(&mut conn)
+                .await
+        }
         .map_err(map_diesel_error)?;
         Ok(rows
             .into_iter()
@@ -145,6 +253,7 @@ impl DeliveryQueue for PgDeliveryQueue {
                     });
                 ClaimedDelivery {
                     id: EventId::from_uuid(r.id),
+                    endpoint: WebhookEndpointId::from_uuid(r.endpoint_id),
                     url: r.url,
                     secrets,
                     payload: r.payload,
@@ -166,7 +275,11 @@ impl DeliveryQueue for PgDeliveryQueue {
         })
     }
 
-    async fn record_outcomes(&self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError> {
+    async fn record_outcomes(
+        &self,
+        outcomes: &[DeliveryOutcome],
+        health: &HealthRule,
+    ) -> Result<(), StoreError> {
         if outcomes.is_empty() {
             return Ok(());
         }
@@ -207,6 +320,8 @@ impl DeliveryQueue for PgDeliveryQueue {
             .iter()
             .map(|o| o.attempt.response_body.clone())
             .collect();
+        let endpoints: Vec<Uuid> = outcomes.iter().map(|o| o.endpoint.uuid()).collect();
+        let sent: Vec<bool> = outcomes.iter().map(|o| o.sent).collect();
         let mut conn = self.store.conn().await?;
         Prepared(
             diesel::sql_query(COMPLETE_SQL)
@@ -221,7 +336,11 @@ impl DeliveryQueue for PgDeliveryQueue {
                 .bind::<Array<Timestamptz>, _>(started)
                 .bind::<Array<Int4>, _>(durations)
                 .bind::<Array<Nullable<Text>>, _>(attempt_errs)
-                .bind::<Array<Nullable<Text>>, _>(bodies),
+                .bind::<Array<Nullable<Text>>, _>(bodies)
+                .bind::<Array<SqlUuid>, _>(endpoints)
+                .bind::<Array<diesel::sql_types::Bool>, _>(sent)
+                .bind::<Int8, _>(health.disable_after_secs)
+                .bind::<Text, _>(&health.reason),
         )
         .execute(&mut conn)
         .await
@@ -229,33 +348,77 @@ impl DeliveryQueue for PgDeliveryQueue {
         Ok(())
     }
 
-    async fn wait_for_work(&self, max_wait_ms: u64) {
+    async fn wait_for_work(&self, max_wait_ms: u64) -> Wakeup {
         let deadline = Duration::from_millis(max_wait_ms);
         let mut guard = self.listener.lock().await;
         if guard.is_none() {
             *guard = self.listen().await;
+            // Announcements sent while nobody listened are lost: search once.
+            if guard.is_some() {
+                return Wakeup {
+                    announced: Vec::new(),
+                    search: true,
+                };
+            }
         }
         let Some(conn) = guard.as_mut() else {
             tokio::time::sleep(deadline).await;
-            return;
+            return Wakeup {
+                announced: Vec::new(),
+                search: true,
+            };
         };
+        let mut wakeup = Wakeup::default();
         let broken = {
             let mut stream = std::pin::pin!(conn.notifications_stream());
             match tokio::time::timeout(deadline, stream.next()).await {
-                Ok(Some(Ok(_))) | Err(_) => {
-                    // Drain whatever else arrived so one wake-up covers a burst.
-                    while let Ok(Some(Ok(_))) =
+                Ok(Some(Ok(first))) => {
+                    read_announcement(&first.payload, &mut wakeup);
+                    // Take whatever else arrived so one wake-up covers a burst.
+                    while let Ok(Some(Ok(more))) =
                         tokio::time::timeout(Duration::ZERO, stream.next()).await
                     {
+                        read_announcement(&more.payload, &mut wakeup);
                     }
+                    false
+                }
+                Err(_) => {
+                    wakeup.search = true;
                     false
                 }
                 Ok(Some(Err(_))) | Ok(None) => true,
             }
         };
         if broken {
-            // The connection broke: reconnect on the next wait.
+            // The connection broke: reconnect on the next wait, and search meanwhile.
             *guard = None;
+            wakeup.search = true;
+        }
+        wakeup
+    }
+
+    async fn tidy(&self) -> Result<(), StoreError> {
+        let mut conn = self.store.conn().await?;
+        // SKIP_LOCKED: when another worker is already vacuuming, there is nothing to add.
+        diesel::sql_query("VACUUM (SKIP_LOCKED) webhook_queue")
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+}
+
+/// An announcement's payload: comma-separated delivery ids, or empty when there were too
+/// many to name (then, and for anything unreadable, the workers search).
+fn read_announcement(payload: &str, wakeup: &mut Wakeup) {
+    if payload.is_empty() {
+        wakeup.search = true;
+        return;
+    }
+    for id in payload.split(',') {
+        match Uuid::parse_str(id) {
+            Ok(id) => wakeup.announced.push(EventId::from_uuid(id)),
+            Err(_) => wakeup.search = true,
         }
     }
 }

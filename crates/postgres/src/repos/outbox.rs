@@ -1,6 +1,6 @@
 //! The transactional outbox (D13): events and their per-endpoint delivery records are
-//! written in the same transaction as the change that fires them, and a NOTIFY wakes the
-//! delivery workers when that transaction commits.
+//! written in the same transaction as the change that fires them; the table's insert
+//! trigger queues each delivery and announces its id to the workers at commit.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -16,6 +16,7 @@ use crate::rows::WebhookEventRow;
 use crate::schema::{events, webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
 
+/// The channel the `webhook_events_enqueue` trigger announces new deliveries on.
 pub const NOTIFY_CHANNEL: &str = "stablepay_webhook_events";
 
 pub(crate) enum OutboxError {
@@ -56,16 +57,8 @@ fn pending_row(d: &NewDelivery, event_id: Option<Uuid>) -> WebhookEventRow {
         response_status: None,
         resend_of: d.resend_of.map(|r| r.uuid()),
         payload: d.payload.clone(),
-        lease_until: None,
         created_at: d.created_at.as_datetime(),
     }
-}
-
-async fn notify(conn: &mut AsyncPgConnection) -> Result<(), diesel::result::Error> {
-    diesel::sql_query(format!("NOTIFY {NOTIFY_CHANNEL}"))
-        .execute(conn)
-        .await
-        .map(|_| ())
 }
 
 /// Writes an event and routes it (spec "Routing rules") inside the caller's transaction.
@@ -131,10 +124,10 @@ pub(crate) async fn write_event(
     }
     if !rows.is_empty() {
         // One shape per endpoint count: few, so the statement is worth preparing.
+        // The insert trigger queues the rows and announces their ids at commit.
         Prepared(diesel::insert_into(wev::table).values(&rows))
             .execute(conn)
             .await?;
-        notify(conn).await?;
     }
     Ok(ids)
 }
@@ -158,7 +151,6 @@ impl Outbox for PgStore {
                     .returning(WebhookEventRow::as_returning())
                     .get_result(conn)
                     .await?;
-                notify(conn).await?;
                 Ok::<_, OutboxError>(r)
             })
             .await?;
@@ -204,7 +196,6 @@ impl Outbox for PgStore {
                     .returning(WebhookEventRow::as_returning())
                     .get_result(conn)
                     .await?;
-                notify(conn).await?;
                 Ok(r)
             })
             .await?;

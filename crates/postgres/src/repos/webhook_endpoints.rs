@@ -16,6 +16,9 @@ struct EndpointChangeset {
     enabled_events: Option<Vec<String>>,
     status: Option<String>,
     description: Option<Option<String>>,
+    // A status the merchant sets ends any automatic verdict: the health clock restarts.
+    failing_since: Option<Option<chrono::DateTime<chrono::Utc>>>,
+    disabled_reason: Option<Option<String>>,
 }
 
 #[async_trait]
@@ -98,6 +101,8 @@ impl WebhookEndpointRepository for PgStore {
             enabled_events: changes.enabled_events.as_deref().map(event_names),
             status: changes.status.map(|s| s.as_str().to_owned()),
             description: changes.description.clone(),
+            failing_since: changes.status.map(|_| None),
+            disabled_reason: changes.status.map(|_| None),
         };
         let nothing_to_change = changeset.url.is_none()
             && changeset.enabled_events.is_none()
@@ -184,6 +189,10 @@ impl WebhookEndpointRepository for PgStore {
                         wev::last_error.eq("the endpoint was deleted"),
                         wev::next_attempt_at.eq(None::<chrono::DateTime<chrono::Utc>>),
                     ))
+                    .execute(conn)
+                    .await?;
+                diesel::sql_query("DELETE FROM webhook_queue WHERE endpoint_id = $1")
+                    .bind::<diesel::sql_types::Uuid, _>(id.uuid())
                     .execute(conn)
                     .await?;
                 Ok::<_, diesel::result::Error>(n)

@@ -21,6 +21,7 @@ pub(crate) struct EndpointRow {
     pub status: String,
     pub description: Option<String>,
     pub created_at: DateTime<Utc>,
+    pub disabled_reason: Option<String>,
 }
 
 #[derive(Insertable, Debug)]
@@ -58,6 +59,7 @@ impl TryFrom<EndpointRow> for WebhookEndpoint {
             status: parse_enum("endpoint status", &r.status, EndpointStatus::parse)?,
             description: r.description,
             created_at: ts(r.created_at),
+            disabled_reason: r.disabled_reason,
         })
     }
 }

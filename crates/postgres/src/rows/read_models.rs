@@ -253,7 +253,6 @@ pub struct WebhookEventRow {
     pub response_status: Option<i32>,
     pub resend_of: Option<Uuid>,
     pub payload: String,
-    pub lease_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 

@@ -25,6 +25,7 @@ pub struct EndpointLine {
     pub status: &'static str,
     pub events: String,
     pub description: String,
+    pub disabled_reason: String,
     pub created: String,
 }
 
@@ -44,6 +45,7 @@ fn endpoint_line(p: &Page, e: &WebhookEndpoint) -> EndpointLine {
                 .join(", ")
         },
         description: e.description.clone().unwrap_or_default(),
+        disabled_reason: e.disabled_reason.clone().unwrap_or_default(),
         created: time(e.created_at),
     }
 }
