@@ -2,6 +2,7 @@
 //! real local HTTP receiver.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod many_merchants;
 mod receiver;
 mod scenarios;
 
