@@ -22,15 +22,15 @@ use crate::util::{cargo, root, run as run_cmd};
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
 
-struct Receiver {
-    url: String,
-    count: Arc<AtomicU64>,
+pub(crate) struct Receiver {
+    pub url: String,
+    pub count: Arc<AtomicU64>,
     first: Arc<Mutex<Option<Instant>>>,
     last: Arc<Mutex<Option<Instant>>>,
-    arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
+    pub arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
 }
 
-async fn start_receiver() -> Result<Receiver, String> {
+pub(crate) async fn start_receiver() -> Result<Receiver, String> {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
@@ -115,7 +115,7 @@ fn envelope_id(body: &str) -> Option<String> {
     Some(body[start..end].to_owned())
 }
 
-struct Workers(Vec<Child>);
+pub(crate) struct Workers(Vec<Child>);
 
 impl Drop for Workers {
     fn drop(&mut self) {
@@ -126,8 +126,8 @@ impl Drop for Workers {
     }
 }
 
-fn start_workers(n: usize, db: &str) -> Result<Workers, String> {
-    let key = base64::engine::general_purpose::STANDARD.encode(SECRETS_KEY);
+pub(crate) fn start_workers(n: usize, db: &str, secrets_key: &[u8; 32]) -> Result<Workers, String> {
+    let key = base64::engine::general_purpose::STANDARD.encode(secrets_key);
     let bin = root().join("target/release/stablepay-worker");
     let mut children = Vec::new();
     for _ in 0..n {
@@ -142,6 +142,11 @@ fn start_workers(n: usize, db: &str) -> Result<Workers, String> {
         children.push(child);
     }
     Ok(Workers(children))
+}
+
+/// Microseconds as milliseconds for the tables.
+pub(crate) fn ms(us: u64) -> String {
+    format!("{:.2} ms", us as f64 / 1000.0)
 }
 
 /// The `p` quantile of sorted values (nearest rank).
@@ -227,17 +232,30 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    println!("xtask: building stablepay-worker (release)");
-    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
+    println!("xtask: building stablepay-worker and stablepay-api (release)");
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "stablepay-worker",
+        "-p",
+        "stablepay-api",
+    ]))?;
     let pg = Postgres::provision("bench")?;
     let db = pg.database("bench")?;
+    let fairness_db = pg.database("bench_fairness")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let result = runtime.block_on(bench(&db, total, workers));
+    runtime.block_on(bench(&db, total, workers))?;
+    if std::env::var("BENCH_SKIP_FAIRNESS").is_err() {
+        runtime.block_on(crate::bench_fairness::fairness(&fairness_db))?;
+    }
+    drop(runtime);
     drop(pg);
-    result
+    crate::bench_latency::latency()
 }
 
 async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
@@ -294,7 +312,7 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clear();
-    let procs = start_workers(workers, db)?;
+    let procs = start_workers(workers, db, &SECRETS_KEY)?;
     let started = Instant::now();
     while rx.count.load(Ordering::Relaxed) < total {
         if started.elapsed() > Duration::from_secs(300) {
@@ -321,15 +339,57 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
     // Phase 2: steady enqueueing at half the peak through the outbox (one transaction per
     // event, as real state changes do), measuring commit-to-receipt latency.
     let rate = (peak / 2.0).max(1.0);
-    let seconds = 10u64;
+    let store = Arc::new(store);
+    let steady = steady_outbox_load(&store, &[merchant.id], rate, 10, &rx).await;
+    drop(procs);
+    let lat = steady.latencies_us;
+    let (sent, enqueue_errors, achieved, enqueue_secs) =
+        (steady.sent, steady.errors, steady.achieved, steady.seconds);
+
+    println!();
+    println!(
+        "| webhooks benchmark ({workers} worker process(es), {} cores) | value |",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!("|---|---|");
+    println!("| backlog drained | {total} deliveries in {drain_secs:.2} s |");
+    println!("| peak signed deliveries/s | {peak:.0} |");
+    println!("| steady enqueue (target half of peak: {rate:.0}/s) | {achieved:.0} events/s achieved over {enqueue_secs:.1} s, {enqueue_errors} errors |");
+    println!("| delivered in steady phase | {} of {sent} |", lat.len());
+    println!("| commit-to-receipt p50 | {} |", ms(percentile(&lat, 0.50)));
+    println!("| commit-to-receipt p99 | {} |", ms(percentile(&lat, 0.99)));
+    println!(
+        "| commit-to-receipt max | {} |",
+        ms(lat.last().copied().unwrap_or(0))
+    );
+    Ok(())
+}
+
+/// What a steady load produced: events committed, failures, the achieved rate, and each
+/// delivery's commit-to-receipt latency in microseconds (sorted).
+pub(crate) struct Steady {
+    pub sent: u64,
+    pub errors: u64,
+    pub achieved: f64,
+    pub seconds: f64,
+    pub latencies_us: Vec<u64>,
+}
+
+/// Records events at `rate` per second for `seconds` through the outbox, one transaction
+/// per event, round-robin over `merchants` (each routes to its own endpoints), from 32
+/// producers on their own schedules; then waits for the deliveries to arrive at `rx`.
+pub(crate) async fn steady_outbox_load(
+    store: &Arc<PgStore>,
+    merchants: &[stablepay_domain::MerchantId],
+    rate: f64,
+    seconds: u64,
+    rx: &Receiver,
+) -> Steady {
     let before = rx.count.load(Ordering::Relaxed);
     rx.arrivals
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clear();
-    let store = Arc::new(store);
-    // 16 producers, each on its own schedule; a producer that falls behind just runs
-    // flat out, and the achieved rate is reported as measured.
     let producers = 32u32;
     let committed: Arc<Mutex<std::collections::HashMap<String, Instant>>> = Arc::default();
     let interval = Duration::from_secs_f64(f64::from(producers) / rate);
@@ -339,19 +399,21 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
     for p in 0..producers {
         let store = store.clone();
         let committed = committed.clone();
-        let merchant_id = merchant.id;
+        let merchants = merchants.to_vec();
         tasks.push(tokio::spawn(async move {
             let (mut sent, mut errors) = (0u64, 0u64);
             let mut next = phase + interval.mul_f64(f64::from(p) / f64::from(producers));
+            let mut i = p as usize;
             while next.duration_since(phase) < window {
                 tokio::time::sleep_until(next.into()).await;
                 let draft = EventDraft {
-                    merchant_id,
+                    merchant_id: merchants[i % merchants.len()],
                     mode: Mode::Test,
                     event_type: EventType::PaymentSucceeded,
                     object_json: r#"{"id":"pay_bench","object":"payment","amount":"25"}"#.into(),
                     created_at: Timestamp::new(chrono::Utc::now()),
                 };
+                i += producers as usize;
                 match store.record_event(&draft).await {
                     Ok(ids) => {
                         // Commit time: the moment record_event's transaction returned.
@@ -369,20 +431,19 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
             (sent, errors)
         }));
     }
-    let (mut sent, mut enqueue_errors) = (0u64, 0u64);
+    let (mut sent, mut errors) = (0u64, 0u64);
     for t in tasks {
         let (s, e) = t.await.unwrap_or((0, 0));
         sent += s;
-        enqueue_errors += e;
+        errors += e;
     }
-    let enqueue_secs = phase.elapsed().as_secs_f64();
+    let seconds = phase.elapsed().as_secs_f64();
     let deadline = Instant::now() + Duration::from_secs(60);
     while rx.count.load(Ordering::Relaxed) < before + sent && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    drop(procs);
     let committed = committed.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let mut lat: Vec<i64> = rx
+    let mut latencies_us: Vec<u64> = rx
         .arrivals
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -390,27 +451,15 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
         .filter_map(|(id, at)| {
             committed
                 .get(id)
-                .map(|c| at.saturating_duration_since(*c).as_millis() as i64)
+                .map(|c| at.saturating_duration_since(*c).as_micros() as u64)
         })
         .collect();
-    lat.sort_unstable();
-    let achieved = sent as f64 / enqueue_secs;
-
-    println!();
-    println!(
-        "| webhooks benchmark ({workers} worker process(es), {} cores) | value |",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    );
-    println!("|---|---|");
-    println!("| backlog drained | {total} deliveries in {drain_secs:.2} s |");
-    println!("| peak signed deliveries/s | {peak:.0} |");
-    println!("| steady enqueue (target half of peak: {rate:.0}/s) | {achieved:.0} events/s achieved over {enqueue_secs:.1} s, {enqueue_errors} errors |");
-    println!("| delivered in steady phase | {} of {sent} |", lat.len());
-    println!("| commit-to-receipt p50 | {} ms |", percentile(&lat, 0.50));
-    println!("| commit-to-receipt p99 | {} ms |", percentile(&lat, 0.99));
-    println!(
-        "| commit-to-receipt max | {} ms |",
-        lat.last().copied().unwrap_or(0)
-    );
-    Ok(())
+    latencies_us.sort_unstable();
+    Steady {
+        sent,
+        errors,
+        achieved: sent as f64 / seconds,
+        seconds,
+        latencies_us,
+    }
 }

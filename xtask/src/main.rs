@@ -5,6 +5,8 @@
 mod bench;
 mod bench_api;
 mod bench_billing;
+mod bench_fairness;
+mod bench_latency;
 mod bench_lists;
 mod bench_settlement;
 mod bench_soak;
@@ -29,7 +31,9 @@ commands:
           clippy -D warnings, and
           every test of the workspace (extra arguments go to cargo test)
   bench   webhooks: deliveries/s and commit-to-receipt latency (release build;
-          BENCH_DELIVERIES, BENCH_WORKERS tune it)
+          BENCH_DELIVERIES, BENCH_WORKERS tune it); fairness beside a slow endpoint
+          with a 50,000 backlog (BENCH_SKIP_FAIRNESS skips it); API-driven latency
+          at 500/s with autovacuum off (BENCH_LATENCY_SECS, default 120)
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates

@@ -103,6 +103,12 @@ fn prepare_data_dir(name: &str, run_as: Option<&str>) -> Result<PathBuf, String>
 impl Postgres {
     /// Uses `DATABASE_URL` if set, else starts a fresh cluster named `name`.
     pub fn provision(name: &str) -> Result<Self, String> {
+        Self::provision_with(name, "")
+    }
+
+    /// As [`Postgres::provision`], with extra server options (`-c name=value ...`) for a
+    /// fresh cluster.
+    pub fn provision_with(name: &str, extra_options: &str) -> Result<Self, String> {
         if let Ok(url) = std::env::var("DATABASE_URL") {
             if !url.trim().is_empty() {
                 println!("xtask: using DATABASE_URL ({})", redact(&url));
@@ -148,7 +154,7 @@ impl Postgres {
         )?;
         let options = format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-             -c full_page_writes=off -c max_connections=300",
+             -c full_page_writes=off -c max_connections=300 {extra_options}",
             cluster.data.display()
         );
         output(
