@@ -59,6 +59,8 @@ pub struct ServeConfig {
     /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
     pub trusted_proxies: stablepay_web::TrustedProxies,
     pub secrets_key: Vec<u8>,
+    /// `STABLEPAY_SECRETS_KEY_PREVIOUS`: the key being rotated out (still opens its rows).
+    pub secrets_key_previous: Option<Vec<u8>>,
     pub tokens: TokenDirectory,
     pub db_pool_size: usize,
     pub workers: usize,
@@ -107,6 +109,7 @@ impl ServeConfig {
             )
             .map_err(|e| err("STABLEPAY_TRUSTED_PROXIES", e))?,
             secrets_key: secrets_key()?,
+            secrets_key_previous: secrets_key_previous()?,
             tokens: tokens()?,
             db_pool_size: parsed("STABLEPAY_DB_POOL_SIZE", 16)?,
             workers: parsed(
@@ -132,6 +135,12 @@ pub fn public_url() -> Result<String, ConfigError> {
     Ok(public_url.trim_end_matches('/').to_owned())
 }
 
+/// `STABLEPAY_SECRETS_KEY_PREVIOUS`, when set: the same shape as the current key.
+pub fn secrets_key_previous() -> Result<Option<Vec<u8>>, ConfigError> {
+    const NAME: &str = "STABLEPAY_SECRETS_KEY_PREVIOUS";
+    var(NAME).map(|raw| decode_key(NAME, &raw)).transpose()
+}
+
 pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {
     const NAME: &str = "STABLEPAY_SECRETS_KEY";
     let raw = var(NAME).ok_or_else(|| {
@@ -140,12 +149,16 @@ pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {
             "is not set (32 random bytes, base64; `openssl rand -base64 32`)",
         )
     })?;
+    decode_key(NAME, &raw)
+}
+
+fn decode_key(name: &'static str, raw: &str) -> Result<Vec<u8>, ConfigError> {
     let key = base64::engine::general_purpose::STANDARD
         .decode(raw.trim())
-        .map_err(|_| err(NAME, "is not valid base64"))?;
+        .map_err(|_| err(name, "is not valid base64"))?;
     if key.len() != 32 {
         return Err(err(
-            NAME,
+            name,
             format!("must decode to 32 bytes, got {}", key.len()),
         ));
     }

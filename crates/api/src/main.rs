@@ -138,7 +138,10 @@ async fn main() -> ExitCode {
 
 async fn serve() -> Result<(), String> {
     let cfg = ServeConfig::from_env().map_err(|e| e.to_string())?;
-    let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    let mut cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    if let Some(previous) = &cfg.secrets_key_previous {
+        cipher = cipher.with_previous(previous).map_err(|e| e.to_string())?;
+    }
     let pool = PoolConfig {
         max_connections: cfg.db_pool_size,
         shards: cfg.workers,

@@ -285,9 +285,14 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// Decrypts a stored signing secret (for the delivery path and tests).
-    pub fn decrypt_secret(&self, sealed: &[u8]) -> Result<String, crate::CipherError> {
-        self.cipher.decrypt(sealed)
+    /// Decrypts a webhook endpoint's stored signing secret (for the delivery path and tests).
+    pub fn decrypt_secret(
+        &self,
+        endpoint: uuid::Uuid,
+        sealed: &[u8],
+    ) -> Result<String, crate::CipherError> {
+        self.cipher
+            .decrypt(sealed, &crate::cipher::endpoint_aad(endpoint))
     }
 }
 

@@ -49,16 +49,30 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
     }
 }
 
+fn decode_key(name: &'static str, raw: &str) -> Result<Vec<u8>, ConfigError> {
+    base64::engine::general_purpose::STANDARD
+        .decode(raw.trim())
+        .ok()
+        .filter(|k| k.len() == 32)
+        .ok_or(ConfigError {
+            var: name,
+            problem: "must be 32 bytes, base64".into(),
+        })
+}
+
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     pub database_url: String,
     pub secrets_key: Vec<u8>,
+    /// `STABLEPAY_SECRETS_KEY_PREVIOUS`: the key being rotated out; the worker re-seals
+    /// its rows under the current key in the background.
+    pub secrets_key_previous: Option<Vec<u8>>,
     pub policy: DeliveryPolicy,
     pub allow_private_targets: bool,
     pub lanes: usize,
     pub batch_size: u32,
     pub concurrency: usize,
-    /// `STABLEPAY_DELIVERY_PER_ENDPOINT` (16): requests one endpoint may have in flight in
+    /// `STABLEPAY_DELIVERY_PER_ENDPOINT` (64): requests one endpoint may have in flight in
     /// this process, so a slow endpoint cannot take every slot.
     pub per_endpoint: u32,
     /// `STABLEPAY_DELIVERY_QUEUE_VACUUM` (10s): how often the worker vacuums the queue table.
@@ -86,14 +100,10 @@ impl WorkerConfig {
             var: "STABLEPAY_SECRETS_KEY",
             problem: "is not set (the same 32-byte base64 key as the api)".into(),
         })?;
-        let secrets_key = base64::engine::general_purpose::STANDARD
-            .decode(raw_key.trim())
-            .ok()
-            .filter(|k| k.len() == 32)
-            .ok_or(ConfigError {
-                var: "STABLEPAY_SECRETS_KEY",
-                problem: "must be 32 bytes, base64".into(),
-            })?;
+        let secrets_key = decode_key("STABLEPAY_SECRETS_KEY", &raw_key)?;
+        let secrets_key_previous = var("STABLEPAY_SECRETS_KEY_PREVIOUS")
+            .map(|raw| decode_key("STABLEPAY_SECRETS_KEY_PREVIOUS", &raw))
+            .transpose()?;
         let backoff = duration("STABLEPAY_WEBHOOK_BACKOFF_BASE", Duration::from_secs(30))?;
         let timeout = duration("STABLEPAY_WEBHOOK_TIMEOUT", Duration::from_secs(10))?;
         let max_attempts: u32 = number("STABLEPAY_WEBHOOK_MAX_ATTEMPTS", 5)?;
@@ -125,7 +135,7 @@ impl WorkerConfig {
                 problem: "must be at least 1s".into(),
             });
         }
-        let per_endpoint: u32 = number("STABLEPAY_DELIVERY_PER_ENDPOINT", 16)?;
+        let per_endpoint: u32 = number("STABLEPAY_DELIVERY_PER_ENDPOINT", 64)?;
         if per_endpoint == 0 {
             return Err(ConfigError {
                 var: "STABLEPAY_DELIVERY_PER_ENDPOINT",
@@ -135,6 +145,7 @@ impl WorkerConfig {
         Ok(Self {
             database_url,
             secrets_key,
+            secrets_key_previous,
             policy: DeliveryPolicy {
                 backoff_base_secs: i64::try_from(backoff.as_secs()).unwrap_or(30),
                 max_attempts,

@@ -30,7 +30,10 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let cfg = WorkerConfig::from_env().map_err(|e| e.to_string())?;
-    let cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    let mut cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
+    if let Some(previous) = &cfg.secrets_key_previous {
+        cipher = cipher.with_previous(previous).map_err(|e| e.to_string())?;
+    }
     // One pool for the whole process: delivery, watchers, billing and retention.
     let pool = PoolConfig {
         max_connections: 8,
@@ -149,11 +152,30 @@ async fn run() -> Result<(), String> {
         },
         interval: cfg.retention_interval,
     };
-    futures_util::future::join4(
+    // Secrets sealed by a previous key (or before key ids) are re-sealed in the background.
+    let resealing = async {
+        while !stop.load(Ordering::Relaxed) {
+            match store.reseal_secrets().await {
+                Ok(r) if r.resealed > 0 || r.unreadable > 0 => tracing::info!(
+                    resealed = r.resealed,
+                    unreadable = r.unreadable,
+                    "re-sealed stored secrets under the current key"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "re-sealing stored secrets failed; retrying"),
+            }
+            let until = std::time::Instant::now() + cfg.retention_interval;
+            while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < until {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        }
+    };
+    futures_util::future::join5(
         delivery.run(stop.clone()),
         watching,
         billing_runs,
         retention.run(stop.clone()),
+        resealing,
     )
     .await;
     Ok(())

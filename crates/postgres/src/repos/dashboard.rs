@@ -13,6 +13,8 @@ use stablepay_domain::{
 };
 use uuid::Uuid;
 
+use crate::cipher::totp_aad;
+
 use crate::error::{corrupt, map_diesel_error};
 use crate::repos::fee_tier;
 use crate::schema::{dashboard_sessions as ds, dashboard_users as du, merchants as m};
@@ -55,10 +57,10 @@ fn sha(bytes: [u8; 32]) -> Vec<u8> {
 }
 
 impl PgStore {
-    fn open_totp(&self, sealed: &[u8]) -> Result<Vec<u8>, StoreError> {
+    fn open_totp(&self, user: Uuid, sealed: &[u8]) -> Result<Vec<u8>, StoreError> {
         let hex_secret = self
             .cipher
-            .decrypt(sealed)
+            .decrypt(sealed, &totp_aad(user))
             .map_err(|_| StoreError::Internal("a TOTP secret does not decrypt".into()))?;
         hex::decode(hex_secret).map_err(|_| corrupt("totp_secret", "not hex"))
     }
@@ -205,7 +207,7 @@ impl DashboardUserStore for PgStore {
             totp_secret: r
                 .totp_secret
                 .as_deref()
-                .map(|s| self.open_totp(s))
+                .map(|s| self.open_totp(r.id, s))
                 .transpose()?,
             password_hash: r.password_hash,
             failed_logins: u32::try_from(failures).unwrap_or(0),
@@ -374,7 +376,7 @@ impl DashboardUserStore for PgStore {
         secret: Option<Vec<u8>>,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let sealed = secret.map(|s| self.cipher.encrypt(&hex::encode(s)));
+        let sealed = secret.map(|s| self.cipher.encrypt(&hex::encode(s), &totp_aad(id.uuid())));
         diesel::update(du::table.filter(du::id.eq(id.uuid())))
             .set(du::totp_secret.eq(sealed))
             .execute(&mut conn)

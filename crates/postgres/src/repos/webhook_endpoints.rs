@@ -4,6 +4,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{EndpointChanges, StoreError, WebhookEndpointRepository};
 use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId};
 
+use crate::cipher::endpoint_aad;
 use crate::error::map_diesel_error;
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
 use crate::schema::{webhook_endpoints as we, webhook_events as wev};
@@ -33,7 +34,7 @@ impl WebhookEndpointRepository for PgStore {
             enabled_events: event_names(&e.enabled_events),
             status: e.status.as_str().to_owned(),
             description: e.description.clone(),
-            secret_ciphertext: self.cipher.encrypt(secret),
+            secret_ciphertext: self.cipher.encrypt(secret, &endpoint_aad(e.id.uuid())),
             created_at: e.created_at.as_datetime(),
         };
         diesel::insert_into(we::table)
@@ -146,7 +147,7 @@ impl WebhookEndpointRepository for PgStore {
             .set((
                 we::previous_secret_ciphertext.eq(we::secret_ciphertext.nullable()),
                 we::previous_secret_expires_at.eq(grace_until),
-                we::secret_ciphertext.eq(self.cipher.encrypt(new_secret)),
+                we::secret_ciphertext.eq(self.cipher.encrypt(new_secret, &endpoint_aad(id.uuid()))),
             ))
             .returning(EndpointRow::as_returning())
             .get_result(&mut conn)
