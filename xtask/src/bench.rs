@@ -135,7 +135,10 @@ pub(crate) fn start_workers(n: usize, db: &str, secrets_key: &[u8; 32]) -> Resul
             .env("DATABASE_URL", db)
             .env("STABLEPAY_SECRETS_KEY", &key)
             .env("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
-            .env("STABLEPAY_LOG", "warn")
+            .env(
+                "STABLEPAY_LOG",
+                std::env::var("BENCH_WORKER_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
@@ -249,13 +252,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    runtime.block_on(bench(&db, total, workers))?;
-    if std::env::var("BENCH_SKIP_FAIRNESS").is_err() {
+    // BENCH_ONLY=throughput|fairness|latency runs one part.
+    let only = std::env::var("BENCH_ONLY").ok();
+    let part = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    if part("throughput") {
+        runtime.block_on(bench(&db, total, workers))?;
+    }
+    if part("fairness") {
         runtime.block_on(crate::bench_fairness::fairness(&fairness_db))?;
     }
     drop(runtime);
     drop(pg);
-    crate::bench_latency::latency()
+    if part("latency") {
+        crate::bench_latency::latency()?;
+    }
+    Ok(())
 }
 
 async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {

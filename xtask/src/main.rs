@@ -32,8 +32,9 @@ commands:
           every test of the workspace (extra arguments go to cargo test)
   bench   webhooks: deliveries/s and commit-to-receipt latency (release build;
           BENCH_DELIVERIES, BENCH_WORKERS tune it); fairness beside a slow endpoint
-          with a 50,000 backlog (BENCH_SKIP_FAIRNESS skips it); API-driven latency
-          at 500/s with autovacuum off (BENCH_LATENCY_SECS, default 120)
+          with a 50,000 backlog; API-driven latency
+          at 500/s with autovacuum off (BENCH_LATENCY_SECS, default 120);
+          BENCH_ONLY=throughput|fairness|latency runs one part
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates

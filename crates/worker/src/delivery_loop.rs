@@ -6,7 +6,7 @@
 //! A crash loses nothing: unrecorded deliveries keep their lease until it expires, then any
 //! worker claims them again (duplicates are bounded by what was in flight).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,6 +52,8 @@ struct Shared {
     /// Work may be waiting that no announcement named.
     search: AtomicBool,
     in_flight: Mutex<HashMap<WebhookEndpointId, u32>>,
+    /// Endpoints whose last claim used all the room offered: work may be waiting for them.
+    capped: Mutex<HashSet<WebhookEndpointId>>,
     wake: Notify,
     slots: Arc<Semaphore>,
 }
@@ -75,11 +77,21 @@ impl Shared {
         queue.drain(..n).collect()
     }
 
-    /// Endpoints with requests in flight here, and how many more each may take.
-    fn busy(&self, per_endpoint: u32) -> Vec<(WebhookEndpointId, u32)> {
+    /// Endpoints with requests in flight here, and how many more each may take. A search
+    /// gives a busy endpoint new work only once a quarter of its slots are free, so work
+    /// for a saturated endpoint is claimed in chunks rather than one row per completion.
+    fn busy(&self, per_endpoint: u32, searching: bool) -> Vec<(WebhookEndpointId, u32)> {
         let map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
         map.iter()
-            .map(|(e, n)| (*e, per_endpoint.saturating_sub(*n)))
+            .map(|(e, n)| {
+                let room = per_endpoint.saturating_sub(*n);
+                let room = if searching && room < refill_at(per_endpoint) {
+                    0
+                } else {
+                    room
+                };
+                (*e, room)
+            })
             .collect()
     }
 
@@ -88,19 +100,67 @@ impl Shared {
         *map.entry(endpoint).or_default() += 1;
     }
 
-    /// Returns whether the endpoint was at its cap (its waiting work needs a search).
-    fn finished(&self, endpoint: WebhookEndpointId, per_endpoint: u32) -> bool {
-        let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(n) = map.get_mut(&endpoint) else {
-            return false;
-        };
-        let was_full = *n >= per_endpoint;
-        *n -= 1;
-        if *n == 0 {
-            map.remove(&endpoint);
+    /// Remembers which endpoints used all the room a claim offered them (work may be
+    /// waiting). Returns whether one of them already has room again: its deliveries may
+    /// have finished while the claim ran, and then no completion is left to ask for more.
+    fn note_claim(
+        &self,
+        offered: &[(WebhookEndpointId, u32)],
+        per_endpoint: u32,
+        claimed: &[ClaimedDelivery],
+    ) -> bool {
+        let mut counts: HashMap<WebhookEndpointId, u32> = HashMap::new();
+        for d in claimed {
+            *counts.entry(d.endpoint).or_default() += 1;
         }
-        was_full
+        let full: Vec<WebhookEndpointId> = offered
+            .iter()
+            .filter(|(e, room)| counts.get(e).copied().unwrap_or(0) >= *room)
+            .map(|(e, _)| *e)
+            .chain(counts.iter().filter_map(|(e, n)| {
+                (!offered.iter().any(|(o, _)| o == e) && *n >= per_endpoint).then_some(*e)
+            }))
+            .collect();
+        let in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let mut capped = self.capped.lock().unwrap_or_else(|p| p.into_inner());
+        let mut search_now = false;
+        for endpoint in full {
+            let room = per_endpoint.saturating_sub(in_flight.get(&endpoint).copied().unwrap_or(0));
+            if room >= refill_at(per_endpoint) {
+                search_now = true;
+            } else {
+                capped.insert(endpoint);
+            }
+        }
+        search_now
     }
+
+    /// Returns whether the endpoint may have work waiting and now has room for a refill.
+    fn finished(&self, endpoint: WebhookEndpointId, per_endpoint: u32) -> bool {
+        let room = {
+            let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(n) = map.get_mut(&endpoint) else {
+                return false;
+            };
+            *n -= 1;
+            let room = per_endpoint.saturating_sub(*n);
+            if *n == 0 {
+                map.remove(&endpoint);
+            }
+            room
+        };
+        room >= refill_at(per_endpoint)
+            && self
+                .capped
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&endpoint)
+    }
+}
+
+/// Free slots at which a busy endpoint is refilled by a search.
+fn refill_at(per_endpoint: u32) -> u32 {
+    (per_endpoint / 4).max(1)
 }
 
 impl DeliveryLoop {
@@ -111,6 +171,7 @@ impl DeliveryLoop {
             announced: Mutex::default(),
             search: AtomicBool::new(true),
             in_flight: Mutex::default(),
+            capped: Mutex::default(),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(slots)),
         });
@@ -209,7 +270,7 @@ impl DeliveryLoop {
                 limit: permits.len() as u32,
                 lease_secs,
                 per_endpoint: self.per_endpoint.max(1),
-                busy: shared.busy(self.per_endpoint.max(1)),
+                busy: shared.busy(self.per_endpoint.max(1), searching),
             };
             let claimed = match self.queue.claim(&request).await {
                 Ok(claimed) => claimed,
@@ -222,7 +283,14 @@ impl DeliveryLoop {
                     continue;
                 }
             };
-            if searching && claimed.len() == request.limit as usize {
+            tracing::debug!(
+                searching,
+                limit = request.limit,
+                claimed = claimed.len(),
+                "claimed deliveries"
+            );
+            let refill_now = shared.note_claim(&request.busy, request.per_endpoint, &claimed);
+            if refill_now || (searching && claimed.len() == request.limit as usize) {
                 // A full search suggests more is waiting.
                 shared.search.store(true, Ordering::Relaxed);
             }
@@ -251,7 +319,7 @@ impl DeliveryLoop {
             count(&outcome);
             let _ = outcomes.send(outcome);
             if shared.finished(delivery.endpoint, per_endpoint) {
-                // The endpoint had work it could not take: look for it now.
+                // The endpoint may have work it could not take: look for it now.
                 shared.search.store(true, Ordering::Relaxed);
                 shared.wake.notify_waiters();
             }

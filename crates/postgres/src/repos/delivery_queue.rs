@@ -23,13 +23,15 @@ use crate::error::map_diesel_error;
 use crate::prepared::Prepared;
 use crate::PgStore;
 
-/// The lease and what the worker needs to send, for the deliveries `picked` names.
+/// The lease and what the worker needs to send, for the deliveries `picked` names (an
+/// array, so the planner reads them by key rather than joining the whole queue).
 macro_rules! lease_picked {
     () => {
         "
 UPDATE webhook_queue q SET lease_until = now() + make_interval(secs => $2)
-FROM picked, webhook_events w, webhook_endpoints e
-WHERE q.delivery_id = picked.delivery_id AND w.id = q.delivery_id AND e.id = q.endpoint_id
+FROM webhook_events w, webhook_endpoints e
+WHERE q.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked))
+  AND w.id = q.delivery_id AND e.id = q.endpoint_id
   AND (q.lease_until IS NULL OR q.lease_until < now())
 RETURNING w.id, q.endpoint_id, e.url, e.secret_ciphertext,
     CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_ciphertext END AS previous_secret,
@@ -124,11 +126,12 @@ WITH v AS (
     SELECT attempt_id, id, merchant_id, livemode, started_at, duration_ms, resp, attempt_err, body
     FROM done
 ), dequeued AS (
-    DELETE FROM webhook_queue q USING done
-    WHERE q.delivery_id = done.id AND done.status <> 'pending'
+    DELETE FROM webhook_queue q
+    WHERE q.delivery_id = ANY (ARRAY(SELECT id FROM done WHERE status <> 'pending'))
 ), rescheduled AS (
+    -- `= ANY($1)` lets the planner find the rows by key instead of joining the queue.
     UPDATE webhook_queue q SET due_at = done.next_at, lease_until = NULL
-    FROM done WHERE q.delivery_id = done.id AND done.status = 'pending'
+    FROM done WHERE q.delivery_id = ANY ($1) AND q.delivery_id = done.id AND done.status = 'pending'
 ), healthy AS (
     UPDATE webhook_endpoints e SET failing_since = NULL
     FROM (SELECT DISTINCT endpoint_id FROM v WHERE status = 'succeeded') s
@@ -245,7 +248,7 @@ impl DeliveryQueue for PgDeliveryQueue {
                 // A row whose secret does not decrypt travels as such and fails alone.
                 let secrets = std::iter::once(&r.secret_ciphertext)
                     .chain(r.previous_secret.as_ref())
-                    .map(|sealed| self.store.decrypt_secret(sealed))
+                    .map(|sealed| self.store.decrypt_secret(r.endpoint_id, sealed))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| {
                         tracing::error!(delivery = %r.id, error = %e, "unreadable signing secret");
