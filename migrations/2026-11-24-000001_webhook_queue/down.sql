@@ -1,4 +1,4 @@
-ALTER TABLE webhook_endpoints DROP COLUMN disabled_reason, DROP COLUMN failing_since;
+ALTER TABLE webhook_endpoints DROP COLUMN disabled_reason, DROP COLUMN last_failed_at, DROP COLUMN failing_since;
 DROP TRIGGER webhook_events_enqueue ON webhook_events;
 DROP FUNCTION webhook_events_enqueue();
 ALTER TABLE webhook_events ADD COLUMN lease_until TIMESTAMPTZ;

@@ -3,6 +3,9 @@
 -- good. webhook_events keeps the record (one UPDATE per attempt, no lease writes), and
 -- claims read only this small table, which the worker vacuums itself, so they never walk
 -- dead entries even while autovacuum lags.
+-- No delivery may commit between the backfill below and the trigger taking over.
+LOCK TABLE webhook_events IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE webhook_queue (
     delivery_id  UUID PRIMARY KEY REFERENCES webhook_events (id) ON DELETE CASCADE,
     endpoint_id  UUID NOT NULL,
@@ -29,7 +32,9 @@ DECLARE
     n INTEGER;
 BEGIN
     INSERT INTO webhook_queue (delivery_id, endpoint_id, due_at)
-    SELECT id, endpoint_id, COALESCE(next_attempt_at, created_at)
+    -- Never later than the database's now: a writer whose clock runs ahead must not
+    -- make a fresh delivery look not yet due to the worker that claims it by key.
+    SELECT id, endpoint_id, LEAST(COALESCE(next_attempt_at, created_at), now())
     FROM new_rows WHERE status = 'pending';
     GET DIAGNOSTICS n = ROW_COUNT;
     IF n = 0 THEN
@@ -52,4 +57,5 @@ CREATE TRIGGER webhook_events_enqueue AFTER INSERT ON webhook_events
 -- configured period, the worker disables the endpoint and says why on its record.
 ALTER TABLE webhook_endpoints
     ADD COLUMN failing_since TIMESTAMPTZ,
+    ADD COLUMN last_failed_at TIMESTAMPTZ,
     ADD COLUMN disabled_reason TEXT;

@@ -276,6 +276,7 @@ diesel::table! {
         created_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
         failing_since -> Nullable<Timestamptz>,
+        last_failed_at -> Nullable<Timestamptz>,
         disabled_reason -> Nullable<Text>,
     }
 }

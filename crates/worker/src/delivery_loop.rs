@@ -54,6 +54,10 @@ struct Shared {
     in_flight: Mutex<HashMap<WebhookEndpointId, u32>>,
     /// Endpoints whose last claim used all the room offered: work may be waiting for them.
     capped: Mutex<HashSet<WebhookEndpointId>>,
+    /// One claim at a time per process: the room a claim offers is read and used (the
+    /// deliveries counted in flight) before the next claim reads it, so concurrent
+    /// claimers never give one endpoint more than its cap.
+    claiming: tokio::sync::Mutex<()>,
     wake: Notify,
     slots: Arc<Semaphore>,
 }
@@ -172,6 +176,7 @@ impl DeliveryLoop {
             search: AtomicBool::new(true),
             in_flight: Mutex::default(),
             capped: Mutex::default(),
+            claiming: tokio::sync::Mutex::new(()),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(slots)),
         });
@@ -238,6 +243,7 @@ impl DeliveryLoop {
         outcomes: &mpsc::UnboundedSender<DeliveryOutcome>,
     ) {
         let lease_secs = i64::try_from(self.lease.as_secs()).unwrap_or(30);
+        let mut last_announced = false;
         while !stop.load(Ordering::Relaxed) {
             // Register for the wake-up before looking for work, so an announcement that
             // lands between an empty claim and the wait is not lost.
@@ -254,16 +260,32 @@ impl DeliveryLoop {
                     Err(_) => break,
                 }
             }
-            let announced = shared.take_announced(permits.len());
-            let source = if !announced.is_empty() {
+            let turn = shared.claiming.lock().await;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // A pending search goes first after an announced claim, so a steady stream of
+            // announcements never starves retries, overflow or refills.
+            let search_first = last_announced && shared.search.swap(false, Ordering::Relaxed);
+            let announced = if search_first {
+                Vec::new()
+            } else {
+                shared.take_announced(permits.len())
+            };
+            let source = if search_first {
+                ClaimSource::Due
+            } else if !announced.is_empty() {
                 ClaimSource::Announced(announced)
             } else if shared.search.swap(false, Ordering::Relaxed) {
                 ClaimSource::Due
             } else {
+                drop(turn);
                 drop(permits);
+                last_announced = false;
                 let _ = tokio::time::timeout(self.poll_interval, woken).await;
                 continue;
             };
+            last_announced = matches!(source, ClaimSource::Announced(_));
             let searching = matches!(source, ClaimSource::Due);
             let request = ClaimRequest {
                 source,
@@ -278,6 +300,7 @@ impl DeliveryLoop {
                     tracing::warn!(error = %e, "claiming deliveries failed; retrying");
                     // Whatever was asked for is still in the queue: search for it.
                     shared.search.store(true, Ordering::Relaxed);
+                    drop(turn);
                     drop(permits);
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     continue;
@@ -298,6 +321,7 @@ impl DeliveryLoop {
                 let Some(permit) = permits.pop() else { break };
                 self.start(delivery, permit, shared, outcomes);
             }
+            drop(turn);
         }
     }
 

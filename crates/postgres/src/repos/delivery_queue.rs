@@ -100,12 +100,24 @@ WITH RECURSIVE eps(endpoint_id) AS (
     lease_picked!()
 );
 
+/// When a failing endpoint's streak began: its first failure since the last success,
+/// unless its previous failure is older than the period (an idle gap restarts the streak,
+/// so one failure after days of silence disables nothing). `last_failed_at` is written at
+/// most once a minute, so the gap allows for that minute.
+macro_rules! streak {
+    () => {
+        "(CASE WHEN e.failing_since IS NULL OR e.last_failed_at IS NULL
+                OR e.last_failed_at < f.since - make_interval(secs => $15 + 60)
+           THEN f.since ELSE e.failing_since END)"
+    };
+}
+
 /// Each outcome updates its delivery, appends its attempt, takes a finished delivery off
 /// the queue or reschedules it, and updates its endpoint's health, in one statement. An
 /// endpoint that succeeded anywhere in the batch is healthy; one whose sent attempts
-/// failed is failing since its first such failure, and disabled once that is `$15`
-/// seconds old.
-const COMPLETE_SQL: &str = "
+/// failed is failing since its streak began, and disabled once that is `$15` seconds old.
+/// A failing endpoint's row is written at most once a minute until then.
+const COMPLETE_SQL: &str = concat!("
 WITH v AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[],
                 $6::int4[], $7::text[], $8::uuid[], $9::timestamptz[], $10::int4[], $11::text[],
@@ -142,14 +154,17 @@ WITH v AS (
     HAVING bool_and(sent AND status <> 'succeeded')
 )
 UPDATE webhook_endpoints e SET
-    failing_since = COALESCE(e.failing_since, f.since),
-    status = CASE WHEN COALESCE(e.failing_since, f.since) <= f.last - make_interval(secs => $15)
+    failing_since = ", streak!(), ",
+    last_failed_at = f.last,
+    status = CASE WHEN ", streak!(), " <= f.last - make_interval(secs => $15)
                   THEN 'disabled' ELSE e.status END,
-    disabled_reason = CASE WHEN COALESCE(e.failing_since, f.since) <= f.last - make_interval(secs => $15)
+    disabled_reason = CASE WHEN ", streak!(), " <= f.last - make_interval(secs => $15)
                   THEN $16 ELSE e.disabled_reason END
 FROM failing f
 WHERE e.id = f.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
-  AND (e.failing_since IS NULL OR e.failing_since <= f.last - make_interval(secs => $15))";
+  AND (e.failing_since IS NULL OR e.last_failed_at IS NULL
+       OR e.last_failed_at < f.last - interval '60 seconds'
+       OR ", streak!(), " <= f.last - make_interval(secs => $15))");
 
 #[derive(QueryableByName)]
 struct ClaimRow {
@@ -245,11 +260,19 @@ impl DeliveryQueue for PgDeliveryQueue {
         Ok(rows
             .into_iter()
             .map(|r| {
-                // A row whose secret does not decrypt travels as such and fails alone.
-                let secrets = std::iter::once(&r.secret_ciphertext)
-                    .chain(r.previous_secret.as_ref())
-                    .map(|sealed| self.store.decrypt_secret(r.endpoint_id, sealed))
-                    .collect::<Result<Vec<_>, _>>()
+                // A row whose secret does not decrypt travels as such and fails alone. An
+                // unreadable previous secret (still in its grace period) is left out: the
+                // current one signs alone rather than nothing being sent.
+                let previous = r.previous_secret.as_ref().and_then(|sealed| {
+                    self.store
+                        .decrypt_secret(r.endpoint_id, sealed)
+                        .map_err(|e| tracing::error!(delivery = %r.id, error = %e, "unreadable previous signing secret; signing with the current one alone"))
+                        .ok()
+                });
+                let secrets = self
+                    .store
+                    .decrypt_secret(r.endpoint_id, &r.secret_ciphertext)
+                    .map(|current| std::iter::once(current).chain(previous).collect())
                     .map_err(|e| {
                         tracing::error!(delivery = %r.id, error = %e, "unreadable signing secret");
                         UnreadableSecret
