@@ -65,10 +65,13 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
         .await
         .map_err(|e| e.to_string())?;
     let nonce = reg.challenge.map(|c| c.nonce).unwrap_or_default();
-    store
+    let used = store
         .mark_verified(reg.wallet.id, &nonce, Timestamp::new(chrono::Utc::now()))
         .await
         .map_err(|e| e.to_string())?;
+    if !matches!(used, stablepay_domain::ports::ChallengeUse::Consumed(_)) {
+        return Err("the bench wallet's challenge could not be used".into());
+    }
     let usdc = Address::parse(&dev.usdc.to_lowercase()).map_err(|e| e.to_string())?;
     let router = Address::parse(&dev.checkout_router.to_lowercase()).map_err(|e| e.to_string())?;
     let tokens = TokenDirectory::new().with(ChainId::BaseSepolia, Currency::Usdc, usdc);
@@ -106,19 +109,18 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
     let mut calls = Vec::with_capacity(total);
     for i in 0..total {
         let req = NewSessionRequest {
-            session_mode: SessionMode::Payment,
-            title: format!("Bench {i}"),
-            amount: Some(Amount::from_micros(1_000_000 + i as u64).map_err(|e| e.to_string())?),
+            terms: SessionTerms::Payment {
+                amount: Amount::from_micros(1_000_000 + i as u64).map_err(|e| e.to_string())?,
+            },
+            title: Title::parse(&format!("Bench {i}")).map_err(|e| e.to_string())?,
             description: None,
             recipient: None,
             customer_reference: None,
-            metadata: "{}".into(),
+            metadata: MetadataJson::empty(),
             success_url: None,
             cancel_url: None,
             expires_in_seconds: 3600,
             chain: None,
-            chain_plan_id: None,
-            interval_seconds: None,
             currency: Currency::Usdc,
         };
         let s = create_checkout_session(&ctx, req, &deps)

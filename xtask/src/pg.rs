@@ -152,9 +152,12 @@ impl Postgres {
                     "--locale=C",
                 ]),
         )?;
+        // STABLEPAY_PG_OPTIONS adds server options for profiling (for example
+        // `-c log_min_duration_statement=20`); the log stays in the data directory.
+        let profiling = std::env::var("STABLEPAY_PG_OPTIONS").unwrap_or_default();
         let options = format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-             -c full_page_writes=off -c max_connections=300 {extra_options}",
+             -c full_page_writes=off -c max_connections=300 {extra_options} {profiling}",
             cluster.data.display()
         );
         output(

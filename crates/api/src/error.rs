@@ -1,12 +1,16 @@
 //! `ApiError`: the one type every failure becomes, rendered as the spec's envelope.
-//! This is also the one place storage errors are mapped to HTTP statuses.
+//! This is also the one place storage and use-case errors are mapped to HTTP statuses:
+//! one `From` per service error, so handlers only write `?`.
 
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use serde::Serialize;
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::services::HostedError;
-use stablepay_domain::{FieldError, ValidationErrors};
+use stablepay_domain::services::{
+    CreateSessionError, HostedError, LookupError, PortalError, RecoverError, RefundError,
+    ResendError, TestEventError, VerifyWalletError,
+};
+use stablepay_domain::{FieldError, Missing, ValidationErrors};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
@@ -170,8 +174,9 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::new(ErrorCode::NotFound, "No such resource"),
-            StoreError::Conflict(_) => ApiError::conflict(
-                "The request conflicts with the current state of the resource; retry it",
+            StoreError::Contended => ApiError::unavailable(
+                "The resource kept changing under concurrent requests; retry shortly",
+                1,
             ),
             StoreError::Unavailable(detail) => {
                 tracing::error!(%detail, "storage unavailable");
@@ -181,6 +186,116 @@ impl From<StoreError> for ApiError {
                 tracing::error!(%detail, "storage failure");
                 ApiError::internal()
             }
+        }
+    }
+}
+
+/// A lookup that found nothing: 404 naming the resource and the id asked for.
+impl From<Missing> for ApiError {
+    fn from(m: Missing) -> Self {
+        ApiError::not_found(m.noun, &m.id)
+    }
+}
+
+impl From<LookupError> for ApiError {
+    fn from(e: LookupError) -> Self {
+        match e {
+            LookupError::NotFound(m) => m.into(),
+            LookupError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// A chain failure's detail (which may hold an RPC URL with a provider key) goes to the
+/// log only; the client gets a 503 with a short `Retry-After`.
+fn network_unavailable(detail: &str, doing: &str) -> ApiError {
+    tracing::warn!(%detail, "chain unavailable {doing}");
+    ApiError::unavailable(
+        format!("The network could not be reached {doing}; retry in a few seconds"),
+        2,
+    )
+}
+
+impl From<CreateSessionError> for ApiError {
+    fn from(e: CreateSessionError) -> Self {
+        match e {
+            CreateSessionError::Invalid(v) => v.into(),
+            CreateSessionError::Store(e) => e.into(),
+            CreateSessionError::ChainUnavailable(detail) => {
+                network_unavailable(&detail, "to read the plan")
+            }
+        }
+    }
+}
+
+impl From<VerifyWalletError> for ApiError {
+    fn from(e: VerifyWalletError) -> Self {
+        match e {
+            VerifyWalletError::NotFound(m) => m.into(),
+            VerifyWalletError::ChallengeExpired | VerifyWalletError::SignatureMismatch(_) => {
+                ApiError::invalid_field("signature", e.to_string())
+            }
+            VerifyWalletError::ChallengeUsed => ApiError::conflict(e.to_string()),
+            VerifyWalletError::ChainUnavailable => ApiError::unavailable(e.to_string(), 1),
+            VerifyWalletError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<RefundError> for ApiError {
+    fn from(e: RefundError) -> Self {
+        match e {
+            RefundError::PaymentNotFound(m) => m.into(),
+            RefundError::Rejected(v) => v.into(),
+            RefundError::ChainUnavailable => ApiError::unavailable(e.to_string(), 2),
+            RefundError::ChainNotConfigured(_) => ApiError::unavailable(e.to_string(), 30),
+            RefundError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<ResendError> for ApiError {
+    fn from(e: ResendError) -> Self {
+        match e {
+            ResendError::NotFound(m) => m.into(),
+            ResendError::EndpointDisabled => ApiError::invalid(e.to_string()),
+            ResendError::StillPending => ApiError::conflict(e.to_string()),
+            ResendError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<TestEventError> for ApiError {
+    fn from(e: TestEventError) -> Self {
+        match e {
+            TestEventError::NotFound(m) => m.into(),
+            TestEventError::TypeNotEnabled(_) => ApiError::invalid_field("type", e.to_string()),
+            TestEventError::EndpointDisabled => ApiError::invalid(e.to_string()),
+            TestEventError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<RecoverError> for ApiError {
+    fn from(e: RecoverError) -> Self {
+        match e {
+            RecoverError::NotFound(m) => m.into(),
+            RecoverError::EndpointDisabled => ApiError::invalid(e.to_string()),
+            RecoverError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PortalError> for ApiError {
+    fn from(e: PortalError) -> Self {
+        match e {
+            PortalError::NotFound(m) => m.into(),
+            PortalError::NotSubscriber(_) => ApiError::invalid_field("signature", e.to_string()),
+            PortalError::ChainUnavailable(detail) => {
+                network_unavailable(&detail, "to check the wallet's signature")
+            }
+            PortalError::Contended => ApiError::unavailable(e.to_string(), 1),
+            PortalError::Store(e) => e.into(),
         }
     }
 }

@@ -6,11 +6,16 @@ use stablepay_domain::ports::StoreError;
 pub fn map_diesel_error(e: DieselError) -> StoreError {
     match e {
         DieselError::NotFound => StoreError::NotFound,
+        // Expected duplicates are handled where they can happen (`ON CONFLICT` with a typed
+        // outcome); one that reaches here is a bug or an id collision.
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-            StoreError::Conflict(info.constraint_name().unwrap_or("unique").to_owned())
+            StoreError::Internal(format!(
+                "unique violation on {}",
+                info.constraint_name().unwrap_or("a unique index")
+            ))
         }
         DieselError::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
-            StoreError::Conflict("serialization failure".into())
+            StoreError::Contended
         }
         DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
             StoreError::Unavailable(info.message().to_owned())

@@ -150,13 +150,15 @@ async fn a_challenge_can_be_used_once_even_under_a_race() {
         store.mark_verified(reg.wallet.id, &nonce, now),
         store.mark_verified(reg.wallet.id, &nonce, now)
     );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let won = |u: &ChallengeUse| matches!(u, ChallengeUse::Consumed(_));
     assert_eq!(
-        [a.is_ok(), b.is_ok()].iter().filter(|ok| **ok).count(),
+        [won(&a), won(&b)].iter().filter(|w| **w).count(),
         1,
         "exactly one wins: {a:?} {b:?}"
     );
-    let loser = if a.is_ok() { b } else { a };
-    assert!(matches!(loser, Err(StoreError::Conflict(_))));
+    let loser = if won(&a) { b } else { a };
+    assert_eq!(loser, ChallengeUse::NotUsable);
     assert_eq!(
         WalletRepository::get(&store, m, reg.wallet.id)
             .await

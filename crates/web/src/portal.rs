@@ -26,7 +26,7 @@ struct PortalView {
 
 fn page_error(e: PortalError) -> WebError {
     match e {
-        PortalError::NotFound => WebError::NotFound,
+        PortalError::NotFound(_) => WebError::NotFound,
         PortalError::Store(e) => e.into(),
         other => {
             tracing::warn!(error = %other, "portal page");

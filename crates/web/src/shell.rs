@@ -12,7 +12,7 @@ use askama::Template;
 use futures_util::StreamExt;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::rules::dashboard_auth::{csrf_matches, csrf_token};
-use stablepay_domain::services::resume_dashboard_session;
+use stablepay_domain::services::{resume_dashboard_session, LookupError};
 use stablepay_domain::{AuthContext, DashboardSession, Mode};
 
 use crate::form::Form;
@@ -148,7 +148,7 @@ impl From<StoreError> for WebError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => WebError::NotFound,
-            StoreError::Conflict(_) => {
+            StoreError::Contended => {
                 WebError::Invalid("That changed meanwhile; reload and try again.".into())
             }
             StoreError::Unavailable(detail) => {
@@ -159,6 +159,15 @@ impl From<StoreError> for WebError {
                 tracing::error!(%detail, "dashboard: storage failure");
                 WebError::Internal
             }
+        }
+    }
+}
+
+impl From<LookupError> for WebError {
+    fn from(e: LookupError) -> Self {
+        match e {
+            LookupError::NotFound(_) => WebError::NotFound,
+            LookupError::Store(e) => e.into(),
         }
     }
 }

@@ -3,19 +3,18 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stablepay_domain::rules::validation::{
-    bounded_text, expires_in_seconds, redirect_url, CUSTOMER_REFERENCE_MAX, DESCRIPTION_MAX,
-    EXPIRES_DEFAULT, TITLE_MAX,
+    bounded_text, expires_in_seconds, DESCRIPTION_MAX, EXPIRES_DEFAULT,
 };
 use stablepay_domain::services::{
     create_checkout_session, get_checkout_session, list_checkout_sessions, CreateSessionDeps,
-    CreateSessionError, LookupError, NewSessionRequest,
+    NewSessionRequest,
 };
 use stablepay_domain::{
-    Address, Amount, ChainId, CheckoutSessionId, Currency, SessionFilter, SessionMode,
-    SessionStatus, ValidationErrors,
+    Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference,
+    MetadataJson, Mode, RedirectUrl, SessionFilter, SessionMode, SessionStatus, SessionTerms,
+    Title, ValidationErrors,
 };
 
-use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, api_call_atomic, Reply};
@@ -41,10 +40,10 @@ pub struct CreateSessionBody {
     currency: Option<String>,
 }
 
-impl TryFrom<CreateSessionBody> for NewSessionRequest {
-    type Error = ValidationErrors;
-
-    fn try_from(b: CreateSessionBody) -> Result<Self, ValidationErrors> {
+impl CreateSessionBody {
+    /// The request for a key of `key_mode`, or every field error at once.
+    fn parse(self, key_mode: Mode) -> Result<NewSessionRequest, ValidationErrors> {
+        let b = self;
         let mut e = ValidationErrors::default();
         let session_mode = match b.mode.as_deref() {
             None => {
@@ -61,7 +60,7 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
                 e.push("title", "is required");
                 None
             }
-            Some(t) => e.check("title", bounded_text(&t, 1, TITLE_MAX)),
+            Some(t) => e.check("title", Title::parse(&t)),
         };
         let amount = b.amount.and_then(|v| match v {
             serde_json::Value::String(s) => e.check("amount", Amount::parse(&s)),
@@ -71,36 +70,25 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
                 Err("must be a decimal string such as \"10.50\", not a JSON number"),
             ),
         });
-        if session_mode == Some(SessionMode::Payment)
-            && amount.is_none()
-            && !e.0.iter().any(|f| f.field == "amount")
-        {
-            e.push("amount", "is required in payment mode");
-        }
         let description = b
             .description
             .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
         let recipient = b
             .recipient
             .and_then(|r| e.check("recipient", Address::parse(&r)));
-        let customer_reference = b.customer_reference.and_then(|r| {
-            e.check(
-                "customer_reference",
-                bounded_text(&r, 1, CUSTOMER_REFERENCE_MAX),
-            )
-        });
+        let customer_reference = b
+            .customer_reference
+            .and_then(|r| e.check("customer_reference", CustomerReference::parse(&r)));
         let metadata = match b.metadata {
-            None => Some("{}".to_owned()),
-            Some(raw) if raw.get().trim_start().starts_with('{') => Some(raw.get().to_owned()),
-            Some(raw) if raw.get() == "null" => Some("{}".to_owned()),
-            Some(_) => e.check::<String, _>("metadata", Err("must be a JSON object")),
+            None => Some(MetadataJson::empty()),
+            Some(raw) => e.check("metadata", MetadataJson::from_json_text(raw.get())),
         };
         let success_url = b
             .success_url
-            .and_then(|u| e.check("success_url", redirect_url(&u)));
+            .and_then(|u| e.check("success_url", RedirectUrl::parse(&u)));
         let cancel_url = b
             .cancel_url
-            .and_then(|u| e.check("cancel_url", redirect_url(&u)));
+            .and_then(|u| e.check("cancel_url", RedirectUrl::parse(&u)));
         let expires = match b.expires_in_seconds {
             None | Some(serde_json::Value::Null) => Some(EXPIRES_DEFAULT),
             Some(v) => e.check("expires_in_seconds", expires_in_seconds(&v)),
@@ -109,21 +97,10 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
             .chain
             .filter(|v| !v.is_null())
             .and_then(|v| e.check("chain", ChainId::parse_selector(&v)));
-        let chain_plan_id = b
+        let plan = b
             .chain_plan_id
             .filter(|v| !v.is_null())
-            .and_then(|v| match v {
-                serde_json::Value::String(s)
-                    if !s.is_empty() && s.len() <= 78 && s.bytes().all(|c| c.is_ascii_digit()) =>
-                {
-                    Some(s)
-                }
-                serde_json::Value::Number(n) if n.is_u64() => Some(n.to_string()),
-                _ => e.check::<String, _>(
-                    "chain_plan_id",
-                    Err("must be a non-negative integer plan id (string or number)"),
-                ),
-            });
+            .and_then(|v| e.check("chain_plan_id", ChainPlanId::from_json(&v)));
         let interval_seconds = b.interval_seconds.filter(|v| !v.is_null()).and_then(|v| {
             e.check(
                 "interval_seconds",
@@ -139,18 +116,19 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
                 Currency::parse(c).ok_or("must be \"USDC\" or \"USDT\""),
             ),
         };
-        e.clone().into_result()?;
-        match (session_mode, title, metadata, expires, currency) {
+        let terms = session_mode.and_then(|mode| {
+            SessionTerms::collect(mode, key_mode, amount, plan, interval_seconds, &mut e)
+        });
+        match (terms, title, metadata, expires, currency) {
             (
-                Some(session_mode),
+                Some(terms),
                 Some(title),
                 Some(metadata),
                 Some(expires_in_seconds),
                 Some(currency),
-            ) => Ok(NewSessionRequest {
-                session_mode,
+            ) if e.is_empty() => Ok(NewSessionRequest {
+                terms,
                 title,
-                amount,
                 description,
                 recipient,
                 customer_reference,
@@ -159,10 +137,9 @@ impl TryFrom<CreateSessionBody> for NewSessionRequest {
                 cancel_url,
                 expires_in_seconds,
                 chain,
-                chain_plan_id,
-                interval_seconds,
                 currency,
             }),
+            // Every `None` above pushed its reason onto `e`.
             _ => Err(e),
         }
     }
@@ -173,7 +150,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     // transaction; its locks are the idempotency key's alone.
     api_call_atomic(state, req, payload, |call| async move {
         let body: CreateSessionBody = json_body(&call.body)?;
-        let request = NewSessionRequest::try_from(body)?;
+        let request = body.parse(call.auth.mode)?;
         let s = &call.state;
         let deps = CreateSessionDeps {
             sessions: s.sessions.as_ref(),
@@ -185,19 +162,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             subscriptions: s.subscriptions.as_ref(),
             plan_min_interval_secs: s.plan_min_interval_secs,
         };
-        let session = create_checkout_session(&call.auth, request, &deps)
-            .await
-            .map_err(|e| match e {
-                CreateSessionError::Invalid(v) => ApiError::from(v),
-                CreateSessionError::Store(e) => ApiError::from(e),
-                CreateSessionError::ChainUnavailable(detail) => {
-                    tracing::warn!(%detail, "chain unavailable reading a subscription plan");
-                    ApiError::unavailable(
-                        "The network could not be reached to read the plan; retry in a few seconds",
-                        2,
-                    )
-                }
-            })?;
+        let session = create_checkout_session(&call.auth, request, &deps).await?;
         Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
     })
     .await
@@ -207,12 +172,8 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     api_call(state, req, payload, |call| async move {
         let id: CheckoutSessionId = call.path_id("checkout session")?;
         let s = &call.state;
-        let session = get_checkout_session(&call.auth, id, s.sessions.as_ref(), s.clock.as_ref())
-            .await
-            .map_err(|e| match e {
-                LookupError::NotFound => call.not_found("checkout session"),
-                LookupError::Store(e) => e.into(),
-            })?;
+        let session =
+            get_checkout_session(&call.auth, id, s.sessions.as_ref(), s.clock.as_ref()).await?;
         Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))
     })
     .await

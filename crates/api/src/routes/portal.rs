@@ -9,31 +9,12 @@ use stablepay_domain::ports::SubscriptionRecord;
 use stablepay_domain::representation::PublicSubscription;
 use stablepay_domain::services::{
     cancel_by_subscriber, cancel_message, portal_merchant_name, portal_subscription, PortalDeps,
-    PortalError,
 };
 use stablepay_domain::{Signature, SubscriptionId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
-
-impl From<PortalError> for ApiError {
-    fn from(e: PortalError) -> Self {
-        match e {
-            PortalError::NotFound => ApiError::not_found("subscription", ""),
-            PortalError::NotSubscriber(_) => ApiError::invalid_field("signature", e.to_string()),
-            PortalError::ChainUnavailable(detail) => {
-                tracing::warn!(%detail, "chain unavailable for a portal cancel");
-                ApiError::unavailable(
-                    "The network could not be reached to check the wallet's signature; retry in a few seconds",
-                    2,
-                )
-            }
-            PortalError::Contended => ApiError::unavailable(e.to_string(), 1),
-            PortalError::Store(e) => e.into(),
-        }
-    }
-}
 
 fn deps(state: &AppState) -> PortalDeps<'_> {
     PortalDeps {

@@ -4,9 +4,9 @@ use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use stablepay_domain::*;
 
-use stablepay_domain::services::{resend_event, ResendError};
+use stablepay_domain::services::resend_event;
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::*;
@@ -230,13 +230,7 @@ pub async fn resend_webhook_event(
             s.outbox.as_ref(),
             s.clock.as_ref(),
         )
-        .await
-        .map_err(|e| match e {
-            ResendError::NotFound => call.not_found("webhook event"),
-            ResendError::EndpointDisabled => ApiError::invalid(e.to_string()),
-            ResendError::StillPending => ApiError::new(ErrorCode::Conflict, e.to_string()),
-            ResendError::Store(e) => e.into(),
-        })?;
+        .await?;
         Reply::created(&WebhookEventResource::from(record))
     })
     .await

@@ -4,12 +4,9 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use stablepay_domain::representation::RefundResource;
 use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
-use stablepay_domain::services::{
-    record_refund, NewRefund, RefundDeps, RefundError, RefundOutcome,
-};
+use stablepay_domain::services::{record_refund, NewRefund, RefundDeps, RefundOutcome};
 use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
 
-use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
@@ -74,7 +71,6 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     api_call(state, req, payload, |call| async move {
         let body: RefundBody = json_body(&call.body)?;
         let new = NewRefund::try_from(body)?;
-        let payment_id = new.payment.to_string();
         let s = &call.state;
         let deps = RefundDeps {
             reader: s.reader.as_ref(),
@@ -84,15 +80,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             clock: s.clock.as_ref(),
             chains: &s.chains,
         };
-        let outcome = record_refund(&call.auth, new, &deps)
-            .await
-            .map_err(|e| match e {
-                RefundError::PaymentNotFound => ApiError::not_found("payment", &payment_id),
-                RefundError::Rejected(v) => ApiError::from(v),
-                RefundError::ChainUnavailable => ApiError::unavailable(e.to_string(), 2),
-                RefundError::ChainNotConfigured(_) => ApiError::unavailable(e.to_string(), 30),
-                RefundError::Store(e) => e.into(),
-            })?;
+        let outcome = record_refund(&call.auth, new, &deps).await?;
         match outcome {
             RefundOutcome::Created(r) => Reply::json(StatusCode::CREATED, &RefundResource::from(r)),
             RefundOutcome::Existing(r) => Reply::ok(&RefundResource::from(r)),

@@ -2,12 +2,10 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
-use stablepay_domain::services::{
-    register_wallet, revoke_wallet, verify_wallet, LookupError, VerifyWalletError,
-};
+use stablepay_domain::services::{register_wallet, revoke_wallet, verify_wallet};
 use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
@@ -92,19 +90,7 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             s.chain.as_ref(),
             s.clock.as_ref(),
         )
-        .await
-        .map_err(|e| match e {
-            VerifyWalletError::NotFound => ApiError::not_found("wallet", &raw),
-            VerifyWalletError::ChallengeExpired => {
-                ApiError::invalid_field("signature", e.to_string())
-            }
-            VerifyWalletError::ChallengeUsed => ApiError::new(ErrorCode::Conflict, e.to_string()),
-            VerifyWalletError::SignatureMismatch(_) => {
-                ApiError::invalid_field("signature", e.to_string())
-            }
-            VerifyWalletError::ChainUnavailable => ApiError::unavailable(e.to_string(), 1),
-            VerifyWalletError::Store(e) => e.into(),
-        })?;
+        .await?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await
@@ -152,11 +138,7 @@ pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -
             s.subscriptions.as_ref(),
             s.clock.as_ref(),
         )
-        .await
-        .map_err(|e| match e {
-            LookupError::NotFound => ApiError::not_found("wallet", &raw),
-            LookupError::Store(e) => e.into(),
-        })?;
+        .await?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await

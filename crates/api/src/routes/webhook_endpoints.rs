@@ -1,11 +1,11 @@
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
-use stablepay_domain::ports::{EndpointChanges, StoreError};
+use stablepay_domain::ports::EndpointChanges;
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
 use stablepay_domain::services::{
-    create_webhook_endpoint, rotate_webhook_secret, send_test_event, update_webhook_endpoint,
-    NewEndpoint, RecoverError, TestEventError,
+    create_webhook_endpoint, delete_webhook_endpoint, rotate_webhook_secret, send_test_event,
+    update_webhook_endpoint, NewEndpoint,
 };
 use stablepay_domain::{
     EndpointStatus, EventType, ValidationErrors, WebhookEndpointId, WebhookUrl,
@@ -44,13 +44,6 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
         }
     }
     (parsed.len() == events.len()).then_some(parsed)
-}
-
-fn not_found_for(raw: &str) -> impl Fn(StoreError) -> ApiError + '_ {
-    move |e| match e {
-        StoreError::NotFound => ApiError::not_found("webhook endpoint", raw),
-        e => e.into(),
-    }
 }
 
 pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
@@ -152,9 +145,7 @@ pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -
         };
         e.into_result()?;
         let endpoint =
-            update_webhook_endpoint(&call.auth, id, changes, call.state.endpoints.as_ref())
-                .await
-                .map_err(not_found_for(&raw))?;
+            update_webhook_endpoint(&call.auth, id, changes, call.state.endpoints.as_ref()).await?;
         Reply::ok(&WebhookEndpointResource::new(endpoint, None))
     })
     .await
@@ -178,9 +169,7 @@ pub async fn rotate_secret(
             },
         )?;
         let (endpoint, secret) =
-            rotate_webhook_secret(&call.auth, id, call.state.endpoints.as_ref())
-                .await
-                .map_err(not_found_for(&raw))?;
+            rotate_webhook_secret(&call.auth, id, call.state.endpoints.as_ref()).await?;
         let mut reply = Reply::ok(&WebhookEndpointResource::new(
             endpoint.clone(),
             Some(secret),
@@ -195,11 +184,7 @@ pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     api_call(state, req, payload, |call| async move {
         let raw = call.path("id");
         let id = endpoint_id(&raw)?;
-        call.state
-            .endpoints
-            .delete(call.auth.merchant_id, call.auth.mode, id)
-            .await
-            .map_err(not_found_for(&raw))?;
+        delete_webhook_endpoint(&call.auth, id, call.state.endpoints.as_ref()).await?;
         Reply::ok(&DeletedEndpoint {
             id,
             object: "webhook_endpoint",
@@ -238,13 +223,7 @@ pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload
             s.outbox.as_ref(),
             s.clock.as_ref(),
         )
-        .await
-        .map_err(|e| match e {
-            TestEventError::NotFound => ApiError::not_found("webhook endpoint", &raw),
-            TestEventError::TypeNotEnabled(_) => ApiError::invalid_field("type", e.to_string()),
-            TestEventError::EndpointDisabled => ApiError::invalid(e.to_string()),
-            TestEventError::Store(e) => e.into(),
-        })?;
+        .await?;
         Reply::created(&WebhookEventResource::from(record))
     })
     .await
@@ -290,13 +269,8 @@ pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) 
             outbox: s.outbox.as_ref(),
             clock: s.clock.as_ref(),
         };
-        let recovery = stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps)
-            .await
-            .map_err(|e| match e {
-                RecoverError::NotFound => ApiError::not_found("webhook endpoint", &raw),
-                RecoverError::EndpointDisabled => ApiError::invalid(e.to_string()),
-                RecoverError::Store(e) => e.into(),
-            })?;
+        let recovery =
+            stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
         Reply::ok(&RecoveryResource {
             object: "webhook_recovery",
             endpoint: id,

@@ -9,9 +9,19 @@ use std::str::FromStr;
 
 use uuid::Uuid;
 
+/// The base62 digits in value order (ids, API key and signing-secret bodies).
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// 62^22 > 2^128, so 22 digits hold any UUID.
 const WIDTH: usize = 22;
+
+/// `len` random base62 characters from the thread's CSPRNG (secret bodies).
+pub fn random_base62(len: usize) -> String {
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    (0..len)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
+}
 
 /// Renders a u128 as exactly 22 base62 digits (left-padded with `0`).
 pub fn base62_encode(mut value: u128) -> String {
@@ -51,12 +61,14 @@ pub struct IdError {
 pub trait TypedId: Sized + Copy {
     /// The prefix without its underscore (`cs`, `pay`, …).
     const PREFIX: &'static str;
+    /// What the id names, for messages (`checkout session`, `payment`, …).
+    const NOUN: &'static str;
     fn parse_str(s: &str) -> Result<Self, IdError>;
     fn as_uuid(&self) -> Uuid;
 }
 
 macro_rules! resource_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal, $noun:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(Uuid);
@@ -87,6 +99,7 @@ macro_rules! resource_id {
 
         impl TypedId for $name {
             const PREFIX: &'static str = $prefix;
+            const NOUN: &'static str = $noun;
 
             fn parse_str(s: &str) -> Result<Self, IdError> {
                 Self::parse(s)
@@ -119,31 +132,48 @@ macro_rules! resource_id {
 }
 
 resource_id!(/// `cs_…` checkout session.
-    CheckoutSessionId, "cs");
+    CheckoutSessionId, "cs", "checkout session");
 resource_id!(/// `pay_…` payment.
-    PaymentId, "pay");
+    PaymentId, "pay", "payment");
 resource_id!(/// `cus_…` customer (D7).
-    CustomerId, "cus");
+    CustomerId, "cus", "customer");
 resource_id!(/// `re_…` refund.
-    RefundId, "re");
+    RefundId, "re", "refund");
 resource_id!(/// `sub_…` subscription.
-    SubscriptionId, "sub");
+    SubscriptionId, "sub", "subscription");
 resource_id!(/// `att_…` payment attempt.
-    PaymentAttemptId, "att");
+    PaymentAttemptId, "att", "payment attempt");
 resource_id!(/// `evt_…` webhook event (and envelope id).
-    EventId, "evt");
+    EventId, "evt", "webhook event");
 resource_id!(/// `wa_…` webhook delivery attempt.
-    WebhookAttemptId, "wa");
+    WebhookAttemptId, "wa", "webhook attempt");
 resource_id!(/// `we_…` webhook endpoint.
-    WebhookEndpointId, "we");
+    WebhookEndpointId, "we", "webhook endpoint");
 resource_id!(/// `mer_…` merchant (operator-facing).
-    MerchantId, "mer");
+    MerchantId, "mer", "merchant");
 resource_id!(/// `wal_…` settlement wallet.
-    WalletId, "wal");
+    WalletId, "wal", "wallet");
 resource_id!(/// `key_…` API key (operator-facing; never the secret).
-    ApiKeyId, "key");
+    ApiKeyId, "key", "API key");
 resource_id!(/// `usr_…` dashboard user (D21).
-    DashboardUserId, "usr");
+    DashboardUserId, "usr", "dashboard user");
+
+/// The resource a lookup did not find, named for the 404's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no such {noun}: '{id}'")]
+pub struct Missing {
+    pub noun: &'static str,
+    pub id: String,
+}
+
+impl Missing {
+    pub fn of<T: TypedId + fmt::Display>(id: T) -> Self {
+        Self {
+            noun: T::NOUN,
+            id: id.to_string(),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@ mod merchant;
 mod page;
 mod private_key;
 mod read_models;
+mod session_request;
 mod text;
 mod time;
 mod wallet;
@@ -27,6 +28,9 @@ pub use merchant::{Actor, ApiKey, AuthContext, FeeTier, Merchant};
 pub use page::{Page, PageRequest, PageRequestError};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
+pub use session_request::{
+    ChainPlanId, CustomerReference, MetadataJson, PlanIdError, RedirectUrl, SessionTerms, Title,
+};
 pub use text::{FieldError, ValidationErrors};
 pub use time::{parse_duration, Timestamp};
 pub use wallet::{Wallet, WalletChallenge, WalletStatus};

@@ -155,12 +155,17 @@ pub trait Outbox: Send + Sync {
     /// Enqueues one delivery (a test event). Errors: storage failures.
     async fn enqueue(&self, delivery: &NewDelivery) -> Result<WebhookEventRecord, StoreError>;
 
-    /// Enqueues a resend of `delivery.resend_of` atomically: `Conflict` while the root or
-    /// any of its redeliveries is still pending.
-    async fn enqueue_resend(
-        &self,
-        delivery: &NewDelivery,
-    ) -> Result<WebhookEventRecord, StoreError>;
+    /// Enqueues a resend of `delivery.resend_of` atomically, unless the root or any of
+    /// its redeliveries is still pending. Errors: `NotFound` when the root is gone.
+    async fn enqueue_resend(&self, delivery: &NewDelivery) -> Result<ResendOutcome, StoreError>;
+}
+
+/// What [`Outbox::enqueue_resend`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResendOutcome {
+    Enqueued(WebhookEventRecord),
+    /// The root or one of its redeliveries is still pending: nothing was enqueued.
+    StillPending,
 }
 
 /// The HTTP response of one attempt (body cut to a small prefix).

@@ -46,9 +46,11 @@ pub enum StoreError {
     /// The row does not exist for this merchant and mode.
     #[error("not found")]
     NotFound,
-    /// A uniqueness or state precondition failed (the caller maps this to 409).
-    #[error("conflict: {0}")]
-    Conflict(String),
+    /// A write kept losing to concurrent writers of the same rows and was given up on
+    /// (the caller maps this to 503 with a short `Retry-After`). Business outcomes such as
+    /// "already used" or "still pending" are never errors: ports return them typed.
+    #[error("the rows kept changing under concurrent writers")]
+    Contended,
     /// The database could not be reached in time (the caller maps this to 503/500).
     #[error("storage unavailable: {0}")]
     Unavailable(String),

@@ -14,6 +14,16 @@ pub struct RefundRecord {
     pub event: EventDraft,
 }
 
+/// What [`RefundStore::record_refund`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefundWrite {
+    Recorded,
+    /// The payment's refunded total is no longer the one the refund was computed from.
+    PaymentChanged,
+    /// Another refund already records this transfer (chain, transaction, log index).
+    TransferTaken,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait RefundStore: Send + Sync {
@@ -24,7 +34,7 @@ pub trait RefundStore: Send + Sync {
         tx: TxHash,
     ) -> Result<Vec<(Refund, u64)>, StoreError>;
 
-    /// Writes refund, payment update and event atomically. Errors: `Conflict` when the
-    /// payment changed since it was read or the transfer already backs a refund.
-    async fn record_refund(&self, record: &RefundRecord) -> Result<(), StoreError>;
+    /// Writes refund, payment update and event atomically, unless the payment changed
+    /// since it was read or the transfer already backs a refund (then nothing is written).
+    async fn record_refund(&self, record: &RefundRecord) -> Result<RefundWrite, StoreError>;
 }

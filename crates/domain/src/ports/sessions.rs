@@ -9,7 +9,7 @@ use crate::model::{
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait SessionRepository: Send + Sync {
-    /// Inserts a new session. Errors: `Conflict` on a duplicate id.
+    /// Inserts a new session. Errors: storage failures (ids are random; a duplicate is one).
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError>;
 
     /// The session of this merchant and mode, if any.

@@ -5,6 +5,23 @@ use crate::model::{
     Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
 };
 
+/// What [`WalletRepository::insert_with_challenge`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalletInsert {
+    Inserted,
+    /// The merchant already has a wallet at this address (a concurrent registration won).
+    AddressTaken,
+}
+
+/// What [`WalletRepository::mark_verified`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChallengeUse {
+    /// The challenge is now used and the wallet verified.
+    Consumed(Wallet),
+    /// The challenge was used meanwhile, or no unused challenge has that nonce.
+    NotUsable,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WalletRepository: Send + Sync {
@@ -15,13 +32,13 @@ pub trait WalletRepository: Send + Sync {
         address: Address,
     ) -> Result<Option<Wallet>, StoreError>;
 
-    /// Inserts a new pending wallet together with its first challenge.
-    /// Errors: `Conflict` when the merchant already registered the address.
+    /// Inserts a new pending wallet together with its first challenge, unless the
+    /// merchant already registered the address (then nothing is written).
     async fn insert_with_challenge(
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
-    ) -> Result<(), StoreError>;
+    ) -> Result<WalletInsert, StoreError>;
 
     /// Sets an existing (pending or revoked) wallet back to pending with a fresh
     /// challenge; earlier challenges stop counting. Errors: `NotFound`.
@@ -39,14 +56,15 @@ pub trait WalletRepository: Send + Sync {
         wallet: WalletId,
     ) -> Result<Option<WalletChallenge>, StoreError>;
 
-    /// Atomically uses the challenge with `nonce` and marks the wallet verified.
-    /// Errors: `Conflict` if the challenge was used meanwhile; `NotFound`.
+    /// Atomically uses the challenge with `nonce` and marks the wallet verified; a
+    /// challenge used meanwhile (or no unused one with that nonce) changes nothing.
+    /// Errors: `NotFound` when the wallet is gone.
     async fn mark_verified(
         &self,
         wallet: WalletId,
         nonce: &str,
         now: Timestamp,
-    ) -> Result<Wallet, StoreError>;
+    ) -> Result<ChallengeUse, StoreError>;
 
     /// Sets the wallet `revoked`. Errors: `NotFound`.
     async fn revoke(

@@ -1,12 +1,9 @@
 //! API key secrets (D5): `svc_sk_{test|live}_` + 32 base62 characters; only the
 //! SHA-256 is ever stored.
 
-use rand::Rng;
 use sha2::{Digest, Sha256};
 
-use crate::model::Mode;
-
-const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+use crate::model::{random_base62, Mode};
 
 pub fn prefix(mode: Mode) -> &'static str {
     match mode {
@@ -16,11 +13,7 @@ pub fn prefix(mode: Mode) -> &'static str {
 }
 
 pub fn generate(mode: Mode) -> String {
-    let mut rng = rand::thread_rng();
-    let body: String = (0..32)
-        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
-        .collect();
-    format!("{}{body}", prefix(mode))
+    format!("{}{}", prefix(mode), random_base62(32))
 }
 
 pub fn hash(secret: &str) -> [u8; 32] {

@@ -2,8 +2,8 @@
 //! snapshot the fee terms, store the session.
 
 use crate::model::{
-    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
-    SessionMode, SessionStatus, ValidationErrors, WalletStatus,
+    Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
+    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -13,23 +13,20 @@ use crate::services::{ChainDirectory, TokenDirectory};
 
 mod subscription_terms;
 
-/// A parsed create request: every field already has its domain type.
+/// A parsed create request: every field already has its domain type, and the mode's
+/// rules are in the shape of `terms` (checked once, where the request was parsed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewSessionRequest {
-    pub session_mode: SessionMode,
-    pub title: String,
-    pub amount: Option<Amount>,
+    pub terms: SessionTerms,
+    pub title: Title,
     pub description: Option<String>,
     pub recipient: Option<Address>,
-    pub customer_reference: Option<String>,
-    /// Raw JSON object text, echoed verbatim.
-    pub metadata: String,
-    pub success_url: Option<String>,
-    pub cancel_url: Option<String>,
+    pub customer_reference: Option<CustomerReference>,
+    pub metadata: MetadataJson,
+    pub success_url: Option<RedirectUrl>,
+    pub cancel_url: Option<RedirectUrl>,
     pub expires_in_seconds: u64,
     pub chain: Option<ChainId>,
-    pub chain_plan_id: Option<String>,
-    pub interval_seconds: Option<u64>,
     pub currency: Currency,
 }
 
@@ -79,36 +76,30 @@ pub async fn create_checkout_session(
             );
         }
     }
-    match req.session_mode {
-        SessionMode::Subscription if !ctx.mode.is_live() => {
-            errors.push("mode", "subscription mode is available with live keys only");
-        }
-        SessionMode::Subscription => {}
-        SessionMode::Payment => {
-            if req.amount.is_none() {
-                errors.push("amount", "is required in payment mode");
-            }
-            if req.chain_plan_id.is_some() {
-                errors.push("chain_plan_id", "is only valid in subscription mode");
-            }
-            if req.interval_seconds.is_some() {
-                errors.push("interval_seconds", "is only valid in subscription mode");
-            }
-        }
-    }
-    let token = deps.tokens.token(chain, req.currency);
-    if token.is_none() {
-        errors.push(
-            "currency",
-            format!("{} is not available on {}", req.currency, chain.name()),
-        );
+    let token = deps
+        .tokens
+        .token(chain, req.currency)
+        .ok_or_else(|| format!("{} is not available on {}", req.currency, chain.name()));
+    if let Err(why) = &token {
+        errors.push("currency", why.clone());
     }
     errors.into_result()?;
+    let session_mode = req.terms.mode();
 
-    let (amount, token_address, recipient, interval_seconds, chain_plan_id) = match req.session_mode
-    {
-        SessionMode::Subscription => {
-            let terms = subscription_terms::subscription_terms(ctx, chain, &req, deps).await?;
+    let (amount, token_address, recipient, interval_seconds, chain_plan_id) = match req.terms {
+        SessionTerms::Subscription {
+            plan,
+            amount,
+            interval_seconds,
+        } => {
+            let asked = subscription_terms::AskedTerms {
+                plan,
+                amount,
+                interval_seconds,
+                recipient: req.recipient,
+                currency: req.currency,
+            };
+            let terms = subscription_terms::subscription_terms(ctx, chain, asked, deps).await?;
             (
                 terms.amount,
                 terms.token,
@@ -117,11 +108,9 @@ pub async fn create_checkout_session(
                 Some(terms.plan_id.to_string()),
             )
         }
-        SessionMode::Payment => {
+        SessionTerms::Payment { amount } => {
             let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
-            let (Some(amount), Some(token)) = (req.amount, token) else {
-                unreachable!("checked above");
-            };
+            let token = token.map_err(|why| ValidationErrors::single("currency", why))?;
             (amount, token, recipient, None, None)
         }
     };
@@ -133,9 +122,9 @@ pub async fn create_checkout_session(
         id: CheckoutSessionId::generate(),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
-        session_mode: req.session_mode,
+        session_mode,
         status: SessionStatus::Open,
-        title: req.title,
+        title: req.title.into(),
         description: req.description,
         amount,
         currency: req.currency,
@@ -150,12 +139,12 @@ pub async fn create_checkout_session(
         recipient_address: recipient,
         customer: None,
         subscription: None,
-        customer_reference: req.customer_reference,
-        success_url: req.success_url,
-        cancel_url: req.cancel_url,
+        customer_reference: req.customer_reference.map(String::from),
+        success_url: req.success_url.map(String::from),
+        cancel_url: req.cancel_url.map(String::from),
         wallet_address: None,
         tx_hash: None,
-        metadata: req.metadata,
+        metadata: req.metadata.into(),
         expires_at: now.plus_seconds(req.expires_in_seconds as i64),
         completed_at: None,
         created_at: now,

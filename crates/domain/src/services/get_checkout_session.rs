@@ -1,7 +1,7 @@
 //! GET /checkout/sessions/:id, with expiry applied lazily on read.
 
 use super::LookupError;
-use crate::model::{AuthContext, CheckoutSession, CheckoutSessionId};
+use crate::model::{AuthContext, CheckoutSession, CheckoutSessionId, Missing};
 use crate::ports::{Clock, SessionRepository, StoreError};
 
 pub async fn get_checkout_session(
@@ -13,7 +13,7 @@ pub async fn get_checkout_session(
     let session = sessions
         .get(ctx.merchant_id, ctx.mode, id)
         .await?
-        .ok_or(LookupError::NotFound)?;
+        .ok_or_else(|| LookupError::NotFound(Missing::of(id)))?;
     Ok(with_lazy_expiry(session, sessions, clock).await?)
 }
 

@@ -1,11 +1,11 @@
 //! Webhook endpoint management (D12): create (secret shown once), update, rotate, delete.
 
-use rand::Rng;
-
 use crate::model::{
-    AuthContext, EndpointStatus, EventType, WebhookEndpoint, WebhookEndpointId, WebhookUrl,
+    random_base62, AuthContext, EndpointStatus, EventType, Missing, WebhookEndpoint,
+    WebhookEndpointId, WebhookUrl,
 };
 use crate::ports::{Clock, EndpointChanges, StoreError, WebhookEndpointRepository};
+use crate::services::LookupError;
 
 /// How long a rotated-out secret keeps signing (D12).
 pub const ROTATION_GRACE_SECS: i64 = 24 * 3600;
@@ -19,12 +19,7 @@ pub struct NewEndpoint {
 
 /// `whsec_` + 32 random base62 characters (~190 bits).
 pub fn generate_signing_secret() -> String {
-    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    let mut rng = rand::thread_rng();
-    let body: String = (0..32)
-        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
-        .collect();
-    format!("whsec_{body}")
+    format!("whsec_{}", random_base62(32))
 }
 
 /// Sorts and dedupes an event filter so equal filters compare equal.
@@ -62,11 +57,12 @@ pub async fn update_webhook_endpoint(
     id: WebhookEndpointId,
     mut changes: EndpointChanges,
     endpoints: &dyn WebhookEndpointRepository,
-) -> Result<WebhookEndpoint, StoreError> {
+) -> Result<WebhookEndpoint, LookupError> {
     changes.enabled_events = changes.enabled_events.map(normalize_events);
     endpoints
         .update(ctx.merchant_id, ctx.mode, id, &changes)
         .await
+        .map_err(|e| endpoint_lookup(e, id))
 }
 
 /// Issues a new secret; the old one keeps signing for [`ROTATION_GRACE_SECS`].
@@ -74,12 +70,33 @@ pub async fn rotate_webhook_secret(
     ctx: &AuthContext,
     id: WebhookEndpointId,
     endpoints: &dyn WebhookEndpointRepository,
-) -> Result<(WebhookEndpoint, String), StoreError> {
+) -> Result<(WebhookEndpoint, String), LookupError> {
     let secret = generate_signing_secret();
     let endpoint = endpoints
         .rotate_secret(ctx.merchant_id, ctx.mode, id, &secret, ROTATION_GRACE_SECS)
-        .await?;
+        .await
+        .map_err(|e| endpoint_lookup(e, id))?;
     Ok((endpoint, secret))
+}
+
+/// Deletes the endpoint; its pending deliveries fail and its history stays.
+pub async fn delete_webhook_endpoint(
+    ctx: &AuthContext,
+    id: WebhookEndpointId,
+    endpoints: &dyn WebhookEndpointRepository,
+) -> Result<(), LookupError> {
+    endpoints
+        .delete(ctx.merchant_id, ctx.mode, id)
+        .await
+        .map_err(|e| endpoint_lookup(e, id))
+}
+
+/// The endpoint's absence, named; other storage failures as they are.
+fn endpoint_lookup(e: StoreError, id: WebhookEndpointId) -> LookupError {
+    match e {
+        StoreError::NotFound => LookupError::NotFound(Missing::of(id)),
+        e => LookupError::Store(e),
+    }
 }
 
 #[cfg(test)]

@@ -64,13 +64,14 @@ pub use tokens::*;
 pub use verify_wallet::*;
 pub(crate) use write_billing::*;
 
+use crate::model::Missing;
 use crate::ports::StoreError;
 
 /// Failures shared by the simple read use cases.
 #[derive(Debug, thiserror::Error)]
 pub enum LookupError {
-    #[error("no such resource")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

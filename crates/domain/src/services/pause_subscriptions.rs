@@ -61,8 +61,6 @@ async fn apply(
     match outcome {
         BillingWriteOutcome::Written => Ok(true),
         BillingWriteOutcome::NothingToWrite(_) | BillingWriteOutcome::Gone => Ok(false),
-        BillingWriteOutcome::Contended => Err(StoreError::Conflict(
-            "the subscription kept changing".into(),
-        )),
+        BillingWriteOutcome::Contended => Err(StoreError::Contended),
     }
 }

@@ -3,7 +3,7 @@
 //! subscriber wallet). The service stops charging; the allowance is the subscriber's to
 //! revoke. The subscription id is the capability.
 
-use crate::model::{Signature, SubscriptionId};
+use crate::model::{Missing, Signature, SubscriptionId};
 use crate::ports::{
     ChainError, ChainReader, Clock, StoreError, SubscriptionRecord, SubscriptionStore,
 };
@@ -12,8 +12,8 @@ use crate::services::{signed_by, write_billing, BillingWriteOutcome};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PortalError {
-    #[error("no such subscription")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error("the signature was not made by the subscriber wallet {0} over the cancel message")]
     NotSubscriber(String),
     /// A contract wallet's chain could not be asked (detail for logs only).
@@ -39,7 +39,7 @@ pub async fn portal_subscription(
     deps.subscriptions
         .subscription_public(id)
         .await?
-        .ok_or(PortalError::NotFound)
+        .ok_or_else(|| PortalError::NotFound(Missing::of(id)))
 }
 
 /// The name the portal shows for the subscription's merchant.
@@ -96,7 +96,7 @@ pub async fn cancel_by_subscriber(
     match write_billing(deps.subscriptions, rec, |rec| cancel_write(rec, now)).await? {
         BillingWriteOutcome::Written => portal_subscription(id, deps).await,
         BillingWriteOutcome::NothingToWrite(current) => Ok(current),
-        BillingWriteOutcome::Gone => Err(PortalError::NotFound),
+        BillingWriteOutcome::Gone => Err(PortalError::NotFound(Missing::of(id))),
         BillingWriteOutcome::Contended => Err(PortalError::Contended),
     }
 }

@@ -2,12 +2,12 @@
 //! record it; the same transfer re-reported returns the existing refund.
 
 use crate::model::{
-    Amount, AuthContext, EventType, FieldError, PaymentId, PaymentStatus, Refund, RefundId,
-    RefundStatus, TxHash, ValidationErrors,
+    Amount, AuthContext, EventType, FieldError, Missing, PaymentId, PaymentStatus, Refund,
+    RefundId, RefundStatus, TxHash, ValidationErrors,
 };
 use crate::ports::{
-    ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundStore, ResourceReader,
-    StoreError, WalletRepository,
+    ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundStore, RefundWrite,
+    ResourceReader, StoreError, WalletRepository,
 };
 use crate::representation::PaymentResource;
 use crate::rules::confirmations::{confirmations, is_confirmed};
@@ -23,8 +23,8 @@ pub struct NewRefund {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RefundError {
-    #[error("no such payment")]
-    PaymentNotFound,
+    #[error(transparent)]
+    PaymentNotFound(Missing),
     #[error(transparent)]
     Rejected(ValidationErrors),
     #[error("the chain could not be reached; retry shortly")]
@@ -71,34 +71,34 @@ pub async fn record_refund(
     req: NewRefund,
     deps: &RefundDeps<'_>,
 ) -> Result<RefundOutcome, RefundError> {
-    // A race with another refund of the same payment is retried from fresh state.
+    // A race with another refund of the same payment (or of the same transfer) is retried
+    // from fresh state: the re-read finds the winner's refund or the new refunded total.
     for _ in 0..5 {
-        match attempt(ctx, &req, deps).await {
-            Err(RefundError::Store(StoreError::Conflict(_))) => continue,
-            other => return other,
+        if let Some(outcome) = attempt(ctx, &req, deps).await? {
+            return Ok(outcome);
         }
     }
-    Err(RefundError::Store(StoreError::Conflict(
-        "the payment kept changing".into(),
-    )))
+    Err(RefundError::Store(StoreError::Contended))
 }
 
+/// One read-check-write pass; `None` when a concurrent write won and the pass must be
+/// retried from fresh state.
 async fn attempt(
     ctx: &AuthContext,
     req: &NewRefund,
     deps: &RefundDeps<'_>,
-) -> Result<RefundOutcome, RefundError> {
+) -> Result<Option<RefundOutcome>, RefundError> {
     let payment = deps
         .reader
         .payment(ctx.merchant_id, ctx.mode, req.payment)
         .await?
-        .ok_or(RefundError::PaymentNotFound)?;
+        .ok_or_else(|| RefundError::PaymentNotFound(Missing::of(req.payment)))?;
     let already = deps
         .refunds
         .refunds_by_tx(payment.chain, req.tx_hash)
         .await?;
     if let Some((existing, _)) = already.iter().find(|(r, _)| r.payment == payment.id) {
-        return Ok(RefundOutcome::Existing(existing.clone()));
+        return Ok(Some(RefundOutcome::Existing(existing.clone())));
     }
     if !matches!(
         payment.status,
@@ -266,6 +266,8 @@ async fn attempt(
         payment_after,
         event,
     };
-    deps.refunds.record_refund(&record).await?;
-    Ok(RefundOutcome::Created(refund))
+    match deps.refunds.record_refund(&record).await? {
+        RefundWrite::Recorded => Ok(Some(RefundOutcome::Created(refund))),
+        RefundWrite::PaymentChanged | RefundWrite::TransferTaken => Ok(None),
+    }
 }

@@ -4,8 +4,8 @@
 //! pending).
 
 use crate::model::{
-    AuthContext, DeliveryStatus, EndpointStatus, PageRequest, Timestamp, WebhookEndpointId,
-    WebhookEventFilter,
+    AuthContext, DeliveryStatus, EndpointStatus, Missing, PageRequest, Timestamp,
+    WebhookEndpointId, WebhookEventFilter,
 };
 use crate::ports::{Clock, Outbox, ResourceReader, StoreError, WebhookEndpointRepository};
 
@@ -22,8 +22,8 @@ pub struct Recovery {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecoverError {
-    #[error("no such webhook endpoint")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error("the endpoint is disabled; enable it before recovering its deliveries")]
     EndpointDisabled,
     #[error(transparent)]
@@ -49,7 +49,7 @@ pub async fn recover_endpoint(
         .await
         .map_err(RecoverError::Store)?
     {
-        None => return Err(RecoverError::NotFound),
+        None => return Err(RecoverError::NotFound(Missing::of(endpoint))),
         Some(e) if e.status != EndpointStatus::Enabled => {
             return Err(RecoverError::EndpointDisabled)
         }
@@ -88,7 +88,7 @@ pub async fn recover_endpoint(
                 Err(ResendError::StillPending) => recovery.still_pending += 1,
                 // Disabled or deleted meanwhile: nothing more can be resent.
                 Err(ResendError::EndpointDisabled) => return Err(RecoverError::EndpointDisabled),
-                Err(ResendError::NotFound) => {}
+                Err(ResendError::NotFound(_)) => {}
                 Err(ResendError::Store(e)) => return Err(RecoverError::Store(e)),
             }
         }

@@ -5,7 +5,7 @@ use rand::Rng;
 use crate::model::{
     Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus,
 };
-use crate::ports::{Clock, StoreError, WalletRepository};
+use crate::ports::{Clock, StoreError, WalletInsert, WalletRepository};
 
 pub const CHALLENGE_TTL_SECS: i64 = 3600;
 
@@ -67,8 +67,8 @@ pub async fn register_wallet(
                 created_at: now,
             };
             let challenge = new_challenge(&wallet, now);
-            match wallets.insert_with_challenge(&wallet, &challenge).await {
-                Ok(()) => {
+            match wallets.insert_with_challenge(&wallet, &challenge).await? {
+                WalletInsert::Inserted => {
                     return Ok(RegisteredWallet {
                         wallet,
                         challenge: Some(challenge),
@@ -76,11 +76,10 @@ pub async fn register_wallet(
                     })
                 }
                 // A concurrent registration of the same address won: reuse its record.
-                Err(StoreError::Conflict(_)) => wallets
+                WalletInsert::AddressTaken => wallets
                     .find_by_address(ctx.merchant_id, address)
                     .await?
-                    .ok_or(StoreError::NotFound)?,
-                Err(e) => return Err(e),
+                    .ok_or(StoreError::Contended)?,
             }
         }
     };

@@ -2,15 +2,16 @@
 //! budget, `resend_of` = the root, the root's payload byte for byte; 409 while the root
 //! or a redelivery is pending; 400 when the endpoint is disabled; history untouched.
 
-use crate::model::{AuthContext, EndpointStatus, EventId, WebhookEventRecord};
+use crate::model::{AuthContext, EndpointStatus, EventId, Missing, WebhookEventRecord};
 use crate::ports::{
-    Clock, NewDelivery, Outbox, ResourceReader, StoreError, WebhookEndpointRepository,
+    Clock, NewDelivery, Outbox, ResendOutcome, ResourceReader, StoreError,
+    WebhookEndpointRepository,
 };
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResendError {
-    #[error("no such webhook event")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error("the event's endpoint is disabled or deleted; enable it before resending")]
     EndpointDisabled,
     #[error("this event or a redelivery of it is still pending; wait for it to finish")]
@@ -31,7 +32,7 @@ pub async fn resend_event(
         .webhook_event(ctx.merchant_id, ctx.mode, id)
         .await
         .map_err(ResendError::Store)?
-        .ok_or(ResendError::NotFound)?;
+        .ok_or_else(|| ResendError::NotFound(Missing::of(id)))?;
     let root = record.resend_of.unwrap_or(record.id);
     let endpoint = endpoints
         .get(ctx.merchant_id, ctx.mode, record.endpoint)
@@ -52,8 +53,12 @@ pub async fn resend_event(
         resend_of: Some(root),
         created_at: clock.now(),
     };
-    outbox.enqueue_resend(&delivery).await.map_err(|e| match e {
-        StoreError::Conflict(_) => ResendError::StillPending,
-        e => ResendError::Store(e),
-    })
+    match outbox
+        .enqueue_resend(&delivery)
+        .await
+        .map_err(ResendError::Store)?
+    {
+        ResendOutcome::Enqueued(record) => Ok(record),
+        ResendOutcome::StillPending => Err(ResendError::StillPending),
+    }
 }

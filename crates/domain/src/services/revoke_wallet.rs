@@ -3,7 +3,7 @@
 //! returns the revoked wallet (and pauses anything a failed first call left active).
 
 use super::LookupError;
-use crate::model::{AuthContext, Wallet, WalletId, WalletStatus};
+use crate::model::{AuthContext, Missing, Wallet, WalletId, WalletStatus};
 use crate::ports::{Clock, StoreError, SubscriptionStore, WalletRepository};
 use crate::services::{follow_recipient_wallet, RecipientChange};
 
@@ -17,7 +17,7 @@ pub async fn revoke_wallet(
     let wallet = wallets
         .get(ctx.merchant_id, id)
         .await?
-        .ok_or(LookupError::NotFound)?;
+        .ok_or_else(|| LookupError::NotFound(Missing::of(id)))?;
     let revoked = if wallet.status == WalletStatus::Revoked {
         wallet
     } else {
@@ -25,7 +25,7 @@ pub async fn revoke_wallet(
             .revoke(ctx.merchant_id, id, clock.now())
             .await
             .map_err(|e| match e {
-                StoreError::NotFound => LookupError::NotFound,
+                StoreError::NotFound => LookupError::NotFound(Missing::of(id)),
                 e => e.into(),
             })?
     };

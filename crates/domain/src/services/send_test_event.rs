@@ -2,15 +2,15 @@
 //! object to one endpoint, with a fresh envelope id per send.
 
 use crate::model::{
-    AuthContext, EndpointStatus, EventId, EventType, WebhookEndpointId, WebhookEventRecord,
+    AuthContext, EndpointStatus, EventId, EventType, Missing, WebhookEndpointId, WebhookEventRecord,
 };
 use crate::ports::{Clock, NewDelivery, Outbox, StoreError, WebhookEndpointRepository};
 use crate::rules::{envelope, test_events};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TestEventError {
-    #[error("no such webhook endpoint")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error("`{0}` is not in this endpoint's enabled_events")]
     TypeNotEnabled(EventType),
     #[error("the endpoint is disabled; enable it to receive test events")]
@@ -30,7 +30,7 @@ pub async fn send_test_event(
     let endpoint = endpoints
         .get(ctx.merchant_id, ctx.mode, endpoint_id)
         .await?
-        .ok_or(TestEventError::NotFound)?;
+        .ok_or_else(|| TestEventError::NotFound(Missing::of(endpoint_id)))?;
     let event_type = event_type.unwrap_or(EventType::PaymentSucceeded);
     if !event_type.is_enabled_in(&endpoint.enabled_events) {
         return Err(TestEventError::TypeNotEnabled(event_type));

@@ -1,13 +1,15 @@
 //! POST /wallets/:id/verify: check the EIP-191 signature over the open challenge.
 
-use crate::model::{AuthContext, Signature, Wallet, WalletId};
-use crate::ports::{ChainReader, Clock, StoreError, SubscriptionStore, WalletRepository};
+use crate::model::{AuthContext, Missing, Signature, Wallet, WalletId};
+use crate::ports::{
+    ChainReader, ChallengeUse, Clock, StoreError, SubscriptionStore, WalletRepository,
+};
 use crate::services::{follow_recipient_wallet, signed_by, RecipientChange};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyWalletError {
-    #[error("no such wallet")]
-    NotFound,
+    #[error(transparent)]
+    NotFound(Missing),
     #[error("the verification challenge has expired; register the wallet again to get a new one")]
     ChallengeExpired,
     #[error(
@@ -36,7 +38,7 @@ pub async fn verify_wallet(
     let wallet = wallets
         .get(ctx.merchant_id, id)
         .await?
-        .ok_or(VerifyWalletError::NotFound)?;
+        .ok_or_else(|| VerifyWalletError::NotFound(Missing::of(id)))?;
     let challenge = wallets
         .latest_challenge(id)
         .await?
@@ -63,14 +65,16 @@ pub async fn verify_wallet(
             wallet.address.to_string(),
         ));
     }
-    let verified = wallets
+    let verified = match wallets
         .mark_verified(id, &challenge.nonce, now)
         .await
         .map_err(|e| match e {
-            StoreError::Conflict(_) => VerifyWalletError::ChallengeUsed,
-            StoreError::NotFound => VerifyWalletError::NotFound,
+            StoreError::NotFound => VerifyWalletError::NotFound(Missing::of(id)),
             e => VerifyWalletError::Store(e),
-        })?;
+        })? {
+        ChallengeUse::Consumed(wallet) => wallet,
+        ChallengeUse::NotUsable => return Err(VerifyWalletError::ChallengeUsed),
+    };
     // Subscriptions paused while this address was revoked bill again (D10).
     follow_recipient_wallet(
         ctx.merchant_id,
@@ -156,7 +160,7 @@ mod tests {
             ..wallet.clone()
         };
         repo.expect_mark_verified()
-            .returning(move |_, _, _| Ok(verified.clone()));
+            .returning(move |_, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let expected_hash = eip191::hash_message(challenge.message.as_bytes());
         let mut chain = MockChainReader::new();
         chain.expect_is_contract().returning(|_, _| Ok(true));
@@ -219,7 +223,7 @@ mod tests {
         repo.expect_mark_verified()
             .withf(|_, nonce, _| nonce == "00")
             .times(1)
-            .returning(move |_, _, _| Ok(verified.clone()));
+            .returning(move |_, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let out = block_on(verify_wallet(
             &ctx,
@@ -287,7 +291,7 @@ mod tests {
         let (ctx, wallet, challenge) = fixture(false);
         let mut repo = repo(&wallet, &challenge);
         repo.expect_mark_verified()
-            .returning(|_, _, _| Err(StoreError::Conflict("used".into())));
+            .returning(|_, _, _| Ok(ChallengeUse::NotUsable));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let err = block_on(verify_wallet(
             &ctx,

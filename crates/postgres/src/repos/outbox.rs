@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use stablepay_domain::ports::{EventDraft, NewDelivery, Outbox, StoreError};
+use stablepay_domain::ports::{EventDraft, NewDelivery, Outbox, ResendOutcome, StoreError};
 use stablepay_domain::rules::envelope;
 use stablepay_domain::{EventId, EventType, WebhookEventRecord};
 use uuid::Uuid;
@@ -22,7 +22,6 @@ pub const NOTIFY_CHANNEL: &str = "stablepay_webhook_events";
 pub(crate) enum OutboxError {
     Db(diesel::result::Error),
     Render(String),
-    Conflict(&'static str),
 }
 
 impl From<diesel::result::Error> for OutboxError {
@@ -36,7 +35,6 @@ impl From<OutboxError> for StoreError {
         match e {
             OutboxError::Db(e) => map_diesel_error(e),
             OutboxError::Render(msg) => StoreError::Internal(msg),
-            OutboxError::Conflict(why) => StoreError::Conflict(why.to_owned()),
         }
     }
 }
@@ -157,10 +155,7 @@ impl Outbox for PgStore {
         inserted.try_into()
     }
 
-    async fn enqueue_resend(
-        &self,
-        delivery: &NewDelivery,
-    ) -> Result<WebhookEventRecord, StoreError> {
+    async fn enqueue_resend(&self, delivery: &NewDelivery) -> Result<ResendOutcome, StoreError> {
         let Some(root) = delivery.resend_of else {
             return Err(StoreError::Internal("a resend needs resend_of".into()));
         };
@@ -183,9 +178,7 @@ impl Outbox for PgStore {
                     .get_result(conn)
                     .await?;
                 if pending > 0 {
-                    return Err(OutboxError::Conflict(
-                        "a delivery of this event is still pending",
-                    ));
+                    return Ok(None);
                 }
                 let row = WebhookEventRow {
                     event_id: root_event,
@@ -196,9 +189,13 @@ impl Outbox for PgStore {
                     .returning(WebhookEventRow::as_returning())
                     .get_result(conn)
                     .await?;
-                Ok(r)
+                Ok::<_, diesel::result::Error>(Some(r))
             })
-            .await?;
-        inserted.try_into()
+            .await
+            .map_err(map_diesel_error)?;
+        match inserted {
+            Some(row) => Ok(ResendOutcome::Enqueued(row.try_into()?)),
+            None => Ok(ResendOutcome::StillPending),
+        }
     }
 }

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{RefundRecord, RefundStore, StoreError};
+use stablepay_domain::ports::{RefundRecord, RefundStore, RefundWrite, StoreError};
 use stablepay_domain::{ChainId, Refund, TxHash};
 
 use super::outbox::{write_event, OutboxError};
@@ -36,7 +36,7 @@ impl RefundStore for PgStore {
             .collect()
     }
 
-    async fn record_refund(&self, rec: &RefundRecord) -> Result<(), StoreError> {
+    async fn record_refund(&self, rec: &RefundRecord) -> Result<RefundWrite, StoreError> {
         let f = &rec.refund;
         let row = RefundRow {
             id: f.id.uuid(),
@@ -65,14 +65,17 @@ impl RefundStore for PgStore {
                 .first(conn)
                 .await?;
             if refunded != to_i64(rec.expected_refunded_micros) {
-                return Err(OutboxError::Conflict(
-                    "the payment was refunded concurrently",
-                ));
+                return Ok::<_, OutboxError>(RefundWrite::PaymentChanged);
             }
-            diesel::insert_into(r::table)
+            let inserted = diesel::insert_into(r::table)
                 .values(&row)
+                .on_conflict((r::chain_id, r::tx_hash, r::log_index))
+                .do_nothing()
                 .execute(conn)
                 .await?;
+            if inserted == 0 {
+                return Ok(RefundWrite::TransferTaken);
+            }
             diesel::update(p::table.filter(p::id.eq(f.payment.uuid())))
                 .set((
                     p::refunded_micros.eq(to_i64(after.refunded_micros)),
@@ -81,7 +84,7 @@ impl RefundStore for PgStore {
                 .execute(conn)
                 .await?;
             write_event(conn, &rec.event).await?;
-            Ok(())
+            Ok::<_, OutboxError>(RefundWrite::Recorded)
         })
         .await
         .map_err(StoreError::from)

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{StoreError, WalletRepository};
+use stablepay_domain::ports::{ChallengeUse, StoreError, WalletInsert, WalletRepository};
 use stablepay_domain::{
     Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
 };
@@ -10,27 +10,6 @@ use crate::error::map_diesel_error;
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
 use crate::PgStore;
-
-/// Errors inside a transaction: the database's, or a precondition we check.
-enum TxError {
-    Db(diesel::result::Error),
-    Conflict(&'static str),
-}
-
-impl From<diesel::result::Error> for TxError {
-    fn from(e: diesel::result::Error) -> Self {
-        TxError::Db(e)
-    }
-}
-
-impl From<TxError> for StoreError {
-    fn from(e: TxError) -> Self {
-        match e {
-            TxError::Db(e) => map_diesel_error(e),
-            TxError::Conflict(why) => StoreError::Conflict(why.to_owned()),
-        }
-    }
-}
 
 #[async_trait]
 impl WalletRepository for PgStore {
@@ -55,22 +34,27 @@ impl WalletRepository for PgStore {
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
-    ) -> Result<(), StoreError> {
+    ) -> Result<WalletInsert, StoreError> {
         let mut conn = self.conn().await?;
         let (wallet_row, challenge_row) = (WalletRow::from(wallet), ChallengeRow::from(challenge));
         conn.transaction(async |conn| {
-            diesel::insert_into(w::table)
+            let inserted = diesel::insert_into(w::table)
                 .values(&wallet_row)
+                .on_conflict((w::merchant_id, w::address))
+                .do_nothing()
                 .execute(conn)
                 .await?;
+            if inserted == 0 {
+                return Ok(WalletInsert::AddressTaken);
+            }
             diesel::insert_into(wc::table)
                 .values(&challenge_row)
                 .execute(conn)
                 .await?;
-            Ok::<_, TxError>(())
+            Ok::<_, diesel::result::Error>(WalletInsert::Inserted)
         })
         .await
-        .map_err(StoreError::from)
+        .map_err(map_diesel_error)
     }
 
     async fn restart_verification(
@@ -96,9 +80,10 @@ impl WalletRepository for PgStore {
                     .values(&challenge_row)
                     .execute(conn)
                     .await?;
-                Ok::<_, TxError>(row)
+                Ok::<_, diesel::result::Error>(row)
             })
-            .await?;
+            .await
+            .map_err(map_diesel_error)?;
         row.try_into()
     }
 
@@ -136,7 +121,7 @@ impl WalletRepository for PgStore {
         wallet: WalletId,
         nonce: &str,
         now: Timestamp,
-    ) -> Result<Wallet, StoreError> {
+    ) -> Result<ChallengeUse, StoreError> {
         let mut conn = self.conn().await?;
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
         let row = conn
@@ -149,8 +134,8 @@ impl WalletRepository for PgStore {
                     .set(wc::used_at.eq(at))
                     .execute(conn)
                     .await?;
-                if used != 1 {
-                    return Err(TxError::Conflict("challenge already used"));
+                if used == 0 {
+                    return Ok(None);
                 }
                 let row = diesel::update(w::table.filter(w::id.eq(id)))
                     .set((
@@ -161,10 +146,14 @@ impl WalletRepository for PgStore {
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
                     .await?;
-                Ok(row)
+                Ok::<_, diesel::result::Error>(Some(row))
             })
-            .await?;
-        row.try_into()
+            .await
+            .map_err(map_diesel_error)?;
+        match row {
+            Some(row) => Ok(ChallengeUse::Consumed(row.try_into()?)),
+            None => Ok(ChallengeUse::NotUsable),
+        }
     }
 
     async fn revoke(

@@ -2,16 +2,15 @@
 //! as POST /checkout/sessions), with the hosted URL ready to copy.
 
 use askama::Template;
-use stablepay_domain::rules::validation::{
-    bounded_text, redirect_url, CUSTOMER_REFERENCE_MAX, DESCRIPTION_MAX, EXPIRES_DEFAULT, TITLE_MAX,
-};
+use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX, EXPIRES_DEFAULT};
 use stablepay_domain::services::{
     create_checkout_session, list_checkout_sessions, CreateSessionDeps, CreateSessionError,
     NewSessionRequest,
 };
 use stablepay_domain::{
-    Address, Amount, CheckoutSession, CheckoutSessionId, Currency, SessionFilter, SessionMode,
-    SessionStatus, ValidationErrors, WalletStatus,
+    Address, Amount, CheckoutSession, CheckoutSessionId, Currency, CustomerReference, MetadataJson,
+    RedirectUrl, SessionFilter, SessionMode, SessionStatus, SessionTerms, Title, ValidationErrors,
+    WalletStatus,
 };
 
 use super::payments::enc;
@@ -153,17 +152,10 @@ page_handler!(list, |p| async move {
 fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
     let f = &p.form;
     let mut e = ValidationErrors::default();
-    let title = e.check(
-        "title",
-        bounded_text(f.get("title").unwrap_or(""), 1, TITLE_MAX),
-    );
-    let amount = match f.text("amount") {
-        None => {
-            e.push("amount", "is required");
-            None
-        }
-        Some(a) => e.check("amount", Amount::parse(&a)),
-    };
+    let title = e.check("title", Title::parse(f.get("title").unwrap_or("")));
+    let amount = f
+        .text("amount")
+        .and_then(|a| e.check("amount", Amount::parse(&a)));
     let currency = e.check(
         "currency",
         Currency::parse(f.get("currency").unwrap_or("USDC")).ok_or("must be USDC or USDT"),
@@ -171,36 +163,32 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
     let description = f
         .text("description")
         .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
-    let customer_reference = f.text("customer_reference").and_then(|r| {
-        e.check(
-            "customer_reference",
-            bounded_text(&r, 1, CUSTOMER_REFERENCE_MAX),
-        )
-    });
+    let customer_reference = f
+        .text("customer_reference")
+        .and_then(|r| e.check("customer_reference", CustomerReference::parse(&r)));
     let recipient = f
         .text("recipient")
         .and_then(|r| e.check("recipient", Address::parse(&r)));
     let success_url = f
         .text("success_url")
-        .and_then(|u| e.check("success_url", redirect_url(&u)));
+        .and_then(|u| e.check("success_url", RedirectUrl::parse(&u)));
     let cancel_url = f
         .text("cancel_url")
-        .and_then(|u| e.check("cancel_url", redirect_url(&u)));
-    match (title, amount, currency, e.is_empty()) {
-        (Some(title), Some(amount), Some(currency), true) => Ok(NewSessionRequest {
-            session_mode: SessionMode::Payment,
+        .and_then(|u| e.check("cancel_url", RedirectUrl::parse(&u)));
+    // Payment links are payment mode: the one rule set decides what that requires.
+    let terms = SessionTerms::collect(SessionMode::Payment, p.mode, amount, None, None, &mut e);
+    match (title, terms, currency, e.is_empty()) {
+        (Some(title), Some(terms), Some(currency), true) => Ok(NewSessionRequest {
+            terms,
             title,
-            amount: Some(amount),
             description,
             recipient,
             customer_reference,
-            metadata: "{}".to_owned(),
+            metadata: MetadataJson::empty(),
             success_url,
             cancel_url,
             expires_in_seconds: EXPIRES_DEFAULT,
             chain: None,
-            chain_plan_id: None,
-            interval_seconds: None,
             currency,
         }),
         _ => Err(e),

@@ -293,7 +293,7 @@ page_handler!(refund, |p| async move {
         Ok(RefundOutcome::Created(_) | RefundOutcome::Existing(_)) => Ok(Reply::Redirect(
             p.link(&format!("/payments/{payment}?notice=refund_recorded")),
         )),
-        Err(RefundError::PaymentNotFound) => Err(WebError::NotFound),
+        Err(RefundError::PaymentNotFound(_)) => Err(WebError::NotFound),
         Err(RefundError::Rejected(v)) => detail(&p, Some(v.to_string())).await,
         Err(e @ (RefundError::ChainUnavailable | RefundError::ChainNotConfigured(_))) => {
             detail(&p, Some(e.to_string())).await

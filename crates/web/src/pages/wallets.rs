@@ -133,7 +133,7 @@ page_handler!(verify, |p| async move {
     .await
     {
         Ok(_) => Ok(Reply::Redirect(p.link("/wallets?notice=wallet_verified"))),
-        Err(VerifyWalletError::NotFound) => Err(WebError::NotFound),
+        Err(VerifyWalletError::NotFound(_)) => Err(WebError::NotFound),
         Err(VerifyWalletError::Store(e)) => Err(e.into()),
         Err(e) => render(&p, None, Some(e.to_string())).await,
     }
@@ -152,7 +152,7 @@ page_handler!(revoke, |p| async move {
     .await
     {
         Ok(_) => Ok(Reply::Redirect(p.link("/wallets?notice=wallet_revoked"))),
-        Err(LookupError::NotFound) => Err(WebError::NotFound),
+        Err(LookupError::NotFound(_)) => Err(WebError::NotFound),
         Err(LookupError::Store(e)) => Err(e.into()),
     }
 });

@@ -6,8 +6,8 @@ use askama::Template;
 use stablepay_domain::ports::EndpointChanges;
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
 use stablepay_domain::services::{
-    create_webhook_endpoint, resend_event, rotate_webhook_secret, send_test_event,
-    update_webhook_endpoint, NewEndpoint, ResendError, TestEventError,
+    create_webhook_endpoint, delete_webhook_endpoint, resend_event, rotate_webhook_secret,
+    send_test_event, update_webhook_endpoint, NewEndpoint, ResendError, TestEventError,
 };
 use stablepay_domain::{
     EndpointStatus, EventId, EventType, PageRequest, WebhookEndpoint, WebhookEndpointId,
@@ -279,7 +279,7 @@ page_handler!(send_test, |p| async move {
         Ok(_) => Ok(Reply::Redirect(
             p.link(&format!("/developers/webhooks/{id}?notice=test_sent")),
         )),
-        Err(TestEventError::NotFound) => Err(WebError::NotFound),
+        Err(TestEventError::NotFound(_)) => Err(WebError::NotFound),
         Err(TestEventError::Store(e)) => Err(e.into()),
         Err(e) => render_detail(&p, None, Some(e.to_string())).await,
     }
@@ -287,11 +287,7 @@ page_handler!(send_test, |p| async move {
 
 page_handler!(delete, |p| async move {
     let id = endpoint_id(&p)?;
-    let ctx = p.ctx();
-    p.state
-        .endpoints
-        .delete(ctx.merchant_id, ctx.mode, id)
-        .await?;
+    delete_webhook_endpoint(&p.ctx(), id, p.state.endpoints.as_ref()).await?;
     Ok(Reply::Redirect(
         p.link("/developers/webhooks?notice=endpoint_deleted"),
     ))
@@ -350,7 +346,7 @@ page_handler!(resend, |p| async move {
         Ok(new) => Ok(Reply::Redirect(
             p.link(&format!("/developers/events/{}?notice=resent", new.id)),
         )),
-        Err(ResendError::NotFound) => Err(WebError::NotFound),
+        Err(ResendError::NotFound(_)) => Err(WebError::NotFound),
         Err(ResendError::Store(e)) => Err(e.into()),
         Err(e) => render_event(&p, Some(e.to_string())).await,
     }

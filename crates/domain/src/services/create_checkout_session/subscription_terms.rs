@@ -2,43 +2,29 @@
 //! from the chain, checked against the merchant's verified wallets, the chain's USDC,
 //! the amount type, the minimum interval and every cross-check, then registered.
 
-use super::{CreateSessionDeps, CreateSessionError, NewSessionRequest};
-use crate::model::{AuthContext, ChainId, Currency, ValidationErrors};
+use super::{CreateSessionDeps, CreateSessionError};
+use crate::model::{
+    Address, Amount, AuthContext, ChainId, ChainPlanId, Currency, ValidationErrors,
+};
 use crate::ports::{ChainError, RegisteredPlan};
 use crate::rules::plans::{accept_plan, PlanCrossChecks, PlanTerms};
 
-/// A plan id: a decimal number that fits uint256's lower 128 bits (plan counters never
-/// get near that).
-fn parse_plan_id(raw: Option<&str>) -> Result<u128, ValidationErrors> {
-    let Some(raw) = raw else {
-        return Err(ValidationErrors::single(
-            "chain_plan_id",
-            "is required in subscription mode",
-        ));
-    };
-    let digits = raw.trim();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ValidationErrors::single(
-            "chain_plan_id",
-            "must be a decimal plan id",
-        ));
-    }
-    match digits.parse::<u128>() {
-        Ok(0) | Err(_) => Err(ValidationErrors::single(
-            "chain_plan_id",
-            format!("{digits} is not a plan id"),
-        )),
-        Ok(id) => Ok(id),
-    }
+/// What the request asked for, beside the plan's own terms.
+pub(super) struct AskedTerms {
+    pub plan: ChainPlanId,
+    pub amount: Option<Amount>,
+    pub interval_seconds: Option<u64>,
+    pub recipient: Option<Address>,
+    pub currency: Currency,
 }
 
 pub(super) async fn subscription_terms(
     ctx: &AuthContext,
     chain: ChainId,
-    req: &NewSessionRequest,
+    req: AskedTerms,
     deps: &CreateSessionDeps<'_>,
 ) -> Result<PlanTerms, CreateSessionError> {
-    let plan_id = parse_plan_id(req.chain_plan_id.as_deref())?;
+    let plan_id = req.plan.get();
     if req.currency != Currency::Usdc {
         return Err(
             ValidationErrors::single("currency", "subscriptions settle in USDC only").into(),

@@ -1,5 +1,7 @@
 use super::*;
-use crate::model::{ApiKeyId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId};
+use crate::model::{
+    Amount, ApiKeyId, ChainPlanId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId,
+};
 use crate::ports::{
     ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,
     MockWalletRepository, OnChainPlan,
@@ -33,20 +35,27 @@ fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
 
 fn request() -> NewSessionRequest {
     NewSessionRequest {
-        session_mode: SessionMode::Payment,
-        title: "Coffee".into(),
-        amount: Some(Amount::parse("12.5").unwrap()),
+        terms: SessionTerms::Payment {
+            amount: Amount::parse("12.5").unwrap(),
+        },
+        title: Title::parse("Coffee").unwrap(),
         description: None,
         recipient: None,
-        customer_reference: Some("cust-42".into()),
-        metadata: r#"{"order":"A-1"}"#.into(),
+        customer_reference: Some(CustomerReference::parse("cust-42").unwrap()),
+        metadata: MetadataJson::from_json_text(r#"{"order":"A-1"}"#).unwrap(),
         success_url: None,
         cancel_url: None,
         expires_in_seconds: 600,
         chain: None,
-        chain_plan_id: None,
-        interval_seconds: None,
         currency: Currency::Usdc,
+    }
+}
+
+fn subscription_terms(plan: u128) -> SessionTerms {
+    SessionTerms::Subscription {
+        plan: ChainPlanId::from_u128(plan).unwrap(),
+        amount: None,
+        interval_seconds: None,
     }
 }
 
@@ -168,24 +177,6 @@ fn chain_cross_check_must_match_the_key_mode() {
     assert_eq!(fields(err), ["chain"]);
 }
 
-#[test]
-fn subscription_mode_is_refused_with_a_test_key() {
-    let c = ctx(Mode::Test, FeeTier::Standard);
-    let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let err = h
-        .run(
-            &c,
-            NewSessionRequest {
-                session_mode: SessionMode::Subscription,
-                chain_plan_id: Some("7".into()),
-                amount: None,
-                ..request()
-            },
-        )
-        .unwrap_err();
-    assert_eq!(fields(err), ["mode"]);
-}
-
 fn plan(recipient: Address) -> OnChainPlan {
     OnChainPlan {
         plan_id: 7,
@@ -197,11 +188,9 @@ fn plan(recipient: Address) -> OnChainPlan {
     }
 }
 
-fn subscription_request(plan_id: &str) -> NewSessionRequest {
+fn subscription_request(plan_id: u128) -> NewSessionRequest {
     NewSessionRequest {
-        session_mode: SessionMode::Subscription,
-        chain_plan_id: Some(plan_id.into()),
-        amount: None,
+        terms: subscription_terms(plan_id),
         ..request()
     }
 }
@@ -223,7 +212,7 @@ fn a_subscription_session_carries_the_plan_terms_and_registers_the_plan() {
         .times(1)
         .withf(|p| p.terms.plan_id == 7 && p.manager == Address::from_bytes(MANAGER))
         .returning(|_| Ok(()));
-    let s = h.run(&c, subscription_request("7")).unwrap();
+    let s = h.run(&c, subscription_request(7)).unwrap();
     assert_eq!(s.amount, Amount::parse("9.99").unwrap());
     assert_eq!(s.interval_seconds, Some(30 * 86_400));
     assert_eq!(s.chain_plan_id.as_deref(), Some("7"));
@@ -238,34 +227,29 @@ fn a_subscription_session_carries_the_plan_terms_and_registers_the_plan() {
 fn subscription_plans_are_refused_on_the_field_that_disagrees() {
     let c = ctx(Mode::Live, FeeTier::Standard);
     let w = wallet(&c, 1);
-    // Missing, malformed and unknown plan ids; USDT; a failing cross-check.
+    // An unknown plan id; USDT; a failing cross-check. (Missing and malformed plan ids
+    // never get here: `SessionTerms` and `ChainPlanId` refuse them where they are parsed.)
     let mut h = Harness::new(vec![w.clone()], 0);
     let on_chain = plan(w.address);
     h.chain
         .expect_subscription_plan()
         .returning(move |_, _, id| Ok((id == 7).then(|| on_chain.clone())));
-    let missing = NewSessionRequest {
-        chain_plan_id: None,
-        ..subscription_request("7")
-    };
-    assert_eq!(fields(h.run(&c, missing).unwrap_err()), ["chain_plan_id"]);
     assert_eq!(
-        fields(h.run(&c, subscription_request("x1")).unwrap_err()),
-        ["chain_plan_id"]
-    );
-    assert_eq!(
-        fields(h.run(&c, subscription_request("8")).unwrap_err()),
+        fields(h.run(&c, subscription_request(8)).unwrap_err()),
         ["chain_plan_id"]
     );
     let usdt = NewSessionRequest {
         currency: Currency::Usdt,
-        ..subscription_request("7")
+        ..subscription_request(7)
     };
     assert!(h.run(&c, usdt).is_err());
     let wrong_amount = NewSessionRequest {
-        amount: Some(Amount::parse("10").unwrap()),
-        interval_seconds: Some(60),
-        ..subscription_request("7")
+        terms: SessionTerms::Subscription {
+            plan: ChainPlanId::from_u128(7).unwrap(),
+            amount: Some(Amount::parse("10").unwrap()),
+            interval_seconds: Some(60),
+        },
+        ..request()
     };
     assert_eq!(
         fields(h.run(&c, wrong_amount).unwrap_err()),
@@ -280,24 +264,8 @@ fn an_unreachable_chain_is_not_a_verdict_on_the_plan() {
     h.chain
         .expect_subscription_plan()
         .returning(|_, _, _| Err(ChainError::Unavailable("timeout".into())));
-    let err = h.run(&c, subscription_request("7")).unwrap_err();
+    let err = h.run(&c, subscription_request(7)).unwrap_err();
     assert!(matches!(err, CreateSessionError::ChainUnavailable(_)));
-}
-
-#[test]
-fn payment_mode_needs_an_amount_and_rejects_plan_fields() {
-    let c = ctx(Mode::Live, FeeTier::Standard);
-    let h = Harness::new(vec![wallet(&c, 1)], 0);
-    let req = NewSessionRequest {
-        amount: None,
-        chain_plan_id: Some("1".into()),
-        interval_seconds: Some(60),
-        ..request()
-    };
-    assert_eq!(
-        fields(h.run(&c, req).unwrap_err()),
-        ["amount", "chain_plan_id", "interval_seconds"]
-    );
 }
 
 #[test]

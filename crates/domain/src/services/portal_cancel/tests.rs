@@ -217,7 +217,7 @@ fn an_unknown_subscription_is_not_found() {
     h.chain.expect_is_contract().never();
     h.subscriptions.expect_record_billing().never();
     let err = cancel(&h, id, &signed(&rec, &KEY)).unwrap_err();
-    assert!(matches!(err, PortalError::NotFound), "{err:?}");
+    assert!(matches!(err, PortalError::NotFound(_)), "{err:?}");
 }
 
 #[test]
