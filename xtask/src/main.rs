@@ -38,7 +38,10 @@ commands:
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
+          billing: subscription charges per minute
           api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, idle RSS
+          (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
+          options for profiling; the server log stays in target/<name>/pg)
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
