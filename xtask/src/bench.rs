@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use stablepay_domain::ports::{EventDraft, Outbox, SystemClock};
 use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
-use stablepay_domain::{ApiKeyId, AuthContext, EventType, FeeTier, Mode, Timestamp, WebhookUrl};
+use stablepay_domain::{EventType, FeeTier, Mode, Timestamp, WebhookUrl};
 use stablepay_postgres::testing::execute_sql;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -285,13 +285,7 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
         .create_merchant("Bench", FeeTier::Standard)
         .await
         .map_err(|e| e.to_string())?;
-    let ctx = AuthContext {
-        merchant_id: merchant.id,
-        mode: Mode::Test,
-        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    };
+    let ctx = stablepay_postgres::testing::api_key_context(merchant.id, Mode::Test);
     let rx = start_receiver().await?;
     let url = WebhookUrl::parse(&rx.url).map_err(|e| e.to_string())?;
     let (endpoint, _) = create_webhook_endpoint(

@@ -17,6 +17,8 @@ use crate::seed;
 use crate::util::{cargo, free_port, output, root, run as run_cmd};
 
 const CONNECTIONS: usize = 32;
+/// The secrets key `spawn_api` gives the api (a worker beside it must be given the same).
+pub(crate) const API_SECRETS_KEY: [u8; 32] = [1u8; 32];
 const SECONDS: u64 = 10;
 
 /// One keep-alive HTTP/1.1 exchange; returns the status and the body.
@@ -64,19 +66,23 @@ async fn drive(
     addr: &str,
     make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Copy + 'static,
 ) -> Load {
-    drive_for(addr, SECONDS, make).await
+    drive_for(addr, SECONDS, None, make).await
 }
 
-/// Drives `CONNECTIONS` connections for `seconds`.
+/// Drives `CONNECTIONS` connections for `seconds`: each sends as fast as it is answered,
+/// or, with `rate` (requests per second over all connections), on its own fixed schedule
+/// (an open loop, so a slow answer does not lower the offered load).
 pub(crate) async fn drive_for(
     addr: &str,
     seconds: u64,
-    make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Copy + 'static,
+    rate: Option<f64>,
+    make: impl Fn(usize, u64) -> Vec<u8> + Send + Sync + Clone + 'static,
 ) -> Load {
     let started = Instant::now();
+    let interval = rate.map(|r| Duration::from_secs_f64(CONNECTIONS as f64 / r));
     let mut tasks = Vec::new();
     for c in 0..CONNECTIONS {
-        let addr = addr.to_owned();
+        let (addr, make) = (addr.to_owned(), make.clone());
         tasks.push(tokio::spawn(async move {
             let (mut ok, mut errors, mut lat) = (0u64, 0u64, Vec::new());
             let Ok(mut sock) = TcpStream::connect(&addr).await else {
@@ -84,8 +90,16 @@ pub(crate) async fn drive_for(
             };
             let _ = sock.set_nodelay(true);
             let mut buf = Vec::with_capacity(8192);
+            let mut next = interval.map(|i| started + i.mul_f64(c as f64 / CONNECTIONS as f64));
             let mut i = 0u64;
             while started.elapsed() < Duration::from_secs(seconds) {
+                if let (Some(at), Some(step)) = (next.as_mut(), interval) {
+                    if at.duration_since(started) >= Duration::from_secs(seconds) {
+                        break;
+                    }
+                    tokio::time::sleep_until((*at).into()).await;
+                    *at += step;
+                }
                 let t = Instant::now();
                 match exchange(&mut sock, &make(c, i), &mut buf).await {
                     Some((200 | 201, _)) => ok += 1,
@@ -124,7 +138,7 @@ pub(crate) fn spawn_api(bin: &Path, db: &str, addr: &str) -> Result<Child, Strin
         .env("STABLEPAY_BIND", addr)
         .env(
             "STABLEPAY_SECRETS_KEY",
-            base64::engine::general_purpose::STANDARD.encode([1u8; 32]),
+            base64::engine::general_purpose::STANDARD.encode(API_SECRETS_KEY),
         )
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
         .env("STABLEPAY_DB_POOL_SIZE", "32")

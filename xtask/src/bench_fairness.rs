@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
-use stablepay_domain::{ApiKeyId, AuthContext, FeeTier, MerchantId, Mode, WebhookUrl};
+use stablepay_domain::{FeeTier, MerchantId, Mode, WebhookUrl};
 use stablepay_postgres::testing::execute_sql;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 use tokio::io::AsyncReadExt;
@@ -47,16 +47,6 @@ async fn start_black_hole() -> Result<(String, Arc<AtomicU64>), String> {
         }
     });
     Ok((url, held))
-}
-
-fn ctx(merchant: MerchantId) -> AuthContext {
-    AuthContext {
-        merchant_id: merchant,
-        mode: Mode::Test,
-        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    }
 }
 
 pub async fn fairness(db: &str) -> Result<(), String> {
@@ -140,7 +130,7 @@ async fn endpoint(
     url: &str,
 ) -> Result<stablepay_domain::WebhookEndpointId, String> {
     let (endpoint, _) = create_webhook_endpoint(
-        &ctx(merchant),
+        &stablepay_postgres::testing::api_key_context(merchant, Mode::Test),
         NewEndpoint {
             url: WebhookUrl::parse(url).map_err(|e| e.to_string())?,
             enabled_events: vec![],

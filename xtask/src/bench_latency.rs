@@ -10,18 +10,13 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tokio::net::TcpStream;
-
 use crate::bench::{env_number, ms, percentile, start_receiver, start_workers};
-use crate::bench_api::{exchange, spawn_api};
+use crate::bench_api::{drive_for, spawn_api, API_SECRETS_KEY};
 use crate::pg::Postgres;
 use crate::seed;
 use crate::util::{free_port, output, root};
 
 const RATE: f64 = 500.0;
-const CONNECTIONS: u32 = 32;
-/// spawn_api's secrets key: the worker must read what the api sealed.
-const API_SECRETS_KEY: [u8; 32] = [1u8; 32];
 
 const COMMITS_SQL: &str = "
 CREATE TABLE bench_commits (delivery_id uuid);
@@ -150,46 +145,14 @@ pub fn latency() -> Result<(), String> {
     result
 }
 
-/// 32 connections, each sending on its own fixed schedule (open loop): returns requests
-/// answered 201, failures, and the api's p50/p99 in microseconds.
+/// 32 connections at a fixed total `RATE` (open loop): returns requests answered 201,
+/// failures, and the api's p50/p99 in microseconds.
 async fn drive(addr: &str, key: &str, endpoint: &str, secs: u64) -> (usize, u64, u64, u64) {
-    let interval = Duration::from_secs_f64(f64::from(CONNECTIONS) / RATE);
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for c in 0..CONNECTIONS {
-        let request = format!(
-            "POST /api/v1/webhook_endpoints/{endpoint}/test HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
-        )
-        .into_bytes();
-        let addr = addr.to_owned();
-        tasks.push(tokio::spawn(async move {
-            let (mut ok, mut errors, mut lat) = (0usize, 0u64, Vec::new());
-            let Ok(mut sock) = TcpStream::connect(&addr).await else {
-                return (0, 1, lat);
-            };
-            let _ = sock.set_nodelay(true);
-            let mut buf = Vec::with_capacity(4096);
-            let mut next = started + interval.mul_f64(f64::from(c) / f64::from(CONNECTIONS));
-            while next.duration_since(started) < Duration::from_secs(secs) {
-                tokio::time::sleep_until(next.into()).await;
-                let t = Instant::now();
-                match exchange(&mut sock, &request, &mut buf).await {
-                    Some((201, _)) => ok += 1,
-                    _ => errors += 1,
-                }
-                lat.push(t.elapsed().as_micros() as u64);
-                next += interval;
-            }
-            (ok, errors, lat)
-        }));
-    }
-    let (mut ok, mut errors, mut lat) = (0, 0, Vec::new());
-    for t in tasks {
-        let (o, e, l) = t.await.unwrap_or_default();
-        ok += o;
-        errors += e;
-        lat.extend(l);
-    }
-    lat.sort_unstable();
-    (ok, errors, percentile(&lat, 0.5), percentile(&lat, 0.99))
+    let request = format!(
+        "POST /api/v1/webhook_endpoints/{endpoint}/test HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    )
+    .into_bytes();
+    let load = drive_for(addr, secs, Some(RATE), move |_, _| request.clone()).await;
+    let us = |p| (percentile(&load.latencies_ms, p) * 1000.0) as u64;
+    (load.ok as usize, load.errors, us(0.5), us(0.99))
 }

@@ -233,7 +233,7 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         let mut rows = Vec::new();
         for s in &scenarios {
             let path: &'static str = Box::leak(s.clone().into_boxed_str());
-            let load = runtime.block_on(drive_for(addr, SECONDS_EACH, move |_, _| {
+            let load = runtime.block_on(drive_for(addr, SECONDS_EACH, None, move |_, _| {
                 format!(
                     "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\r\n"
                 )

@@ -52,13 +52,7 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
         .create_merchant("Bench", FeeTier::Standard)
         .await
         .map_err(|e| e.to_string())?;
-    let ctx = AuthContext {
-        merchant_id: merchant.id,
-        mode: Mode::Test,
-        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    };
+    let ctx = stablepay_postgres::testing::api_key_context(merchant.id, Mode::Test);
     // A verified wallet (the signature check itself is covered by the tests).
     let recipient = Address::parse(&chain::address(9).to_lowercase()).map_err(|e| e.to_string())?;
     let reg = register_wallet(&ctx, recipient, ChainId::BaseSepolia, &store, &SystemClock)

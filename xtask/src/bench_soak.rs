@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use stablepay_domain::ports::SystemClock;
 use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
-use stablepay_domain::{ApiKeyId, AuthContext, FeeTier, Mode, WebhookUrl};
+use stablepay_domain::{FeeTier, Mode, WebhookUrl};
 use stablepay_postgres::testing::execute_sql;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -80,13 +80,7 @@ async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> 
         .create_merchant("Soak", FeeTier::Standard)
         .await
         .map_err(|e| e.to_string())?;
-    let ctx = AuthContext {
-        merchant_id: merchant.id,
-        mode: Mode::Test,
-        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    };
+    let ctx = stablepay_postgres::testing::api_key_context(merchant.id, Mode::Test);
 
     // Receiver: counts arrivals per envelope id.
     let listener = TcpListener::bind("127.0.0.1:0")

@@ -207,13 +207,10 @@ impl From<LookupError> for ApiError {
 }
 
 /// A chain failure's detail (which may hold an RPC URL with a provider key) goes to the
-/// log only; the client gets a 503 with a short `Retry-After`.
-fn network_unavailable(detail: &str, doing: &str) -> ApiError {
-    tracing::warn!(%detail, "chain unavailable {doing}");
-    ApiError::unavailable(
-        format!("The network could not be reached {doing}; retry in a few seconds"),
-        2,
-    )
+/// log only; the client gets `message` as a 503 with a short `Retry-After`.
+fn network_unavailable(detail: &str, message: &str) -> ApiError {
+    tracing::warn!(%detail, "chain unavailable: {message}");
+    ApiError::unavailable(message, 2)
 }
 
 impl From<CreateSessionError> for ApiError {
@@ -221,9 +218,10 @@ impl From<CreateSessionError> for ApiError {
         match e {
             CreateSessionError::Invalid(v) => v.into(),
             CreateSessionError::Store(e) => e.into(),
-            CreateSessionError::ChainUnavailable(detail) => {
-                network_unavailable(&detail, "to read the plan")
-            }
+            CreateSessionError::ChainUnavailable(detail) => network_unavailable(
+                &detail,
+                "The network could not be reached to read the plan; retry in a few seconds",
+            ),
         }
     }
 }
@@ -292,7 +290,10 @@ impl From<PortalError> for ApiError {
             PortalError::NotFound(m) => m.into(),
             PortalError::NotSubscriber(_) => ApiError::invalid_field("signature", e.to_string()),
             PortalError::ChainUnavailable(detail) => {
-                network_unavailable(&detail, "to check the wallet's signature")
+                network_unavailable(
+                    &detail,
+                    "The network could not be reached to check the wallet's signature; retry in a few seconds",
+                )
             }
             PortalError::Contended => ApiError::unavailable(e.to_string(), 1),
             PortalError::Store(e) => e.into(),
@@ -300,8 +301,7 @@ impl From<PortalError> for ApiError {
     }
 }
 
-/// The hosted checkout's failures. A chain failure's detail (which may hold an RPC URL
-/// with a provider key) goes to the log only.
+/// The hosted checkout's failures.
 impl From<HostedError> for ApiError {
     fn from(e: HostedError) -> Self {
         match e {
@@ -318,13 +318,10 @@ impl From<HostedError> for ApiError {
                 format!("Payments on this network are not available: {what}"),
                 30,
             ),
-            HostedError::ChainUnavailable(detail) => {
-                tracing::warn!(%detail, "chain unavailable for the hosted checkout");
-                ApiError::unavailable(
-                    "The payment network is unavailable right now; retry in a few seconds",
-                    2,
-                )
-            }
+            HostedError::ChainUnavailable(detail) => network_unavailable(
+                &detail,
+                "The payment network is unavailable right now; retry in a few seconds",
+            ),
             HostedError::Store(e) => e.into(),
         }
     }

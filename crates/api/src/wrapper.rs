@@ -27,6 +27,13 @@ const REPLAYED: &str = "idempotency-replayed";
 /// A key left `processing` by a crashed request can be taken over after this long (D14).
 const IDEMPOTENCY_STALE_SECS: i64 = 60;
 
+/// The request's `{id}` path segment as a typed id; anything unparsable is the same 404
+/// as an id that names nothing.
+pub fn path_id<T: stablepay_domain::TypedId>(req: &HttpRequest) -> Result<T, ApiError> {
+    let raw = req.match_info().get("id").unwrap_or_default();
+    T::parse_str(raw).map_err(|_| ApiError::not_found(T::NOUN, raw))
+}
+
 /// What a handler gets.
 pub struct Call {
     pub state: Data<AppState>,
@@ -45,14 +52,9 @@ impl Call {
     }
 
     /// The `{id}` path segment as a typed id; anything unparsable is the same 404 as an
-    /// id that names nothing.
-    pub fn path_id<T: stablepay_domain::TypedId>(&self, what: &str) -> Result<T, ApiError> {
-        T::parse_str(&self.path("id")).map_err(|_| self.not_found(what))
-    }
-
-    /// 404 for the `{id}` of this request.
-    pub fn not_found(&self, what: &str) -> ApiError {
-        ApiError::not_found(what, &self.path("id"))
+    /// id that names nothing (`Missing::of(id)`).
+    pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {
+        path_id(&self.req)
     }
 
     pub fn query(&self) -> Result<Query, ApiError> {

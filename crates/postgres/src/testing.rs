@@ -16,6 +16,20 @@ pub async fn store_with_merchant() -> (PgStore, stablepay_domain::MerchantId) {
     (store, merchant)
 }
 
+/// What a standard-tier API key of `merchant` in `mode` authenticates as.
+pub fn api_key_context(
+    merchant: stablepay_domain::MerchantId,
+    mode: stablepay_domain::Mode,
+) -> stablepay_domain::AuthContext {
+    stablepay_domain::AuthContext {
+        merchant_id: merchant,
+        mode,
+        actor: stablepay_domain::Actor::ApiKey(stablepay_domain::ApiKeyId::generate()),
+        fee_tier: stablepay_domain::FeeTier::Standard,
+        rate_limit_per_min: None,
+    }
+}
+
 /// An idempotency scope of a test-mode create for `merchant`.
 pub fn idempotency_scope(
     merchant: stablepay_domain::MerchantId,

@@ -127,19 +127,8 @@ async fn webhook_secrets_are_encrypted_at_rest() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_challenge_can_be_used_once_even_under_a_race() {
-    let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
-    let ctx = AuthContext {
-        merchant_id: m,
-        mode: Mode::Test,
-        actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    };
+    let (store, m) = stablepay_postgres::testing::store_with_merchant().await;
+    let ctx = stablepay_postgres::testing::api_key_context(m, Mode::Test);
     let address = Address::from_bytes([5; 20]);
     let reg = register_wallet(&ctx, address, ChainId::Base, &store, &SystemClock)
         .await
@@ -198,13 +187,7 @@ async fn the_secrets_key_rotates_without_downtime() {
         .await
         .unwrap()
         .id;
-    let ctx = AuthContext {
-        merchant_id: m,
-        mode: Mode::Test,
-        actor: Actor::ApiKey(ApiKeyId::generate()),
-        fee_tier: FeeTier::Standard,
-        rate_limit_per_min: None,
-    };
+    let ctx = stablepay_postgres::testing::api_key_context(m, Mode::Test);
     let new_endpoint = || stablepay_domain::services::NewEndpoint {
         url: WebhookUrl::parse("https://m.example/h").unwrap(),
         enabled_events: vec![],

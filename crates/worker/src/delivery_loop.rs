@@ -1,6 +1,6 @@
 //! The delivery loop. A waker turns NOTIFY announcements (which carry the new delivery
-//! ids) and poll ticks into work for the claimers; claimers lease deliveries as slots free
-//! up (announced ids by key, otherwise a fair search), each delivery runs as its own task,
+//! ids) and poll ticks into work for the claimer; the claimer leases deliveries as slots
+//! free up (announced ids by key, otherwise a fair search), each delivery runs as its own task,
 //! and a recorder writes finished outcomes in batches. No claim waits for a batch to
 //! finish, and no endpoint holds more than `per_endpoint` of the worker's slots.
 //! A crash loses nothing: unrecorded deliveries keep their lease until it expires, then any
@@ -25,11 +25,12 @@ pub struct DeliveryLoop {
     pub transport: Arc<dyn WebhookTransport>,
     pub clock: Arc<dyn Clock>,
     pub policy: DeliveryPolicy,
-    /// Independent claimers per process.
+    /// Slot groups per process (the process has `lanes × concurrency` slots; one claimer
+    /// fills them all, since claims must be serialised to honour the per-endpoint cap).
     pub lanes: usize,
     /// Deliveries leased per claim at most.
     pub batch_size: u32,
-    /// Requests in flight per lane (the process has `lanes × concurrency` slots).
+    /// Requests in flight per lane.
     pub concurrency: usize,
     /// Requests one endpoint may have in flight in this process.
     pub per_endpoint: u32,
@@ -41,28 +42,35 @@ pub struct DeliveryLoop {
 
 /// How often the queue's backlog is sampled for the metrics.
 const BACKLOG_SAMPLE: Duration = Duration::from_secs(5);
-/// Announced ids held for the claimers; beyond this the claimers search instead.
+/// Announced ids held for the claimer; beyond this it searches instead.
 const ANNOUNCED_MAX: usize = 10_000;
 /// Outcomes recorded per statement at most.
 const RECORD_BATCH: usize = 500;
 
-/// What the waker, the claimers and the delivery tasks share.
+/// What the waker, the claimer and the delivery tasks share.
 struct Shared {
     announced: Mutex<VecDeque<EventId>>,
     /// Work may be waiting that no announcement named.
     search: AtomicBool,
-    in_flight: Mutex<HashMap<WebhookEndpointId, u32>>,
-    /// Endpoints whose last claim used all the room offered: work may be waiting for them.
-    capped: Mutex<HashSet<WebhookEndpointId>>,
-    /// One claim at a time per process: the room a claim offers is read and used (the
-    /// deliveries counted in flight) before the next claim reads it, so concurrent
-    /// claimers never give one endpoint more than its cap.
-    claiming: tokio::sync::Mutex<()>,
+    /// Requests in flight per endpoint, and the endpoints whose last claim used all the
+    /// room offered (work may be waiting for them). One lock: a claim's counts and its
+    /// verdicts change together.
+    endpoints: Mutex<Endpoints>,
     wake: Notify,
     slots: Arc<Semaphore>,
 }
 
+#[derive(Default)]
+struct Endpoints {
+    in_flight: HashMap<WebhookEndpointId, u32>,
+    capped: HashSet<WebhookEndpointId>,
+}
+
 impl Shared {
+    fn endpoints(&self) -> std::sync::MutexGuard<'_, Endpoints> {
+        self.endpoints.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn announce(&self, ids: Vec<EventId>) {
         let mut queue = self.announced.lock().unwrap_or_else(|p| p.into_inner());
         for id in ids {
@@ -85,8 +93,9 @@ impl Shared {
     /// gives a busy endpoint new work only once a quarter of its slots are free, so work
     /// for a saturated endpoint is claimed in chunks rather than one row per completion.
     fn busy(&self, per_endpoint: u32, searching: bool) -> Vec<(WebhookEndpointId, u32)> {
-        let map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        map.iter()
+        self.endpoints()
+            .in_flight
+            .iter()
             .map(|(e, n)| {
                 let room = per_endpoint.saturating_sub(*n);
                 let room = if searching && room < refill_at(per_endpoint) {
@@ -99,14 +108,10 @@ impl Shared {
             .collect()
     }
 
-    fn started(&self, endpoint: WebhookEndpointId) {
-        let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        *map.entry(endpoint).or_default() += 1;
-    }
-
-    /// Remembers which endpoints used all the room a claim offered them (work may be
-    /// waiting). Returns whether one of them already has room again: its deliveries may
-    /// have finished while the claim ran, and then no completion is left to ask for more.
+    /// Counts the claimed deliveries in flight and remembers which endpoints used all the
+    /// room the claim offered them (work may be waiting). Returns whether one of them
+    /// still has room for a refill: its deliveries finished while the claim ran, and then
+    /// no completion is left to ask for more.
     fn note_claim(
         &self,
         offered: &[(WebhookEndpointId, u32)],
@@ -125,15 +130,17 @@ impl Shared {
                 (!offered.iter().any(|(o, _)| o == e) && *n >= per_endpoint).then_some(*e)
             }))
             .collect();
-        let in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        let mut capped = self.capped.lock().unwrap_or_else(|p| p.into_inner());
+        let mut endpoints = self.endpoints();
+        for (endpoint, n) in &counts {
+            *endpoints.in_flight.entry(*endpoint).or_default() += n;
+        }
         let mut search_now = false;
         for endpoint in full {
-            let room = per_endpoint.saturating_sub(in_flight.get(&endpoint).copied().unwrap_or(0));
-            if room >= refill_at(per_endpoint) {
+            let n = endpoints.in_flight.get(&endpoint).copied().unwrap_or(0);
+            if per_endpoint.saturating_sub(n) >= refill_at(per_endpoint) {
                 search_now = true;
             } else {
-                capped.insert(endpoint);
+                endpoints.capped.insert(endpoint);
             }
         }
         search_now
@@ -141,24 +148,16 @@ impl Shared {
 
     /// Returns whether the endpoint may have work waiting and now has room for a refill.
     fn finished(&self, endpoint: WebhookEndpointId, per_endpoint: u32) -> bool {
-        let room = {
-            let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(n) = map.get_mut(&endpoint) else {
-                return false;
-            };
-            *n -= 1;
-            let room = per_endpoint.saturating_sub(*n);
-            if *n == 0 {
-                map.remove(&endpoint);
-            }
-            room
+        let mut endpoints = self.endpoints();
+        let Some(n) = endpoints.in_flight.get_mut(&endpoint) else {
+            return false;
         };
-        room >= refill_at(per_endpoint)
-            && self
-                .capped
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&endpoint)
+        *n -= 1;
+        let room = per_endpoint.saturating_sub(*n);
+        if *n == 0 {
+            endpoints.in_flight.remove(&endpoint);
+        }
+        room >= refill_at(per_endpoint) && endpoints.capped.remove(&endpoint)
     }
 }
 
@@ -174,24 +173,19 @@ impl DeliveryLoop {
         let shared = Arc::new(Shared {
             announced: Mutex::default(),
             search: AtomicBool::new(true),
-            in_flight: Mutex::default(),
-            capped: Mutex::default(),
-            claiming: tokio::sync::Mutex::new(()),
+            endpoints: Mutex::default(),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(slots)),
         });
         let (outcomes, recorded) = mpsc::unbounded_channel();
         let recorder = self.recorder(recorded);
-        let claimers = async {
-            futures_util::future::join_all(
-                (0..self.lanes.max(1)).map(|_| self.claimer(&stop, &shared, &outcomes)),
-            )
-            .await;
+        let claimer = async {
+            self.claimer(&stop, &shared, &outcomes).await;
             // Every slot back means every delivery task has sent its outcome.
             let _all = shared.slots.acquire_many(slots as u32).await;
             drop(outcomes);
         };
-        futures_util::future::join3(self.waker(&stop, &shared), claimers, recorder).await;
+        futures_util::future::join3(self.waker(&stop, &shared), claimer, recorder).await;
     }
 
     /// Turns announcements and poll ticks into work; samples the backlog; tidies the queue.
@@ -260,7 +254,6 @@ impl DeliveryLoop {
                     Err(_) => break,
                 }
             }
-            let turn = shared.claiming.lock().await;
             if stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -279,7 +272,6 @@ impl DeliveryLoop {
             } else if shared.search.swap(false, Ordering::Relaxed) {
                 ClaimSource::Due
             } else {
-                drop(turn);
                 drop(permits);
                 last_announced = false;
                 let _ = tokio::time::timeout(self.poll_interval, woken).await;
@@ -300,7 +292,6 @@ impl DeliveryLoop {
                     tracing::warn!(error = %e, "claiming deliveries failed; retrying");
                     // Whatever was asked for is still in the queue: search for it.
                     shared.search.store(true, Ordering::Relaxed);
-                    drop(turn);
                     drop(permits);
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     continue;
@@ -321,7 +312,6 @@ impl DeliveryLoop {
                 let Some(permit) = permits.pop() else { break };
                 self.start(delivery, permit, shared, outcomes);
             }
-            drop(turn);
         }
     }
 
@@ -336,7 +326,6 @@ impl DeliveryLoop {
         let (transport, clock, policy) = (self.transport.clone(), self.clock.clone(), self.policy);
         let (shared, outcomes, per_endpoint) =
             (shared.clone(), outcomes.clone(), self.per_endpoint.max(1));
-        shared.started(delivery.endpoint);
         tokio::spawn(async move {
             let outcome =
                 deliver_event(&delivery, transport.as_ref(), clock.as_ref(), &policy).await;

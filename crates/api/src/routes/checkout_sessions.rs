@@ -170,7 +170,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
 
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let id: CheckoutSessionId = call.path_id("checkout session")?;
+        let id: CheckoutSessionId = call.path_id()?;
         let s = &call.state;
         let session =
             get_checkout_session(&call.auth, id, s.sessions.as_ref(), s.clock.as_ref()).await?;

@@ -46,8 +46,7 @@ fn admit(state: &AppState, req: &HttpRequest) -> Result<CheckoutSessionId, ApiEr
             wait,
         ));
     }
-    let raw = req.match_info().get("id").unwrap_or_default();
-    CheckoutSessionId::parse(raw).map_err(|_| ApiError::not_found("checkout session", raw))
+    crate::wrapper::path_id(req)
 }
 
 async fn respond<T: Serialize>(result: Result<T, ApiError>) -> HttpResponse {

@@ -32,8 +32,7 @@ fn admit(state: &AppState, req: &HttpRequest) -> Result<SubscriptionId, ApiError
             wait,
         ));
     }
-    let raw = req.match_info().get("id").unwrap_or_default();
-    SubscriptionId::parse(raw).map_err(|_| ApiError::not_found("subscription", raw))
+    crate::wrapper::path_id(req)
 }
 
 async fn public(state: &AppState, rec: SubscriptionRecord) -> Result<PublicSubscription, ApiError> {

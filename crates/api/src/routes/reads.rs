@@ -10,53 +10,49 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::*;
+use stablepay_domain::Missing;
 
 /// GET one resource by id through a `ResourceReader` method.
 macro_rules! retrieve_handler {
-    ($name:ident, $id:ty, $method:ident, $resource:ty, $what:literal) => {
+    ($name:ident, $id:ty, $method:ident, $resource:ty) => {
         pub async fn $name(
             state: Data<AppState>,
             req: HttpRequest,
             payload: Payload,
         ) -> HttpResponse {
             api_call(state, req, payload, |call| async move {
-                let id: $id = call.path_id($what)?;
+                let id: $id = call.path_id()?;
                 let found = call
                     .state
                     .reader
                     .$method(call.auth.merchant_id, call.auth.mode, id)
                     .await?;
-                Reply::ok(&<$resource>::from(
-                    found.ok_or_else(|| call.not_found($what))?,
-                ))
+                Reply::ok(&<$resource>::from(found.ok_or_else(|| Missing::of(id))?))
             })
             .await
         }
     };
 }
 
-retrieve_handler!(get_payment, PaymentId, payment, PaymentResource, "payment");
-retrieve_handler!(get_refund, RefundId, refund, RefundResource, "refund");
+retrieve_handler!(get_payment, PaymentId, payment, PaymentResource);
+retrieve_handler!(get_refund, RefundId, refund, RefundResource);
 retrieve_handler!(
     get_subscription,
     SubscriptionId,
     subscription,
-    SubscriptionResource,
-    "subscription"
+    SubscriptionResource
 );
 retrieve_handler!(
     get_payment_attempt,
     PaymentAttemptId,
     payment_attempt,
-    PaymentAttemptResource,
-    "payment attempt"
+    PaymentAttemptResource
 );
 retrieve_handler!(
     get_webhook_event,
     EventId,
     webhook_event,
-    WebhookEventResource,
-    "webhook event"
+    WebhookEventResource
 );
 
 pub async fn list_payments(
@@ -190,7 +186,7 @@ pub async fn list_webhook_attempts(
     payload: Payload,
 ) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let id: EventId = call.path_id("webhook event")?;
+        let id: EventId = call.path_id()?;
         let mut q = call.query()?;
         let page = q.page::<WebhookAttemptId>("webhook attempt")?;
         q.finish()?;
@@ -200,7 +196,7 @@ pub async fn list_webhook_attempts(
             .reader
             .webhook_attempts(call.auth.merchant_id, mode, id, &page)
             .await?
-            .ok_or_else(|| call.not_found("webhook event"))?;
+            .ok_or_else(|| Missing::of(id))?;
         Reply::ok(&List::from_page(rows, |a| {
             WebhookAttemptResource::new(a, mode)
         }))
@@ -214,7 +210,7 @@ pub async fn resend_webhook_event(
     payload: Payload,
 ) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let id: EventId = call.path_id("webhook event")?;
+        let id: EventId = call.path_id()?;
         if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
             return Err(ApiError::invalid_field(
                 "body",

@@ -10,6 +10,7 @@ use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::{List, WalletResource};
+use stablepay_domain::Missing;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,10 +23,6 @@ struct RegisterBody {
 #[serde(deny_unknown_fields)]
 struct VerifyBody {
     signature: Option<String>,
-}
-
-fn wallet_id(raw: &str) -> Result<WalletId, ApiError> {
-    WalletId::parse(raw).map_err(|_| ApiError::not_found("wallet", raw))
 }
 
 pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
@@ -72,8 +69,7 @@ pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload)
 
 pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = wallet_id(&raw)?;
+        let id: WalletId = call.path_id()?;
         let body: VerifyBody = json_body(&call.body)?;
         let signature = match body.signature {
             None => return Err(ApiError::invalid_field("signature", "is required")),
@@ -98,14 +94,13 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
 
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = wallet_id(&raw)?;
+        let id: WalletId = call.path_id()?;
         let wallet = call
             .state
             .wallets
             .get(call.auth.merchant_id, id)
             .await?
-            .ok_or_else(|| ApiError::not_found("wallet", &raw))?;
+            .ok_or_else(|| Missing::of(id))?;
         Reply::ok(&WalletResource::new(wallet, None))
     })
     .await
@@ -128,8 +123,7 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
 
 pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = wallet_id(&raw)?;
+        let id: WalletId = call.path_id()?;
         let s = &call.state;
         let wallet = revoke_wallet(
             &call.auth,

@@ -18,6 +18,7 @@ use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, WebhookEndpointResource, WebhookEventResource,
 };
+use stablepay_domain::Missing;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,10 +27,6 @@ struct EndpointBody {
     enabled_events: Option<Vec<String>>,
     description: Option<String>,
     status: Option<String>,
-}
-
-fn endpoint_id(raw: &str) -> Result<WebhookEndpointId, ApiError> {
-    WebhookEndpointId::parse(raw).map_err(|_| ApiError::not_found("webhook endpoint", raw))
 }
 
 fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Vec<EventType>> {
@@ -93,14 +90,13 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
 
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         let endpoint = call
             .state
             .endpoints
             .get(call.auth.merchant_id, call.auth.mode, id)
             .await?
-            .ok_or_else(|| ApiError::not_found("webhook endpoint", &raw))?;
+            .ok_or_else(|| Missing::of(id))?;
         Reply::ok(&WebhookEndpointResource::new(endpoint, None))
     })
     .await
@@ -125,8 +121,7 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
 
 pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         let body: EndpointBody = json_body(&call.body)?;
         let mut e = ValidationErrors::default();
         let changes = EndpointChanges {
@@ -157,8 +152,7 @@ pub async fn rotate_secret(
     payload: Payload,
 ) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(
             |m| match m.keys().next() {
                 Some(k) => Err(ApiError::invalid_field(
@@ -182,8 +176,7 @@ pub async fn rotate_secret(
 
 pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         delete_webhook_endpoint(&call.auth, id, call.state.endpoints.as_ref()).await?;
         Reply::ok(&DeletedEndpoint {
             id,
@@ -203,8 +196,7 @@ struct TestEventBody {
 
 pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         let body: TestEventBody = json_body(&call.body)?;
         let event_type = body
             .event_type
@@ -248,8 +240,7 @@ struct RecoveryResource {
 /// Resends every failed delivery of the endpoint created since `since` (an extra).
 pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let raw = call.path("id");
-        let id = endpoint_id(&raw)?;
+        let id: WebhookEndpointId = call.path_id()?;
         let body: RecoverBody = json_body(&call.body)?;
         let since = body
             .since

@@ -142,17 +142,25 @@ impl TestApp {
             .expect("request")
     }
 
-    /// Registers and verifies a wallet for the key's merchant; returns its address.
-    pub async fn verified_wallet(&self, key: &str, private_key: &[u8; 32]) -> String {
+    /// Registers the wallet of `private_key` for the key's merchant; returns the wallet
+    /// resource with its verification challenge.
+    pub async fn registered_wallet(&self, key: &str, private_key: &[u8; 32]) -> Value {
         let address = eip191::address_of_private_key(private_key)
             .expect("key")
             .to_string();
-        let reg: Value = self
-            .post(key, "/wallets", serde_json::json!({ "address": address }))
+        self.post(key, "/wallets", serde_json::json!({ "address": address }))
             .await
             .json()
             .await
-            .expect("json");
+            .expect("json")
+    }
+
+    /// Registers and verifies a wallet for the key's merchant; returns its address.
+    pub async fn verified_wallet(&self, key: &str, private_key: &[u8; 32]) -> String {
+        let reg = self.registered_wallet(key, private_key).await;
+        let address = eip191::address_of_private_key(private_key)
+            .expect("key")
+            .to_string();
         let message = reg["verification"]["message"].as_str().expect("challenge");
         let sig = eip191::sign(message.as_bytes(), private_key)
             .expect("sign")

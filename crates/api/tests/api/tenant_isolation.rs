@@ -216,15 +216,7 @@ async fn another_merchant_cannot_revoke_a_wallet() {
 async fn another_merchant_cannot_verify_a_wallet() {
     let app = spawn_app().await;
     let key = app.a.test_key.as_str();
-    let address = eip191::address_of_private_key(&WALLET_KEY)
-        .unwrap()
-        .to_string();
-    let reg: Value = app
-        .post(key, "/wallets", json!({ "address": address }))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let reg = app.registered_wallet(key, &WALLET_KEY).await;
     let id = reg["id"].as_str().unwrap();
     let message = reg["verification"]["message"].as_str().unwrap();
     // A correct signature: only the wallet's owner merchant may spend the challenge.

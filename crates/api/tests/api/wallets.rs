@@ -150,15 +150,7 @@ async fn register_verify_reregister_and_revoke() {
 async fn expired_challenges_are_400() {
     let app = spawn_app().await;
     let key = &app.a.test_key;
-    let address = eip191::address_of_private_key(&WALLET_KEY)
-        .unwrap()
-        .to_string();
-    let w: Value = app
-        .post(key, "/wallets", json!({ "address": address }))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let w = app.registered_wallet(key, &WALLET_KEY).await;
     let id = w["id"].as_str().unwrap();
     stablepay_postgres::testing::fixtures::expire_wallet_challenges(&app.store).await;
     let sig = eip191::sign(

@@ -60,23 +60,12 @@ impl MetadataJson {
     }
 }
 
+/// The checked text, for the stored session.
 macro_rules! text_newtype {
     ($($name:ident),*) => {$(
-        impl $name {
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
         impl From<$name> for String {
             fn from(v: $name) -> String {
                 v.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
             }
         }
     )*};
@@ -114,7 +103,11 @@ impl ChainPlanId {
     pub fn from_json(value: &serde_json::Value) -> Result<Self, PlanIdError> {
         match value {
             serde_json::Value::String(s) => Self::parse(s),
-            serde_json::Value::Number(n) if n.is_u64() => Self::parse(&n.to_string()),
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(0) => Err(PlanIdError::OutOfRange("0".to_owned())),
+                Some(id) => Ok(Self(u128::from(id))),
+                None => Err(PlanIdError::NotAnInteger),
+            },
             _ => Err(PlanIdError::NotAnInteger),
         }
     }
@@ -160,11 +153,9 @@ impl SessionTerms {
         interval_seconds: Option<u64>,
         errors: &mut ValidationErrors,
     ) -> Option<Self> {
-        let reported =
-            |errors: &ValidationErrors, field: &str| errors.0.iter().any(|f| f.field == field);
         match mode {
             SessionMode::Payment => {
-                if amount.is_none() && !reported(errors, "amount") {
+                if amount.is_none() && !errors.has("amount") {
                     errors.push("amount", "is required in payment mode");
                 }
                 if plan.is_some() {
@@ -185,7 +176,7 @@ impl SessionTerms {
                 None
             }
             SessionMode::Subscription => {
-                if plan.is_none() && !reported(errors, "chain_plan_id") {
+                if plan.is_none() && !errors.has("chain_plan_id") {
                     errors.push("chain_plan_id", "is required in subscription mode");
                 }
                 plan.map(|plan| Self::Subscription {

@@ -58,6 +58,11 @@ impl ValidationErrors {
         }
     }
 
+    /// Whether `field` is already reported.
+    pub fn has(&self, field: &str) -> bool {
+        self.0.iter().any(|f| f.field == field)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -57,8 +57,8 @@ pub trait WalletRepository: Send + Sync {
     ) -> Result<Option<WalletChallenge>, StoreError>;
 
     /// Atomically uses the challenge with `nonce` and marks the wallet verified; a
-    /// challenge used meanwhile (or no unused one with that nonce) changes nothing.
-    /// Errors: `NotFound` when the wallet is gone.
+    /// challenge used meanwhile, or no unused one with that nonce (a deleted wallet has
+    /// none), changes nothing. Errors: storage failures.
     async fn mark_verified(
         &self,
         wallet: WalletId,

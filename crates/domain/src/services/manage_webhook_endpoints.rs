@@ -1,8 +1,8 @@
 //! Webhook endpoint management (D12): create (secret shown once), update, rotate, delete.
 
 use crate::model::{
-    random_base62, AuthContext, EndpointStatus, EventType, Missing, WebhookEndpoint,
-    WebhookEndpointId, WebhookUrl,
+    random_base62, AuthContext, EndpointStatus, EventType, WebhookEndpoint, WebhookEndpointId,
+    WebhookUrl,
 };
 use crate::ports::{Clock, EndpointChanges, StoreError, WebhookEndpointRepository};
 use crate::services::LookupError;
@@ -62,7 +62,7 @@ pub async fn update_webhook_endpoint(
     endpoints
         .update(ctx.merchant_id, ctx.mode, id, &changes)
         .await
-        .map_err(|e| endpoint_lookup(e, id))
+        .map_err(|e| LookupError::from_store(e, id))
 }
 
 /// Issues a new secret; the old one keeps signing for [`ROTATION_GRACE_SECS`].
@@ -75,7 +75,7 @@ pub async fn rotate_webhook_secret(
     let endpoint = endpoints
         .rotate_secret(ctx.merchant_id, ctx.mode, id, &secret, ROTATION_GRACE_SECS)
         .await
-        .map_err(|e| endpoint_lookup(e, id))?;
+        .map_err(|e| LookupError::from_store(e, id))?;
     Ok((endpoint, secret))
 }
 
@@ -88,15 +88,7 @@ pub async fn delete_webhook_endpoint(
     endpoints
         .delete(ctx.merchant_id, ctx.mode, id)
         .await
-        .map_err(|e| endpoint_lookup(e, id))
-}
-
-/// The endpoint's absence, named; other storage failures as they are.
-fn endpoint_lookup(e: StoreError, id: WebhookEndpointId) -> LookupError {
-    match e {
-        StoreError::NotFound => LookupError::NotFound(Missing::of(id)),
-        e => LookupError::Store(e),
-    }
+        .map_err(|e| LookupError::from_store(e, id))
 }
 
 #[cfg(test)]

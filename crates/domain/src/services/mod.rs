@@ -64,7 +64,7 @@ pub use tokens::*;
 pub use verify_wallet::*;
 pub(crate) use write_billing::*;
 
-use crate::model::Missing;
+use crate::model::{Missing, TypedId};
 use crate::ports::StoreError;
 
 /// Failures shared by the simple read use cases.
@@ -74,4 +74,14 @@ pub enum LookupError {
     NotFound(Missing),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl LookupError {
+    /// A storage error of a lookup of `id`: `NotFound` names the resource.
+    pub fn from_store<T: TypedId + std::fmt::Display>(e: StoreError, id: T) -> Self {
+        match e {
+            StoreError::NotFound => LookupError::NotFound(Missing::of(id)),
+            e => LookupError::Store(e),
+        }
+    }
 }

@@ -27,7 +27,7 @@ pub enum RecoverError {
     #[error("the endpoint is disabled; enable it before recovering its deliveries")]
     EndpointDisabled,
     #[error(transparent)]
-    Store(StoreError),
+    Store(#[from] StoreError),
 }
 
 pub struct RecoverDeps<'a> {
@@ -46,8 +46,7 @@ pub async fn recover_endpoint(
     match deps
         .endpoints
         .get(ctx.merchant_id, ctx.mode, endpoint)
-        .await
-        .map_err(RecoverError::Store)?
+        .await?
     {
         None => return Err(RecoverError::NotFound(Missing::of(endpoint))),
         Some(e) if e.status != EndpointStatus::Enabled => {
@@ -67,8 +66,7 @@ pub async fn recover_endpoint(
         let failed = deps
             .reader
             .webhook_events(ctx.merchant_id, ctx.mode, &filter, &page)
-            .await
-            .map_err(RecoverError::Store)?;
+            .await?;
         // Newest first: the first record older than `since` ends the walk.
         for record in failed.data.iter().take_while(|r| r.created_at >= since) {
             if !roots.insert(record.resend_of.unwrap_or(record.id)) {

@@ -17,7 +17,7 @@ pub enum ResendError {
     #[error("this event or a redelivery of it is still pending; wait for it to finish")]
     StillPending,
     #[error(transparent)]
-    Store(StoreError),
+    Store(#[from] StoreError),
 }
 
 pub async fn resend_event(
@@ -30,14 +30,12 @@ pub async fn resend_event(
 ) -> Result<WebhookEventRecord, ResendError> {
     let record = reader
         .webhook_event(ctx.merchant_id, ctx.mode, id)
-        .await
-        .map_err(ResendError::Store)?
+        .await?
         .ok_or_else(|| ResendError::NotFound(Missing::of(id)))?;
     let root = record.resend_of.unwrap_or(record.id);
     let endpoint = endpoints
         .get(ctx.merchant_id, ctx.mode, record.endpoint)
-        .await
-        .map_err(ResendError::Store)?;
+        .await?;
     match endpoint {
         Some(e) if e.status == EndpointStatus::Enabled => {}
         _ => return Err(ResendError::EndpointDisabled),
@@ -53,11 +51,7 @@ pub async fn resend_event(
         resend_of: Some(root),
         created_at: clock.now(),
     };
-    match outbox
-        .enqueue_resend(&delivery)
-        .await
-        .map_err(ResendError::Store)?
-    {
+    match outbox.enqueue_resend(&delivery).await? {
         ResendOutcome::Enqueued(record) => Ok(record),
         ResendOutcome::StillPending => Err(ResendError::StillPending),
     }

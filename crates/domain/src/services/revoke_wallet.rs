@@ -4,7 +4,7 @@
 
 use super::LookupError;
 use crate::model::{AuthContext, Missing, Wallet, WalletId, WalletStatus};
-use crate::ports::{Clock, StoreError, SubscriptionStore, WalletRepository};
+use crate::ports::{Clock, SubscriptionStore, WalletRepository};
 use crate::services::{follow_recipient_wallet, RecipientChange};
 
 pub async fn revoke_wallet(
@@ -24,10 +24,7 @@ pub async fn revoke_wallet(
         wallets
             .revoke(ctx.merchant_id, id, clock.now())
             .await
-            .map_err(|e| match e {
-                StoreError::NotFound => LookupError::NotFound(Missing::of(id)),
-                e => e.into(),
-            })?
+            .map_err(|e| LookupError::from_store(e, id))?
     };
     follow_recipient_wallet(
         ctx.merchant_id,

@@ -2,6 +2,7 @@
 //! deliveries claimed by key, fair searches capped per endpoint, batched completion, and
 //! LISTEN/NOTIFY wake-ups that carry the new ids.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -213,6 +214,26 @@ impl PgDeliveryQueue {
         }
     }
 
+    /// The endpoint's signing secrets, current first. A row whose secret does not decrypt
+    /// travels as such and fails alone. An unreadable previous secret (still in its grace
+    /// period) is left out: the current one signs alone rather than nothing being sent.
+    fn open_secrets(&self, r: &ClaimRow) -> Result<Vec<String>, UnreadableSecret> {
+        let endpoint = r.endpoint_id;
+        let previous = r.previous_secret.as_ref().and_then(|sealed| {
+            self.store
+                .decrypt_secret(endpoint, sealed)
+                .map_err(|e| tracing::error!(%endpoint, error = %e, "unreadable previous signing secret; signing with the current one alone"))
+                .ok()
+        });
+        self.store
+            .decrypt_secret(endpoint, &r.secret_ciphertext)
+            .map(|current| std::iter::once(current).chain(previous).collect())
+            .map_err(|e| {
+                tracing::error!(%endpoint, error = %e, "unreadable signing secret");
+                UnreadableSecret
+            })
+    }
+
     async fn listen(&self) -> Option<AsyncPgConnection> {
         let mut conn = AsyncPgConnection::establish(&self.database_url)
             .await
@@ -235,7 +256,7 @@ impl DeliveryQueue for PgDeliveryQueue {
                 ids.iter().map(|id| id.uuid()).collect::<Vec<_>>(),
             ),
             // $6 is not referenced by the search; bound empty to keep one bind list.
-            ClaimSource::Due => (CLAIM_DUE_SQL, Vec::new()),
+            ClaimSource::Due => (CLAIM_DUE_SQL, Vec::<Uuid>::new()),
         };
         let (busy, room): (Vec<Uuid>, Vec<i32>) = request
             .busy
@@ -247,36 +268,22 @@ impl DeliveryQueue for PgDeliveryQueue {
             .bind::<Int8, _>(request.lease_secs)
             .bind::<Int4, _>(i32::try_from(request.per_endpoint).unwrap_or(i32::MAX))
             .bind::<Array<SqlUuid>, _>(busy)
-            .bind::<Array<Int4>, _>(room);
+            .bind::<Array<Int4>, _>(room)
+            .bind::<Array<SqlUuid>, _>(announced);
         let mut conn = self.store.conn().await?;
-        let rows: Vec<ClaimRow> = if matches!(request.source, ClaimSource::Due) {
-            Prepared(query).load(&mut conn).await
-        } else {
-            Prepared(query.bind::<Array<SqlUuid>, _>(announced))
-                .load(&mut conn)
-                .await
-        }
-        .map_err(map_diesel_error)?;
+        let rows: Vec<ClaimRow> = Prepared(query)
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        // A claim often holds many deliveries of one endpoint: open its secrets once.
+        let mut secrets: HashMap<Uuid, Result<Vec<String>, UnreadableSecret>> = HashMap::new();
         Ok(rows
             .into_iter()
             .map(|r| {
-                // A row whose secret does not decrypt travels as such and fails alone. An
-                // unreadable previous secret (still in its grace period) is left out: the
-                // current one signs alone rather than nothing being sent.
-                let previous = r.previous_secret.as_ref().and_then(|sealed| {
-                    self.store
-                        .decrypt_secret(r.endpoint_id, sealed)
-                        .map_err(|e| tracing::error!(delivery = %r.id, error = %e, "unreadable previous signing secret; signing with the current one alone"))
-                        .ok()
-                });
-                let secrets = self
-                    .store
-                    .decrypt_secret(r.endpoint_id, &r.secret_ciphertext)
-                    .map(|current| std::iter::once(current).chain(previous).collect())
-                    .map_err(|e| {
-                        tracing::error!(delivery = %r.id, error = %e, "unreadable signing secret");
-                        UnreadableSecret
-                    });
+                let secrets = secrets
+                    .entry(r.endpoint_id)
+                    .or_insert_with(|| self.open_secrets(&r))
+                    .clone();
                 ClaimedDelivery {
                     id: EventId::from_uuid(r.id),
                     endpoint: WebhookEndpointId::from_uuid(r.endpoint_id),

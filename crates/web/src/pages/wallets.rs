@@ -3,7 +3,7 @@
 
 use askama::Template;
 use stablepay_domain::services::{
-    register_wallet, revoke_wallet, verify_wallet, LookupError, VerifyWalletError,
+    register_wallet, revoke_wallet, verify_wallet, VerifyWalletError,
 };
 use stablepay_domain::{Address, ChainId, PageRequest, Signature, WalletId, WalletStatus};
 
@@ -142,17 +142,13 @@ page_handler!(verify, |p| async move {
 page_handler!(revoke, |p| async move {
     let id = WalletId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
-    match revoke_wallet(
+    revoke_wallet(
         &p.ctx(),
         id,
         s.wallets.as_ref(),
         s.subscriptions.as_ref(),
         s.clock.as_ref(),
     )
-    .await
-    {
-        Ok(_) => Ok(Reply::Redirect(p.link("/wallets?notice=wallet_revoked"))),
-        Err(LookupError::NotFound(_)) => Err(WebError::NotFound),
-        Err(LookupError::Store(e)) => Err(e.into()),
-    }
+    .await?;
+    Ok(Reply::Redirect(p.link("/wallets?notice=wallet_revoked")))
 });

@@ -48,13 +48,7 @@ impl Env {
     }
 
     pub fn ctx(&self, mode: Mode) -> AuthContext {
-        AuthContext {
-            merchant_id: self.merchant,
-            mode,
-            actor: stablepay_domain::Actor::ApiKey(ApiKeyId::generate()),
-            fee_tier: FeeTier::Standard,
-            rate_limit_per_min: None,
-        }
+        stablepay_postgres::testing::api_key_context(self.merchant, mode)
     }
 
     pub async fn endpoint(
