@@ -96,15 +96,20 @@ impl PgStore {
                         .decrypt(sealed, &binding)
                         .map(|plain| self.cipher.encrypt(&plain, &binding))
                 };
-                let resealed = open(&row.sealed).and_then(|sealed| {
-                    let previous = row.previous.as_deref().map(open).transpose()?;
-                    Ok((sealed, previous))
-                });
-                let Ok((sealed, previous)) = resealed else {
+                let Ok(sealed) = open(&row.sealed) else {
                     tracing::warn!(row = %row.id, "a stored secret opens with neither secrets key; left as it is");
                     report.unreadable += 1;
                     continue;
                 };
+                // An unreadable previous secret (it never signs: see the claim) is kept as
+                // it is; it must not stop the current one moving to the new key.
+                let previous = row.previous.as_deref().map(|p| {
+                    open(p).unwrap_or_else(|_| {
+                        tracing::warn!(row = %row.id, "a previous signing secret opens with neither secrets key; left as it is");
+                        report.unreadable += 1;
+                        p.to_vec()
+                    })
+                });
                 let written = match what {
                     Sealed::EndpointSecrets => {
                         diesel::sql_query(UPDATE_ENDPOINT_SQL)
