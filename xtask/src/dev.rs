@@ -33,7 +33,77 @@ fn env_or(name: &str, default: impl FnOnce() -> String) -> String {
         .unwrap_or_else(default)
 }
 
+/// A running stack: PostgreSQL, both chains, api and worker, seeded merchants.
+pub struct Stack {
+    // Field order is drop order: the processes stop before their chains and database.
+    processes: Processes,
+    pub chains: Vec<DevChain>,
+    pg: Postgres,
+    pub api: String,
+    pub public_url: String,
+    pub merchants: Vec<DemoMerchant>,
+    pub logins: Vec<seed::DashboardLogin>,
+    pub rate_limit: u32,
+    pub backoff_secs: u64,
+}
+
+impl Stack {
+    pub fn throwaway_db(&self) -> bool {
+        self.pg.data_dir().is_some()
+    }
+
+    /// Fails when the api or the worker has exited.
+    pub fn check_alive(&mut self) -> Result<(), String> {
+        for (name, child) in &mut self.processes.0 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("{name} exited unexpectedly ({status})"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What differs between `dev` and `fuzz`: the cluster's name under `target/`, and the
+/// defaults for the rate limit and the metrics binds (the environment still wins).
+pub struct StackOptions {
+    pub name: &'static str,
+    /// `STABLEPAY_LOG` for the api and worker unless the environment sets it.
+    pub log: &'static str,
+    pub rate_limit: &'static str,
+    pub api_metrics: &'static str,
+    pub worker_metrics: &'static str,
+}
+
+pub const DEV: StackOptions = StackOptions {
+    name: "dev",
+    log: "info",
+    rate_limit: "120",
+    api_metrics: "127.0.0.1:9464",
+    worker_metrics: "127.0.0.1:9465",
+};
+
 pub fn run() -> Result<(), String> {
+    let mut stack = start(&DEV)?;
+    write_env_json(&stack)?;
+    print_banner(&stack);
+
+    let (tx, rx) = mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
+    loop {
+        if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+            println!("\nxtask: stopping");
+            break;
+        }
+        stack.check_alive()?;
+    }
+    Ok(())
+}
+
+/// Builds the binaries and starts everything; dropping the stack stops it.
+pub fn start(options: &StackOptions) -> Result<Stack, String> {
     println!("xtask: building stablepay-api and stablepay-worker");
     run_cmd(cargo().args([
         "build",
@@ -47,8 +117,8 @@ pub fn run() -> Result<(), String> {
     let worker_bin = root().join("target/debug/stablepay-worker");
 
     let anvil = tools::anvil()?;
-    let pg = Postgres::provision("dev")?;
-    let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
+    let pg = Postgres::provision(options.name)?;
+    let chains = vec![chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
     for c in &chains {
         println!(
             "xtask: chain {} at {} (router {}, USDC {})",
@@ -65,7 +135,8 @@ pub fn run() -> Result<(), String> {
     let merchants = seed::create_merchants(&bin, &db)?;
 
     let bind = env_or("STABLEPAY_BIND", || {
-        let port = if std::net::TcpListener::bind("127.0.0.1:8080").is_ok() {
+        let port = if options.name == "dev" && std::net::TcpListener::bind("127.0.0.1:8080").is_ok()
+        {
             8080
         } else {
             free_port().unwrap_or(8080)
@@ -79,7 +150,7 @@ pub fn run() -> Result<(), String> {
         rand::thread_rng().fill_bytes(&mut key);
         base64::engine::general_purpose::STANDARD.encode(key)
     });
-    let rate_limit: u32 = env_or("STABLEPAY_RATE_LIMIT_PER_MIN", || "120".into())
+    let rate_limit: u32 = env_or("STABLEPAY_RATE_LIMIT_PER_MIN", || options.rate_limit.into())
         .parse()
         .map_err(|_| "STABLEPAY_RATE_LIMIT_PER_MIN must be a number")?;
 
@@ -87,6 +158,10 @@ pub fn run() -> Result<(), String> {
     let child = Command::new(&bin)
         .envs(chain_env.iter().cloned())
         .arg("serve")
+        .env(
+            "STABLEPAY_LOG",
+            env_or("STABLEPAY_LOG", || options.log.into()),
+        )
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_BIND", &bind)
         .env("STABLEPAY_PUBLIC_URL", &public_url)
@@ -94,7 +169,7 @@ pub fn run() -> Result<(), String> {
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", rate_limit.to_string())
         .env(
             "STABLEPAY_METRICS_BIND",
-            env_or("STABLEPAY_API_METRICS_BIND", || "127.0.0.1:9464".into()),
+            env_or("STABLEPAY_API_METRICS_BIND", || options.api_metrics.into()),
         )
         .env(
             "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
@@ -109,12 +184,18 @@ pub fn run() -> Result<(), String> {
         .as_secs();
     let worker = Command::new(&worker_bin)
         .envs(chain_env.iter().cloned())
+        .env(
+            "STABLEPAY_LOG",
+            env_or("STABLEPAY_LOG", || options.log.into()),
+        )
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_WEBHOOK_BACKOFF_BASE", &backoff)
         .env(
             "STABLEPAY_METRICS_BIND",
-            env_or("STABLEPAY_WORKER_METRICS_BIND", || "127.0.0.1:9465".into()),
+            env_or("STABLEPAY_WORKER_METRICS_BIND", || {
+                options.worker_metrics.into()
+            }),
         )
         .env(
             "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
@@ -130,49 +211,30 @@ pub fn run() -> Result<(), String> {
         seed::verify_wallet(&api, m)?;
         logins.push(seed::dashboard_user(&bin, &db, &public_url, m, i + 1)?);
     }
-    write_env_json(
-        &api,
-        &public_url,
-        &merchants,
-        &logins,
-        &chains,
+    Ok(Stack {
+        processes,
+        chains,
+        pg,
+        api,
+        public_url,
+        merchants,
+        logins,
         rate_limit,
         backoff_secs,
-    )?;
-    print_banner(&api, &merchants, &logins, pg.data_dir().is_some());
-
-    let (tx, rx) = mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
     })
-    .map_err(|e| format!("cannot install the Ctrl-C handler: {e}"))?;
-    loop {
-        if rx.recv_timeout(Duration::from_millis(500)).is_ok() {
-            println!("\nxtask: stopping");
-            break;
-        }
-        for (name, child) in &mut processes.0 {
-            if let Ok(Some(status)) = child.try_wait() {
-                return Err(format!("{name} exited unexpectedly ({status})"));
-            }
-        }
-    }
-    drop(processes);
-    drop(chains);
-    drop(pg);
-    Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn write_env_json(
-    api: &str,
-    public_url: &str,
-    merchants: &[DemoMerchant],
-    logins: &[seed::DashboardLogin],
-    chains: &[DevChain],
-    rate_limit: u32,
-    backoff_secs: u64,
-) -> Result<(), String> {
+fn write_env_json(stack: &Stack) -> Result<(), String> {
+    let Stack {
+        api,
+        public_url,
+        merchants,
+        logins,
+        chains,
+        rate_limit,
+        backoff_secs,
+        ..
+    } = stack;
     let env = json!({
         "api_base": api,
         "merchants": merchants.iter().zip(logins).map(|(m, login)| json!({
@@ -208,12 +270,14 @@ fn write_env_json(
         .map_err(|e| format!("cannot write target/dev/env.json: {e}"))
 }
 
-fn print_banner(
-    api: &str,
-    merchants: &[DemoMerchant],
-    logins: &[seed::DashboardLogin],
-    throwaway_db: bool,
-) {
+fn print_banner(stack: &Stack) {
+    let Stack {
+        api,
+        merchants,
+        logins,
+        ..
+    } = stack;
+    let throwaway_db = stack.throwaway_db();
     let key = merchants
         .first()
         .map(|m| m.test_key.as_str())

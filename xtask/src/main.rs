@@ -12,6 +12,7 @@ mod bench_settlement;
 mod bench_soak;
 mod chain;
 mod dev;
+mod fuzz;
 mod pg;
 mod seed;
 mod sign;
@@ -42,6 +43,11 @@ commands:
           api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, idle RSS
           (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
           options for profiling; the server log stays in target/<name>/pg)
+  fuzz    Schemathesis (PyPI, into target/tools) runs the served OpenAPI document
+          against a throwaway stack in every phase, stateful links included, with a
+          test key and a live key; --cases N per operation (default 200), --seed S;
+          fails on any 5xx or response outside the document. `test` runs it with
+          STABLEPAY_FUZZ_CASES (default 20) when given no test filter
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
 ";
@@ -59,6 +65,7 @@ fn main() -> ExitCode {
             Some("api") => bench_api::run(&args[2..]),
             _ => bench::run(&args[1..]),
         },
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("contracts") => tools::compile_contracts(),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");

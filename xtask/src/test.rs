@@ -15,7 +15,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if lint {
         lint_workspace()?;
     }
-    run_tests(extra)
+    run_tests(extra)?;
+    // The whole suite also fuzzes the API contract, in a bounded number of cases.
+    if extra.is_empty() {
+        let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());
+        crate::fuzz::run(&["--cases".into(), cases])?;
+    }
+    Ok(())
 }
 
 fn lint_workspace() -> Result<(), String> {

@@ -106,3 +106,27 @@ pub fn chromium() -> Result<(), String> {
         .env("DEBIAN_FRONTEND", "noninteractive"))
     .map_err(|e| format!("{e}\n(could not install Debian's chromium and chromium-driver)"))
 }
+
+/// Schemathesis from PyPI, in its own virtualenv under `target/tools` (for `xtask fuzz`).
+pub const SCHEMATHESIS_PACKAGE: &str = "schemathesis==4.32.5";
+
+pub fn schemathesis() -> Result<PathBuf, String> {
+    let venv = tools_dir().join("schemathesis");
+    let st = venv.join("bin/st");
+    let pinned = venv.join(".installed");
+    let installed = std::fs::read_to_string(&pinned).unwrap_or_default();
+    if st.is_file() && installed.trim() == SCHEMATHESIS_PACKAGE {
+        return Ok(st);
+    }
+    println!("xtask: pip install {SCHEMATHESIS_PACKAGE} (into target/tools/schemathesis)");
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv))
+        .map_err(|e| format!("{e}\n(Python 3 with venv is required for the contract fuzzer)"))?;
+    run(Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        SCHEMATHESIS_PACKAGE,
+    ]))?;
+    std::fs::write(&pinned, SCHEMATHESIS_PACKAGE).map_err(|e| e.to_string())?;
+    Ok(st)
+}

@@ -5,8 +5,10 @@ use std::time::Instant;
 
 use actix_web::dev::{Server, Service};
 use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::Method;
 use actix_web::web::{self, Data};
 use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
+use actix_web::{Resource, Route};
 use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
@@ -28,12 +30,32 @@ async fn unknown_route(req: HttpRequest) -> HttpResponse {
     .to_response()
 }
 
-async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
-    ApiError::new(
+async fn method_not_allowed(req: HttpRequest, allow: &str) -> HttpResponse {
+    let mut res = ApiError::new(
         ErrorCode::MethodNotAllowed,
         format!("{} is not allowed on {}", req.method(), req.path()),
     )
-    .to_response()
+    .to_response();
+    if let Ok(value) = HeaderValue::from_str(allow) {
+        res.headers_mut()
+            .insert(actix_web::http::header::ALLOW, value);
+    }
+    res
+}
+
+/// One resource: a handler per method, and for any other method a 405 whose `Allow`
+/// names them (RFC 9110).
+fn resource<const N: usize>(path: &str, routes: [(Method, Route); N]) -> Resource {
+    let allow: Vec<&str> = routes.iter().map(|(m, _)| m.as_str()).collect();
+    let allow = allow.join(", ");
+    let mut resource = web::resource(path);
+    for (method, route) in routes {
+        resource = resource.route(route.method(method));
+    }
+    resource.default_service(web::to(move |req: HttpRequest| {
+        let allow = allow.clone();
+        async move { method_not_allowed(req, &allow).await }
+    }))
 }
 
 async fn health(state: Data<AppState>) -> HttpResponse {
@@ -52,163 +74,154 @@ async fn health(state: Data<AppState>) -> HttpResponse {
 
 /// Registers the API routes; each resource renders 405 for other methods.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let nope = || web::to(method_not_allowed);
     cfg.service(
         web::scope("/api/v1")
-            .service(
-                web::resource("/checkout/sessions")
-                    .route(web::post().to(checkout_sessions::create))
-                    .route(web::get().to(checkout_sessions::list))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/checkout/sessions/{id}")
-                    .route(web::get().to(checkout_sessions::retrieve))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/payments")
-                    .route(web::get().to(reads::list_payments))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/payments/{id}")
-                    .route(web::get().to(reads::get_payment))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/refunds")
-                    .route(web::get().to(reads::list_refunds))
-                    .route(web::post().to(refunds::create))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/refunds/{id}")
-                    .route(web::get().to(reads::get_refund))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/subscriptions")
-                    .route(web::get().to(reads::list_subscriptions))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/subscriptions/{id}")
-                    .route(web::get().to(reads::get_subscription))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/payment_attempts")
-                    .route(web::get().to(reads::list_payment_attempts))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/payment_attempts/{id}")
-                    .route(web::get().to(reads::get_payment_attempt))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_events")
-                    .route(web::get().to(reads::list_webhook_events))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_events/{id}")
-                    .route(web::get().to(reads::get_webhook_event))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_events/{id}/attempts")
-                    .route(web::get().to(reads::list_webhook_attempts))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_events/{id}/resend")
-                    .route(web::post().to(reads::resend_webhook_event))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/wallets")
-                    .route(web::post().to(wallets::register))
-                    .route(web::get().to(wallets::list))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/wallets/{id}")
-                    .route(web::get().to(wallets::retrieve))
-                    .route(web::delete().to(wallets::revoke))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/wallets/{id}/verify")
-                    .route(web::post().to(wallets::verify))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_endpoints")
-                    .route(web::post().to(webhook_endpoints::create))
-                    .route(web::get().to(webhook_endpoints::list))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_endpoints/{id}")
-                    .route(web::get().to(webhook_endpoints::retrieve))
-                    .route(web::post().to(webhook_endpoints::update))
-                    .route(web::delete().to(webhook_endpoints::delete))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_endpoints/{id}/recover")
-                    .route(web::post().to(webhook_endpoints::recover))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_endpoints/{id}/test")
-                    .route(web::post().to(webhook_endpoints::send_test))
-                    .default_service(nope()),
-            )
-            .service(
-                web::resource("/webhook_endpoints/{id}/rotate_secret")
-                    .route(web::post().to(webhook_endpoints::rotate_secret))
-                    .default_service(nope()),
-            ),
+            .service(resource(
+                "/openapi.json",
+                [(Method::GET, web::route().to(crate::openapi::serve))],
+            ))
+            .service(resource(
+                "/checkout/sessions",
+                [
+                    (Method::POST, web::route().to(checkout_sessions::create)),
+                    (Method::GET, web::route().to(checkout_sessions::list)),
+                ],
+            ))
+            .service(resource(
+                "/checkout/sessions/{id}",
+                [(Method::GET, web::route().to(checkout_sessions::retrieve))],
+            ))
+            .service(resource(
+                "/payments",
+                [(Method::GET, web::route().to(reads::list_payments))],
+            ))
+            .service(resource(
+                "/payments/{id}",
+                [(Method::GET, web::route().to(reads::get_payment))],
+            ))
+            .service(resource(
+                "/refunds",
+                [
+                    (Method::GET, web::route().to(reads::list_refunds)),
+                    (Method::POST, web::route().to(refunds::create)),
+                ],
+            ))
+            .service(resource(
+                "/refunds/{id}",
+                [(Method::GET, web::route().to(reads::get_refund))],
+            ))
+            .service(resource(
+                "/subscriptions",
+                [(Method::GET, web::route().to(reads::list_subscriptions))],
+            ))
+            .service(resource(
+                "/subscriptions/{id}",
+                [(Method::GET, web::route().to(reads::get_subscription))],
+            ))
+            .service(resource(
+                "/payment_attempts",
+                [(Method::GET, web::route().to(reads::list_payment_attempts))],
+            ))
+            .service(resource(
+                "/payment_attempts/{id}",
+                [(Method::GET, web::route().to(reads::get_payment_attempt))],
+            ))
+            .service(resource(
+                "/webhook_events",
+                [(Method::GET, web::route().to(reads::list_webhook_events))],
+            ))
+            .service(resource(
+                "/webhook_events/{id}",
+                [(Method::GET, web::route().to(reads::get_webhook_event))],
+            ))
+            .service(resource(
+                "/webhook_events/{id}/attempts",
+                [(Method::GET, web::route().to(reads::list_webhook_attempts))],
+            ))
+            .service(resource(
+                "/webhook_events/{id}/resend",
+                [(Method::POST, web::route().to(reads::resend_webhook_event))],
+            ))
+            .service(resource(
+                "/wallets",
+                [
+                    (Method::POST, web::route().to(wallets::register)),
+                    (Method::GET, web::route().to(wallets::list)),
+                ],
+            ))
+            .service(resource(
+                "/wallets/{id}",
+                [
+                    (Method::GET, web::route().to(wallets::retrieve)),
+                    (Method::DELETE, web::route().to(wallets::revoke)),
+                ],
+            ))
+            .service(resource(
+                "/wallets/{id}/verify",
+                [(Method::POST, web::route().to(wallets::verify))],
+            ))
+            .service(resource(
+                "/webhook_endpoints",
+                [
+                    (Method::POST, web::route().to(webhook_endpoints::create)),
+                    (Method::GET, web::route().to(webhook_endpoints::list)),
+                ],
+            ))
+            .service(resource(
+                "/webhook_endpoints/{id}",
+                [
+                    (Method::GET, web::route().to(webhook_endpoints::retrieve)),
+                    (Method::POST, web::route().to(webhook_endpoints::update)),
+                    (Method::DELETE, web::route().to(webhook_endpoints::delete)),
+                ],
+            ))
+            .service(resource(
+                "/webhook_endpoints/{id}/recover",
+                [(Method::POST, web::route().to(webhook_endpoints::recover))],
+            ))
+            .service(resource(
+                "/webhook_endpoints/{id}/test",
+                [(Method::POST, web::route().to(webhook_endpoints::send_test))],
+            ))
+            .service(resource(
+                "/webhook_endpoints/{id}/rotate_secret",
+                [(
+                    Method::POST,
+                    web::route().to(webhook_endpoints::rotate_secret),
+                )],
+            )),
     )
-    .service(
-        web::resource("/pay/{id}")
-            .route(web::get().to(stablepay_web::checkout_page))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/pay/{id}/intent")
-            .route(web::get().to(hosted::intent))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/pay/{id}/status")
-            .route(web::get().to(hosted::status))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/pay/{id}/confirm")
-            .route(web::post().to(hosted::confirm))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/portal/subscriptions/{id}")
-            .route(web::get().to(stablepay_web::portal_page))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/portal/subscriptions/{id}/cancel")
-            .route(web::get().to(portal::message))
-            .route(web::post().to(portal::cancel))
-            .default_service(nope()),
-    )
-    .service(
-        web::resource("/healthz")
-            .route(web::get().to(health))
-            .default_service(nope()),
-    );
+    .service(resource(
+        "/pay/{id}",
+        [(Method::GET, web::route().to(stablepay_web::checkout_page))],
+    ))
+    .service(resource(
+        "/pay/{id}/intent",
+        [(Method::GET, web::route().to(hosted::intent))],
+    ))
+    .service(resource(
+        "/pay/{id}/status",
+        [(Method::GET, web::route().to(hosted::status))],
+    ))
+    .service(resource(
+        "/pay/{id}/confirm",
+        [(Method::POST, web::route().to(hosted::confirm))],
+    ))
+    .service(resource(
+        "/portal/subscriptions/{id}",
+        [(Method::GET, web::route().to(stablepay_web::portal_page))],
+    ))
+    .service(resource(
+        "/portal/subscriptions/{id}/cancel",
+        [
+            (Method::GET, web::route().to(portal::message)),
+            (Method::POST, web::route().to(portal::cancel)),
+        ],
+    ))
+    .service(resource(
+        "/healthz",
+        [(Method::GET, web::route().to(health))],
+    ));
 }
 
 /// Starts the HTTP server on an already-bound listener (port 0 in tests).

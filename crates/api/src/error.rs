@@ -26,6 +26,18 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    pub const ALL: [ErrorCode; 9] = [
+        ErrorCode::InvalidRequest,
+        ErrorCode::Authentication,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Conflict,
+        ErrorCode::Idempotency,
+        ErrorCode::RateLimit,
+        ErrorCode::Unavailable,
+        ErrorCode::Api,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidRequest | ErrorCode::MethodNotAllowed => "invalid_request_error",

@@ -83,14 +83,14 @@ impl Query {
     }
 
     /// `limit` and `starting_after` (an id of the listed resource's kind).
-    pub fn page<I: TypedId>(&mut self, kind: &str) -> Result<PageRequest, ApiError> {
+    pub fn page<I: TypedId>(&mut self) -> Result<PageRequest, ApiError> {
         let limit = self.take("limit");
         let after = match self.take("starting_after") {
             None => None,
             Some(s) => Some(I::parse_str(&s).map(|id| id.as_uuid()).map_err(|_| {
                 ApiError::invalid_field(
                     "starting_after",
-                    format!("must be the id of a {kind} from a previous page"),
+                    format!("must be the id of a {} from a previous page", I::NOUN),
                 )
             })?),
         };
@@ -144,13 +144,13 @@ mod tests {
     fn query_rules() {
         let mut q = Query::parse("limit=5&status=open").unwrap();
         assert_eq!(q.take("status").as_deref(), Some("open"));
-        let page = q.page::<stablepay_domain::PaymentId>("payment").unwrap();
+        let page = q.page::<stablepay_domain::PaymentId>().unwrap();
         assert_eq!(page.limit(), 5);
         q.finish().unwrap();
         assert!(Query::parse("limit=1&limit=2").is_err());
         let q = Query::parse("bogus=1").unwrap();
         assert_eq!(q.finish().unwrap_err().details[0].field, "bogus");
         let mut q = Query::parse("limit=0").unwrap();
-        assert!(q.page::<stablepay_domain::PaymentId>("payment").is_err());
+        assert!(q.page::<stablepay_domain::PaymentId>().is_err());
     }
 }

@@ -5,6 +5,7 @@ pub mod auth_guess;
 pub mod config;
 pub mod error;
 pub mod input;
+pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
 pub mod state;

@@ -454,9 +454,12 @@ fn idempotency_scope(
     if req.method() != Method::POST {
         return Ok(None);
     }
+    // Printable ASCII and space only (`to_str` would also let a tab through).
     let key = value
         .to_str()
-        .map_err(|_| ApiError::invalid_field("Idempotency-Key", "must be printable ASCII"))?
+        .ok()
+        .filter(|k| k.bytes().all(|b| (0x20..0x7f).contains(&b)))
+        .ok_or_else(|| ApiError::invalid_field("Idempotency-Key", "must be printable ASCII"))?
         .to_owned();
     if key.is_empty() || key.chars().count() > IDEMPOTENCY_KEY_MAX {
         return Err(ApiError::invalid_field(

@@ -20,23 +20,48 @@ use crate::state::AppState;
 use crate::wrapper::{api_call, api_call_atomic, Reply};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 
-/// The POST body as sent; loosely typed where the spec allows several JSON types.
-#[derive(Deserialize)]
+/// The POST body as sent; loosely typed where the spec allows several JSON types. The
+/// `schema` attributes say what `parse` accepts.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateCheckoutSessionRequest)]
 pub struct CreateSessionBody {
+    #[schema(value_type = SessionMode)]
     mode: Option<String>,
+    #[schema(value_type = String, min_length = 1, max_length = 120)]
     title: Option<String>,
+    /// Required in payment mode; in subscription mode it must equal the plan's, if given.
+    #[schema(value_type = Option<Amount>)]
     amount: Option<serde_json::Value>,
+    #[schema(max_length = 500)]
     description: Option<String>,
+    /// A verified settlement wallet (default: the merchant's first verified wallet).
+    #[schema(value_type = Option<Address>)]
     recipient: Option<String>,
+    /// Your own id for the buyer, echoed on the payment and in webhooks.
+    #[schema(min_length = 1, max_length = 250)]
     customer_reference: Option<String>,
+    /// Free key-value data, echoed back verbatim.
+    #[schema(value_type = Option<Object>)]
     metadata: Option<Box<RawValue>>,
+    #[schema(max_length = 2000)]
     success_url: Option<String>,
+    #[schema(max_length = 2000)]
     cancel_url: Option<String>,
+    /// Default 86400.
+    #[schema(value_type = Option<u32>, minimum = 600, maximum = 604800)]
     expires_in_seconds: Option<serde_json::Value>,
+    /// A cross-check of the key's chain: 8453 or "base" (live), 84532 or "base-sepolia" (test).
+    #[schema(schema_with = crate::openapi::fields::chain_selector)]
     chain: Option<serde_json::Value>,
+    /// Subscription mode: the on-chain plan id (a decimal string or an integer).
+    #[schema(schema_with = crate::openapi::fields::plan_id)]
     chain_plan_id: Option<serde_json::Value>,
+    /// Subscription mode: if given, must equal the plan's interval.
+    #[schema(value_type = Option<u64>, minimum = 1)]
     interval_seconds: Option<serde_json::Value>,
+    /// Default USDC.
+    #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
 }
 
@@ -145,6 +170,14 @@ impl CreateSessionBody {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/checkout/sessions",
+    operation_id = "create_checkout_session",
+    tag = "Checkout sessions",
+    request_body = CreateSessionBody,
+    responses((status = 201, description = "The new session", body = CheckoutSessionResource)),
+)]
 pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     // Subscription sessions read their plan from the chain (≤ 2 s timeout) inside the
     // transaction; its locks are the idempotency key's alone.
@@ -168,6 +201,14 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     .await
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/checkout/sessions/{id}",
+    operation_id = "retrieve_checkout_session",
+    tag = "Checkout sessions",
+    params(("id" = CheckoutSessionId, Path)),
+    responses((status = 200, description = "The session", body = CheckoutSessionResource)),
+)]
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: CheckoutSessionId = call.path_id()?;
@@ -179,12 +220,24 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     .await
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/checkout/sessions",
+    operation_id = "list_checkout_sessions",
+    tag = "Checkout sessions",
+    params(
+        crate::openapi::PageParams,
+        ("status" = Option<SessionStatus>, Query),
+        ("customer_reference" = Option<String>, Query),
+    ),
+    responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
+)]
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
         let customer_reference = q.take("customer_reference");
-        let page = q.page::<CheckoutSessionId>("checkout session")?;
+        let page = q.page::<CheckoutSessionId>()?;
         q.finish()?;
         let filter = SessionFilter {
             status,

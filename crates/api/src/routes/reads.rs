@@ -14,7 +14,8 @@ use stablepay_domain::Missing;
 
 /// GET one resource by id through a `ResourceReader` method.
 macro_rules! retrieve_handler {
-    ($name:ident, $id:ty, $method:ident, $resource:ty) => {
+    ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty) => {
+        $(#[$attr])*
         pub async fn $name(
             state: Data<AppState>,
             req: HttpRequest,
@@ -34,152 +35,172 @@ macro_rules! retrieve_handler {
     };
 }
 
-retrieve_handler!(get_payment, PaymentId, payment, PaymentResource);
-retrieve_handler!(get_refund, RefundId, refund, RefundResource);
+/// GET a page of resources through a `ResourceReader` method: `$filter` takes the
+/// list's own query parameters from `$q`, then the paging ones are read.
+macro_rules! list_handler {
+    ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty, |$q:ident| $filter:expr) => {
+        $(#[$attr])*
+        pub async fn $name(
+            state: Data<AppState>,
+            req: HttpRequest,
+            payload: Payload,
+        ) -> HttpResponse {
+            api_call(state, req, payload, |call| async move {
+                let mut $q = call.query()?;
+                let filter = $filter;
+                let page = $q.page::<$id>()?;
+                $q.finish()?;
+                let rows = call
+                    .state
+                    .reader
+                    .$method(call.auth.merchant_id, call.auth.mode, &filter, &page)
+                    .await?;
+                Reply::ok(&List::from_page(rows, <$resource>::from))
+            })
+            .await
+        }
+    };
+}
+
 retrieve_handler!(
+    #[utoipa::path(get, path = "/api/v1/payments/{id}", operation_id = "retrieve_payment",
+        tag = "Payments", params(("id" = PaymentId, Path)),
+        responses((status = 200, description = "The payment", body = PaymentResource)))]
+    get_payment,
+    PaymentId,
+    payment,
+    PaymentResource
+);
+retrieve_handler!(
+    #[utoipa::path(get, path = "/api/v1/refunds/{id}", operation_id = "retrieve_refund",
+        tag = "Refunds", params(("id" = RefundId, Path)),
+        responses((status = 200, description = "The refund", body = RefundResource)))]
+    get_refund,
+    RefundId,
+    refund,
+    RefundResource
+);
+retrieve_handler!(
+    #[utoipa::path(get, path = "/api/v1/subscriptions/{id}", operation_id = "retrieve_subscription",
+        tag = "Subscriptions", params(("id" = SubscriptionId, Path)),
+        responses((status = 200, description = "The subscription", body = SubscriptionResource)))]
     get_subscription,
     SubscriptionId,
     subscription,
     SubscriptionResource
 );
 retrieve_handler!(
+    #[utoipa::path(get, path = "/api/v1/payment_attempts/{id}", operation_id = "retrieve_payment_attempt",
+        tag = "Payment attempts", params(("id" = PaymentAttemptId, Path)),
+        responses((status = 200, description = "The attempt", body = PaymentAttemptResource)))]
     get_payment_attempt,
     PaymentAttemptId,
     payment_attempt,
     PaymentAttemptResource
 );
 retrieve_handler!(
+    #[utoipa::path(get, path = "/api/v1/webhook_events/{id}", operation_id = "retrieve_webhook_event",
+        tag = "Webhook events", params(("id" = EventId, Path)),
+        responses((status = 200, description = "The delivery record", body = WebhookEventResource)))]
     get_webhook_event,
     EventId,
     webhook_event,
     WebhookEventResource
 );
 
-pub async fn list_payments(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let filter = PaymentFilter {
-            subscription: q.id_filter::<SubscriptionId>("subscription")?,
-            checkout_session: q.id_filter::<CheckoutSessionId>("checkout_session")?,
-            status: q.take_parsed("status", PaymentStatus::parse, &PaymentStatus::expected())?,
-        };
-        let page = q.page::<PaymentId>("payment")?;
-        q.finish()?;
-        let rows = call
-            .state
-            .reader
-            .payments(call.auth.merchant_id, call.auth.mode, &filter, &page)
-            .await?;
-        Reply::ok(&List::from_page(rows, PaymentResource::from))
-    })
-    .await
-}
-
-pub async fn list_refunds(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let filter = RefundFilter {
-            payment: q.id_filter::<PaymentId>("payment")?,
-        };
-        let page = q.page::<RefundId>("refund")?;
-        q.finish()?;
-        let rows = call
-            .state
-            .reader
-            .refunds(call.auth.merchant_id, call.auth.mode, &filter, &page)
-            .await?;
-        Reply::ok(&List::from_page(rows, RefundResource::from))
-    })
-    .await
-}
-
-pub async fn list_subscriptions(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let filter = SubscriptionFilter {
-            status: q.take_parsed(
-                "status",
-                SubscriptionStatus::parse,
-                &SubscriptionStatus::expected(),
-            )?,
-            wallet_address: q.take_parsed(
-                "wallet_address",
-                |s| Address::parse(s).ok(),
-                "a 0x-prefixed EVM address",
-            )?,
-        };
-        let page = q.page::<SubscriptionId>("subscription")?;
-        q.finish()?;
-        let rows = call
-            .state
-            .reader
-            .subscriptions(call.auth.merchant_id, call.auth.mode, &filter, &page)
-            .await?;
-        Reply::ok(&List::from_page(rows, SubscriptionResource::from))
-    })
-    .await
-}
-
-pub async fn list_payment_attempts(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let filter = PaymentAttemptFilter {
-            subscription: q.id_filter::<SubscriptionId>("subscription")?,
-            status: q.take_parsed("status", AttemptStatus::parse, &AttemptStatus::expected())?,
-        };
-        let page = q.page::<PaymentAttemptId>("payment attempt")?;
-        q.finish()?;
-        let rows = call
-            .state
-            .reader
-            .payment_attempts(call.auth.merchant_id, call.auth.mode, &filter, &page)
-            .await?;
-        Reply::ok(&List::from_page(rows, PaymentAttemptResource::from))
-    })
-    .await
-}
-
-pub async fn list_webhook_events(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let filter = WebhookEventFilter {
-            status: q.take_parsed("status", DeliveryStatus::parse, &DeliveryStatus::expected())?,
-            event_type: q.take_parsed("type", EventType::parse, "a known event type")?,
-            endpoint: q.id_filter::<WebhookEndpointId>("endpoint")?,
-        };
-        let page = q.page::<EventId>("webhook event")?;
-        q.finish()?;
-        let rows = call
-            .state
-            .reader
-            .webhook_events(call.auth.merchant_id, call.auth.mode, &filter, &page)
-            .await?;
-        Reply::ok(&List::from_page(rows, WebhookEventResource::from))
-    })
-    .await
-}
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/payments", operation_id = "list_payments", tag = "Payments",
+        params(crate::openapi::PageParams,
+            ("subscription" = Option<SubscriptionId>, Query),
+            ("checkout_session" = Option<CheckoutSessionId>, Query),
+            ("status" = Option<PaymentStatus>, Query)),
+        responses((status = 200, description = "Payments, newest first", body = List<PaymentResource>)))]
+    list_payments,
+    PaymentId,
+    payments,
+    PaymentResource,
+    |q| PaymentFilter {
+        subscription: q.id_filter::<SubscriptionId>("subscription")?,
+        checkout_session: q.id_filter::<CheckoutSessionId>("checkout_session")?,
+        status: q.take_parsed("status", PaymentStatus::parse, &PaymentStatus::expected())?,
+    }
+);
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/refunds", operation_id = "list_refunds", tag = "Refunds",
+        params(crate::openapi::PageParams, ("payment" = Option<PaymentId>, Query)),
+        responses((status = 200, description = "Refunds, newest first", body = List<RefundResource>)))]
+    list_refunds,
+    RefundId,
+    refunds,
+    RefundResource,
+    |q| RefundFilter {
+        payment: q.id_filter::<PaymentId>("payment")?,
+    }
+);
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/subscriptions", operation_id = "list_subscriptions",
+        tag = "Subscriptions",
+        params(crate::openapi::PageParams,
+            ("status" = Option<SubscriptionStatus>, Query),
+            ("wallet_address" = Option<Address>, Query)),
+        responses((status = 200, description = "Subscriptions, newest first", body = List<SubscriptionResource>)))]
+    list_subscriptions,
+    SubscriptionId,
+    subscriptions,
+    SubscriptionResource,
+    |q| SubscriptionFilter {
+        status: q.take_parsed(
+            "status",
+            SubscriptionStatus::parse,
+            &SubscriptionStatus::expected(),
+        )?,
+        wallet_address: q.take_parsed(
+            "wallet_address",
+            |s| Address::parse(s).ok(),
+            "a 0x-prefixed EVM address",
+        )?,
+    }
+);
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/payment_attempts", operation_id = "list_payment_attempts",
+        tag = "Payment attempts",
+        params(crate::openapi::PageParams,
+            ("subscription" = Option<SubscriptionId>, Query),
+            ("status" = Option<AttemptStatus>, Query)),
+        responses((status = 200, description = "Attempts, newest first", body = List<PaymentAttemptResource>)))]
+    list_payment_attempts,
+    PaymentAttemptId,
+    payment_attempts,
+    PaymentAttemptResource,
+    |q| PaymentAttemptFilter {
+        subscription: q.id_filter::<SubscriptionId>("subscription")?,
+        status: q.take_parsed("status", AttemptStatus::parse, &AttemptStatus::expected())?,
+    }
+);
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/webhook_events", operation_id = "list_webhook_events",
+        tag = "Webhook events",
+        params(crate::openapi::PageParams,
+            ("status" = Option<DeliveryStatus>, Query),
+            ("type" = Option<EventType>, Query),
+            ("endpoint" = Option<WebhookEndpointId>, Query)),
+        responses((status = 200, description = "Delivery records, newest first", body = List<WebhookEventResource>)))]
+    list_webhook_events,
+    EventId,
+    webhook_events,
+    WebhookEventResource,
+    |q| WebhookEventFilter {
+        status: q.take_parsed("status", DeliveryStatus::parse, &DeliveryStatus::expected())?,
+        event_type: q.take_parsed("type", EventType::parse, "a known event type")?,
+        endpoint: q.id_filter::<WebhookEndpointId>("endpoint")?,
+    }
+);
 
 /// Every attempt at one delivery, newest first (an extra beyond the spec).
+#[utoipa::path(get, path = "/api/v1/webhook_events/{id}/attempts",
+    operation_id = "list_webhook_event_attempts", tag = "Webhook events",
+    params(("id" = EventId, Path), crate::openapi::PageParams),
+    responses((status = 200, description = "Attempts, newest first", body = List<WebhookAttemptResource>)))]
 pub async fn list_webhook_attempts(
     state: Data<AppState>,
     req: HttpRequest,
@@ -188,7 +209,7 @@ pub async fn list_webhook_attempts(
     api_call(state, req, payload, |call| async move {
         let id: EventId = call.path_id()?;
         let mut q = call.query()?;
-        let page = q.page::<WebhookAttemptId>("webhook attempt")?;
+        let page = q.page::<WebhookAttemptId>()?;
         q.finish()?;
         let mode = call.auth.mode;
         let rows = call
@@ -204,6 +225,11 @@ pub async fn list_webhook_attempts(
     .await
 }
 
+/// Delivers the event again as a new record (`resend_of` names the original).
+#[utoipa::path(post, path = "/api/v1/webhook_events/{id}/resend",
+    operation_id = "resend_webhook_event", tag = "Webhook events",
+    params(("id" = EventId, Path)),
+    responses((status = 201, description = "The new delivery record", body = WebhookEventResource)))]
 pub async fn resend_webhook_event(
     state: Data<AppState>,
     req: HttpRequest,

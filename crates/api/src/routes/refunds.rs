@@ -11,12 +11,19 @@ use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct RefundBody {
+#[schema(as = CreateRefundRequest)]
+pub(crate) struct RefundBody {
+    #[schema(value_type = PaymentId)]
     payment: Option<String>,
+    /// The refund transfer you sent from the settlement wallet to the payer.
+    #[schema(value_type = TxHash)]
     tx_hash: Option<String>,
+    /// If given, must equal the transfer's amount.
+    #[schema(value_type = Option<Amount>)]
     amount: Option<serde_json::Value>,
+    #[schema(max_length = 500)]
     reason: Option<String>,
 }
 
@@ -67,6 +74,14 @@ impl TryFrom<RefundBody> for NewRefund {
     }
 }
 
+/// Records a refund you sent on-chain, after verifying the transfer (200 when the same
+/// transfer was already recorded).
+#[utoipa::path(post, path = "/api/v1/refunds", operation_id = "create_refund", tag = "Refunds",
+    request_body = RefundBody,
+    responses(
+        (status = 201, description = "The recorded refund", body = RefundResource),
+        (status = 200, description = "This transfer was already recorded", body = RefundResource),
+        (status = 404, description = "No such payment")))]
 pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let body: RefundBody = json_body(&call.body)?;

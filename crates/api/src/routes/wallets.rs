@@ -12,19 +12,33 @@ use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct RegisterBody {
+#[schema(as = RegisterWalletRequest)]
+pub(crate) struct RegisterBody {
+    #[schema(value_type = Address)]
     address: Option<String>,
+    /// Default 8453.
+    #[schema(value_type = Option<ChainId>)]
     chain_id: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct VerifyBody {
+#[schema(as = VerifyWalletRequest)]
+pub(crate) struct VerifyBody {
+    /// The EIP-191 signature of `verification.message` (or an ERC-1271 contract wallet's).
+    #[schema(value_type = String, pattern = "^0x[0-9a-fA-F]+$")]
     signature: Option<String>,
 }
 
+/// Registers a settlement wallet and returns the message to sign (200 when the address was
+/// already registered: its current state and a fresh challenge).
+#[utoipa::path(post, path = "/api/v1/wallets", operation_id = "register_wallet",
+    tag = "Settlement wallets", request_body = RegisterBody,
+    responses(
+        (status = 201, description = "Registered; sign `verification.message`", body = WalletResource),
+        (status = 200, description = "Already registered", body = WalletResource)))]
 pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let body: RegisterBody = json_body(&call.body)?;
@@ -67,6 +81,9 @@ pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload)
     .await
 }
 
+#[utoipa::path(post, path = "/api/v1/wallets/{id}/verify", operation_id = "verify_wallet",
+    tag = "Settlement wallets", params(("id" = WalletId, Path)), request_body = VerifyBody,
+    responses((status = 200, description = "The verified wallet", body = WalletResource)))]
 pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WalletId = call.path_id()?;
@@ -92,6 +109,9 @@ pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     .await
 }
 
+#[utoipa::path(get, path = "/api/v1/wallets/{id}", operation_id = "retrieve_wallet",
+    tag = "Settlement wallets", params(("id" = WalletId, Path)),
+    responses((status = 200, description = "The wallet", body = WalletResource)))]
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WalletId = call.path_id()?;
@@ -106,10 +126,13 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     .await
 }
 
+#[utoipa::path(get, path = "/api/v1/wallets", operation_id = "list_wallets",
+    tag = "Settlement wallets", params(crate::openapi::PageParams),
+    responses((status = 200, description = "Wallets, newest first", body = List<WalletResource>)))]
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let page = q.page::<WalletId>("wallet")?;
+        let page = q.page::<WalletId>()?;
         q.finish()?;
         let wallets = call
             .state
@@ -121,6 +144,9 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
     .await
 }
 
+#[utoipa::path(delete, path = "/api/v1/wallets/{id}", operation_id = "revoke_wallet",
+    tag = "Settlement wallets", params(("id" = WalletId, Path)),
+    responses((status = 200, description = "The revoked wallet", body = WalletResource)))]
 pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WalletId = call.path_id()?;

@@ -16,16 +16,38 @@ use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::{
-    DeletedEndpoint, List, WebhookEndpointResource, WebhookEventResource,
+    DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
 use stablepay_domain::Missing;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct EndpointBody {
+#[schema(as = CreateWebhookEndpointRequest)]
+pub(crate) struct CreateEndpointBody {
+    /// A public https URL (≤ 2000 characters).
+    #[schema(value_type = String, max_length = 2000)]
     url: Option<String>,
+    /// The events to deliver; empty or absent means every event.
+    #[schema(value_type = Option<Vec<EventType>>)]
     enabled_events: Option<Vec<String>>,
+    #[schema(max_length = 500)]
     description: Option<String>,
+    /// Refused: endpoints start enabled (kept to say so, rather than "unknown").
+    #[schema(ignore)]
+    status: Option<String>,
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = UpdateWebhookEndpointRequest)]
+pub(crate) struct EndpointBody {
+    #[schema(max_length = 2000)]
+    url: Option<String>,
+    #[schema(value_type = Option<Vec<EventType>>)]
+    enabled_events: Option<Vec<String>>,
+    #[schema(max_length = 500)]
+    description: Option<String>,
+    #[schema(value_type = Option<EndpointStatus>)]
     status: Option<String>,
 }
 
@@ -43,9 +65,13 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
     (parsed.len() == events.len()).then_some(parsed)
 }
 
+/// Creates an endpoint; the response (only this one) carries its signing `secret`.
+#[utoipa::path(post, path = "/api/v1/webhook_endpoints", operation_id = "create_webhook_endpoint",
+    tag = "Webhook endpoints", request_body = CreateEndpointBody,
+    responses((status = 201, description = "The endpoint and its secret", body = WebhookEndpointResource)))]
 pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
-        let body: EndpointBody = json_body(&call.body)?;
+        let body: CreateEndpointBody = json_body(&call.body)?;
         let mut e = ValidationErrors::default();
         let url = match body.url {
             None => {
@@ -88,6 +114,9 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     .await
 }
 
+#[utoipa::path(get, path = "/api/v1/webhook_endpoints/{id}", operation_id = "retrieve_webhook_endpoint",
+    tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
+    responses((status = 200, description = "The endpoint", body = WebhookEndpointResource)))]
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WebhookEndpointId = call.path_id()?;
@@ -102,10 +131,13 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     .await
 }
 
+#[utoipa::path(get, path = "/api/v1/webhook_endpoints", operation_id = "list_webhook_endpoints",
+    tag = "Webhook endpoints", params(crate::openapi::PageParams),
+    responses((status = 200, description = "Endpoints, newest first", body = List<WebhookEndpointResource>)))]
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
-        let page = q.page::<WebhookEndpointId>("webhook endpoint")?;
+        let page = q.page::<WebhookEndpointId>()?;
         q.finish()?;
         let endpoints = call
             .state
@@ -119,6 +151,9 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
     .await
 }
 
+#[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}", operation_id = "update_webhook_endpoint",
+    tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = EndpointBody,
+    responses((status = 200, description = "The updated endpoint", body = WebhookEndpointResource)))]
 pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WebhookEndpointId = call.path_id()?;
@@ -146,6 +181,11 @@ pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     .await
 }
 
+/// A new signing secret; the previous one keeps signing (as a second signature) for 24 hours.
+#[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/rotate_secret",
+    operation_id = "rotate_webhook_endpoint_secret", tag = "Webhook endpoints",
+    params(("id" = WebhookEndpointId, Path)),
+    responses((status = 200, description = "The endpoint and its new secret", body = WebhookEndpointResource)))]
 pub async fn rotate_secret(
     state: Data<AppState>,
     req: HttpRequest,
@@ -174,26 +214,32 @@ pub async fn rotate_secret(
     .await
 }
 
+#[utoipa::path(delete, path = "/api/v1/webhook_endpoints/{id}", operation_id = "delete_webhook_endpoint",
+    tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
+    responses((status = 200, description = "Deleted", body = DeletedEndpoint)))]
 pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WebhookEndpointId = call.path_id()?;
         delete_webhook_endpoint(&call.auth, id, call.state.endpoints.as_ref()).await?;
-        Reply::ok(&DeletedEndpoint {
-            id,
-            object: "webhook_endpoint",
-            deleted: true,
-        })
+        Reply::ok(&DeletedEndpoint::new(id))
     })
     .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct TestEventBody {
+#[schema(as = SendTestEventRequest)]
+pub(crate) struct TestEventBody {
+    /// One of the endpoint's enabled events (default: its first, or `payment.succeeded`).
     #[serde(rename = "type")]
+    #[schema(value_type = Option<EventType>)]
     event_type: Option<String>,
 }
 
+/// Sends a synthetic event (test ids, `livemode` false) through the real delivery path.
+#[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/test", operation_id = "send_test_webhook_event",
+    tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = TestEventBody,
+    responses((status = 201, description = "The delivery record", body = WebhookEventResource)))]
 pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WebhookEndpointId = call.path_id()?;
@@ -221,15 +267,18 @@ pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload
     .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct RecoverBody {
+#[schema(as = RecoverWebhookEndpointRequest)]
+pub(crate) struct RecoverBody {
+    /// Failed deliveries created at or after this time are sent again.
+    #[schema(value_type = String, format = DateTime)]
     since: Option<String>,
 }
 
 /// What `POST /webhook_endpoints/{id}/recover` answers.
-#[derive(serde::Serialize)]
-struct RecoveryResource {
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub(crate) struct RecoveryResource {
     object: &'static str,
     endpoint: WebhookEndpointId,
     since: stablepay_domain::Timestamp,
@@ -237,7 +286,14 @@ struct RecoveryResource {
     still_pending: u32,
 }
 
+impl Resource for RecoveryResource {
+    const OBJECT: &'static str = "webhook_recovery";
+}
+
 /// Resends every failed delivery of the endpoint created since `since` (an extra).
+#[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/recover", operation_id = "recover_webhook_endpoint",
+    tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = RecoverBody,
+    responses((status = 200, description = "How many deliveries were enqueued again", body = RecoveryResource)))]
 pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
     api_call(state, req, payload, |call| async move {
         let id: WebhookEndpointId = call.path_id()?;
@@ -263,7 +319,7 @@ pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) 
         let recovery =
             stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
         Reply::ok(&RecoveryResource {
-            object: "webhook_recovery",
+            object: RecoveryResource::OBJECT,
             endpoint: id,
             since,
             enqueued: recovery.enqueued,

@@ -110,6 +110,8 @@ async fn unknown_routes_methods_and_bad_bodies_get_the_envelope() {
         .send()
         .await
         .unwrap();
+    // RFC 9110: a 405 names the methods the resource has.
+    assert_eq!(res.headers()["allow"], "POST, GET");
     assert_error(res, 405, "invalid_request_error").await;
 
     let key = &app.a.test_key;

@@ -5,6 +5,7 @@ mod auth_errors;
 mod checkout_sessions;
 mod dashboard;
 mod idempotency;
+mod openapi_served;
 mod reads;
 mod support;
 mod tenant_isolation;

@@ -76,6 +76,18 @@ impl serde::Serialize for Address {
     }
 }
 
+impl utoipa::PartialSchema for Address {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::representation::schema::pattern_string(
+            "^0x[0-9a-fA-F]{40}$",
+            "An EVM address, rendered with its EIP-55 checksum.",
+            "0x8d12A197cB00D4747a1fe03395095ce2A5CC6819",
+        )
+    }
+}
+
+impl utoipa::ToSchema for Address {}
+
 /// A 32-byte hash rendered as `0x` + 64 hex digits (transactions and blocks).
 macro_rules! hash32 {
     ($(#[$doc:meta])* $name:ident) => {
@@ -114,6 +126,18 @@ macro_rules! hash32 {
                 s.collect_str(self)
             }
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                crate::representation::schema::pattern_string(
+                    "^0x[0-9a-f]{64}$",
+                    "A 32-byte hash: 0x and 64 lowercase hex digits.",
+                    "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+                )
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
     };
 }
 

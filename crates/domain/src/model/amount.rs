@@ -98,6 +98,18 @@ impl serde::Serialize for Amount {
     }
 }
 
+impl utoipa::PartialSchema for Amount {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::representation::schema::pattern_string(
+            crate::representation::schema::DECIMAL_PATTERN,
+            "A token amount as a decimal string (at most 6 decimal places), never a JSON number.",
+            "12.5",
+        )
+    }
+}
+
+impl utoipa::ToSchema for Amount {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

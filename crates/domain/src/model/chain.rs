@@ -126,8 +126,19 @@ impl serde::Serialize for ChainId {
     }
 }
 
+impl utoipa::PartialSchema for ChainId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::representation::schema::integer_enum(
+            &[ChainId::Base.id(), ChainId::BaseSepolia.id()],
+            "8453 (Base, live mode) or 84532 (Base Sepolia, test mode).",
+        )
+    }
+}
+
+impl utoipa::ToSchema for ChainId {}
+
 /// Settlement currencies (both 6 decimals).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 pub enum Currency {
     #[serde(rename = "USDC")]
     Usdc,

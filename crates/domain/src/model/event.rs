@@ -55,6 +55,17 @@ impl fmt::Display for EventType {
     }
 }
 
+impl utoipa::PartialSchema for EventType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::representation::schema::string_enum(
+            EventType::ALL.iter().map(|t| t.as_str()),
+            "An event type.",
+        )
+    }
+}
+
+impl utoipa::ToSchema for EventType {}
+
 impl serde::Serialize for EventType {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())

@@ -128,6 +128,14 @@ macro_rules! resource_id {
                 s.collect_str(self)
             }
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                crate::representation::schema::id_string($prefix, $noun)
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
     };
 }
 

@@ -39,6 +39,17 @@ macro_rules! status_enum {
                 s.serialize_str(self.as_str())
             }
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                crate::representation::schema::string_enum(
+                    Self::ALL.iter().map(|s| s.as_str()),
+                    stringify!($name),
+                )
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
     };
 }
 

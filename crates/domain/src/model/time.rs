@@ -70,6 +70,14 @@ impl serde::Serialize for Timestamp {
     }
 }
 
+impl utoipa::PartialSchema for Timestamp {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::representation::schema::timestamp()
+    }
+}
+
+impl utoipa::ToSchema for Timestamp {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

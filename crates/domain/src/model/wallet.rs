@@ -2,7 +2,7 @@
 
 use super::{Address, ChainId, MerchantId, Timestamp, WalletId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WalletStatus {
     Pending,

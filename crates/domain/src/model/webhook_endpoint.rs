@@ -2,7 +2,7 @@
 
 use super::{EventType, MerchantId, Mode, Timestamp, WebhookEndpointId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EndpointStatus {
     Enabled,

@@ -4,6 +4,7 @@
 mod public_session;
 mod public_subscription;
 mod reads;
+pub mod schema;
 mod session;
 mod wallet;
 mod webhook_endpoint;
@@ -18,19 +19,30 @@ pub use webhook_endpoint::*;
 use crate::model::Page;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+/// A resource of the merchant API: the `object` value it always carries (one place, so
+/// the OpenAPI document pins the same string the JSON writes).
+pub trait Resource: ToSchema {
+    const OBJECT: &'static str;
+}
 
 /// The list envelope.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct List<T: Serialize> {
     pub object: &'static str,
     pub data: Vec<T>,
     pub has_more: bool,
 }
 
-impl<T: Serialize> List<T> {
+impl<T: Serialize + ToSchema> Resource for List<T> {
+    const OBJECT: &'static str = "list";
+}
+
+impl<T: Serialize + ToSchema> List<T> {
     pub fn from_page<D>(page: Page<D>, f: impl FnMut(D) -> T) -> Self {
         Self {
-            object: "list",
+            object: Self::OBJECT,
             data: page.data.into_iter().map(f).collect(),
             has_more: page.has_more,
         }

@@ -1,12 +1,14 @@
 //! Payments, refunds, subscriptions, payment attempts and webhook events.
 
+use super::Resource;
 use crate::model::*;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use utoipa::ToSchema;
 
 use super::raw_json;
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct PaymentResource {
     pub id: PaymentId,
     pub object: &'static str,
@@ -19,8 +21,11 @@ pub struct PaymentResource {
     pub customer_reference: Option<String>,
     pub amount: Amount,
     pub currency: Currency,
+    #[schema(value_type = Amount)]
     pub fee_amount: String,
+    #[schema(value_type = Amount)]
     pub merchant_amount: String,
+    #[schema(value_type = Amount)]
     pub refunded_amount: String,
     pub wallet_address: Address,
     pub chain_id: ChainId,
@@ -28,6 +33,7 @@ pub struct PaymentResource {
     pub tx_hash: Option<TxHash>,
     pub log_index: Option<u64>,
     pub block_number: Option<String>,
+    #[schema(value_type = Object)]
     pub metadata: Box<RawValue>,
     pub created_at: Timestamp,
 }
@@ -36,7 +42,7 @@ impl From<Payment> for PaymentResource {
     fn from(p: Payment) -> Self {
         Self {
             id: p.id,
-            object: "payment",
+            object: Self::OBJECT,
             livemode: p.mode.is_live(),
             status: p.status,
             charge_type: p.charge_type,
@@ -61,7 +67,7 @@ impl From<Payment> for PaymentResource {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct RefundResource {
     pub id: RefundId,
     pub object: &'static str,
@@ -83,7 +89,7 @@ impl From<Refund> for RefundResource {
     fn from(r: Refund) -> Self {
         Self {
             id: r.id,
-            object: "refund",
+            object: Self::OBJECT,
             livemode: r.mode.is_live(),
             status: r.status,
             payment: r.payment,
@@ -100,7 +106,7 @@ impl From<Refund> for RefundResource {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct SubscriptionResource {
     pub id: SubscriptionId,
     pub object: &'static str,
@@ -126,7 +132,7 @@ impl From<Subscription> for SubscriptionResource {
     fn from(s: Subscription) -> Self {
         Self {
             id: s.id,
-            object: "subscription",
+            object: Self::OBJECT,
             livemode: s.mode.is_live(),
             status: s.status,
             title: s.title,
@@ -147,7 +153,7 @@ impl From<Subscription> for SubscriptionResource {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct PaymentAttemptResource {
     pub id: PaymentAttemptId,
     pub object: &'static str,
@@ -167,7 +173,7 @@ impl From<PaymentAttempt> for PaymentAttemptResource {
     fn from(a: PaymentAttempt) -> Self {
         Self {
             id: a.id,
-            object: "payment_attempt",
+            object: Self::OBJECT,
             livemode: a.mode.is_live(),
             subscription: a.subscription,
             payment: a.payment,
@@ -182,7 +188,7 @@ impl From<PaymentAttempt> for PaymentAttemptResource {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct WebhookEventResource {
     pub id: EventId,
     pub object: &'static str,
@@ -197,6 +203,7 @@ pub struct WebhookEventResource {
     pub last_error: Option<String>,
     pub response_status: Option<u16>,
     pub resend_of: Option<EventId>,
+    #[schema(value_type = Object)]
     pub payload: Box<RawValue>,
     pub created_at: Timestamp,
 }
@@ -205,7 +212,7 @@ impl From<WebhookEventRecord> for WebhookEventResource {
     fn from(e: WebhookEventRecord) -> Self {
         Self {
             id: e.id,
-            object: "webhook_event",
+            object: Self::OBJECT,
             livemode: e.mode.is_live(),
             event_type: e.event_type,
             endpoint: e.endpoint,
@@ -223,7 +230,7 @@ impl From<WebhookEventRecord> for WebhookEventResource {
 }
 
 /// One attempt at a delivery (an extra beyond the spec: `GET /webhook_events/{id}/attempts`).
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct WebhookAttemptResource {
     pub id: WebhookAttemptId,
     pub object: &'static str,
@@ -242,7 +249,7 @@ impl WebhookAttemptResource {
     pub fn new(a: WebhookAttempt, mode: Mode) -> Self {
         Self {
             id: a.id,
-            object: "webhook_attempt",
+            object: Self::OBJECT,
             livemode: mode.is_live(),
             webhook_event: a.delivery,
             attempted_at: a.attempted_at,
@@ -252,4 +259,28 @@ impl WebhookAttemptResource {
             response_body: a.response_body,
         }
     }
+}
+
+impl Resource for PaymentResource {
+    const OBJECT: &'static str = "payment";
+}
+
+impl Resource for RefundResource {
+    const OBJECT: &'static str = "refund";
+}
+
+impl Resource for SubscriptionResource {
+    const OBJECT: &'static str = "subscription";
+}
+
+impl Resource for PaymentAttemptResource {
+    const OBJECT: &'static str = "payment_attempt";
+}
+
+impl Resource for WebhookEventResource {
+    const OBJECT: &'static str = "webhook_event";
+}
+
+impl Resource for WebhookAttemptResource {
+    const OBJECT: &'static str = "webhook_attempt";
 }

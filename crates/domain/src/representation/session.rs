@@ -1,13 +1,15 @@
+use super::Resource;
 use crate::model::{
     render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency,
     CustomerId, SessionMode, SessionStatus, SubscriptionId, Timestamp, TxHash,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
+use utoipa::ToSchema;
 
 use super::raw_json;
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct CheckoutSessionResource {
     pub id: CheckoutSessionId,
     pub object: &'static str,
@@ -20,7 +22,9 @@ pub struct CheckoutSessionResource {
     pub amount: Amount,
     pub currency: Currency,
     pub fee_bps: u16,
+    #[schema(value_type = Amount)]
     pub fee_amount: String,
+    #[schema(value_type = Amount)]
     pub merchant_net_amount: String,
     pub fee_tier: String,
     pub chain_id: ChainId,
@@ -35,6 +39,7 @@ pub struct CheckoutSessionResource {
     pub cancel_url: Option<String>,
     pub wallet_address: Option<Address>,
     pub tx_hash: Option<TxHash>,
+    #[schema(value_type = Object)]
     pub metadata: Box<RawValue>,
     pub expires_at: Timestamp,
     pub completed_at: Option<Timestamp>,
@@ -46,7 +51,7 @@ impl CheckoutSessionResource {
         Self {
             url: s.hosted_url(public_url),
             id: s.id,
-            object: "checkout.session",
+            object: Self::OBJECT,
             livemode: s.mode.is_live(),
             mode: s.session_mode,
             status: s.status,
@@ -76,4 +81,8 @@ impl CheckoutSessionResource {
             created_at: s.created_at,
         }
     }
+}
+
+impl Resource for CheckoutSessionResource {
+    const OBJECT: &'static str = "checkout.session";
 }

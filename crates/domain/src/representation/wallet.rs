@@ -1,13 +1,15 @@
+use super::Resource;
 use crate::model::{Address, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus};
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct Verification {
     pub message: String,
     pub expires_at: Timestamp,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct WalletResource {
     pub id: WalletId,
     pub object: &'static str,
@@ -17,6 +19,7 @@ pub struct WalletResource {
     pub verified_at: Option<Timestamp>,
     pub revoked_at: Option<Timestamp>,
     pub created_at: Timestamp,
+    #[schema(nullable = false)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
 }
@@ -25,7 +28,7 @@ impl WalletResource {
     pub fn new(w: Wallet, challenge: Option<WalletChallenge>) -> Self {
         Self {
             id: w.id,
-            object: "wallet",
+            object: Self::OBJECT,
             address: w.address,
             chain_id: w.chain,
             status: w.status,
@@ -38,4 +41,8 @@ impl WalletResource {
             }),
         }
     }
+}
+
+impl Resource for WalletResource {
+    const OBJECT: &'static str = "wallet";
 }

@@ -1,7 +1,9 @@
+use super::Resource;
 use crate::model::{EndpointStatus, EventType, Timestamp, WebhookEndpoint, WebhookEndpointId};
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct WebhookEndpointResource {
     pub id: WebhookEndpointId,
     pub object: &'static str,
@@ -14,6 +16,7 @@ pub struct WebhookEndpointResource {
     /// Why the service disabled the endpoint by itself (an extension; null otherwise).
     pub disabled_reason: Option<String>,
     /// Only in the creation (and rotation) response.
+    #[schema(nullable = false)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
 }
@@ -22,7 +25,7 @@ impl WebhookEndpointResource {
     pub fn new(e: WebhookEndpoint, secret: Option<String>) -> Self {
         Self {
             id: e.id,
-            object: "webhook_endpoint",
+            object: Self::OBJECT,
             livemode: e.mode.is_live(),
             url: e.url.as_str().to_owned(),
             enabled_events: e.enabled_events,
@@ -35,9 +38,27 @@ impl WebhookEndpointResource {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 pub struct DeletedEndpoint {
     pub id: WebhookEndpointId,
     pub object: &'static str,
     pub deleted: bool,
+}
+
+impl Resource for WebhookEndpointResource {
+    const OBJECT: &'static str = "webhook_endpoint";
+}
+
+impl DeletedEndpoint {
+    pub fn new(id: WebhookEndpointId) -> Self {
+        Self {
+            id,
+            object: Self::OBJECT,
+            deleted: true,
+        }
+    }
+}
+
+impl Resource for DeletedEndpoint {
+    const OBJECT: &'static str = "webhook_endpoint";
 }

@@ -1,0 +1,634 @@
+//! The OpenAPI 3.1 document of the merchant API (`/api/v1/…`), generated from the code:
+//! each handler's `#[utoipa::path]`, the resources' and request bodies' `ToSchema`, and the
+//! conventions every route shares through the wrapper (bearer keys, the error envelope,
+//! `Idempotency-Key`, `Retry-After`), which are added here once rather than per handler.
+//! Served at `GET /api/v1/openapi.json` and committed as `docs/openapi.json`.
+
+use std::sync::OnceLock;
+
+use actix_web::HttpResponse;
+use serde_json::{json, Map, Value};
+use utoipa::OpenApi;
+
+use crate::error::ErrorCode;
+use crate::routes::{checkout_sessions, reads, refunds, wallets, webhook_endpoints};
+use stablepay_domain::representation::*;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "stablepay API",
+        version = "v1",
+        description = "Non-custodial USDC/USDT payments on Base: checkout sessions, \
+                       payments, refunds, subscriptions, settlement wallets and webhooks. \
+                       Amounts are decimal strings; every request is scoped to the key's \
+                       merchant and mode (`sk_test_…` or `sk_live_…`)."
+    ),
+    paths(
+        checkout_sessions::create,
+        checkout_sessions::list,
+        checkout_sessions::retrieve,
+        reads::list_payments,
+        reads::get_payment,
+        refunds::create,
+        reads::list_refunds,
+        reads::get_refund,
+        reads::list_subscriptions,
+        reads::get_subscription,
+        reads::list_payment_attempts,
+        reads::get_payment_attempt,
+        wallets::register,
+        wallets::list,
+        wallets::retrieve,
+        wallets::verify,
+        wallets::revoke,
+        webhook_endpoints::create,
+        webhook_endpoints::list,
+        webhook_endpoints::retrieve,
+        webhook_endpoints::update,
+        webhook_endpoints::delete,
+        webhook_endpoints::rotate_secret,
+        webhook_endpoints::send_test,
+        webhook_endpoints::recover,
+        reads::list_webhook_events,
+        reads::get_webhook_event,
+        reads::list_webhook_attempts,
+        reads::resend_webhook_event,
+    ),
+    tags(
+        (name = "Checkout sessions"), (name = "Payments"), (name = "Refunds"),
+        (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
+        (name = "Webhook endpoints"), (name = "Webhook events"),
+    )
+)]
+struct ApiDoc;
+
+/// Paging parameters of every list (newest first).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // Documentation only: `Query::page` parses these.
+pub struct PageParams {
+    /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u8>,
+    /// The id of the last item of the previous page.
+    starting_after: Option<String>,
+}
+
+/// Schemas of request fields that accept more than one JSON type.
+pub mod fields {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+
+    fn of(kind: Type) -> ObjectBuilder {
+        ObjectBuilder::new().schema_type(SchemaType::Type(kind))
+    }
+
+    pub fn chain_selector() -> Schema {
+        OneOfBuilder::new()
+            .item(of(Type::Integer).enum_values(Some([8453, 84532])))
+            .item(of(Type::String).enum_values(Some(["base", "base-sepolia", "8453", "84532"])))
+            .item(of(Type::Null))
+            .into()
+    }
+
+    pub fn plan_id() -> Schema {
+        OneOfBuilder::new()
+            .item(of(Type::String).pattern(Some("^[0-9]{1,39}$")))
+            .item(of(Type::Integer).minimum(Some(1)))
+            .item(of(Type::Null))
+            .into()
+    }
+}
+
+/// The document as JSON, built once.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+        apply_conventions(&mut doc);
+        doc
+    })
+}
+
+/// The committed form (`docs/openapi.json`): pretty, with a trailing newline.
+pub fn document_text() -> String {
+    let mut text = serde_json::to_string_pretty(document()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `GET /api/v1/openapi.json`: public, like the spec it describes.
+pub async fn serve() -> HttpResponse {
+    static BODY: OnceLock<String> = OnceLock::new();
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(BODY.get_or_init(document_text).clone())
+}
+
+/// The `object` each resource writes, pinned as a one-value enum.
+fn pinned_objects() -> Vec<(String, &'static str)> {
+    fn of<T: Resource>() -> (String, &'static str) {
+        (T::name().into_owned(), T::OBJECT)
+    }
+    vec![
+        of::<CheckoutSessionResource>(),
+        of::<PaymentResource>(),
+        of::<RefundResource>(),
+        of::<SubscriptionResource>(),
+        of::<PaymentAttemptResource>(),
+        of::<WalletResource>(),
+        of::<WebhookEndpointResource>(),
+        of::<DeletedEndpoint>(),
+        of::<WebhookEventResource>(),
+        of::<WebhookAttemptResource>(),
+        of::<webhook_endpoints::RecoveryResource>(),
+    ]
+}
+
+/// Follow-up operations a client (or Schemathesis) can chain: `(from operation, status,
+/// to operation, parameter, runtime expression)`.
+const LINKS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "create_checkout_session",
+        "201",
+        "retrieve_checkout_session",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_checkout_session",
+        "201",
+        "list_payments",
+        "checkout_session",
+        "$response.body#/id",
+    ),
+    (
+        "list_checkout_sessions",
+        "200",
+        "retrieve_checkout_session",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "list_payments",
+        "200",
+        "retrieve_payment",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "list_payments",
+        "200",
+        "list_refunds",
+        "payment",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "create_refund",
+        "201",
+        "retrieve_refund",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "list_refunds",
+        "200",
+        "retrieve_refund",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "list_subscriptions",
+        "200",
+        "retrieve_subscription",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "list_subscriptions",
+        "200",
+        "list_payment_attempts",
+        "subscription",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "list_payment_attempts",
+        "200",
+        "retrieve_payment_attempt",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "register_wallet",
+        "201",
+        "retrieve_wallet",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "register_wallet",
+        "201",
+        "verify_wallet",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "register_wallet",
+        "201",
+        "revoke_wallet",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "list_wallets",
+        "200",
+        "retrieve_wallet",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "retrieve_webhook_endpoint",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "update_webhook_endpoint",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "send_test_webhook_event",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "rotate_webhook_endpoint_secret",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "recover_webhook_endpoint",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "delete_webhook_endpoint",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "create_webhook_endpoint",
+        "201",
+        "list_webhook_events",
+        "endpoint",
+        "$response.body#/id",
+    ),
+    (
+        "list_webhook_endpoints",
+        "200",
+        "retrieve_webhook_endpoint",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "send_test_webhook_event",
+        "201",
+        "retrieve_webhook_event",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "send_test_webhook_event",
+        "201",
+        "list_webhook_event_attempts",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "send_test_webhook_event",
+        "201",
+        "resend_webhook_event",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "list_webhook_events",
+        "200",
+        "retrieve_webhook_event",
+        "id",
+        "$response.body#/data/0/id",
+    ),
+    (
+        "resend_webhook_event",
+        "201",
+        "retrieve_webhook_event",
+        "id",
+        "$response.body#/id",
+    ),
+];
+
+fn apply_conventions(doc: &mut Value) {
+    let Some(root) = doc.as_object_mut() else {
+        return;
+    };
+    let components = root
+        .entry("components")
+        .or_insert_with(|| json!({}))
+        .as_object_mut();
+    if let Some(components) = components {
+        add_shared_components(components);
+        if let Some(schemas) = components.get_mut("schemas") {
+            for (name, object) in pinned_objects() {
+                if let Some(p) = schemas.pointer_mut(&format!("/{name}/properties/object")) {
+                    p["enum"] = json!([object]);
+                }
+            }
+            let list = <List<PaymentResource> as Resource>::OBJECT;
+            for (name, schema) in schemas.as_object_mut().into_iter().flatten() {
+                // Lists are generic: `List_PaymentResource`, `List_RefundResource`, ...
+                if name.starts_with("List_") {
+                    schema["properties"]["object"]["enum"] = json!([list]);
+                }
+                if !name.ends_with("Request") {
+                    require_nullable_properties(schema);
+                }
+            }
+        }
+    }
+    root.insert("security".into(), json!([{ "api_key": [] }]));
+    let mut operations: Vec<(String, String, &mut Value)> = Vec::new();
+    if let Some(paths) = root.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            if let Some(item) = item.as_object_mut() {
+                for (method, op) in item.iter_mut() {
+                    operations.push((path.clone(), method.clone(), op));
+                }
+            }
+        }
+    }
+    for (path, method, op) in operations {
+        add_shared_responses(&path, &method, op);
+        add_links(op);
+    }
+}
+
+/// Response resources always write every field (null when unset), so a nullable
+/// property is still a required one; properties skipped when absent are not nullable.
+fn require_nullable_properties(schema: &mut Value) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let nullable: Vec<String> = props
+        .iter()
+        .filter(|(_, p)| is_nullable(p))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let required = schema
+        .as_object_mut()
+        .map(|o| o.entry("required").or_insert_with(|| json!([])));
+    if let Some(Value::Array(required)) = required {
+        for name in nullable {
+            if !required.iter().any(|r| r == &name) {
+                required.push(Value::String(name));
+            }
+        }
+    }
+}
+
+fn is_nullable(p: &Value) -> bool {
+    let null = json!("null");
+    let in_type = p
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|t| t.contains(&null));
+    let in_union = ["oneOf", "anyOf"].iter().any(|k| {
+        p.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|alts| alts.iter().any(|a| a.get("type") == Some(&null)))
+    });
+    in_type || in_union
+}
+
+fn add_shared_components(components: &mut Map<String, Value>) {
+    let mut codes: Vec<&str> = Vec::new();
+    for code in ErrorCode::ALL {
+        if !codes.contains(&code.as_str()) {
+            codes.push(code.as_str());
+        }
+    }
+    let schemas = components
+        .entry("schemas")
+        .or_insert_with(|| json!({}))
+        .as_object_mut();
+    if let Some(schemas) = schemas {
+        schemas.insert(
+            "Error".into(),
+            json!({
+                "type": "object",
+                "description": "The error envelope of every failed request.",
+                "required": ["error"],
+                "properties": { "error": {
+                    "type": "object",
+                    "required": ["code", "type", "message"],
+                    "properties": {
+                        "code": { "type": "string", "enum": codes },
+                        "type": { "type": "string", "enum": codes, "deprecated": true,
+                                  "description": "Deprecated alias of `code`." },
+                        "message": { "type": "string" },
+                        "details": {
+                            "type": "array",
+                            "description": "On validation failures: one entry per field.",
+                            "items": {
+                                "type": "object",
+                                "required": ["field", "message"],
+                                "properties": {
+                                    "field": { "type": "string" },
+                                    "message": { "type": "string" }
+                                }
+                            }
+                        }
+                    }
+                }}
+            }),
+        );
+    }
+    let error = |description: &str, retry_after: bool| {
+        let mut response = json!({
+            "description": description,
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+        });
+        if retry_after {
+            response["headers"] = json!({ "Retry-After": {
+                "description": "Seconds to wait before retrying.",
+                "schema": { "type": "integer", "minimum": 0 }
+            }});
+        }
+        response
+    };
+    components.insert(
+        "responses".into(),
+        json!({
+            "InvalidRequest": error("`invalid_request_error`: the body, query or a header failed validation.", false),
+            "Unauthenticated": error("`authentication_error`: missing, invalid or revoked API key.", false),
+            "NotFound": error("`not_found_error`: no such resource for this merchant and mode.", false),
+            "Conflict": error("`conflict_error` (a state conflict or a request in flight) or `idempotency_error` (key reused with another body).", false),
+            "RateLimited": error("`rate_limit_error`: too many requests for this key.", true),
+            "ServerError": error("`api_error`: a failure on the service side; the Request-Id header identifies it.", false),
+            "Unavailable": error("`api_error`: a dependency (database, chain) is briefly unavailable.", true),
+        }),
+    );
+    components.insert(
+        "securitySchemes".into(),
+        json!({ "api_key": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A secret API key: `Authorization: Bearer sk_test_…` or `sk_live_…`."
+        }}),
+    );
+}
+
+/// What the wrapper adds to every route: auth, validation, rate limits, idempotency.
+fn add_shared_responses(path: &str, method: &str, op: &mut Value) {
+    let mut shared = vec![
+        ("400", "InvalidRequest"),
+        ("401", "Unauthenticated"),
+        ("429", "RateLimited"),
+        ("500", "ServerError"),
+        ("503", "Unavailable"),
+    ];
+    if path.contains('{') {
+        shared.push(("404", "NotFound"));
+    }
+    if method == "post" || method == "delete" {
+        shared.push(("409", "Conflict"));
+    }
+    if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+        // A handler may name an error status the rules above do not imply (a POST whose
+        // body names a missing resource is 404): it says only that, this adds the body.
+        let declared: Vec<String> = responses
+            .iter()
+            .filter(|(s, r)| s.starts_with(['4', '5']) && r.get("content").is_none())
+            .map(|(s, _)| s.clone())
+            .collect();
+        for status in declared {
+            let name = match status.as_str() {
+                "404" => "NotFound",
+                "409" => "Conflict",
+                _ => "InvalidRequest",
+            };
+            responses.insert(
+                status,
+                json!({ "$ref": format!("#/components/responses/{name}") }),
+            );
+        }
+        for (status, name) in shared {
+            responses
+                .entry(status)
+                .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));
+        }
+    }
+    if method == "post" {
+        let parameters = op
+            .as_object_mut()
+            .map(|o| o.entry("parameters").or_insert_with(|| json!([])));
+        if let Some(Value::Array(parameters)) = parameters {
+            parameters.push(json!({
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "description": "Replays the first response for 24 hours (same key, same body) with `Idempotency-Replayed: true`; another body gets 409.",
+                "schema": { "type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[\\x20-\\x7E]+$" }
+            }));
+        }
+    }
+}
+
+fn add_links(op: &mut Value) {
+    let Some(id) = op
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return;
+    };
+    for (from, status, to, parameter, expression) in LINKS {
+        if *from != id {
+            continue;
+        }
+        if let Some(response) = op.pointer_mut(&format!("/responses/{status}")) {
+            response["links"][*to] = json!({
+                "operationId": to,
+                "parameters": { *parameter: expression }
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_link_names_real_operations() {
+        let doc = document();
+        let mut ids = Vec::new();
+        for item in doc["paths"]
+            .as_object()
+            .into_iter()
+            .flat_map(|p| p.values())
+        {
+            for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+                ids.extend(op["operationId"].as_str().map(str::to_owned));
+            }
+        }
+        for (from, status, to, _, _) in LINKS {
+            assert!(ids.iter().any(|i| i == from), "unknown operation {from}");
+            assert!(ids.iter().any(|i| i == to), "unknown operation {to}");
+            let linked = doc["paths"]
+                .as_object()
+                .into_iter()
+                .flat_map(|p| p.values())
+                .flat_map(|item| item.as_object().into_iter().flat_map(|o| o.values()))
+                .any(|op| {
+                    op["operationId"] == *from && op["responses"][status]["links"][to].is_object()
+                });
+            assert!(linked, "{from} {status} lacks its link to {to}");
+        }
+    }
+
+    #[test]
+    fn nullable_fields_of_resources_are_required_and_skipped_fields_are_not() {
+        let doc = document();
+        let session = &doc["components"]["schemas"]["CheckoutSessionResource"];
+        let required: Vec<&str> = session["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(required.contains(&"description"));
+        assert!(required.contains(&"completed_at"));
+        let wallet = &doc["components"]["schemas"]["WalletResource"]["required"];
+        assert!(!wallet
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|r| r == "verification"));
+        assert_eq!(
+            doc["openapi"].as_str().map(|v| v.starts_with("3.1")),
+            Some(true)
+        );
+    }
+}
