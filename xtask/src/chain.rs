@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
 
-use crate::util::{free_port, root};
+use crate::util::{root, spawn_reporting};
 
 /// anvil's well-known development keys (mnemonic "test test … junk"); public, test only.
 pub const KEYS: [&str; 10] = [
@@ -226,21 +226,16 @@ fn fund(url: &str, tokens: &[&str], smart_wallet: &str) -> Result<(), String> {
 
 /// Starts one anvil node, deploys and funds. Blocks every second (`--block-time 1`).
 pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String> {
-    let port = free_port()?;
-    let child = Command::new(anvil)
-        .args([
-            "--chain-id",
-            &chain_id.to_string(),
-            "--port",
-            &port.to_string(),
-            "--block-time",
-            "1",
-            "--silent",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start anvil: {e}"))?;
-    let rpc_url = format!("http://127.0.0.1:{port}");
+    // Port 0: anvil says where it listens (its per-call log lines are dropped).
+    let (child, addr) = spawn_reporting(
+        Command::new(anvil)
+            .args(["--chain-id", &chain_id.to_string(), "--port", "0"])
+            .args(["--block-time", "1"])
+            .stderr(Stdio::null()),
+        "Listening on ",
+        false,
+    )?;
+    let rpc_url = format!("http://{addr}");
     let mut chain = DevChain {
         chain_id,
         rpc_url: rpc_url.clone(),
@@ -259,7 +254,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
             Err(_) if started.elapsed() < Duration::from_secs(20) => {
                 std::thread::sleep(Duration::from_millis(100))
             }
-            Err(e) => return Err(format!("anvil on port {port} did not start: {e}")),
+            Err(e) => return Err(format!("anvil at {addr} did not start: {e}")),
         }
     }
     let accounts = rpc(&rpc_url, "eth_accounts", json!([]))?;

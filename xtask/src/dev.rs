@@ -12,7 +12,7 @@ use crate::chain::{self, DevChain};
 use crate::pg::Postgres;
 use crate::seed::{self, DemoMerchant};
 use crate::tools;
-use crate::util::{cargo, free_port, output, root, run as run_cmd};
+use crate::util::{cargo, output, root, run as run_cmd, spawn_reporting};
 
 struct Processes(Vec<(String, Child)>);
 
@@ -134,17 +134,16 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
     output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
     let merchants = seed::create_merchants(&bin, &db)?;
 
+    // 8080 for `dev` when it is free; otherwise port 0, and the api says what it got.
     let bind = env_or("STABLEPAY_BIND", || {
-        let port = if options.name == "dev" && std::net::TcpListener::bind("127.0.0.1:8080").is_ok()
-        {
-            8080
+        let free = options.name == "dev" && std::net::TcpListener::bind("127.0.0.1:8080").is_ok();
+        if free {
+            "127.0.0.1:8080"
         } else {
-            free_port().unwrap_or(8080)
-        };
-        format!("127.0.0.1:{port}")
+            "127.0.0.1:0"
+        }
+        .to_owned()
     });
-    let api = format!("http://{bind}");
-    let public_url = env_or("STABLEPAY_PUBLIC_URL", || api.clone());
     let secrets_key = env_or("STABLEPAY_SECRETS_KEY", || {
         let mut key = [0u8; 32];
         rand::thread_rng().fill_bytes(&mut key);
@@ -154,8 +153,10 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
         .parse()
         .map_err(|_| "STABLEPAY_RATE_LIMIT_PER_MIN must be a number")?;
 
-    // Other STABLEPAY_* variables reach the processes through the inherited environment.
-    let child = Command::new(&bin)
+    // Other STABLEPAY_* variables reach the processes through the inherited environment;
+    // unset, the public URL is the address the api bound.
+    let mut api_cmd = Command::new(&bin);
+    api_cmd
         .envs(chain_env.iter().cloned())
         .arg("serve")
         .env(
@@ -164,7 +165,6 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
         )
         .env("DATABASE_URL", &db)
         .env("STABLEPAY_BIND", &bind)
-        .env("STABLEPAY_PUBLIC_URL", &public_url)
         .env("STABLEPAY_SECRETS_KEY", &secrets_key)
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", rate_limit.to_string())
         .env(
@@ -174,9 +174,9 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
         .env(
             "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS",
             env_or("STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS", || "true".into()),
-        )
-        .spawn()
-        .map_err(|e| format!("cannot start stablepay-api: {e}"))?;
+        );
+    let (child, api) = spawn_reporting(&mut api_cmd, "listening on ", true)?;
+    let public_url = env_or("STABLEPAY_PUBLIC_URL", || api.clone());
     let mut processes = Processes(vec![("stablepay-api".into(), child)]);
     let backoff = env_or("STABLEPAY_WEBHOOK_BACKOFF_BASE", || "30s".into());
     let backoff_secs = stablepay_worker::config::parse_duration(&backoff)

@@ -55,3 +55,45 @@ pub fn is_root() -> bool {
         .map(|s| s.trim() == "0")
         .unwrap_or(false)
 }
+
+/// Spawns `cmd` and waits (30 s at most) for its stdout line starting with `label`,
+/// returning what follows: the services (and anvil) bind port 0 and print the address
+/// they got. The rest of stdout is passed through when `echo`, else dropped.
+pub fn spawn_reporting(
+    cmd: &mut Command,
+    label: &str,
+    echo: bool,
+) -> Result<(std::process::Child, String), String> {
+    use std::io::BufRead;
+    let what = format!("{cmd:?}");
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let label = label.to_owned();
+    std::thread::spawn(move || {
+        let mut reported = false;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            match line.strip_prefix(&label) {
+                Some(rest) if !reported => {
+                    reported = true;
+                    let _ = tx.send(rest.trim().to_owned());
+                }
+                _ if echo => println!("{line}"),
+                _ => {}
+            }
+        }
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(address) => Ok((child, address)),
+        Err(_) => {
+            let _ = child.kill();
+            Err(format!("{what} never reported its address"))
+        }
+    }
+}

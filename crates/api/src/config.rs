@@ -54,7 +54,9 @@ pub fn database_url() -> Result<String, ConfigError> {
 pub struct ServeConfig {
     pub database_url: String,
     pub bind: String,
-    pub public_url: String,
+    /// `STABLEPAY_PUBLIC_URL` as given; unset, it is the address actually bound (so a
+    /// port-0 bind still yields working links): see `public_url_for`.
+    pub public_url: Option<String>,
     pub rate_limit_per_min: u32,
     /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
     pub trusted_proxies: stablepay_web::TrustedProxies,
@@ -92,9 +94,19 @@ fn dashboard_policy() -> Result<SessionPolicy, ConfigError> {
 }
 
 impl ServeConfig {
+    /// Where hosted pages, the portal and setup links point, given the bound address.
+    pub fn public_url_for(&self, bound: std::net::SocketAddr) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{bound}"))
+    }
+
     pub fn from_env() -> Result<Self, ConfigError> {
         let bind = bind();
-        let public_url = public_url()?;
+        let public_url = match var("STABLEPAY_PUBLIC_URL") {
+            Some(_) => Some(public_url()?),
+            None => None,
+        };
         let rate_limit_per_min: u32 = parsed("STABLEPAY_RATE_LIMIT_PER_MIN", 120)?;
         if rate_limit_per_min == 0 {
             return Err(err("STABLEPAY_RATE_LIMIT_PER_MIN", "must be at least 1"));

@@ -14,7 +14,7 @@ pub mod wrapper;
 use std::sync::Arc;
 
 use actix_web::web::Data;
-use stablepay_domain::ports::{ChainReader, SystemClock};
+use stablepay_domain::ports::{ChainReader, Clock};
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
@@ -46,7 +46,8 @@ pub struct Limits {
     pub trusted_proxies: TrustedProxies,
 }
 
-/// Wires the PostgreSQL store into every port.
+/// Wires the PostgreSQL store into every port; `clock` is the time every use case and
+/// page reads (the system clock in production, an adjustable one in tests).
 pub fn state_from_store(
     store: PgStore,
     chain: ChainSettings,
@@ -54,6 +55,7 @@ pub fn state_from_store(
     public_url: String,
     limits: Limits,
     dashboard: SessionPolicy,
+    clock: Arc<dyn Clock>,
 ) -> (Data<AppState>, Data<WebState>) {
     let store = Arc::new(store);
     let ping = store.readiness();
@@ -75,7 +77,7 @@ pub fn state_from_store(
         chain: chain.reader.clone(),
         refunds: store.clone(),
         subscriptions: store.clone(),
-        clock: Arc::new(SystemClock),
+        clock: clock.clone(),
         tokens: tokens.clone(),
         chains: chain.contracts.clone(),
         plan_min_interval_secs: chain.plan_min_interval_secs,
@@ -102,7 +104,7 @@ pub fn state_from_store(
         operator_key: chain.operator_key,
         intent_ttl_secs: chain.intent_ttl_secs,
         public_rate_limiter: public_limiter,
-        clock: Arc::new(SystemClock),
+        clock,
         tokens,
         public_url,
         rate_limiter: KeyRateLimiter::new(rate_limit_per_min),

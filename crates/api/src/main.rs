@@ -165,17 +165,21 @@ async fn serve() -> Result<(), String> {
         store,
         chain,
         cfg.tokens.clone(),
-        cfg.public_url.clone(),
+        cfg.public_url_for(addr),
         stablepay_api::Limits {
             per_key_per_min: cfg.rate_limit_per_min,
             trusted_proxies: cfg.trusted_proxies.clone(),
         },
         cfg.dashboard,
+        std::sync::Arc::new(SystemClock),
     );
     if let Some(bind) = &cfg.metrics_bind {
-        stablepay_telemetry::start(bind, readiness).await?;
+        let metrics = stablepay_telemetry::start(bind, readiness).await?;
+        // On stdout, for whoever started the process with a port-0 bind.
+        println!("operator endpoints on http://{metrics}");
     }
-    tracing::info!(%addr, public_url = %cfg.public_url, "stablepay-api listening");
+    tracing::info!(%addr, public_url = %cfg.public_url_for(addr), "stablepay-api listening");
+    println!("listening on http://{addr}");
     let server =
         stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;
     server.await.map_err(|e| e.to_string())

@@ -292,18 +292,6 @@ pub mod fixtures {
             .expect("insert attempt");
     }
 
-    /// Moves a session's expiry into the past (to exercise lazy expiry).
-    pub async fn backdate_session_expiry(store: &PgStore, session: CheckoutSessionId) {
-        use crate::schema::checkout_sessions as cs;
-        use diesel::{ExpressionMethods, QueryDsl};
-        let mut conn = store.conn().await.expect("conn");
-        diesel::update(cs::table.filter(cs::id.eq(session.uuid())))
-            .set(cs::expires_at.eq(chrono::Utc::now() - chrono::Duration::seconds(1)))
-            .execute(&mut conn)
-            .await
-            .expect("backdate");
-    }
-
     /// A delivery record for an endpoint, as the outbox router will write them.
     pub async fn webhook_event(
         store: &PgStore,
@@ -371,17 +359,5 @@ pub mod fixtures {
             "insert webhook attempt"
         );
         stablepay_domain::WebhookAttemptId::from_uuid(id)
-    }
-
-    /// Expires every wallet challenge (to exercise the expired-challenge rule).
-    pub async fn expire_wallet_challenges(store: &PgStore) {
-        use crate::schema::wallet_challenges as wc;
-        use diesel::ExpressionMethods;
-        let mut conn = store.conn().await.expect("conn");
-        diesel::update(wc::table)
-            .set(wc::expires_at.eq(chrono::Utc::now() - chrono::Duration::seconds(1)))
-            .execute(&mut conn)
-            .await
-            .expect("expire challenges");
     }
 }

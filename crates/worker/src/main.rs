@@ -41,7 +41,9 @@ async fn run() -> Result<(), String> {
     };
     let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
     if let Some(bind) = &cfg.metrics_bind {
-        stablepay_telemetry::start(bind, store.readiness()).await?;
+        let metrics = stablepay_telemetry::start(bind, store.readiness()).await?;
+        // On stdout, for whoever started the process with a port-0 bind.
+        println!("operator endpoints on http://{metrics}");
     }
     let delivery = DeliveryLoop {
         queue: Arc::new(PgDeliveryQueue::new(store.clone(), &cfg.database_url)),

@@ -212,14 +212,8 @@ impl Stack {
             .await
             .unwrap()
             .secret;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let api = format!("http://127.0.0.1:{port}");
         let mut stack = Stack {
-            api: api.clone(),
+            api: String::new(),
             store,
             db_url,
             merchant,
@@ -230,29 +224,21 @@ impl Stack {
             api_proc: None,
             worker: None,
         };
-        let proc = Command::new(binary("stablepay-api"))
-            .arg("serve")
-            .envs(stack.env())
-            .env("STABLEPAY_BIND", format!("127.0.0.1:{port}"))
-            .env("STABLEPAY_PUBLIC_URL", &api)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        stack.api_proc = Some(Proc(proc));
-        let started = Instant::now();
-        while stack
-            .http
-            .get(format!("{api}/healthz"))
-            .send()
-            .await
-            .is_err()
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the api did not start"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let (proc, reported) = spawn_reporting(
+            Command::new(binary("stablepay-api"))
+                .arg("serve")
+                .envs(stack.env())
+                .env("STABLEPAY_BIND", "127.0.0.1:0"),
+            &[LISTENING],
+        );
+        stack.api_proc = Some(proc);
+        stack.api = reported[0].clone();
+        let api = stack.api.clone();
+        let healthy = poll(Duration::from_secs(20), || async {
+            stack.http.get(format!("{api}/healthz")).send().await.ok()
+        })
+        .await;
+        assert!(healthy.is_some(), "the api did not start");
         stack.start_worker();
         stack
     }
@@ -279,40 +265,54 @@ impl Stack {
     /// One more api process on the same database (killed when dropped), with extra
     /// variables; returns it and its base URL.
     pub async fn spawn_api(&self, extra: &[(&str, String)]) -> (Proc, String) {
-        let port = free_port();
-        let url = format!("http://127.0.0.1:{port}");
-        let proc = Command::new(binary("stablepay-api"))
-            .arg("serve")
-            .envs(self.env())
-            .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
-            .env("STABLEPAY_BIND", format!("127.0.0.1:{port}"))
-            .env("STABLEPAY_PUBLIC_URL", &url)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let proc = Proc(proc);
+        let (proc, mut reported) = self.api_process(extra, &[LISTENING]).await;
+        (proc, reported.remove(0))
+    }
+
+    /// Like `spawn_api`, with operator endpoints too: returns their address (host:port).
+    pub async fn spawn_api_with_metrics(&self, extra: &[(&str, String)]) -> (Proc, String, String) {
+        let mut extra = extra.to_vec();
+        extra.push(("STABLEPAY_METRICS_BIND", "127.0.0.1:0".into()));
+        let (proc, mut reported) = self.api_process(&extra, &[LISTENING, OPERATOR]).await;
+        let metrics = reported.remove(1);
+        (
+            proc,
+            reported.remove(0),
+            metrics.trim_start_matches("http://").to_owned(),
+        )
+    }
+
+    async fn api_process(&self, extra: &[(&str, String)], labels: &[&str]) -> (Proc, Vec<String>) {
+        let (proc, reported) = spawn_reporting(
+            Command::new(binary("stablepay-api"))
+                .arg("serve")
+                .envs(self.env())
+                .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
+                .env("STABLEPAY_BIND", "127.0.0.1:0"),
+            labels,
+        );
+        let url = reported[0].clone();
         let http = &self.http;
         let healthy = poll(Duration::from_secs(20), || async {
-            http.get(format!("{url}/healthz"))
-                .send()
-                .await
-                .ok()
-                .map(|_| ())
+            http.get(format!("{url}/healthz")).send().await.ok()
         })
         .await;
         assert!(healthy.is_some(), "the second api did not start");
-        (proc, url)
+        (proc, reported)
     }
 
-    /// One more worker process with extra variables (killed when dropped).
-    pub fn spawn_worker_with(&self, extra: &[(&str, String)]) -> Proc {
-        let proc = Command::new(binary("stablepay-worker"))
-            .envs(self.env())
-            .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        Proc(proc)
+    /// One more worker with operator endpoints (killed when dropped) and their address.
+    pub fn spawn_worker_with_metrics(&self) -> (Proc, String) {
+        let (proc, mut reported) = spawn_reporting(
+            Command::new(binary("stablepay-worker"))
+                .envs(self.env())
+                .env("STABLEPAY_METRICS_BIND", "127.0.0.1:0"),
+            &[OPERATOR],
+        );
+        (
+            proc,
+            reported.remove(0).trim_start_matches("http://").to_owned(),
+        )
     }
 
     pub fn kill_worker(&mut self) {
@@ -516,13 +516,40 @@ pub async fn mint(by: &Arc<Client>, token: &str, to: &str, micros: u64) {
         .unwrap();
 }
 
-/// A port free at the time of asking (another process binds it next).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// What the binaries print on stdout once bound (they bind port 0 in tests).
+const LISTENING: &str = "listening on ";
+const OPERATOR: &str = "operator endpoints on ";
+
+/// Starts `cmd` and waits for a stdout line starting with each label, returning what
+/// follows it (an address): the process binds port 0 and says what it got, so no port
+/// is taken, released and handed over. The rest of stdout is drained and dropped.
+pub fn spawn_reporting(cmd: &mut Command, labels: &[&str]) -> (Proc, Vec<String>) {
+    use std::io::BufRead;
+    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let proc = Proc(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut found: Vec<Option<String>> = vec![None; labels.len()];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while found.iter().any(Option::is_none) {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("the process never reported {labels:?}"));
+        for (slot, label) in found.iter_mut().zip(labels) {
+            if let Some(rest) = line.strip_prefix(label) {
+                *slot = Some(rest.trim().to_owned());
+            }
+        }
+    }
+    (proc, found.into_iter().flatten().collect())
 }
 
 /// Polls `check` every 200 ms until it yields a value or `timeout` passes.

@@ -2,9 +2,7 @@
 //! contracts at the same addresses), for what would disturb the shared chain: reorgs
 //! (`anvil_reorg`, `anvil_rollback`), a paused node (SIGSTOP), manual mining.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -37,31 +35,13 @@ impl PrivateChain {
         if let Some(secs) = block_time {
             cmd.args(["--block-time", &secs.to_string()]);
         }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start anvil");
-        let stdout = child.stdout.take().expect("anvil stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        // Reads the port, then keeps draining so anvil never blocks on a full pipe.
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(addr) = line.strip_prefix("Listening on ") {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(addr.trim().to_owned());
-                    }
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(20))
-            .expect("anvil did not report its address");
+        let (proc, mut reported) =
+            crate::spawn_reporting(cmd.stderr(Stdio::null()), &["Listening on "]);
+        let addr = reported.remove(0);
         let chain = Self {
             rpc: format!("http://{addr}"),
             chain_id,
-            proc: Proc(child),
+            proc,
             http: reqwest::Client::new(),
         };
         let state_path = env[format!("state_{chain_id}")]

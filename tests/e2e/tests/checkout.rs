@@ -129,8 +129,8 @@ async fn a_buyer_pays_and_the_session_settles_exactly_once() {
     assert_eq!(p["customer"], done["customer"]);
     assert_eq!(p["metadata"], json!({"order": "77"}));
 
-    // Exactly one of each event, routed to the endpoint, carrying the API shapes.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Exactly one of each event, routed to the endpoint, carrying the API shapes. They
+    // commit in the settlement's transaction, so they are all there once it is visible.
     let events = stack.get("/api/v1/webhook_events?limit=100").await;
     let events = events["data"].as_array().unwrap();
     let of = |t: &str| {
@@ -209,11 +209,18 @@ async fn a_payment_made_while_the_worker_is_down_settles_after_restart() {
         .await
         .unwrap();
     // Let the watcher store its cursor, then stop it.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let chain = stablepay_domain::ChainId::from_id(stack.chain.chain_id).unwrap();
+    let stored = poll(Duration::from_secs(20), || async {
+        stablepay_domain::ports::SettlementStore::chain_cursor(&stack.store, chain)
+            .await
+            .unwrap()
+    })
+    .await;
+    assert!(stored.is_some(), "the watcher never stored its cursor");
     stack.kill_worker();
     let buyer = funded_buyer(&stack.chain).await;
     pay_intent(&buyer, &intent).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The transfer is mined; only a worker or a confirm could settle it now.
     assert_eq!(
         stack.get(&format!("/api/v1/checkout/sessions/{id}")).await["status"],
         "open",

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use stablepay_e2e::{free_port, Stack, StackOptions};
+use stablepay_e2e::{Stack, StackOptions};
 
 async fn scrape(http: &reqwest::Client, addr: &str, path: &str) -> (u16, String) {
     let r = http
@@ -24,15 +24,11 @@ async fn two_api_processes_share_one_keys_limit_and_export_metrics() {
         ..StackOptions::default()
     })
     .await;
-    let metrics_a = format!("127.0.0.1:{}", free_port());
-    let (_a, api_a) = stack
-        .spawn_api(&[("STABLEPAY_METRICS_BIND", metrics_a.clone())])
-        .await;
+    let (_a, api_a, metrics_a) = stack.spawn_api_with_metrics(&[]).await;
     let (_b, api_b) = stack.spawn_api(&[]).await;
     // This worker replaces the stack's, so it becomes the chain's active watcher.
     stack.kill_worker();
-    let metrics_w = format!("127.0.0.1:{}", free_port());
-    let _worker = stack.spawn_worker_with(&[("STABLEPAY_METRICS_BIND", metrics_w.clone())]);
+    let (_worker, metrics_w) = stack.spawn_worker_with_metrics();
 
     // 50 requests with one key, alternating between the two processes (and the stack's
     // own api, which has served none yet): a budget of 30 a minute overall, not per process.

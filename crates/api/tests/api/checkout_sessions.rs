@@ -321,7 +321,9 @@ async fn list_filters_paginates_and_expires_lazily() {
     app.verified_wallet(key, &WALLET_KEY).await;
     let mut ids = Vec::new();
     for i in 0..5 {
-        let s = app.create_session(key, json!({ "mode": "payment", "title": format!("S{i}"), "amount": "1", "customer_reference": if i % 2 == 0 { "even" } else { "odd" } })).await;
+        // The newest expires first (600 s, against the default 86,400 s).
+        let expires = if i == 4 { 600 } else { 86_400 };
+        let s = app.create_session(key, json!({ "mode": "payment", "title": format!("S{i}"), "amount": "1", "customer_reference": if i % 2 == 0 { "even" } else { "odd" }, "expires_in_seconds": expires })).await;
         ids.push(s["id"].as_str().unwrap().to_owned());
     }
     ids.reverse(); // newest first
@@ -374,8 +376,7 @@ async fn list_filters_paginates_and_expires_lazily() {
         .unwrap();
     assert_eq!(live["data"], json!([]));
 
-    let expired_id = stablepay_domain::CheckoutSessionId::parse(&ids[0]).unwrap();
-    stablepay_postgres::testing::fixtures::backdate_session_expiry(&app.store, expired_id).await;
+    app.clock.advance(std::time::Duration::from_secs(601));
     let open: Value = app
         .get(key, "/checkout/sessions?status=open")
         .await
@@ -509,12 +510,8 @@ async fn hosted_endpoints_answer_with_the_envelope() {
         .await
         .unwrap();
     assert_error(res, 405, "invalid_request_error").await;
-    // Expired sessions have no intent.
-    stablepay_postgres::testing::fixtures::backdate_session_expiry(
-        &app.store,
-        stablepay_domain::CheckoutSessionId::parse(id).unwrap(),
-    )
-    .await;
+    // Expired sessions have no intent (the session lives the default 86,400 s).
+    app.clock.advance(std::time::Duration::from_secs(86_401));
     let status: Value = app
         .client
         .get(format!("{}/pay/{id}/status", app.base))

@@ -5,6 +5,7 @@ use std::net::TcpListener;
 use reqwest::{Client, Response};
 use serde_json::Value;
 use stablepay_api::state_from_store;
+use stablepay_domain::ports::AdjustableClock;
 use stablepay_domain::rules::eip191;
 use stablepay_domain::services::TokenDirectory;
 use stablepay_domain::{Address, ChainId, Currency, FeeTier, MerchantId, Mode};
@@ -21,6 +22,8 @@ pub struct TestApp {
     pub base: String,
     pub client: Client,
     pub store: PgStore,
+    /// The api's clock: `advance` it to expire sessions and challenges.
+    pub clock: std::sync::Arc<AdjustableClock>,
     pub a: Merchant,
     pub b: Merchant,
 }
@@ -90,6 +93,7 @@ pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
         intent_ttl_secs: stablepay_domain::services::DEFAULT_INTENT_TTL_SECS,
         plan_min_interval_secs: 86_400,
     };
+    let clock = std::sync::Arc::new(AdjustableClock::default());
     let state = state_from_store(
         store.clone(),
         chain,
@@ -97,6 +101,7 @@ pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
         "https://pay.example".into(),
         limits,
         stablepay_domain::rules::dashboard_auth::SessionPolicy::default(),
+        clock.clone(),
     );
     let server = stablepay_api::app::serve(listener, state, 1).expect("serve");
     tokio::spawn(server);
@@ -104,6 +109,7 @@ pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
         base,
         client: Client::new(),
         store,
+        clock,
         a,
         b,
     }

@@ -152,7 +152,8 @@ async fn expired_challenges_are_400() {
     let key = &app.a.test_key;
     let w = app.registered_wallet(key, &WALLET_KEY).await;
     let id = w["id"].as_str().unwrap();
-    stablepay_postgres::testing::fixtures::expire_wallet_challenges(&app.store).await;
+    // A challenge lives one hour.
+    app.clock.advance(std::time::Duration::from_secs(3601));
     let sig = eip191::sign(
         w["verification"]["message"].as_str().unwrap().as_bytes(),
         &WALLET_KEY,
