@@ -178,39 +178,61 @@ pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// What the chain benches run on: a release-built worker, a throwaway PostgreSQL with one
-/// database, one dev chain, and a runtime. Fields drop in order: the chain, then the cluster.
-pub struct ChainBench {
+/// What every bench starts from: release binaries, a PostgreSQL (throwaway, or
+/// `DATABASE_URL`'s) with one database, and a runtime. The runtime drops first.
+pub struct BenchSetup {
     pub runtime: tokio::runtime::Runtime,
-    pub dev: crate::chain::DevChain,
     pub db: String,
     pub pg: Postgres,
 }
 
-impl ChainBench {
-    pub fn start(chain_id: u64, database: &str) -> Result<Self, String> {
-        println!("xtask: building stablepay-worker (release)");
-        run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
-        let anvil = crate::tools::anvil()?;
-        let pg = Postgres::provision("bench")?;
+impl BenchSetup {
+    /// Builds `packages` in release, provisions the cluster `cluster` with extra server
+    /// `pg_options` (`-c name=value ...`, plus `STABLEPAY_PG_OPTIONS`) and creates `database`.
+    pub fn start(
+        packages: &[&str],
+        cluster: &str,
+        pg_options: &str,
+        database: &str,
+    ) -> Result<Self, String> {
+        if !packages.is_empty() {
+            println!("xtask: building {} (release)", packages.join(" and "));
+            let mut build = cargo();
+            build.args(["build", "--release", "--quiet"]);
+            for p in packages {
+                build.args(["-p", p]);
+            }
+            run_cmd(&mut build)?;
+        }
+        let pg = Postgres::provision_with(cluster, pg_options)?;
         let db = pg.database(database)?;
-        let dev = crate::chain::start(&anvil, chain_id)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .map_err(|e| e.to_string())?;
-        Ok(Self {
-            runtime,
-            dev,
-            db,
-            pg,
-        })
+        Ok(Self { runtime, db, pg })
+    }
+}
+
+/// What the chain benches run on: the common setup with a release worker, and one dev
+/// chain. Fields drop in order: the chain, then the rest.
+pub struct ChainBench {
+    pub dev: crate::chain::DevChain,
+    pub setup: BenchSetup,
+}
+
+impl ChainBench {
+    pub fn start(chain_id: u64, database: &str) -> Result<Self, String> {
+        let setup = BenchSetup::start(&["stablepay-worker"], "bench", "", database)?;
+        let anvil = crate::tools::anvil()?;
+        let dev = crate::chain::start(&anvil, chain_id)?;
+        Ok(Self { dev, setup })
     }
 
     /// The release worker, pointed at this bench's database and chain.
     pub fn worker(&self, secrets_key: &[u8; 32]) -> Command {
         let mut cmd = Command::new(root().join("target/release/stablepay-worker"));
-        cmd.env("DATABASE_URL", &self.db)
+        cmd.env("DATABASE_URL", &self.setup.db)
             .env(
                 "STABLEPAY_SECRETS_KEY",
                 base64::engine::general_purpose::STANDARD.encode(secrets_key),
@@ -235,23 +257,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    println!("xtask: building stablepay-worker and stablepay-api (release)");
-    run_cmd(cargo().args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "stablepay-worker",
-        "-p",
-        "stablepay-api",
-    ]))?;
-    let pg = Postgres::provision("bench")?;
-    let db = pg.database("bench")?;
-    let fairness_db = pg.database("bench_fairness")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    let setup = BenchSetup::start(&["stablepay-worker", "stablepay-api"], "bench", "", "bench")?;
+    let fairness_db = setup.pg.database("bench_fairness")?;
+    let BenchSetup { runtime, db, pg } = setup;
     // BENCH_ONLY=throughput|fairness|latency runs one part.
     let only = std::env::var("BENCH_ONLY").ok();
     let part = |name: &str| only.as_deref().is_none_or(|o| o == name);

@@ -4,17 +4,16 @@
 //! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::bench::percentile;
-use crate::pg::Postgres;
+use crate::bench::{percentile, BenchSetup};
 use crate::seed;
-use crate::util::{cargo, free_port, output, root, run as run_cmd};
+use crate::util::{output, root, spawn_reporting};
 
 const CONNECTIONS: usize = 32;
 /// The secrets key `spawn_api` gives the api (a worker beside it must be given the same).
@@ -129,23 +128,22 @@ pub(crate) async fn drive_for(
     load
 }
 
-/// A release api on `addr` for load: a 32-connection pool, a limit no bench reaches,
-/// errors-only logs.
-pub(crate) fn spawn_api(bin: &Path, db: &str, addr: &str) -> Result<Child, String> {
-    Command::new(bin)
-        .arg("serve")
+/// A release api for load: a 32-connection pool, a limit no bench reaches, errors-only
+/// logs. It binds port 0; returns the process and its `host:port`.
+pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("serve")
         .env("DATABASE_URL", db)
-        .env("STABLEPAY_BIND", addr)
+        .env("STABLEPAY_BIND", "127.0.0.1:0")
         .env(
             "STABLEPAY_SECRETS_KEY",
             base64::engine::general_purpose::STANDARD.encode(API_SECRETS_KEY),
         )
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
         .env("STABLEPAY_DB_POOL_SIZE", "32")
-        .env("STABLEPAY_LOG", "error")
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())
+        .env("STABLEPAY_LOG", "error");
+    let (child, url) = spawn_reporting(&mut cmd, "listening on ", false)?;
+    Ok((child, url.trim_start_matches("http://").to_owned()))
 }
 
 /// `STABLEPAY_BENCH_HOLD=<file>`: keep the database and the api up after the loads, with
@@ -233,17 +231,13 @@ fn pgbench_tps_with(
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    println!("xtask: building stablepay-api (release)");
-    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-api"]))?;
+    let setup = BenchSetup::start(&["stablepay-api"], "bench", "", "bench_api")?;
+    let (pg, db) = (&setup.pg, &setup.db);
     let bin = root().join("target/release/stablepay-api");
-    let pg = Postgres::provision("bench")?;
-    let db = pg.database("bench_api")?;
-    output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
-    let merchants = seed::create_merchants(&bin, &db)?;
+    output(Command::new(&bin).arg("migrate").env("DATABASE_URL", db))?;
+    let merchants = seed::create_merchants(&bin, db)?;
     let m = merchants.first().ok_or("no merchant")?;
-    let port = free_port()?;
-    let api = format!("127.0.0.1:{port}");
-    let mut child = spawn_api(&bin, &db, &api)?;
+    let (mut child, api) = spawn_api(&bin, db)?;
     let result = (|| {
         seed::wait_healthy(&format!("http://{api}"), Duration::from_secs(20))?;
         seed::verify_wallet(&format!("http://{api}"), m)?;
@@ -262,10 +256,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
                 })
             })
             .unwrap_or(0);
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
+        let runtime = &setup.runtime;
         let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
         let host: &'static str = Box::leak(api.clone().into_boxed_str());
         let creates = runtime.block_on(drive(&api, move |c, i| {
@@ -288,7 +279,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let reads = runtime.block_on(drive(&api, move |_, _| {
             format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
         }));
-        hold_for_profiling(&db, &api, key, id);
+        hold_for_profiling(db, &api, key, id);
         Ok::<_, String>((rss_kib, creates, reads))
     })();
     let _ = child.kill();
@@ -312,19 +303,19 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     output(
         Command::new(bin_dir.join("psql"))
-            .arg(&db)
+            .arg(db)
             .args(["-q", "-c", "CREATE TABLE pgbench_idem (k text PRIMARY KEY, h text); CREATE TABLE pgbench_sessions (id uuid PRIMARY KEY, merchant int, title text, amount bigint, expires_at timestamptz, created_at timestamptz); CREATE TABLE pgbench_outbox (id uuid PRIMARY KEY, data text);"]),
     )?;
-    let write_tps = pgbench_tps(&bin_dir, &db, Some(&script))?;
+    let write_tps = pgbench_tps(&bin_dir, db, Some(&script))?;
     output(
         Command::new(bin_dir.join("pgbench"))
             .args(["-i", "-q", "-s", "1"])
-            .arg(&db),
+            .arg(db),
     )?;
-    let read_tps = pgbench_tps(&bin_dir, &db, None)?;
+    let read_tps = pgbench_tps(&bin_dir, db, None)?;
     // What PostgreSQL alone allows for the GET's own statements (no HTTP, pgbench's
     // client): the ceiling any api on this box stays under.
-    let get_statements_tps = get_statements_ceiling(&bin_dir, &db, key_of(&merchants)?)?;
+    let get_statements_tps = get_statements_ceiling(&bin_dir, db, key_of(&merchants)?)?;
     let create_tps = creates.ok as f64 / creates.seconds;
     let get_tps = reads.ok as f64 / reads.seconds;
     println!();
@@ -350,8 +341,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     );
     if std::env::var("STABLEPAY_BENCH_SKIP_LISTS").is_err() {
         let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
-        crate::bench_lists::run(&pg, &db, &bin, key)?;
+        crate::bench_lists::run(pg, db, &bin, key)?;
     }
-    drop(pg);
     Ok(())
 }

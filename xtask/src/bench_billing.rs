@@ -52,11 +52,11 @@ fn wait_receipt(url: &str, tx: &str) -> Result<(), String> {
 pub fn run(_args: &[String]) -> Result<(), String> {
     let total: u64 = env_number("BENCH_SUBSCRIPTIONS", 1000);
     let rig = ChainBench::start(8453, "bench_billing")?;
-    rig.runtime.block_on(bench(&rig, total))
+    rig.setup.runtime.block_on(bench(&rig, total))
 }
 
 async fn bench(rig: &ChainBench, total: u64) -> Result<(), String> {
-    let (pg, db, dev) = (&rig.pg, rig.db.as_str(), &rig.dev);
+    let (pg, db, dev) = (&rig.setup.pg, rig.setup.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
         db,

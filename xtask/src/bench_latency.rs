@@ -10,11 +10,10 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::bench::{env_number, ms, percentile, start_receiver, start_workers};
+use crate::bench::{env_number, ms, percentile, start_receiver, start_workers, BenchSetup};
 use crate::bench_api::{drive_for, spawn_api, API_SECRETS_KEY};
-use crate::pg::Postgres;
 use crate::seed;
-use crate::util::{free_port, output, root};
+use crate::util::{output, root};
 
 const RATE: f64 = 500.0;
 
@@ -26,8 +25,14 @@ CREATE TRIGGER bench_commit AFTER INSERT ON webhook_queue FOR EACH ROW EXECUTE F
 
 pub fn latency() -> Result<(), String> {
     let secs: u64 = env_number("BENCH_LATENCY_SECS", 120).max(60);
-    let pg = Postgres::provision_with("bench-latency", "-c track_commit_timestamp=on")?;
-    let db = pg.database("bench_latency")?;
+    // The binaries were built by `bench webhooks`, which runs this part last.
+    let setup = BenchSetup::start(
+        &[],
+        "bench-latency",
+        "-c track_commit_timestamp=on",
+        "bench_latency",
+    )?;
+    let (pg, db) = (&setup.pg, setup.db.clone());
     let bin = root().join("target/release/stablepay-api");
     output(Command::new(&bin).arg("migrate").env("DATABASE_URL", &db))?;
     if pg.data_dir().is_some() {
@@ -38,12 +43,8 @@ pub fn latency() -> Result<(), String> {
     pg.psql(&db, COMMITS_SQL)?;
     let merchants = seed::create_merchants(&bin, &db)?;
     let key = merchants.first().ok_or("no merchant")?.test_key.clone();
-    let addr = format!("127.0.0.1:{}", free_port()?);
-    let mut api = spawn_api(&bin, &db, &addr)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    let (mut api, addr) = spawn_api(&bin, &db)?;
+    let runtime = &setup.runtime;
     let result = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         let rx = runtime.block_on(start_receiver())?;

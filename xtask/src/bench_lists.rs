@@ -9,7 +9,6 @@ use crate::bench::percentile;
 use crate::bench_api::{drive_for, exchange, spawn_api};
 use crate::pg::Postgres;
 use crate::seed;
-use crate::util::free_port;
 
 const SESSIONS: u64 = 1_000_000;
 const PAYMENTS: u64 = 1_000_000;
@@ -170,7 +169,6 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let addr: &'static str = Box::leak(format!("127.0.0.1:{}", free_port()?).into_boxed_str());
 
     // Probe: one request per scenario with auto_explain on, to print the plans used.
     let db_name = db.rsplit('/').next().unwrap_or_default();
@@ -187,7 +185,8 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         .as_ref()
         .and_then(|l| std::fs::metadata(l).ok())
         .map_or(0, |m| m.len());
-    let mut api = spawn_api(bin, db, addr)?;
+    let (mut api, addr) = spawn_api(bin, db)?;
+    let addr: &'static str = Box::leak(addr.into_boxed_str());
     let scenarios = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         runtime.block_on(async {
@@ -227,7 +226,8 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
 
     // Load: each scenario on its own for SECONDS_EACH, 32 connections.
     let before = seq_scans(pg, db)?;
-    let mut api = spawn_api(bin, db, addr)?;
+    let (mut api, addr) = spawn_api(bin, db)?;
+    let addr: &'static str = Box::leak(addr.into_boxed_str());
     let results = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         let mut rows = Vec::new();

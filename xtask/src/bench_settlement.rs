@@ -36,11 +36,11 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let total: usize = env_number("BENCH_PAYMENTS", 300);
     let depth: u64 = env_number("BENCH_DEPTH", 2u64).max(1);
     let rig = ChainBench::start(84532, "bench_settlement")?;
-    rig.runtime.block_on(bench(&rig, total, depth))
+    rig.setup.runtime.block_on(bench(&rig, total, depth))
 }
 
 async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String> {
-    let (db, dev) = (rig.db.as_str(), &rig.dev);
+    let (db, dev) = (rig.setup.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
         db,

@@ -16,8 +16,8 @@ use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::pg::Postgres;
-use crate::util::{cargo, root, run as run_cmd};
+use crate::bench::BenchSetup;
+use crate::util::root;
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
 /// Lanes × batch per worker: the most one killed worker can have leased.
@@ -55,17 +55,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
     let kill_every = Duration::from_secs(3);
-    println!("xtask: building stablepay-worker (release)");
-    run_cmd(cargo().args(["build", "--release", "--quiet", "-p", "stablepay-worker"]))?;
-    let pg = Postgres::provision("bench")?;
-    let db = pg.database("bench_soak")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let result = runtime.block_on(soak(&db, total, kill_every));
-    drop(pg);
-    result
+    let setup = BenchSetup::start(&["stablepay-worker"], "bench", "", "bench_soak")?;
+    setup.runtime.block_on(soak(&setup.db, total, kill_every))
 }
 
 async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> {

@@ -338,7 +338,7 @@ fn duration_secs(v: &str) -> u64 {
 fn intent_ttl_seconds() -> u64 {
     std::env::var("STABLEPAY_INTENT_TTL")
         .ok()
-        .and_then(|v| stablepay_evm::config::parse_duration(&v))
+        .and_then(|v| stablepay_domain::parse_duration(&v))
         .map_or(stablepay_domain::services::DEFAULT_INTENT_TTL_SECS, |d| {
             d.as_secs()
         })

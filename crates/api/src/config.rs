@@ -1,10 +1,8 @@
-//! Configuration from the environment. Bad values fail fast with one line naming the
-//! variable.
+//! The api's own settings, read through the shared layer (`stablepay-config`), which
+//! also holds what both binaries read (database, pool, secrets keys, metrics, chains).
 
+use stablepay_config::{number as parsed, optional as var, ConfigError, ProcessConfig};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use std::env;
-
-use base64::Engine;
 use stablepay_domain::services::TokenDirectory;
 use stablepay_domain::{Address, ChainId, Currency};
 
@@ -13,46 +11,14 @@ use stablepay_domain::{Address, ChainId, Currency};
 const USDC_BASE: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const USDC_BASE_SEPOLIA: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
-#[derive(Debug, thiserror::Error)]
-#[error("configuration error: {var}: {problem}")]
-pub struct ConfigError {
-    pub var: &'static str,
-    pub problem: String,
-}
-
 fn err(var: &'static str, problem: impl Into<String>) -> ConfigError {
-    ConfigError {
-        var,
-        problem: problem.into(),
-    }
+    ConfigError::new(var, problem)
 }
 
-fn var(name: &'static str) -> Option<String> {
-    env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-fn parsed<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, ConfigError> {
-    match var(name) {
-        None => Ok(default),
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| err(name, format!("`{v}` is not valid"))),
-    }
-}
-
-pub fn database_url() -> Result<String, ConfigError> {
-    var("DATABASE_URL").ok_or_else(|| {
-        err(
-            "DATABASE_URL",
-            "is not set (e.g. postgres://postgres@127.0.0.1:5432/stablepay)",
-        )
-    })
-}
-
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ServeConfig {
-    pub database_url: String,
+    /// Database, pool (`STABLEPAY_DB_POOL_SIZE`, default 16), secrets keys, metrics bind.
+    pub process: ProcessConfig,
     pub bind: String,
     /// `STABLEPAY_PUBLIC_URL` as given; unset, it is the address actually bound (so a
     /// port-0 bind still yields working links): see `public_url_for`.
@@ -60,18 +26,11 @@ pub struct ServeConfig {
     pub rate_limit_per_min: u32,
     /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
     pub trusted_proxies: stablepay_web::TrustedProxies,
-    pub secrets_key: Vec<u8>,
-    /// `STABLEPAY_SECRETS_KEY_PREVIOUS`: the key being rotated out (still opens its rows).
-    pub secrets_key_previous: Option<Vec<u8>>,
     pub tokens: TokenDirectory,
-    pub db_pool_size: usize,
     pub workers: usize,
     /// Dashboard sessions (D21): `STABLEPAY_DASHBOARD_IDLE_TIMEOUT` (30m) and
     /// `STABLEPAY_DASHBOARD_SESSION_LIFETIME` (12h).
     pub dashboard: SessionPolicy,
-    /// `STABLEPAY_METRICS_BIND`: where `/metrics`, `/livez` and `/readyz` are served
-    /// (off when unset).
-    pub metrics_bind: Option<String>,
 }
 
 fn duration_secs(name: &'static str, default_secs: i64) -> Result<i64, ConfigError> {
@@ -112,7 +71,7 @@ impl ServeConfig {
             return Err(err("STABLEPAY_RATE_LIMIT_PER_MIN", "must be at least 1"));
         }
         Ok(Self {
-            database_url: database_url()?,
+            process: ProcessConfig::from_env(16)?,
             bind,
             public_url,
             rate_limit_per_min,
@@ -120,16 +79,12 @@ impl ServeConfig {
                 &var("STABLEPAY_TRUSTED_PROXIES").unwrap_or_default(),
             )
             .map_err(|e| err("STABLEPAY_TRUSTED_PROXIES", e))?,
-            secrets_key: secrets_key()?,
-            secrets_key_previous: secrets_key_previous()?,
             tokens: tokens()?,
-            db_pool_size: parsed("STABLEPAY_DB_POOL_SIZE", 16)?,
             workers: parsed(
                 "STABLEPAY_HTTP_WORKERS",
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             )?,
             dashboard: dashboard_policy()?,
-            metrics_bind: var("STABLEPAY_METRICS_BIND"),
         })
     }
 }
@@ -145,36 +100,6 @@ pub fn public_url() -> Result<String, ConfigError> {
     url::Url::parse(&public_url)
         .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
     Ok(public_url.trim_end_matches('/').to_owned())
-}
-
-/// `STABLEPAY_SECRETS_KEY_PREVIOUS`, when set: the same shape as the current key.
-pub fn secrets_key_previous() -> Result<Option<Vec<u8>>, ConfigError> {
-    const NAME: &str = "STABLEPAY_SECRETS_KEY_PREVIOUS";
-    var(NAME).map(|raw| decode_key(NAME, &raw)).transpose()
-}
-
-pub fn secrets_key() -> Result<Vec<u8>, ConfigError> {
-    const NAME: &str = "STABLEPAY_SECRETS_KEY";
-    let raw = var(NAME).ok_or_else(|| {
-        err(
-            NAME,
-            "is not set (32 random bytes, base64; `openssl rand -base64 32`)",
-        )
-    })?;
-    decode_key(NAME, &raw)
-}
-
-fn decode_key(name: &'static str, raw: &str) -> Result<Vec<u8>, ConfigError> {
-    let key = base64::engine::general_purpose::STANDARD
-        .decode(raw.trim())
-        .map_err(|_| err(name, "is not valid base64"))?;
-    if key.len() != 32 {
-        return Err(err(
-            name,
-            format!("must decode to 32 bytes, got {}", key.len()),
-        ));
-    }
-    Ok(key)
 }
 
 fn tokens() -> Result<TokenDirectory, ConfigError> {

@@ -4,7 +4,9 @@ use std::net::TcpListener;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use secrecy::ExposeSecret;
 use stablepay_api::config::{self, ServeConfig};
+use stablepay_config::KeyRole;
 use stablepay_domain::ports::{DashboardUserStore, SystemClock};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_domain::services::{create_api_key, invite_dashboard_user};
@@ -138,25 +140,25 @@ async fn main() -> ExitCode {
 
 async fn serve() -> Result<(), String> {
     let cfg = ServeConfig::from_env().map_err(|e| e.to_string())?;
-    let mut cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
-    if let Some(previous) = &cfg.secrets_key_previous {
-        cipher = cipher.with_previous(previous).map_err(|e| e.to_string())?;
-    }
+    let process = &cfg.process;
+    let cipher = SecretCipher::from_keys(&process.secrets).map_err(|e| e.to_string())?;
     let pool = PoolConfig {
-        max_connections: cfg.db_pool_size,
+        max_connections: process.db_pool_size,
         shards: cfg.workers,
         ..PoolConfig::default()
     };
-    let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
+    let store = PgStore::connect(process.database_url.expose_secret(), &pool, cipher)
+        .map_err(|e| e.to_string())?;
     let listener = TcpListener::bind(&cfg.bind)
         .map_err(|e| format!("STABLEPAY_BIND: cannot bind {}: {e}", cfg.bind))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let chain_env = stablepay_evm::config::ChainEnv::from_env().map_err(|e| e.to_string())?;
+    let chain_env =
+        stablepay_config::ChainEnv::from_env(KeyRole::Operator).map_err(|e| e.to_string())?;
     let reader = stablepay_evm::EvmChain::new(&chain_env.rpc_urls, chain_env.rpc_timeout)?;
     let chain = stablepay_api::ChainSettings {
         reader: std::sync::Arc::new(reader),
         contracts: chain_env.contracts,
-        operator_key: chain_env.operator_key,
+        operator_key: chain_env.signing_key,
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),
         plan_min_interval_secs: chain_env.plan_min_interval.as_secs(),
     };
@@ -173,7 +175,7 @@ async fn serve() -> Result<(), String> {
         cfg.dashboard,
         std::sync::Arc::new(SystemClock),
     );
-    if let Some(bind) = &cfg.metrics_bind {
+    if let Some(bind) = &process.metrics_bind {
         let metrics = stablepay_telemetry::start(bind, readiness).await?;
         // On stdout, for whoever started the process with a port-0 bind.
         println!("operator endpoints on http://{metrics}");
@@ -186,18 +188,20 @@ async fn serve() -> Result<(), String> {
 }
 
 async fn migrate() -> Result<(), String> {
-    let url = config::database_url().map_err(|e| e.to_string())?;
-    let n = run_migrations(&url).await?;
+    let url = stablepay_config::database_url().map_err(|e| e.to_string())?;
+    let url = url.expose_secret();
+    let n = run_migrations(url).await?;
     println!("applied {n} migration(s)");
     Ok(())
 }
 
 /// Operator commands never touch webhook secrets, so they need no secrets key.
 async fn admin_store() -> Result<PgStore, String> {
-    let url = config::database_url().map_err(|e| e.to_string())?;
+    let url = stablepay_config::database_url().map_err(|e| e.to_string())?;
+    let url = url.expose_secret();
     let cipher = SecretCipher::new(&[0u8; 32]).map_err(|e| e.to_string())?;
     PgStore::connect(
-        &url,
+        url,
         &PoolConfig {
             max_connections: 2,
             ..PoolConfig::default()

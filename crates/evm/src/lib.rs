@@ -4,7 +4,6 @@
 
 pub mod bindings;
 pub mod calldata;
-pub mod config;
 pub mod keeper;
 
 use std::collections::HashMap;

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use secrecy::ExposeSecret;
+use stablepay_config::KeyRole;
 use stablepay_delivery::HyperTransport;
 use stablepay_domain::ports::SystemClock;
 use stablepay_domain::services::RetentionPolicy;
@@ -30,23 +32,23 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), String> {
     let cfg = WorkerConfig::from_env().map_err(|e| e.to_string())?;
-    let mut cipher = SecretCipher::new(&cfg.secrets_key).map_err(|e| e.to_string())?;
-    if let Some(previous) = &cfg.secrets_key_previous {
-        cipher = cipher.with_previous(previous).map_err(|e| e.to_string())?;
-    }
-    // One pool for the whole process: delivery, watchers, billing and retention.
+    let process = &cfg.process;
+    let database_url = process.database_url.expose_secret();
+    let cipher = SecretCipher::from_keys(&process.secrets).map_err(|e| e.to_string())?;
+    // One pool for the whole process: delivery, watchers, billing and retention (plus
+    // the LISTEN connection and one advisory-lock connection per chain).
     let pool = PoolConfig {
-        max_connections: 8,
+        max_connections: process.db_pool_size,
         ..PoolConfig::default()
     };
-    let store = PgStore::connect(&cfg.database_url, &pool, cipher).map_err(|e| e.to_string())?;
-    if let Some(bind) = &cfg.metrics_bind {
+    let store = PgStore::connect(database_url, &pool, cipher).map_err(|e| e.to_string())?;
+    if let Some(bind) = &process.metrics_bind {
         let metrics = stablepay_telemetry::start(bind, store.readiness()).await?;
         // On stdout, for whoever started the process with a port-0 bind.
         println!("operator endpoints on http://{metrics}");
     }
     let delivery = DeliveryLoop {
-        queue: Arc::new(PgDeliveryQueue::new(store.clone(), &cfg.database_url)),
+        queue: Arc::new(PgDeliveryQueue::new(store.clone(), database_url)),
         transport: Arc::new(HyperTransport::new(cfg.allow_private_targets)),
         clock: Arc::new(SystemClock),
         policy: cfg.policy,
@@ -58,7 +60,8 @@ async fn run() -> Result<(), String> {
         lease: cfg.lease,
         poll_interval: cfg.poll_interval,
     };
-    let chain_env = stablepay_evm::config::ChainEnv::from_env().map_err(|e| e.to_string())?;
+    let chain_env =
+        stablepay_config::ChainEnv::from_env(KeyRole::Keeper).map_err(|e| e.to_string())?;
     let evm = Arc::new(stablepay_evm::EvmChain::new(
         &chain_env.rpc_urls,
         chain_env.rpc_timeout,
@@ -77,16 +80,13 @@ async fn run() -> Result<(), String> {
             subscriptions: Arc::new(store.clone()),
             clock: Arc::new(SystemClock),
             // One advisory-lock key per chain.
-            lock: PgAdvisoryLock::new(
-                &cfg.database_url,
-                0x05ab_1e00_0000_0000 + c.chain.id() as i64,
-            ),
+            lock: PgAdvisoryLock::new(database_url, 0x05ab_1e00_0000_0000 + c.chain.id() as i64),
             poll_interval: cfg.chain_poll,
             max_range: 2000,
         })
         .collect();
     // Billing runs where a subscription manager, an RPC and the keeper key are set.
-    let keeper: Option<Arc<EvmKeeper>> = match chain_env.keeper_key.clone() {
+    let keeper: Option<Arc<EvmKeeper>> = match chain_env.signing_key.clone() {
         Some(key) => Some(Arc::new(EvmKeeper::new(
             evm.clone(),
             store.clone(),

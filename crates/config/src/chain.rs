@@ -1,5 +1,5 @@
-//! Chain settings from the environment, shared by the api and the worker. Bad values
-//! fail fast with one line naming the variable.
+//! Chain settings: RPC endpoints, contracts, depths, intent and plan rules, dunning, and
+//! the one signing key the process's role needs.
 
 use std::time::Duration;
 
@@ -7,20 +7,23 @@ use stablepay_domain::rules::dunning::DunningPolicy;
 use stablepay_domain::services::{ChainContracts, ChainDirectory, DEFAULT_INTENT_TTL_SECS};
 use stablepay_domain::{Address, ChainId, PrivateKey};
 
-#[derive(Debug, thiserror::Error)]
-#[error("configuration error: {var}: {problem}")]
-pub struct ChainConfigError {
-    pub var: String,
-    pub problem: String,
+use crate::env::{optional as var, ConfigError};
+
+/// Which signing key a process holds: the api signs payment intents (operator), the
+/// worker charges subscriptions (keeper). Neither reads the other's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyRole {
+    Operator,
+    Keeper,
 }
 
 /// Everything chain-related a process needs.
 pub struct ChainEnv {
     pub rpc_urls: Vec<(ChainId, String)>,
     pub contracts: ChainDirectory,
-    /// Signs EIP-712 intents (the contracts trust only this key). Never logged.
-    pub operator_key: Option<PrivateKey>,
-    pub keeper_key: Option<PrivateKey>,
+    /// The role's key (`STABLEPAY_OPERATOR_KEY` signs EIP-712 intents, which the
+    /// contracts trust; `STABLEPAY_KEEPER_KEY` sends charges). In a `secrecy` box.
+    pub signing_key: Option<PrivateKey>,
     pub rpc_timeout: Duration,
     /// How long a signed payment intent stays valid (D18).
     pub intent_ttl: Duration,
@@ -39,33 +42,26 @@ impl std::fmt::Debug for ChainEnv {
     }
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+fn fail(var: &str, problem: impl Into<String>) -> ConfigError {
+    ConfigError::new(var, problem)
 }
 
-fn fail(var: &str, problem: impl Into<String>) -> ChainConfigError {
-    ChainConfigError {
-        var: var.to_owned(),
-        problem: problem.into(),
-    }
-}
-
-fn address(name: &str) -> Result<Option<Address>, ChainConfigError> {
+fn address(name: &str) -> Result<Option<Address>, ConfigError> {
     var(name)
         .map(|v| Address::parse(v.trim()).map_err(|e| fail(name, e.to_string())))
         .transpose()
 }
 
-fn key(name: &str) -> Result<Option<PrivateKey>, ChainConfigError> {
+fn key(name: &str) -> Result<Option<PrivateKey>, ConfigError> {
     var(name)
         .map(|v| PrivateKey::parse_hex(&v).map_err(|e| fail(name, e.to_string())))
         .transpose()
 }
 
-pub use stablepay_domain::parse_duration;
+use stablepay_domain::parse_duration;
 
 impl ChainEnv {
-    pub fn from_env() -> Result<Self, ChainConfigError> {
+    pub fn from_env(role: KeyRole) -> Result<Self, ConfigError> {
         let mut rpc_urls = Vec::new();
         let mut contracts = Vec::new();
         for chain in ChainId::ALL {
@@ -150,8 +146,10 @@ impl ChainEnv {
             intent_ttl,
             plan_min_interval,
             dunning,
-            operator_key: key("STABLEPAY_OPERATOR_KEY")?,
-            keeper_key: key("STABLEPAY_KEEPER_KEY")?,
+            signing_key: key(match role {
+                KeyRole::Operator => "STABLEPAY_OPERATOR_KEY",
+                KeyRole::Keeper => "STABLEPAY_KEEPER_KEY",
+            })?,
             rpc_timeout: Duration::from_millis(timeout_ms),
         })
     }

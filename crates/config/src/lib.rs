@@ -1,0 +1,57 @@
+//! Configuration from the environment: the one typed layer the api and the worker read.
+//! Each variable is read here and parsed once into a typed value; a bad value fails at
+//! start with one line naming the variable. Key material is held in `secrecy` boxes, so
+//! no `Debug` of a configuration shows it.
+
+mod chain;
+mod env;
+mod secrets;
+
+pub use chain::{ChainEnv, KeyRole};
+pub use env::{duration, flag, number, optional, required, ConfigError};
+pub use secrets::SecretsKeys;
+pub use stablepay_domain::parse_duration;
+
+use secrecy::SecretString;
+
+/// What every process needs: its database, its pool size, the secrets keys and where
+/// its operator endpoints listen.
+#[derive(Debug)]
+pub struct ProcessConfig {
+    /// `DATABASE_URL` (secret: it may carry a password).
+    pub database_url: SecretString,
+    /// `STABLEPAY_DB_POOL_SIZE`: the process's one connection pool.
+    pub db_pool_size: usize,
+    pub secrets: SecretsKeys,
+    /// `STABLEPAY_METRICS_BIND`: where `/metrics`, `/livez` and `/readyz` are served
+    /// (off when unset; port 0 picks a free port, printed on stdout).
+    pub metrics_bind: Option<String>,
+}
+
+impl ProcessConfig {
+    /// Reads the shared variables; `default_pool` differs per binary.
+    pub fn from_env(default_pool: usize) -> Result<Self, ConfigError> {
+        let db_pool_size = number("STABLEPAY_DB_POOL_SIZE", default_pool)?;
+        if db_pool_size == 0 {
+            return Err(ConfigError::new(
+                "STABLEPAY_DB_POOL_SIZE",
+                "must be at least 1",
+            ));
+        }
+        Ok(Self {
+            database_url: database_url()?,
+            db_pool_size,
+            secrets: SecretsKeys::from_env()?,
+            metrics_bind: optional("STABLEPAY_METRICS_BIND"),
+        })
+    }
+}
+
+/// `DATABASE_URL`, required (also read alone by the operator commands).
+pub fn database_url() -> Result<SecretString, ConfigError> {
+    required(
+        "DATABASE_URL",
+        "is not set (e.g. postgres://postgres@127.0.0.1:5432/stablepay)",
+    )
+    .map(SecretString::from)
+}
