@@ -1,0 +1,147 @@
+//! The OpenAPI 3.1 document of the merchant API (`/api/v1/…`), generated from the code:
+//! each handler's `#[utoipa::path]`, the resources' and request bodies' `ToSchema`, and the
+//! conventions every route shares through the wrapper (bearer keys, the error envelope,
+//! `Idempotency-Key`, `Retry-After`), which `conventions` adds once rather than per handler.
+//! Served at `GET /api/v1/openapi.json` and committed as `docs/openapi.json`.
+
+use std::sync::OnceLock;
+
+use actix_web::HttpResponse;
+use serde_json::{json, Value};
+use utoipa::OpenApi;
+
+use crate::routes::{checkout_sessions, reads, refunds, wallets, webhook_endpoints};
+use stablepay_domain::representation::*;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "stablepay API",
+        version = "v1",
+        description = "Non-custodial USDC/USDT payments on Base: checkout sessions, \
+                       payments, refunds, subscriptions, settlement wallets and webhooks. \
+                       Amounts are decimal strings; every request is scoped to the key's \
+                       merchant and mode (`sk_test_…` or `sk_live_…`)."
+    ),
+    paths(
+        checkout_sessions::create,
+        checkout_sessions::list,
+        checkout_sessions::retrieve,
+        reads::list_payments,
+        reads::get_payment,
+        refunds::create,
+        reads::list_refunds,
+        reads::get_refund,
+        reads::list_subscriptions,
+        reads::get_subscription,
+        reads::list_payment_attempts,
+        reads::get_payment_attempt,
+        wallets::register,
+        wallets::list,
+        wallets::retrieve,
+        wallets::verify,
+        wallets::revoke,
+        webhook_endpoints::create,
+        webhook_endpoints::list,
+        webhook_endpoints::retrieve,
+        webhook_endpoints::update,
+        webhook_endpoints::delete,
+        webhook_endpoints::rotate_secret,
+        webhook_endpoints::send_test,
+        webhook_endpoints::recover,
+        reads::list_webhook_events,
+        reads::get_webhook_event,
+        reads::list_webhook_attempts,
+        reads::resend_webhook_event,
+    ),
+    tags(
+        (name = "Checkout sessions"), (name = "Payments"), (name = "Refunds"),
+        (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
+        (name = "Webhook endpoints"), (name = "Webhook events"),
+    )
+)]
+struct ApiDoc;
+
+/// Paging parameters of every list (newest first).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // Documentation only: `Query::page` parses these.
+pub struct PageParams {
+    /// Page size, 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u8>,
+    /// The id of the last item of the previous page.
+    starting_after: Option<String>,
+}
+
+/// Schemas of request fields that accept more than one JSON type.
+pub mod fields {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+
+    fn of(kind: Type) -> ObjectBuilder {
+        ObjectBuilder::new().schema_type(SchemaType::Type(kind))
+    }
+
+    pub fn chain_selector() -> Schema {
+        OneOfBuilder::new()
+            .item(of(Type::Integer).enum_values(Some([8453, 84532])))
+            .item(of(Type::String).enum_values(Some(["base", "base-sepolia", "8453", "84532"])))
+            .item(of(Type::Null))
+            .into()
+    }
+
+    pub fn plan_id() -> Schema {
+        OneOfBuilder::new()
+            .item(of(Type::String).pattern(Some("^[0-9]{1,39}$")))
+            .item(of(Type::Integer).minimum(Some(1)))
+            .item(of(Type::Null))
+            .into()
+    }
+}
+
+/// The document as JSON, built once.
+pub fn document() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+        conventions::apply(&mut doc, &pinned_objects());
+        doc
+    })
+}
+
+/// The committed form (`docs/openapi.json`): pretty, with a trailing newline.
+pub fn document_text() -> String {
+    let mut text = serde_json::to_string_pretty(document()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `GET /api/v1/openapi.json`: public, like the spec it describes.
+pub async fn serve() -> HttpResponse {
+    static BODY: OnceLock<String> = OnceLock::new();
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(BODY.get_or_init(document_text).clone())
+}
+
+/// The `object` each resource writes, pinned as a one-value enum.
+fn pinned_objects() -> Vec<(String, &'static str)> {
+    fn of<T: Resource>() -> (String, &'static str) {
+        (T::name().into_owned(), T::OBJECT)
+    }
+    vec![
+        of::<CheckoutSessionResource>(),
+        of::<PaymentResource>(),
+        of::<RefundResource>(),
+        of::<SubscriptionResource>(),
+        of::<PaymentAttemptResource>(),
+        of::<WalletResource>(),
+        of::<WebhookEndpointResource>(),
+        of::<DeletedEndpoint>(),
+        of::<WebhookEventResource>(),
+        of::<WebhookAttemptResource>(),
+        of::<webhook_endpoints::RecoveryResource>(),
+    ]
+}
+
+mod conventions;
