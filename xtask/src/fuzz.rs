@@ -38,6 +38,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             other => return Err(format!("fuzz: unknown argument `{other}`")),
         }
     }
+    // The fuzzer writes thousands of rows: only ever into a throwaway cluster.
+    if std::env::var("DATABASE_URL").is_ok_and(|u| !u.trim().is_empty()) {
+        return Err("fuzz runs against a throwaway PostgreSQL: unset DATABASE_URL".into());
+    }
     let st = tools::schemathesis()?;
     let stack = dev::start(&FUZZ)?;
     let merchant = stack

@@ -15,9 +15,24 @@ pub fn free_port() -> Result<u16, String> {
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
+/// The program and its arguments, for messages: never the environment (keys and
+/// database URLs travel there), and a bearer header argument redacted.
+pub fn describe(cmd: &Command) -> String {
+    let mut words = vec![cmd.get_program().to_string_lossy().into_owned()];
+    for arg in cmd.get_args() {
+        let arg = arg.to_string_lossy();
+        words.push(if arg.starts_with("Authorization:") {
+            "Authorization: [redacted]".to_owned()
+        } else {
+            arg.into_owned()
+        });
+    }
+    words.join(" ")
+}
+
 /// Runs a command to completion; fails with its name and exit status.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
-    let what = format!("{cmd:?}");
+    let what = describe(cmd);
     let status = cmd
         .status()
         .map_err(|e| format!("cannot run {what}: {e}"))?;
@@ -30,7 +45,7 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 
 /// Runs a command and returns its stdout.
 pub fn output(cmd: &mut Command) -> Result<String, String> {
-    let what = format!("{cmd:?}");
+    let what = describe(cmd);
     let out = cmd
         .output()
         .map_err(|e| format!("cannot run {what}: {e}"))?;
@@ -65,7 +80,7 @@ pub fn spawn_reporting(
     echo: bool,
 ) -> Result<(std::process::Child, String), String> {
     use std::io::BufRead;
-    let what = format!("{cmd:?}");
+    let what = describe(cmd);
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -93,6 +108,7 @@ pub fn spawn_reporting(
         Ok(address) => Ok((child, address)),
         Err(_) => {
             let _ = child.kill();
+            let _ = child.wait();
             Err(format!("{what} never reported its address"))
         }
     }

@@ -1,5 +1,6 @@
 //! `stablepay-api`: the HTTP API (`serve`, the default) and the operator commands.
 
+use std::io::Write;
 use std::net::TcpListener;
 use std::process::ExitCode;
 
@@ -178,10 +179,10 @@ async fn serve() -> Result<(), String> {
     if let Some(bind) = &process.metrics_bind {
         let metrics = stablepay_telemetry::start(bind, readiness).await?;
         // On stdout, for whoever started the process with a port-0 bind.
-        println!("operator endpoints on http://{metrics}");
+        let _ = writeln!(std::io::stdout(), "operator endpoints on http://{metrics}");
     }
     tracing::info!(%addr, public_url = %cfg.public_url_for(addr), "stablepay-api listening");
-    println!("listening on http://{addr}");
+    let _ = writeln!(std::io::stdout(), "listening on http://{addr}");
     let server =
         stablepay_api::app::serve(listener, state, cfg.workers).map_err(|e| e.to_string())?;
     server.await.map_err(|e| e.to_string())

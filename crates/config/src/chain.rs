@@ -35,8 +35,10 @@ pub struct ChainEnv {
 
 impl std::fmt::Debug for ChainEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // RPC URLs often carry a provider's API key: only which chains have one.
+        let chains: Vec<u64> = self.rpc_urls.iter().map(|(c, _)| c.id()).collect();
         f.debug_struct("ChainEnv")
-            .field("rpc_urls", &self.rpc_urls)
+            .field("rpc_chains", &chains)
             .field("contracts", &self.contracts)
             .finish_non_exhaustive()
     }

@@ -20,7 +20,8 @@ use secrecy::SecretString;
 pub struct ProcessConfig {
     /// `DATABASE_URL` (secret: it may carry a password).
     pub database_url: SecretString,
-    /// `STABLEPAY_DB_POOL_SIZE`: the process's one connection pool.
+    /// The process's one connection pool: `STABLEPAY_DB_POOL_SIZE` (api) or
+    /// `STABLEPAY_WORKER_DB_POOL_SIZE` (worker), so one env file can size both.
     pub db_pool_size: usize,
     pub secrets: SecretsKeys,
     /// `STABLEPAY_METRICS_BIND`: where `/metrics`, `/livez` and `/readyz` are served
@@ -29,14 +30,11 @@ pub struct ProcessConfig {
 }
 
 impl ProcessConfig {
-    /// Reads the shared variables; `default_pool` differs per binary.
-    pub fn from_env(default_pool: usize) -> Result<Self, ConfigError> {
-        let db_pool_size = number("STABLEPAY_DB_POOL_SIZE", default_pool)?;
+    /// Reads the shared variables; the pool's variable and default differ per binary.
+    pub fn from_env(pool_var: &str, default_pool: usize) -> Result<Self, ConfigError> {
+        let db_pool_size = number(pool_var, default_pool)?;
         if db_pool_size == 0 {
-            return Err(ConfigError::new(
-                "STABLEPAY_DB_POOL_SIZE",
-                "must be at least 1",
-            ));
+            return Err(ConfigError::new(pool_var, "must be at least 1"));
         }
         Ok(Self {
             database_url: database_url()?,

@@ -69,8 +69,6 @@ impl SecretCipher {
         })
     }
 
-    /// Also opens what `previous` sealed (`STABLEPAY_SECRETS_KEY_PREVIOUS`, during a
-    /// rotation); everything new is sealed with the current key.
     /// The cipher for a process's configured keys (current, and previous while rotating).
     pub fn from_keys(keys: &stablepay_config::SecretsKeys) -> Result<Self, CipherError> {
         let cipher = Self::new(keys.current())?;
@@ -80,6 +78,8 @@ impl SecretCipher {
         }
     }
 
+    /// Also opens what `previous` sealed (`STABLEPAY_SECRETS_KEY_PREVIOUS`, during a
+    /// rotation); everything new is sealed with the current key.
     pub fn with_previous(mut self, previous: &[u8]) -> Result<Self, CipherError> {
         self.previous = Some(Key::new(previous)?);
         Ok(self)

@@ -9,7 +9,7 @@ use stablepay_domain::rules::delivery::DeliveryPolicy;
 
 #[derive(Debug)]
 pub struct WorkerConfig {
-    /// Database, pool (`STABLEPAY_DB_POOL_SIZE`, default 8), secrets keys (a previous key
+    /// Database, pool (`STABLEPAY_WORKER_DB_POOL_SIZE`, default 8), secrets keys (a previous key
     /// is re-sealed away in the background), metrics bind.
     pub process: ProcessConfig,
     pub policy: DeliveryPolicy,
@@ -34,7 +34,7 @@ pub struct WorkerConfig {
 
 impl WorkerConfig {
     pub fn from_env() -> Result<Self, ConfigError> {
-        let process = ProcessConfig::from_env(8)?;
+        let process = ProcessConfig::from_env("STABLEPAY_WORKER_DB_POOL_SIZE", 8)?;
         let backoff = duration("STABLEPAY_WEBHOOK_BACKOFF_BASE", Duration::from_secs(30))?;
         let timeout = duration("STABLEPAY_WEBHOOK_TIMEOUT", Duration::from_secs(10))?;
         let max_attempts: u32 = number("STABLEPAY_WEBHOOK_MAX_ATTEMPTS", 5)?;

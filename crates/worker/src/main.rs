@@ -1,6 +1,7 @@
 //! `stablepay-worker`: runs webhook delivery, the chain watchers and billing until
 //! SIGINT/SIGTERM.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -45,7 +46,7 @@ async fn run() -> Result<(), String> {
     if let Some(bind) = &process.metrics_bind {
         let metrics = stablepay_telemetry::start(bind, store.readiness()).await?;
         // On stdout, for whoever started the process with a port-0 bind.
-        println!("operator endpoints on http://{metrics}");
+        let _ = writeln!(std::io::stdout(), "operator endpoints on http://{metrics}");
     }
     let delivery = DeliveryLoop {
         queue: Arc::new(PgDeliveryQueue::new(store.clone(), database_url)),

@@ -3,6 +3,9 @@
 //! buyers that act on-chain exactly as in production (approve + router.pay).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod process;
+pub use process::{poll, spawn_reporting, Proc};
+use process::{LISTENING, OPERATOR};
 pub mod browser;
 mod fault_proxy;
 mod private_chain;
@@ -13,7 +16,7 @@ pub use fault_proxy::{FaultCounts, FaultProxy, Faults};
 pub use private_chain::PrivateChain;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,16 +79,6 @@ pub fn chain_info_of(chain_id: u64) -> ChainInfo {
         subscription_manager: s(&c["subscription_manager"]),
         operator_key: s(&env["operator_private_key"]),
         keeper_key: s(&env["keeper_private_key"]),
-    }
-}
-
-/// A spawned binary, killed (SIGKILL) when dropped.
-pub struct Proc(pub Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -516,60 +509,6 @@ pub async fn mint(by: &Arc<Client>, token: &str, to: &str, micros: u64) {
         .unwrap();
 }
 
-/// What the binaries print on stdout once bound (they bind port 0 in tests).
-const LISTENING: &str = "listening on ";
-const OPERATOR: &str = "operator endpoints on ";
-
-/// Starts `cmd` and waits for a stdout line starting with each label, returning what
-/// follows it (an address): the process binds port 0 and says what it got, so no port
-/// is taken, released and handed over. The rest of stdout is drained and dropped.
-pub fn spawn_reporting(cmd: &mut Command, labels: &[&str]) -> (Proc, Vec<String>) {
-    use std::io::BufRead;
-    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let proc = Proc(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
-    let mut found: Vec<Option<String>> = vec![None; labels.len()];
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while found.iter().any(Option::is_none) {
-        let line = rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .unwrap_or_else(|_| panic!("the process never reported {labels:?}"));
-        for (slot, label) in found.iter_mut().zip(labels) {
-            if let Some(rest) = line.strip_prefix(label) {
-                *slot = Some(rest.trim().to_owned());
-            }
-        }
-    }
-    (proc, found.into_iter().flatten().collect())
-}
-
-/// Polls `check` every 200 ms until it yields a value or `timeout` passes.
-pub async fn poll<T, F, Fut>(timeout: Duration, mut check: F) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let started = Instant::now();
-    loop {
-        if let Some(v) = check().await {
-            return Some(v);
-        }
-        if started.elapsed() > timeout {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 impl Stack {
     /// The payments recorded for a session.
     pub async fn payments_of(&self, session: &str) -> Vec<Value> {
@@ -657,4 +596,15 @@ impl Stack {
             r.json().await.unwrap_or(Value::Null),
         )
     }
+}
+
+/// Waits until the chain is `n` blocks past where it is now (a poll on the head): time,
+/// measured in blocks, for anything that would react to a transaction to have done so.
+pub async fn wait_for_blocks(client: &Client, n: u64) {
+    let start = client.get_block_number().await.unwrap().as_u64();
+    let reached = poll(Duration::from_secs(30), || async {
+        (client.get_block_number().await.unwrap().as_u64() >= start + n).then_some(())
+    })
+    .await;
+    assert!(reached.is_some(), "the chain stopped at block {start}");
 }

@@ -130,7 +130,9 @@ async fn a_buyer_pays_and_the_session_settles_exactly_once() {
     assert_eq!(p["metadata"], json!({"order": "77"}));
 
     // Exactly one of each event, routed to the endpoint, carrying the API shapes. They
-    // commit in the settlement's transaction, so they are all there once it is visible.
+    // commit in the settlement's transaction; two more blocks give a duplicate settlement
+    // (watcher and confirm racing) the time to show itself.
+    wait_for_blocks(&buyer, 2).await;
     let events = stack.get("/api/v1/webhook_events?limit=100").await;
     let events = events["data"].as_array().unwrap();
     let of = |t: &str| {
@@ -220,7 +222,9 @@ async fn a_payment_made_while_the_worker_is_down_settles_after_restart() {
     stack.kill_worker();
     let buyer = funded_buyer(&stack.chain).await;
     pay_intent(&buyer, &intent).await;
-    // The transfer is mined; only a worker or a confirm could settle it now.
+    // Past the confirmation depth (2) and two blocks more, a running worker would have
+    // settled it; none runs, and nobody confirmed.
+    wait_for_blocks(&buyer, 4).await;
     assert_eq!(
         stack.get(&format!("/api/v1/checkout/sessions/{id}")).await["status"],
         "open",

@@ -231,6 +231,19 @@ pub(super) fn apply(doc: &mut Value, pinned: &[(String, &'static str)]) {
         }
     }
     root.insert("security".into(), json!([{ "api_key": [] }]));
+    // A body whose every field is optional may be left out: the wrapper reads an empty
+    // body as `{}`.
+    let optional_bodies: Vec<String> = root
+        .get("components")
+        .and_then(|c| c.get("schemas"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(name, s)| {
+            name.ends_with("Request") && s["required"].as_array().is_none_or(Vec::is_empty)
+        })
+        .map(|(name, _)| format!("#/components/schemas/{name}"))
+        .collect();
     let mut operations: Vec<(String, String, &mut Value)> = Vec::new();
     if let Some(paths) = root.get_mut("paths").and_then(Value::as_object_mut) {
         for (path, item) in paths.iter_mut() {
@@ -242,6 +255,13 @@ pub(super) fn apply(doc: &mut Value, pinned: &[(String, &'static str)]) {
         }
     }
     for (path, method, op) in operations {
+        let body = op.pointer("/requestBody/content/application~1json/schema/$ref");
+        if body
+            .and_then(Value::as_str)
+            .is_some_and(|r| optional_bodies.iter().any(|o| o == r))
+        {
+            op["requestBody"]["required"] = json!(false);
+        }
         add_shared_responses(&path, &method, op);
         add_links(op);
     }

@@ -130,8 +130,8 @@ macro_rules! hash32 {
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 crate::representation::schema::pattern_string(
-                    "^0x[0-9a-f]{64}$",
-                    "A 32-byte hash: 0x and 64 lowercase hex digits.",
+                    "^0x[0-9a-fA-F]{64}$",
+                    "A 32-byte hash: 0x and 64 hex digits (written in lowercase).",
                     "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
                 )
             }

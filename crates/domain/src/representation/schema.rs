@@ -47,8 +47,9 @@ pub fn timestamp() -> RefOr<Schema> {
         .into()
 }
 
-/// Decimal strings of token units: never JSON numbers (money is exact).
-pub const DECIMAL_PATTERN: &str = r"^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$";
+/// Decimal strings of token units: never JSON numbers (money is exact). Leading zeros
+/// are accepted on input (`Amount::parse` reads "012.5"), never written.
+pub const DECIMAL_PATTERN: &str = r"^[0-9]+(\.[0-9]{1,6})?$";
 
 /// An integer drawn from a fixed set.
 pub fn integer_enum(values: &[u64], description: &str) -> RefOr<Schema> {
