@@ -39,7 +39,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     // The fuzzer writes thousands of rows: only ever into a throwaway cluster.
-    if std::env::var("DATABASE_URL").is_ok_and(|u| !u.trim().is_empty()) {
+    if crate::pg::external_url().is_some() {
         return Err("fuzz runs against a throwaway PostgreSQL: unset DATABASE_URL".into());
     }
     let st = tools::schemathesis()?;

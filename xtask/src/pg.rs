@@ -100,6 +100,13 @@ fn prepare_data_dir(name: &str, run_as: Option<&str>) -> Result<PathBuf, String>
     Err("no directory the PostgreSQL user can write to (tried target/ and the temp dir)".into())
 }
 
+/// `DATABASE_URL` when set: the operator's own server, used instead of a throwaway one.
+pub fn external_url() -> Option<String> {
+    std::env::var("DATABASE_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+}
+
 impl Postgres {
     /// Uses `DATABASE_URL` if set, else starts a fresh cluster named `name`.
     pub fn provision(name: &str) -> Result<Self, String> {
@@ -109,11 +116,9 @@ impl Postgres {
     /// As [`Postgres::provision`], with extra server options (`-c name=value ...`) for a
     /// fresh cluster.
     pub fn provision_with(name: &str, extra_options: &str) -> Result<Self, String> {
-        if let Ok(url) = std::env::var("DATABASE_URL") {
-            if !url.trim().is_empty() {
-                println!("xtask: using DATABASE_URL ({})", redact(&url));
-                return Ok(Self { url, cluster: None });
-            }
+        if let Some(url) = external_url() {
+            println!("xtask: using DATABASE_URL ({})", redact(&url));
+            return Ok(Self { url, cluster: None });
         }
         let bin = find_bin_dir()?;
         let run_as = if is_root() {

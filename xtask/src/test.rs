@@ -18,8 +18,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     run_tests(extra)?;
     // The whole suite also fuzzes the API contract, in a bounded number of cases.
     // (Never against a DATABASE_URL server: the fuzzer would write into it.)
-    let own_server = std::env::var("DATABASE_URL").is_ok_and(|u| !u.trim().is_empty());
-    if extra.is_empty() && own_server {
+    if extra.is_empty() && crate::pg::external_url().is_some() {
         println!("xtask: DATABASE_URL is set, so the contract fuzz is skipped (cargo xtask fuzz)");
     } else if extra.is_empty() {
         let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());

@@ -217,21 +217,9 @@ impl Stack {
             api_proc: None,
             worker: None,
         };
-        let (proc, reported) = spawn_reporting(
-            Command::new(binary("stablepay-api"))
-                .arg("serve")
-                .envs(stack.env())
-                .env("STABLEPAY_BIND", "127.0.0.1:0"),
-            &[LISTENING],
-        );
+        let (proc, mut reported) = stack.api_process(&[], &[LISTENING]).await;
         stack.api_proc = Some(proc);
-        stack.api = reported[0].clone();
-        let api = stack.api.clone();
-        let healthy = poll(Duration::from_secs(20), || async {
-            stack.http.get(format!("{api}/healthz")).send().await.ok()
-        })
-        .await;
-        assert!(healthy.is_some(), "the api did not start");
+        stack.api = reported.remove(0);
         stack.start_worker();
         stack
     }
@@ -275,6 +263,7 @@ impl Stack {
         )
     }
 
+    /// An api on this stack's database and chain, healthy; what it reported for `labels`.
     async fn api_process(&self, extra: &[(&str, String)], labels: &[&str]) -> (Proc, Vec<String>) {
         let (proc, reported) = spawn_reporting(
             Command::new(binary("stablepay-api"))
@@ -290,7 +279,7 @@ impl Stack {
             http.get(format!("{url}/healthz")).send().await.ok()
         })
         .await;
-        assert!(healthy.is_some(), "the second api did not start");
+        assert!(healthy.is_some(), "the api at {url} did not start");
         (proc, reported)
     }
 

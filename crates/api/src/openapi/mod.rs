@@ -121,7 +121,7 @@ pub async fn serve() -> HttpResponse {
     static BODY: OnceLock<String> = OnceLock::new();
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(BODY.get_or_init(document_text).clone())
+        .body(BODY.get_or_init(document_text).as_str())
 }
 
 /// The `object` each resource writes, pinned as a one-value enum.

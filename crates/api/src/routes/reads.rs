@@ -12,10 +12,12 @@ use crate::wrapper::{api_call, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 
-/// GET one resource by id through a `ResourceReader` method.
+/// GET one resource by id through a `ResourceReader` method, documented as `$path`.
 macro_rules! retrieve_handler {
-    ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty) => {
-        $(#[$attr])*
+    ($name:ident, $path:literal, $operation:literal, $tag:literal, $id:ty, $method:ident, $resource:ty) => {
+        #[utoipa::path(get, path = $path, operation_id = $operation, tag = $tag,
+                    params(("id" = $id, Path)),
+                    responses((status = 200, description = "The resource", body = $resource)))]
         pub async fn $name(
             state: Data<AppState>,
             req: HttpRequest,
@@ -63,46 +65,46 @@ macro_rules! list_handler {
 }
 
 retrieve_handler!(
-    #[utoipa::path(get, path = "/api/v1/payments/{id}", operation_id = "retrieve_payment",
-        tag = "Payments", params(("id" = PaymentId, Path)),
-        responses((status = 200, description = "The payment", body = PaymentResource)))]
     get_payment,
+    "/api/v1/payments/{id}",
+    "retrieve_payment",
+    "Payments",
     PaymentId,
     payment,
     PaymentResource
 );
 retrieve_handler!(
-    #[utoipa::path(get, path = "/api/v1/refunds/{id}", operation_id = "retrieve_refund",
-        tag = "Refunds", params(("id" = RefundId, Path)),
-        responses((status = 200, description = "The refund", body = RefundResource)))]
     get_refund,
+    "/api/v1/refunds/{id}",
+    "retrieve_refund",
+    "Refunds",
     RefundId,
     refund,
     RefundResource
 );
 retrieve_handler!(
-    #[utoipa::path(get, path = "/api/v1/subscriptions/{id}", operation_id = "retrieve_subscription",
-        tag = "Subscriptions", params(("id" = SubscriptionId, Path)),
-        responses((status = 200, description = "The subscription", body = SubscriptionResource)))]
     get_subscription,
+    "/api/v1/subscriptions/{id}",
+    "retrieve_subscription",
+    "Subscriptions",
     SubscriptionId,
     subscription,
     SubscriptionResource
 );
 retrieve_handler!(
-    #[utoipa::path(get, path = "/api/v1/payment_attempts/{id}", operation_id = "retrieve_payment_attempt",
-        tag = "Payment attempts", params(("id" = PaymentAttemptId, Path)),
-        responses((status = 200, description = "The attempt", body = PaymentAttemptResource)))]
     get_payment_attempt,
+    "/api/v1/payment_attempts/{id}",
+    "retrieve_payment_attempt",
+    "Payment attempts",
     PaymentAttemptId,
     payment_attempt,
     PaymentAttemptResource
 );
 retrieve_handler!(
-    #[utoipa::path(get, path = "/api/v1/webhook_events/{id}", operation_id = "retrieve_webhook_event",
-        tag = "Webhook events", params(("id" = EventId, Path)),
-        responses((status = 200, description = "The delivery record", body = WebhookEventResource)))]
     get_webhook_event,
+    "/api/v1/webhook_events/{id}",
+    "retrieve_webhook_event",
+    "Webhook events",
     EventId,
     webhook_event,
     WebhookEventResource

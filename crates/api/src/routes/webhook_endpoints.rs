@@ -302,16 +302,12 @@ pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) 
             .since
             .ok_or_else(|| ApiError::invalid_field("since", "is required"))
             .and_then(|s| {
-                // Exactly an RFC 3339 time, as documented: no surrounding spaces.
-                let exact = (s.trim() == s).then_some(s.as_str());
-                exact
-                    .and_then(stablepay_domain::Timestamp::parse)
-                    .ok_or_else(|| {
-                        ApiError::invalid_field(
-                            "since",
-                            "must be an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
-                        )
-                    })
+                stablepay_domain::Timestamp::parse(&s).ok_or_else(|| {
+                    ApiError::invalid_field(
+                        "since",
+                        "must be an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
+                    )
+                })
             })?;
         let s = &call.state;
         let deps = stablepay_domain::services::RecoverDeps {
