@@ -11,6 +11,7 @@ mod bench_lists;
 mod bench_settlement;
 mod bench_soak;
 mod chain;
+mod cpu;
 mod dev;
 mod fuzz;
 mod pg;

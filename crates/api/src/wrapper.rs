@@ -12,7 +12,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use stablepay_domain::ports::{
     run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome, RateLease,
-    StoredResponse,
+    RecordOutcome, StoredResponse,
 };
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
 use stablepay_domain::AuthContext;
@@ -290,14 +290,18 @@ where
 {
     let store = call.state.idempotency.clone();
     let hash: [u8; 32] = Sha256::digest(&call.body).into();
-    let claim = store.claim(&scope, hash, IDEMPOTENCY_STALE_SECS);
-    // Inside the request's transaction the handler starts with the claim, so its first
-    // statements travel with it; when the claim is not ours, the rollback undoes them.
+    // Inside the request's transaction the key is reserved (locked and read, not written)
+    // and the handler starts with it, so its first statements travel with the reservation;
+    // when the key is not ours, the rollback undoes them.
     let (claimed, next) = if atomicity == Atomicity::Request {
-        let (claimed, outcome) = futures_util::future::join(claim, handler(call)).await;
+        let reserve = store.reserve(&scope, hash, IDEMPOTENCY_STALE_SECS);
+        let (claimed, outcome) = futures_util::future::join(reserve, handler(call)).await;
         (claimed, Next::Ran(outcome))
     } else {
-        (claim.await, Next::Run(call))
+        (
+            store.claim(&scope, hash, IDEMPOTENCY_STALE_SECS).await,
+            Next::Run(call),
+        )
     };
     match claimed? {
         IdempotencyClaim::Acquired => {}
@@ -310,9 +314,7 @@ where
             );
             return Ok(response);
         }
-        IdempotencyClaim::InFlight => return Err(ApiError::conflict(
-            "A request with this Idempotency-Key is still being processed; retry after it finishes",
-        )),
+        IdempotencyClaim::InFlight => return Err(in_flight()),
         IdempotencyClaim::BodyMismatch => {
             return Err(ApiError::new(
                 ErrorCode::Idempotency,
@@ -333,13 +335,17 @@ where
                     .clone()
                     .unwrap_or_else(|| reply.body.clone()),
             };
-            let completed = store.complete(&scope, &stored).await;
-            if let Err(e) = completed {
-                tracing::error!(error = %e, "could not store idempotent response");
-                // Inside the request's transaction, an unrecorded response must not commit.
-                if atomicity == Atomicity::Request {
-                    return Err(e.into());
+            if atomicity == Atomicity::Request {
+                // An unrecorded response must not commit; one that lost to a duplicate which
+                // committed first is rolled back, and the client's retry replays the winner.
+                let recorded = store
+                    .record(&scope, hash, &stored, IDEMPOTENCY_STALE_SECS)
+                    .await?;
+                if recorded == RecordOutcome::Superseded {
+                    return Err(in_flight());
                 }
+            } else if let Err(e) = store.complete(&scope, &stored).await {
+                tracing::error!(error = %e, "could not store idempotent response");
             }
         }
         _ if atomicity == Atomicity::Request => {}
@@ -374,6 +380,12 @@ fn bearer_key(req: &HttpRequest) -> Result<[u8; 32], ApiError> {
         return Err(invalid_key());
     }
     Ok(api_keys::hash(secret))
+}
+
+fn in_flight() -> ApiError {
+    ApiError::conflict(
+        "A request with this Idempotency-Key is still being processed; retry after it finishes",
+    )
 }
 
 fn invalid_key() -> ApiError {

@@ -61,6 +61,141 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_superseded() {
+    let (store, m) = store_with_merchant().await;
+    let other = store.clone();
+    let s = idempotency_scope(m, "r1");
+    let dup = s.clone();
+    let response = StoredResponse {
+        status: 201,
+        body: r#"{"id":"cs_1"}"#.into(),
+    };
+    // A rolled-back reservation leaves nothing; a duplicate meanwhile is "in flight".
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.reserve(&s, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            let seen = tokio::spawn(async move { other.reserve(&dup, [1; 32], 60).await.unwrap() })
+                .await
+                .unwrap();
+            assert_eq!(seen, IdempotencyClaim::InFlight);
+            ScopeEnd::Rollback
+        }))
+        .await
+        .unwrap();
+    assert_eq!(count(&store, "SELECT 1 FROM idempotency_keys").await, 0);
+
+    // Reserve, answer, commit: one completed row, which replays; another body is refused.
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.reserve(&s, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            assert_eq!(
+                store.record(&s, [1; 32], &response, 60).await.unwrap(),
+                RecordOutcome::Recorded
+            );
+            ScopeEnd::Commit
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        count(
+            &store,
+            "SELECT 1 FROM idempotency_keys WHERE key = 'r1' AND state = 'completed' AND response_status = 201"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        store.reserve(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response.clone())
+    );
+    assert_eq!(
+        store.reserve(&s, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
+    // Also through the per-statement claim: the same row answers it.
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response.clone())
+    );
+
+    // A duplicate's answer committed after this request's reservation read: recording
+    // does not overwrite it, and says so.
+    let late = idempotency_scope(m, "r2");
+    let mid = m.uuid();
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.reserve(&late, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            let winner = store.clone();
+            tokio::spawn(async move {
+                execute_sql(&winner, &format!(
+                    "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at, response_status, response_body)
+                     VALUES ('{mid}', false, 'POST /api/v1/checkout/sessions', 'r2', '\\x01', 'completed', now(), now() + interval '1 day', 201, 'winner')"
+                )).await.unwrap();
+            })
+            .await
+            .unwrap();
+            assert_eq!(
+                store.record(&late, [1; 32], &response, 60).await.unwrap(),
+                RecordOutcome::Superseded
+            );
+            ScopeEnd::Rollback
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        count(
+            &store,
+            "SELECT 1 FROM idempotency_keys WHERE key = 'r2' AND response_body = 'winner'"
+        )
+        .await,
+        1
+    );
+
+    // A row left processing: taken over after the stale period with the same body only.
+    execute_sql(&store, &format!(
+        "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at) VALUES
+           ('{mid}', false, 'POST /api/v1/checkout/sessions', 'stale', '\\x0101010101010101010101010101010101010101010101010101010101010101', 'processing', now() - interval '2 minutes', now() + interval '1 day'),
+           ('{mid}', false, 'POST /api/v1/checkout/sessions', 'fresh', '\\x0101010101010101010101010101010101010101010101010101010101010101', 'processing', now(), now() + interval '1 day')"
+    )).await.unwrap();
+    let (stale, fresh) = (idempotency_scope(m, "stale"), idempotency_scope(m, "fresh"));
+    assert_eq!(
+        store.reserve(&fresh, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::InFlight
+    );
+    assert_eq!(
+        store.reserve(&stale, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.reserve(&stale, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            assert_eq!(
+                store.record(&stale, [1; 32], &response, 60).await.unwrap(),
+                RecordOutcome::Recorded
+            );
+            ScopeEnd::Commit
+        }))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.reserve(&stale, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn leases_share_one_budget_per_key_and_a_revoked_key_gets_nothing() {
     let (store, m) = store_with_merchant().await;
     let key = store.create_api_key(m, Mode::Test, Some(3)).await.unwrap();
@@ -167,4 +302,28 @@ async fn retention_deletes_only_what_fell_out_of_it_in_batches() {
         .await
         .unwrap();
     assert!(again.deleted.iter().all(|(_, n)| *n == 0), "{again:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn merchants_can_be_neither_deleted_nor_re_keyed() {
+    // Rows on the hot path name their merchant without a foreign key; this is what keeps
+    // them from ever being orphaned.
+    let (store, m) = store_with_merchant().await;
+    let mid = m.uuid();
+    for sql in [
+        format!("DELETE FROM merchants WHERE id = '{mid}'"),
+        format!("UPDATE merchants SET id = gen_random_uuid() WHERE id = '{mid}'"),
+        "TRUNCATE merchants CASCADE".to_owned(),
+    ] {
+        let refused = execute_sql(&store, &sql).await;
+        assert!(refused.is_err(), "{sql} went through");
+    }
+    assert_eq!(
+        count(
+            &store,
+            &format!("SELECT 1 FROM merchants WHERE id = '{mid}'")
+        )
+        .await,
+        1
+    );
 }

@@ -32,6 +32,16 @@ pub enum IdempotencyClaim {
     BodyMismatch,
 }
 
+/// What storing a response inside the request's transaction found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordOutcome {
+    /// Stored; it commits with the request.
+    Recorded,
+    /// Another request with this key committed its answer after this one's `reserve` read
+    /// (the two overlapped): roll back; the client's retry replays that answer.
+    Superseded,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait IdempotencyStore: Send + Sync {
@@ -54,4 +64,27 @@ pub trait IdempotencyStore: Send + Sync {
 
     /// Frees the key after a failed request so the client may retry. Errors: as above.
     async fn release(&self, scope: &IdempotencyScope) -> Result<(), StoreError>;
+
+    /// For a request that runs in one transaction: takes the key's lock until that
+    /// transaction ends and reads what the key holds, writing nothing. `Acquired` when
+    /// nothing usable is stored (no row, an expired one, or one left processing for over
+    /// `stale_after_secs` with the same body); the request then stores its answer with
+    /// `record` in the same transaction, or rolls back and leaves no trace. Other outcomes
+    /// as for `claim`. Errors: `Unavailable`/`Internal`.
+    async fn reserve(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        stale_after_secs: i64,
+    ) -> Result<IdempotencyClaim, StoreError>;
+
+    /// Stores the finished response in the transaction `reserve` ran in.
+    /// Errors: `Unavailable`/`Internal`.
+    async fn record(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &StoredResponse,
+        stale_after_secs: i64,
+    ) -> Result<RecordOutcome, StoreError>;
 }

@@ -1,12 +1,14 @@
 //! Idempotency keys (D14). One statement claims a key: insert it, or take over a key
-//! that expired or was left `processing` by a crashed request.
+//! that expired or was left `processing` by a crashed request. A request that runs in one
+//! transaction instead reserves the key (lock and read, no write) and records its answer
+//! once, at the end: one row version per create instead of an insert and an update.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{Bool, Bytea, Int8, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::{
-    IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoreError, StoredResponse,
+    IdempotencyClaim, IdempotencyScope, IdempotencyStore, RecordOutcome, StoreError, StoredResponse,
 };
 
 use crate::error::map_diesel_error;
@@ -25,20 +27,108 @@ struct Claimed {
 /// a concurrent duplicate whose claim is still uncommitted (the create and its claim
 /// share one transaction) is then answered "in flight" at once instead of queueing
 /// behind it.
-const CLAIM_SQL: &str = "
-WITH lock AS (
-    SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got
-)
+/// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
+/// livemode, route, key).
+macro_rules! key_lock {
+    () => {
+        "pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0))"
+    };
+}
+
+/// Whether a stored row may be taken over (`k`: the row, `$5`: the request's hash, `$6`:
+/// seconds after which a `processing` row counts as abandoned).
+macro_rules! reusable {
+    () => {
+        "(k.expires_at <= now()
+       OR (k.state = 'processing' AND k.locked_at < now() - make_interval(secs => $6)
+           AND k.request_sha256 = $5))"
+    };
+}
+
+const CLAIM_SQL: &str = concat!(
+    "
+WITH lock AS (SELECT ",
+    key_lock!(),
+    " AS got)
 INSERT INTO idempotency_keys AS k
     (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at)
 SELECT $1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours' FROM lock WHERE lock.got
 ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
     SET request_sha256 = EXCLUDED.request_sha256, state = 'processing', response_status = NULL,
         response_body = NULL, locked_at = now(), expires_at = EXCLUDED.expires_at
-    WHERE k.expires_at <= now()
-       OR (k.state = 'processing' AND k.locked_at < now() - make_interval(secs => $6)
-           AND k.request_sha256 = EXCLUDED.request_sha256)
-RETURNING true AS claimed";
+    WHERE ",
+    reusable!(),
+    "
+RETURNING true AS claimed"
+);
+
+/// Lock and read in one statement. Its snapshot may predate the lock, so a duplicate that
+/// committed in between can go unseen here: `RECORD_SQL` catches that case.
+const RESERVE_SQL: &str = concat!(
+    "
+WITH lock AS (SELECT ",
+    key_lock!(),
+    " AS got)
+SELECT lock.got, k.request_sha256, k.state, k.response_status, k.response_body,
+    (k.merchant_id IS NULL OR COALESCE(",
+    reusable!(),
+    ", false)) AS reusable
+FROM lock LEFT JOIN idempotency_keys k
+    ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
+);
+
+/// The answer of a reserved key, stored once; no row back means another request's answer
+/// is already there.
+const RECORD_SQL: &str = concat!(
+    "
+INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
+    locked_at, expires_at, response_status, response_body)
+VALUES ($1, $2, $3, $4, $5, 'completed', now(), now() + interval '24 hours', $7, $8)
+ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
+    SET request_sha256 = EXCLUDED.request_sha256, state = 'completed',
+        response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+        locked_at = now(), expires_at = EXCLUDED.expires_at
+    WHERE ",
+    reusable!(),
+    "
+RETURNING true AS claimed"
+);
+
+#[derive(QueryableByName)]
+struct Reserved {
+    #[diesel(sql_type = Bool)]
+    got: bool,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    request_sha256: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    state: Option<String>,
+    #[diesel(sql_type = Nullable<Int4>)]
+    response_status: Option<i32>,
+    #[diesel(sql_type = Nullable<Text>)]
+    response_body: Option<String>,
+    #[diesel(sql_type = Bool)]
+    reusable: bool,
+}
+
+/// What a key holds, for a request that did not get to write it.
+fn verdict(
+    request_sha256: &[u8; 32],
+    stored_hash: &[u8],
+    state: &str,
+    status: Option<i32>,
+    body: Option<String>,
+) -> IdempotencyClaim {
+    match (status, body) {
+        _ if stored_hash != request_sha256 => IdempotencyClaim::BodyMismatch,
+        (Some(status), Some(body)) if state == "completed" => {
+            IdempotencyClaim::Replay(StoredResponse {
+                status: u16::try_from(status).unwrap_or(500),
+                body,
+            })
+        }
+        _ => IdempotencyClaim::InFlight,
+    }
+}
 
 #[async_trait]
 impl IdempotencyStore for PgStore {
@@ -83,14 +173,9 @@ impl IdempotencyStore for PgStore {
         Ok(match existing {
             // Released between our insert attempt and this read: the caller may retry.
             None => IdempotencyClaim::InFlight,
-            Some((hash, _, _, _)) if hash != request_sha256 => IdempotencyClaim::BodyMismatch,
-            Some((_, state, Some(status), Some(body))) if state == "completed" => {
-                IdempotencyClaim::Replay(StoredResponse {
-                    status: u16::try_from(status).unwrap_or(500),
-                    body,
-                })
+            Some((hash, state, status, body)) => {
+                verdict(&request_sha256, &hash, &state, status, body)
             }
-            Some(_) => IdempotencyClaim::InFlight,
         })
     }
 
@@ -130,5 +215,67 @@ impl IdempotencyStore for PgStore {
             .await
             .map_err(map_diesel_error)?;
         Ok(())
+    }
+
+    async fn reserve(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        stale_after_secs: i64,
+    ) -> Result<IdempotencyClaim, StoreError> {
+        let conn = self.shared_conn().await?;
+        let row: Reserved = Prepared(
+            diesel::sql_query(RESERVE_SQL)
+                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
+                .bind::<Bool, _>(scope.mode.is_live())
+                .bind::<Text, _>(&scope.route)
+                .bind::<Text, _>(&scope.key)
+                .bind::<Bytea, _>(request_sha256.to_vec())
+                .bind::<Int8, _>(stale_after_secs),
+        )
+        .get_result(&mut &*conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(match (row.reusable, row.request_sha256, row.state) {
+            (false, Some(hash), Some(state)) => verdict(
+                &request_sha256,
+                &hash,
+                &state,
+                row.response_status,
+                row.response_body,
+            ),
+            _ if row.got => IdempotencyClaim::Acquired,
+            // Someone holds the lock: a duplicate is running (or replaying) right now.
+            _ => IdempotencyClaim::InFlight,
+        })
+    }
+
+    async fn record(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &StoredResponse,
+        stale_after_secs: i64,
+    ) -> Result<RecordOutcome, StoreError> {
+        let conn = self.shared_conn().await?;
+        let stored = Prepared(
+            diesel::sql_query(RECORD_SQL)
+                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
+                .bind::<Bool, _>(scope.mode.is_live())
+                .bind::<Text, _>(&scope.route)
+                .bind::<Text, _>(&scope.key)
+                .bind::<Bytea, _>(request_sha256.to_vec())
+                .bind::<Int8, _>(stale_after_secs)
+                .bind::<Int4, _>(i32::from(response.status))
+                .bind::<Text, _>(&response.body),
+        )
+        .get_result::<Claimed>(&mut &*conn)
+        .await
+        .optional()
+        .map_err(map_diesel_error)?;
+        Ok(match stored {
+            Some(_) => RecordOutcome::Recorded,
+            None => RecordOutcome::Superseded,
+        })
     }
 }
