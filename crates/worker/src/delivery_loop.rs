@@ -44,6 +44,8 @@ pub struct DeliveryLoop {
 const BACKLOG_SAMPLE: Duration = Duration::from_secs(5);
 /// Announced ids held for the claimer; beyond this it searches instead.
 const ANNOUNCED_MAX: usize = 10_000;
+/// The soonest a burst of new deliveries tidies the queue again.
+const BURST_TIDY: Duration = Duration::from_secs(1);
 /// Outcomes recorded per statement at most.
 const RECORD_BATCH: usize = 500;
 
@@ -193,13 +195,19 @@ impl DeliveryLoop {
         let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
         let mut sampled = Instant::now() - BACKLOG_SAMPLE;
         let mut tidied = Instant::now();
+        let mut burst = false;
         while !stop.load(Ordering::Relaxed) {
             if sampled.elapsed() >= BACKLOG_SAMPLE {
                 sampled = Instant::now();
                 self.sample_backlog().await;
             }
-            if tidied.elapsed() >= self.tidy_interval {
+            // A burst is tidied at once (at most once per BURST_TIDY), the rest on schedule.
+            let due = self
+                .tidy_interval
+                .min(if burst { BURST_TIDY } else { Duration::MAX });
+            if tidied.elapsed() >= due {
                 tidied = Instant::now();
+                burst = false;
                 if let Err(e) = self.queue.tidy().await {
                     tracing::debug!(error = %e, "vacuuming the delivery queue failed");
                 }
@@ -211,6 +219,7 @@ impl DeliveryLoop {
             if wakeup.search {
                 shared.search.store(true, Ordering::Relaxed);
             }
+            burst |= wakeup.burst;
             shared.announce(wakeup.announced);
             shared.wake.notify_waiters();
         }

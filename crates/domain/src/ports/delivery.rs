@@ -73,6 +73,10 @@ pub enum ClaimSource {
 pub struct Wakeup {
     pub announced: Vec<EventId>,
     pub search: bool,
+    /// More deliveries were queued at once than an announcement names: the queue grew
+    /// suddenly, and the worker tidies it now (`DeliveryQueue::tidy`) rather than at its
+    /// next interval, so claims are planned for its new size.
+    pub burst: bool,
 }
 
 /// How endpoint health is judged when outcomes are recorded.

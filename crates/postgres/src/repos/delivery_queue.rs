@@ -389,16 +389,16 @@ impl DeliveryQueue for PgDeliveryQueue {
             // Announcements sent while nobody listened are lost: search once.
             if guard.is_some() {
                 return Wakeup {
-                    announced: Vec::new(),
                     search: true,
+                    ..Wakeup::default()
                 };
             }
         }
         let Some(conn) = guard.as_mut() else {
             tokio::time::sleep(deadline).await;
             return Wakeup {
-                announced: Vec::new(),
                 search: true,
+                ..Wakeup::default()
             };
         };
         let mut wakeup = Wakeup::default();
@@ -433,7 +433,11 @@ impl DeliveryQueue for PgDeliveryQueue {
     async fn tidy(&self) -> Result<(), StoreError> {
         let mut conn = self.store.conn().await?;
         // SKIP_LOCKED: when another worker is already vacuuming, there is nothing to add.
-        diesel::sql_query("VACUUM (SKIP_LOCKED) webhook_queue")
+        // ANALYZE: the claims are prepared statements, planned from the table's statistics;
+        // statistics taken when the queue held a few rows make a plan that walks a whole
+        // index once it holds thousands (measured: 3–7 ms per claim at 50,000 rows, against
+        // well under 1 ms by key). Fresh statistics also make every connection re-plan.
+        diesel::sql_query("VACUUM (ANALYZE, SKIP_LOCKED) webhook_queue")
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
@@ -445,7 +449,9 @@ impl DeliveryQueue for PgDeliveryQueue {
 /// many to name (then, and for anything unreadable, the workers search).
 fn read_announcement(payload: &str, wakeup: &mut Wakeup) {
     if payload.is_empty() {
+        // Too many to name: a burst.
         wakeup.search = true;
+        wakeup.burst = true;
         return;
     }
     for id in payload.split(',') {
