@@ -41,7 +41,10 @@ commands:
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
           billing: subscription charges per minute
-          api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, idle RSS
+          api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, flat out
+          and held at 40 %/60 % of it; CPU per request of the api, PostgreSQL and
+          the load generator; idle RSS; every list over 1M+ rows
+          (STABLEPAY_BENCH_SKIP_LISTS=1 skips the lists)
           (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
           options for profiling; the server log stays in target/<name>/pg)
   fuzz    Schemathesis (PyPI, into target/tools) runs the served OpenAPI document
