@@ -80,8 +80,9 @@ async fn drive(
 }
 
 /// Drives `CONNECTIONS` connections for `seconds`: each sends as fast as it is answered,
-/// or, with `rate` (requests per second over all connections), on its own fixed schedule
-/// (an open loop, so a slow answer does not lower the offered load).
+/// or, with `rate` (requests per second over all connections), on its own fixed schedule,
+/// one request in flight per connection; a slow answer delays the next send but not its
+/// due time, which latency counts from.
 pub(crate) async fn drive_for(
     addr: &str,
     seconds: u64,
@@ -102,17 +103,33 @@ pub(crate) async fn drive_for(
             let mut buf = Vec::with_capacity(8192);
             let mut next = interval.map(|i| started + i.mul_f64(c as f64 / CONNECTIONS as f64));
             let mut i = 0u64;
-            while started.elapsed() < Duration::from_secs(seconds) {
+            let end = Duration::from_secs(seconds);
+            // A schedule that falls behind is followed to its end, up to this long after.
+            let cap = end + Duration::from_secs(10);
+            loop {
                 // On a schedule, latency counts from when the request was due, so a late
                 // send (the previous answer was slow) is not left out (coordinated omission).
                 let mut t = Instant::now();
-                if let (Some(at), Some(step)) = (next.as_mut(), interval) {
-                    if at.duration_since(started) >= Duration::from_secs(seconds) {
-                        break;
+                match (next.as_mut(), interval) {
+                    (Some(at), Some(step)) => {
+                        if at.duration_since(started) >= end {
+                            break;
+                        }
+                        if started.elapsed() >= cap {
+                            // Due but never sent: errors, each as late as the cut-off.
+                            while at.duration_since(started) < end {
+                                errors += 1;
+                                lat.push(at.elapsed().as_secs_f64() * 1000.0);
+                                *at += step;
+                            }
+                            break;
+                        }
+                        tokio::time::sleep_until((*at).into()).await;
+                        t = *at;
+                        *at += step;
                     }
-                    tokio::time::sleep_until((*at).into()).await;
-                    t = *at;
-                    *at += step;
+                    _ if started.elapsed() >= end => break,
+                    _ => {}
                 }
                 match exchange(&mut sock, &make(c, i), &mut buf).await {
                     Some((200 | 201, _)) => ok += 1,

@@ -113,8 +113,9 @@ where
     serve(state, req, payload, handler, Atomicity::PerCall).await
 }
 
-/// Like `api_call`, and with an `Idempotency-Key` the claim, the handler's writes and the
-/// stored response commit in one transaction: a crash or a failure leaves nothing behind.
+/// Like `api_call`, and with an `Idempotency-Key` the handler's writes and the stored
+/// response commit in one transaction with the key reserved (locked, not yet written): a
+/// crash or a failure leaves nothing behind.
 /// For handlers that make no network calls while their transaction is open.
 pub async fn api_call_atomic<F, Fut>(
     state: Data<AppState>,
@@ -276,8 +277,9 @@ enum Next {
     Run(Call),
 }
 
-/// An idempotent request: claim the key, run the handler, store or release. Within a
-/// request transaction a failure needs no release: the rollback removes the claim.
+/// An idempotent request: claim (or, in a request transaction, reserve) the key, run the
+/// handler, store or release. A request transaction needs no release: nothing was written
+/// for the key before its answer, and a rollback ends the reservation.
 async fn idempotent<F, Fut>(
     call: Call,
     scope: IdempotencyScope,
@@ -303,24 +305,8 @@ where
             Next::Run(call),
         )
     };
-    match claimed? {
-        IdempotencyClaim::Acquired => {}
-        IdempotencyClaim::Replay(stored) => {
-            let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-            let mut response = json_response(status, stored.body);
-            response.headers_mut().insert(
-                actix_web::http::header::HeaderName::from_static(REPLAYED),
-                actix_web::http::header::HeaderValue::from_static("true"),
-            );
-            return Ok(response);
-        }
-        IdempotencyClaim::InFlight => return Err(in_flight()),
-        IdempotencyClaim::BodyMismatch => {
-            return Err(ApiError::new(
-                ErrorCode::Idempotency,
-                "This Idempotency-Key was already used with a different request body",
-            ))
-        }
+    if let Some(answer) = answer_without_running(claimed?) {
+        return answer;
     }
     let outcome = match next {
         Next::Ran(outcome) => outcome,
@@ -342,7 +328,11 @@ where
                     .record(&scope, hash, &stored, IDEMPOTENCY_STALE_SECS)
                     .await?;
                 if recorded == RecordOutcome::Superseded {
-                    return Err(in_flight());
+                    // A duplicate committed its answer after our reservation read: the
+                    // key now holds it, so answer as that duplicate's replay would (this
+                    // request's writes roll back either way).
+                    let now = store.reserve(&scope, hash, IDEMPOTENCY_STALE_SECS).await?;
+                    return answer_without_running(now).unwrap_or_else(|| Err(in_flight()));
                 }
             } else if let Err(e) = store.complete(&scope, &stored).await {
                 tracing::error!(error = %e, "could not store idempotent response");
@@ -358,6 +348,28 @@ where
     }
     let reply = outcome?;
     Ok(json_response(reply.status, reply.body))
+}
+
+/// The answer for a key this request may not run under (a replay, a duplicate in flight,
+/// another body), or `None` when the key is ours.
+fn answer_without_running(claim: IdempotencyClaim) -> Option<Result<HttpResponse, ApiError>> {
+    match claim {
+        IdempotencyClaim::Acquired => None,
+        IdempotencyClaim::Replay(stored) => {
+            let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+            let mut response = json_response(status, stored.body);
+            response.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static(REPLAYED),
+                actix_web::http::header::HeaderValue::from_static("true"),
+            );
+            Some(Ok(response))
+        }
+        IdempotencyClaim::InFlight => Some(Err(in_flight())),
+        IdempotencyClaim::BodyMismatch => Some(Err(ApiError::new(
+            ErrorCode::Idempotency,
+            "This Idempotency-Key was already used with a different request body",
+        ))),
+    }
 }
 
 /// The SHA-256 of the presented API key, or 401 when the header is missing or malformed.

@@ -60,6 +60,10 @@ struct Shared {
     endpoints: Mutex<Endpoints>,
     wake: Notify,
     slots: Arc<Semaphore>,
+    /// A burst was announced: tidy soon.
+    burst: AtomicBool,
+    /// Wakes the housekeeper early (a burst, or stopping).
+    housekeeping: Notify,
 }
 
 #[derive(Default)]
@@ -178,6 +182,8 @@ impl DeliveryLoop {
             endpoints: Mutex::default(),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(slots)),
+            burst: AtomicBool::new(false),
+            housekeeping: Notify::new(),
         });
         let (outcomes, recorded) = mpsc::unbounded_channel();
         let recorder = self.recorder(recorded);
@@ -187,31 +193,19 @@ impl DeliveryLoop {
             let _all = shared.slots.acquire_many(slots as u32).await;
             drop(outcomes);
         };
-        futures_util::future::join3(self.waker(&stop, &shared), claimer, recorder).await;
+        futures_util::future::join4(
+            self.waker(&stop, &shared),
+            self.housekeeper(&stop, &shared),
+            claimer,
+            recorder,
+        )
+        .await;
     }
 
-    /// Turns announcements and poll ticks into work; samples the backlog; tidies the queue.
+    /// Turns announcements and poll ticks into work.
     async fn waker(&self, stop: &AtomicBool, shared: &Shared) {
         let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
-        let mut sampled = Instant::now() - BACKLOG_SAMPLE;
-        let mut tidied = Instant::now();
-        let mut burst = false;
         while !stop.load(Ordering::Relaxed) {
-            if sampled.elapsed() >= BACKLOG_SAMPLE {
-                sampled = Instant::now();
-                self.sample_backlog().await;
-            }
-            // A burst is tidied at once (at most once per BURST_TIDY), the rest on schedule.
-            let due = self
-                .tidy_interval
-                .min(if burst { BURST_TIDY } else { Duration::MAX });
-            if tidied.elapsed() >= due {
-                tidied = Instant::now();
-                burst = false;
-                if let Err(e) = self.queue.tidy().await {
-                    tracing::debug!(error = %e, "vacuuming the delivery queue failed");
-                }
-            }
             let wakeup = self
                 .queue
                 .wait_for_work(poll_ms.min(BACKLOG_SAMPLE.as_millis() as u64))
@@ -219,11 +213,46 @@ impl DeliveryLoop {
             if wakeup.search {
                 shared.search.store(true, Ordering::Relaxed);
             }
-            burst |= wakeup.burst;
+            if wakeup.burst {
+                shared.burst.store(true, Ordering::Relaxed);
+                shared.housekeeping.notify_one();
+            }
             shared.announce(wakeup.announced);
             shared.wake.notify_waiters();
         }
         shared.wake.notify_waiters();
+        shared.housekeeping.notify_one();
+    }
+
+    /// Samples the backlog for the metrics and tidies the queue: every `tidy_interval`, and
+    /// within `BURST_TIDY` of a burst. Beside the waker, so announcements are read while a
+    /// tidy runs.
+    async fn housekeeper(&self, stop: &AtomicBool, shared: &Shared) {
+        let mut sampled = Instant::now() - BACKLOG_SAMPLE;
+        let mut tidied = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            if sampled.elapsed() >= BACKLOG_SAMPLE {
+                sampled = Instant::now();
+                self.sample_backlog().await;
+            }
+            let every = if shared.burst.load(Ordering::Relaxed) {
+                BURST_TIDY.min(self.tidy_interval)
+            } else {
+                self.tidy_interval
+            };
+            if tidied.elapsed() >= every {
+                tidied = Instant::now();
+                shared.burst.store(false, Ordering::Relaxed);
+                if let Err(e) = self.queue.tidy().await {
+                    tracing::debug!(error = %e, "vacuuming the delivery queue failed");
+                }
+                continue;
+            }
+            let next = every
+                .saturating_sub(tidied.elapsed())
+                .min(BACKLOG_SAMPLE.saturating_sub(sampled.elapsed()));
+            let _ = tokio::time::timeout(next, shared.housekeeping.notified()).await;
+        }
     }
 
     /// Queue depth and the age of the oldest due delivery, for operators.

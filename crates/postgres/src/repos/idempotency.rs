@@ -23,10 +23,6 @@ struct Claimed {
     claimed: bool,
 }
 
-/// A claim first takes a transaction-scoped advisory lock on the key without waiting:
-/// a concurrent duplicate whose claim is still uncommitted (the create and its claim
-/// share one transaction) is then answered "in flight" at once instead of queueing
-/// behind it.
 /// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
 /// livemode, route, key).
 macro_rules! key_lock {
@@ -45,6 +41,9 @@ macro_rules! reusable {
     };
 }
 
+/// A claim first takes the key's advisory lock without waiting: a concurrent duplicate
+/// whose claim is still uncommitted (the create and its claim share one transaction) is
+/// then answered "in flight" at once instead of queueing behind it.
 const CLAIM_SQL: &str = concat!(
     "
 WITH lock AS (SELECT ",
