@@ -71,6 +71,18 @@ pub(crate) struct Load {
     pub seconds: f64,
 }
 
+impl Load {
+    /// Successful requests per second.
+    pub fn rate(&self) -> f64 {
+        self.ok as f64 / self.seconds
+    }
+
+    /// The latency at quantile `q`, in ms.
+    pub fn ms(&self, q: f64) -> f64 {
+        percentile(&self.latencies_ms, q)
+    }
+}
+
 /// Drives `CONNECTIONS` connections for `SECONDS`; `make(conn, i)` builds request i.
 async fn drive(
     addr: &str,
@@ -154,8 +166,7 @@ pub(crate) async fn drive_for(
         load.latencies_ms.extend(lat);
     }
     load.seconds = started.elapsed().as_secs_f64();
-    load.latencies_ms
-        .sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    load.latencies_ms.sort_by(f64::total_cmp);
     load
 }
 
@@ -186,13 +197,6 @@ fn hold_for_profiling(db: &str, api: &str, key: &str, session: &str) {
     while !Path::new(&release).exists() {
         std::thread::sleep(Duration::from_millis(200));
     }
-}
-
-fn key_of(merchants: &[seed::DemoMerchant]) -> Result<&str, String> {
-    merchants
-        .first()
-        .map(|m| m.test_key.as_str())
-        .ok_or_else(|| "no merchant".to_owned())
 }
 
 /// pgbench running the two statements a GET /checkout/sessions/:id sends (authentication,
@@ -234,14 +238,6 @@ fn get_statements_ceiling(bin_dir: &Path, db: &str, key: &str) -> Result<(f64, f
     ))
 }
 
-fn pgbench_tps(
-    bin_dir: &std::path::Path,
-    url: &str,
-    script: Option<&std::path::Path>,
-) -> Result<f64, String> {
-    pgbench_tps_with(bin_dir, url, script, &[])
-}
-
 fn pgbench_tps_with(
     bin_dir: &std::path::Path,
     url: &str,
@@ -281,6 +277,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     output(Command::new(&bin).arg("migrate").env("DATABASE_URL", db))?;
     let merchants = seed::create_merchants(&bin, db)?;
     let m = merchants.first().ok_or("no merchant")?;
+    let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
 
     // pgbench first (nothing else running): the rates the api is then held to.
     let bin_dir = pg
@@ -295,7 +292,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             .arg(db),
     )?;
     let before = idle_meter.sample();
-    let read_tps = pgbench_tps(&bin_dir, db, None)?;
+    let read_tps = pgbench_tps_with(&bin_dir, db, None, &[])?;
     let read_cpu = idle_meter.per_request(
         before,
         idle_meter.sample(),
@@ -310,7 +307,6 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         std::thread::sleep(Duration::from_secs(1));
         let rss_kib = rss_kib(child.id());
         let runtime = &setup.runtime;
-        let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
         let host: &'static str = Box::leak(api.clone().into_boxed_str());
         let create = move |c: usize, i: u64| {
             let body = r#"{"mode":"payment","title":"Bench","amount":"12.50"}"#;
@@ -363,10 +359,9 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let runs = result?;
     // What PostgreSQL alone allows for the GET's own statements (no HTTP, pgbench's
     // client): the ceiling any api on this box stays under.
-    let get_ceilings = get_statements_ceiling(&bin_dir, db, key_of(&merchants)?)?;
+    let get_ceilings = get_statements_ceiling(&bin_dir, db, key)?;
     print_api_table(&runs, &pgbench, read_tps, get_ceilings, &read_cpu);
     if std::env::var("STABLEPAY_BENCH_SKIP_LISTS").is_err() {
-        let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
         crate::bench_lists::run(pg, db, &bin, key)?;
     }
     Ok(())
@@ -446,7 +441,7 @@ fn logged_latencies(dir: &Path) -> Vec<f64> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    all.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    all.sort_by(f64::total_cmp);
     all
 }
 
@@ -465,10 +460,10 @@ fn rss_kib(pid: u32) -> u64 {
 fn load_row(label: &str, load: &Load) -> String {
     format!(
         "| {label} | {:.0} req/s, {} errors, p50 {:.1} ms, p99 {:.1} ms |",
-        load.ok as f64 / load.seconds,
+        load.rate(),
         load.errors,
-        percentile(&load.latencies_ms, 0.5),
-        percentile(&load.latencies_ms, 0.99)
+        load.ms(0.5),
+        load.ms(0.99)
     )
 }
 
@@ -487,8 +482,7 @@ fn print_api_table(
     read_cpu: &CpuPerRequest,
 ) {
     let (write_tps, write_cpu) = (pgbench.tps, &pgbench.cpu);
-    let create_tps = runs.creates.ok as f64 / runs.creates.seconds;
-    let get_tps = runs.reads.ok as f64 / runs.reads.seconds;
+    let (create_tps, get_tps) = (runs.creates.rate(), runs.reads.rate());
     println!();
     println!("| api benchmark ({CONNECTIONS} connections, {SECONDS} s each, 2 cores, load generator on the same box) | value |");
     println!("|---|---|");

@@ -154,6 +154,6 @@ async fn drive(addr: &str, key: &str, endpoint: &str, secs: u64) -> (usize, u64,
     )
     .into_bytes();
     let load = drive_for(addr, secs, Some(RATE), move |_, _| request.clone()).await;
-    let us = |p| (percentile(&load.latencies_ms, p) * 1000.0) as u64;
+    let us = |p| (load.ms(p) * 1000.0) as u64;
     (load.ok as usize, load.errors, us(0.5), us(0.99))
 }

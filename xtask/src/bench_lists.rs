@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::bench::percentile;
 use crate::bench_api::{drive_for, exchange, spawn_api};
 use crate::pg::Postgres;
 use crate::seed;
@@ -255,10 +254,10 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         let path = s.trim_start_matches("/api/v1");
         println!(
             "| `GET {path}` | {:.0} | {} | {:.1} ms | {:.1} ms |",
-            load.ok as f64 / load.seconds,
+            load.rate(),
             load.errors,
-            percentile(&load.latencies_ms, 0.5),
-            percentile(&load.latencies_ms, 0.99)
+            load.ms(0.5),
+            load.ms(0.99)
         );
     }
     println!();

@@ -3,7 +3,7 @@
 //! process (the load generator), and by waited-for children (pgbench), read from /proc.
 //! A ratio says how fast; this says what to make cheaper.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Core time in clock ticks, per party, plus the whole machine's busy and total ticks.
 #[derive(Clone, Copy, Default)]
@@ -53,11 +53,12 @@ impl CpuMeter {
 
     pub fn sample(&self) -> Ticks {
         let (busy, total) = machine();
+        let me = proc_stat("self");
         Ticks {
             api: self.api.map_or(0, |p| own(&proc_stat(p))),
             postgres: self.postmaster.map_or(0, cluster),
-            generator: own(&proc_stat_path(PathBuf::from("/proc/self/stat"))),
-            children: reaped(&proc_stat_path(PathBuf::from("/proc/self/stat"))),
+            generator: own(&me),
+            children: reaped(&me),
             busy,
             total,
         }
@@ -80,13 +81,9 @@ impl CpuMeter {
     }
 }
 
-/// The fields of `/proc/<pid>/stat` after the command name.
-fn proc_stat(pid: u32) -> Vec<u64> {
-    proc_stat_path(PathBuf::from(format!("/proc/{pid}/stat")))
-}
-
-fn proc_stat_path(path: PathBuf) -> Vec<u64> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+/// The fields of `/proc/<pid>/stat` (or `/proc/self/stat`) after the command name.
+fn proc_stat(pid: impl std::fmt::Display) -> Vec<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // The command name is in parentheses and may hold spaces: parse after the last ')'.
     let rest = text.rsplit_once(')').map_or("", |(_, r)| r);
     rest.split_whitespace()

@@ -18,11 +18,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     run_tests(extra)?;
     // The whole suite also fuzzes the API contract, in a bounded number of cases.
     // (Never against a DATABASE_URL server: the fuzzer would write into it.)
-    if extra.is_empty() && crate::pg::external_url().is_some() {
-        println!("xtask: DATABASE_URL is set, so the contract fuzz is skipped (cargo xtask fuzz)");
-    } else if extra.is_empty() {
-        let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());
-        crate::fuzz::run(&["--cases".into(), cases])?;
+    if extra.is_empty() {
+        if crate::pg::external_url().is_some() {
+            println!(
+                "xtask: DATABASE_URL is set, so the contract fuzz is skipped (cargo xtask fuzz)"
+            );
+        } else {
+            let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());
+            crate::fuzz::run(&["--cases".into(), cases])?;
+        }
     }
     Ok(())
 }

@@ -96,15 +96,17 @@ fn bind() -> String {
 /// `STABLEPAY_PUBLIC_URL` (default `http://<STABLEPAY_BIND>`), without a trailing slash:
 /// where hosted pages, the portal and dashboard setup links point.
 pub fn public_url() -> Result<String, ConfigError> {
-    let bind = bind();
-    if var("STABLEPAY_PUBLIC_URL").is_none() && bind.ends_with(":0") {
+    let public_url = match var("STABLEPAY_PUBLIC_URL") {
+        Some(url) => url,
         // Links printed by an operator command would name port 0.
-        return Err(err(
-            "STABLEPAY_PUBLIC_URL",
-            "is required when STABLEPAY_BIND's port is 0",
-        ));
-    }
-    let public_url = var("STABLEPAY_PUBLIC_URL").unwrap_or_else(|| format!("http://{bind}"));
+        None if bind().ends_with(":0") => {
+            return Err(err(
+                "STABLEPAY_PUBLIC_URL",
+                "is required when STABLEPAY_BIND's port is 0",
+            ))
+        }
+        None => format!("http://{}", bind()),
+    };
     url::Url::parse(&public_url)
         .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
     Ok(public_url.trim_end_matches('/').to_owned())

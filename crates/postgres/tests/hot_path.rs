@@ -60,6 +60,24 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
     );
 }
 
+/// One request transaction that gets the key, answers and commits.
+async fn reserve_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
+    store
+        .transaction(Box::pin(async {
+            assert_eq!(
+                store.reserve(scope, [1; 32], 60).await.unwrap(),
+                IdempotencyClaim::Acquired
+            );
+            assert_eq!(
+                store.record(scope, [1; 32], response, 60).await.unwrap(),
+                RecordOutcome::Recorded
+            );
+            ScopeEnd::Commit
+        }))
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_superseded() {
     let (store, m) = store_with_merchant().await;
@@ -88,20 +106,7 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
     assert_eq!(count(&store, "SELECT 1 FROM idempotency_keys").await, 0);
 
     // Reserve, answer, commit: one completed row, which replays; another body is refused.
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.reserve(&s, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            assert_eq!(
-                store.record(&s, [1; 32], &response, 60).await.unwrap(),
-                RecordOutcome::Recorded
-            );
-            ScopeEnd::Commit
-        }))
-        .await
-        .unwrap();
+    reserve_and_record(&store, &s, &response).await;
     assert_eq!(
         count(
             &store,
@@ -175,20 +180,7 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
         store.reserve(&stale, [2; 32], 60).await.unwrap(),
         IdempotencyClaim::BodyMismatch
     );
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.reserve(&stale, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            assert_eq!(
-                store.record(&stale, [1; 32], &response, 60).await.unwrap(),
-                RecordOutcome::Recorded
-            );
-            ScopeEnd::Commit
-        }))
-        .await
-        .unwrap();
+    reserve_and_record(&store, &stale, &response).await;
     assert_eq!(
         store.reserve(&stale, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Replay(response)

@@ -206,10 +206,7 @@ impl DeliveryLoop {
     async fn waker(&self, stop: &AtomicBool, shared: &Shared) {
         let poll_ms = u64::try_from(self.poll_interval.as_millis()).unwrap_or(1000);
         while !stop.load(Ordering::Relaxed) {
-            let wakeup = self
-                .queue
-                .wait_for_work(poll_ms.min(BACKLOG_SAMPLE.as_millis() as u64))
-                .await;
+            let wakeup = self.queue.wait_for_work(poll_ms).await;
             if wakeup.search {
                 shared.search.store(true, Ordering::Relaxed);
             }

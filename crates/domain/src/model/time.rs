@@ -26,9 +26,9 @@ impl Timestamp {
         DateTime::from_timestamp(seconds, 0).map(Self)
     }
 
-    /// An RFC 3339 / ISO 8601 time with an offset (`2026-11-23T10:00:00Z`,
-    /// `2026-11-23T11:00:00.250+01:00`), as the API renders and accepts timestamps.
-    /// Exactly an RFC 3339 time with an offset (no surrounding spaces), as the API documents.
+    /// Exactly an RFC 3339 / ISO 8601 time with an offset (`2026-11-23T10:00:00Z`,
+    /// `2026-11-23T11:00:00.250+01:00`), no surrounding spaces, as the API renders,
+    /// accepts and documents timestamps.
     pub fn parse(s: &str) -> Option<Self> {
         DateTime::parse_from_rfc3339(s)
             .ok()

@@ -41,6 +41,20 @@ macro_rules! reusable {
     };
 }
 
+/// `sql` with the parameters every statement here shares bound: `$1`..`$4` the scope,
+/// `$5` the request's hash, `$6` the stale period in seconds.
+macro_rules! scoped_query {
+    ($sql:expr, $scope:expr, $hash:expr, $stale:expr) => {
+        diesel::sql_query($sql)
+            .bind::<SqlUuid, _>($scope.merchant_id.uuid())
+            .bind::<Bool, _>($scope.mode.is_live())
+            .bind::<Text, _>(&$scope.route)
+            .bind::<Text, _>(&$scope.key)
+            .bind::<Bytea, _>($hash.to_vec())
+            .bind::<Int8, _>($stale)
+    };
+}
+
 /// A claim first takes the key's advisory lock without waiting: a concurrent duplicate
 /// whose claim is still uncommitted (the create and its claim share one transaction) is
 /// then answered "in flight" at once instead of queueing behind it.
@@ -138,15 +152,12 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
         let conn = self.shared_conn().await?;
-        let claimed = Prepared(
-            diesel::sql_query(CLAIM_SQL)
-                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
-                .bind::<Bool, _>(scope.mode.is_live())
-                .bind::<Text, _>(&scope.route)
-                .bind::<Text, _>(&scope.key)
-                .bind::<Bytea, _>(request_sha256.to_vec())
-                .bind::<Int8, _>(stale_after_secs),
-        )
+        let claimed = Prepared(scoped_query!(
+            CLAIM_SQL,
+            scope,
+            request_sha256,
+            stale_after_secs
+        ))
         .get_result::<Claimed>(&mut &*conn)
         .await
         .optional()
@@ -223,15 +234,12 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
         let conn = self.shared_conn().await?;
-        let row: Reserved = Prepared(
-            diesel::sql_query(RESERVE_SQL)
-                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
-                .bind::<Bool, _>(scope.mode.is_live())
-                .bind::<Text, _>(&scope.route)
-                .bind::<Text, _>(&scope.key)
-                .bind::<Bytea, _>(request_sha256.to_vec())
-                .bind::<Int8, _>(stale_after_secs),
-        )
+        let row: Reserved = Prepared(scoped_query!(
+            RESERVE_SQL,
+            scope,
+            request_sha256,
+            stale_after_secs
+        ))
         .get_result(&mut &*conn)
         .await
         .map_err(map_diesel_error)?;
@@ -258,13 +266,7 @@ impl IdempotencyStore for PgStore {
     ) -> Result<RecordOutcome, StoreError> {
         let conn = self.shared_conn().await?;
         let stored = Prepared(
-            diesel::sql_query(RECORD_SQL)
-                .bind::<SqlUuid, _>(scope.merchant_id.uuid())
-                .bind::<Bool, _>(scope.mode.is_live())
-                .bind::<Text, _>(&scope.route)
-                .bind::<Text, _>(&scope.key)
-                .bind::<Bytea, _>(request_sha256.to_vec())
-                .bind::<Int8, _>(stale_after_secs)
+            scoped_query!(RECORD_SQL, scope, request_sha256, stale_after_secs)
                 .bind::<Int4, _>(i32::from(response.status))
                 .bind::<Text, _>(&response.body),
         )
