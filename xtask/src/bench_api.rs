@@ -3,7 +3,7 @@
 //! PostgreSQL (an equivalent 3-statement write transaction, and select-only), plus the
 //! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -189,7 +189,7 @@ pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String>
 
 /// `STABLEPAY_BENCH_HOLD=<file>`: keep the database and the api up after the loads, with
 /// what a profiler needs printed, until that file exists.
-fn hold_for_profiling(db: &str, api: &str, key: &str, session: &str) {
+pub(crate) fn hold_for_profiling(db: &str, api: &str, key: &str, session: &str) {
     let Ok(release) = std::env::var("STABLEPAY_BENCH_HOLD") else {
         return;
     };
@@ -270,14 +270,35 @@ fn pgbench_tps_with(
         .ok_or_else(|| format!("no tps in pgbench output: {out}"))
 }
 
-pub fn run(_args: &[String]) -> Result<(), String> {
+/// A migrated bench database with one merchant: the setup, the release api, the
+/// merchant and its test key.
+fn setup_with_merchant() -> Result<(BenchSetup, PathBuf, seed::DemoMerchant, &'static str), String>
+{
     let setup = BenchSetup::start(&["stablepay-api"], "bench", "", "bench_api")?;
-    let (pg, db) = (&setup.pg, &setup.db);
     let bin = root().join("target/release/stablepay-api");
-    output(Command::new(&bin).arg("migrate").env("DATABASE_URL", db))?;
-    let merchants = seed::create_merchants(&bin, db)?;
-    let m = merchants.first().ok_or("no merchant")?;
+    output(
+        Command::new(&bin)
+            .arg("migrate")
+            .env("DATABASE_URL", &setup.db),
+    )?;
+    let m = seed::create_merchants(&bin, &setup.db)?
+        .into_iter()
+        .next()
+        .ok_or("no merchant")?;
     let key: &'static str = Box::leak(m.test_key.clone().into_boxed_str());
+    Ok((setup, bin, m, key))
+}
+
+/// `cargo xtask bench lists`: the list half of `bench api` alone.
+pub fn run_lists(_args: &[String]) -> Result<(), String> {
+    let (setup, bin, _, key) = setup_with_merchant()?;
+    crate::bench_lists::run(&setup.pg, &setup.db, &bin, key)
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let (setup, bin, m, key) = setup_with_merchant()?;
+    let m = &m;
+    let (pg, db) = (&setup.pg, &setup.db);
 
     // pgbench first (nothing else running): the rates the api is then held to.
     let bin_dir = pg
@@ -343,6 +364,14 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let read_api_cpu = meter.per_request(before, meter.sample(), reads.ok + reads.errors);
         let reads_held =
             runtime.block_on(drive_for(&api, SECONDS, Some(read_tps * READ_BAR), read));
+        // The api's floor: a request through the same server and middleware that touches
+        // no database (the smallest static asset), bounding what any GET can reach here.
+        let asset = move |_: usize, _: u64| {
+            format!("GET /assets/checkout.css HTTP/1.1\r\nHost: {host}\r\n\r\n").into_bytes()
+        };
+        let before = meter.sample();
+        let floor = runtime.block_on(drive(&api, asset));
+        let floor_cpu = meter.per_request(before, meter.sample(), floor.ok + floor.errors);
         hold_for_profiling(db, &api, key, id);
         Ok::<_, String>(ApiRuns {
             rss_kib,
@@ -352,6 +381,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             reads,
             read_cpu: read_api_cpu,
             reads_held,
+            floor,
+            floor_cpu,
         })
     })();
     let _ = child.kill();
@@ -380,6 +411,8 @@ struct ApiRuns {
     reads: Load,
     read_cpu: CpuPerRequest,
     reads_held: Load,
+    floor: Load,
+    floor_cpu: CpuPerRequest,
 }
 
 /// pgbench running the create's 3 statements in one transaction; its tps and CPU.
@@ -540,6 +573,13 @@ fn print_api_table(
         "| pgbench, the same auth + read as one statement, prepared, no HTTP | {get_one_statement_tps:.0} tps = {:.0} % of select-only |",
         get_one_statement_tps / read_tps * 100.0
     );
+    println!(
+        "| GET /assets/checkout.css (2.5 KB, no database: the api's HTTP floor), as fast as answered | {:.0} req/s, {} errors, p99 {:.1} ms = {:.0} % of select-only |",
+        runs.floor.rate(),
+        runs.floor.errors,
+        runs.floor.ms(0.99),
+        runs.floor.rate() / read_tps * 100.0
+    );
     let gen = "load generator";
     println!(
         "{}",
@@ -552,6 +592,15 @@ fn print_api_table(
     println!(
         "{}",
         cpu_row("GET", &runs.read_cpu, gen, runs.read_cpu.generator_us)
+    );
+    println!(
+        "{}",
+        cpu_row(
+            "HTTP floor",
+            &runs.floor_cpu,
+            gen,
+            runs.floor_cpu.generator_us
+        )
     );
     println!(
         "{}",

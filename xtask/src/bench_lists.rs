@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::bench_api::{drive_for, exchange, spawn_api};
+use crate::cpu::CpuMeter;
 use crate::pg::Postgres;
 use crate::seed;
 
@@ -227,19 +228,23 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
     let before = seq_scans(pg, db)?;
     let (mut api, addr) = spawn_api(bin, db)?;
     let addr: &'static str = Box::leak(addr.into_boxed_str());
+    let meter = CpuMeter::new(pg.data_dir(), Some(api.id()));
     let results = (|| {
         seed::wait_healthy(&format!("http://{addr}"), Duration::from_secs(20))?;
         let mut rows = Vec::new();
         for s in &scenarios {
             let path: &'static str = Box::leak(s.clone().into_boxed_str());
+            let start = meter.sample();
             let load = runtime.block_on(drive_for(addr, SECONDS_EACH, None, move |_, _| {
                 format!(
                     "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\r\n"
                 )
                 .into_bytes()
             }));
-            rows.push((s.clone(), load));
+            let cpu = meter.per_request(start, meter.sample(), load.ok + load.errors);
+            rows.push((s.clone(), load, cpu));
         }
+        crate::bench_api::hold_for_profiling(db, addr, key, "");
         Ok::<_, String>(rows)
     })();
     let _ = api.kill();
@@ -248,16 +253,18 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
     let after = seq_scans(pg, db)?;
 
     println!();
-    println!("| list endpoint, page of 20 (1M sessions, 1M payments, 5M webhook records; 32 connections, {SECONDS_EACH} s each) | req/s | errors | p50 | p99 |");
-    println!("|---|---|---|---|---|");
-    for (s, load) in &rows {
+    println!("| list endpoint, page of 20 (1M sessions, 1M payments, 5M webhook records; 32 connections, {SECONDS_EACH} s each) | req/s | errors | p50 | p99 | CPU per request: api, PostgreSQL |");
+    println!("|---|---|---|---|---|---|");
+    for (s, load, cpu) in &rows {
         let path = s.trim_start_matches("/api/v1");
         println!(
-            "| `GET {path}` | {:.0} | {} | {:.1} ms | {:.1} ms |",
+            "| `GET {path}` | {:.0} | {} | {:.1} ms | {:.1} ms | {:.0} µs, {:.0} µs |",
             load.rate(),
             load.errors,
             load.ms(0.5),
-            load.ms(0.99)
+            load.ms(0.99),
+            cpu.api_us,
+            cpu.postgres_us
         );
     }
     println!();

@@ -45,6 +45,7 @@ commands:
           and held at 40 %/60 % of it; CPU per request of the api, PostgreSQL and
           the load generator; idle RSS; every list over 1M+ rows
           (STABLEPAY_BENCH_SKIP_LISTS=1 skips the lists)
+          lists: the list half of api alone
           (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
           options for profiling; the server log stays in target/<name>/pg)
   fuzz    Schemathesis (PyPI, into target/tools) runs the served OpenAPI document
@@ -67,6 +68,7 @@ fn main() -> ExitCode {
             Some("billing") => bench_billing::run(&args[2..]),
             Some("soak") => bench_soak::run(&args[2..]),
             Some("api") => bench_api::run(&args[2..]),
+            Some("lists") => bench_api::run_lists(&args[2..]),
             _ => bench::run(&args[1..]),
         },
         Some("fuzz") => fuzz::run(&args[1..]),

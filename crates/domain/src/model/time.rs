@@ -61,7 +61,21 @@ pub fn parse_duration(s: &str) -> Option<std::time::Duration> {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ"))
+        // Written field by field: chrono's `format` re-parses its pattern on every call,
+        // and every response renders several timestamps per object.
+        use chrono::{Datelike, Timelike};
+        let t = &self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.timestamp_subsec_millis().min(999)
+        )
     }
 }
 
