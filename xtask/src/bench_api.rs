@@ -170,7 +170,7 @@ pub(crate) async fn drive_for(
     load
 }
 
-/// A release api for load: its default pool (`STABLEPAY_DB_POOL_SIZE`, 16), a limit no
+/// A release api for load: its default pool (`STABLEPAY_DB_POOL_SIZE`, 8), a limit no
 /// bench reaches, errors-only logs. It binds port 0; returns the process and its `host:port`.
 pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String> {
     let mut cmd = Command::new(bin);
@@ -337,6 +337,11 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             )
             .into_bytes()
         };
+        // Warm-up, not measured: the pool opens its connections on first use, and a new
+        // PostgreSQL backend starts with empty catalog caches.
+        runtime.block_on(drive_for(&api, 2, None, move |c, i| {
+            create(c + 2 * CONNECTIONS, i)
+        }));
         let before = meter.sample();
         let creates = runtime.block_on(drive(&api, create));
         let create_cpu = meter.per_request(before, meter.sample(), creates.ok + creates.errors);
