@@ -194,6 +194,25 @@ where
             return read_with_guess(state, req, key, body, handler, guess).await;
         }
     }
+    if atomicity == Atomicity::Request && lease.is_none() {
+        if let (Some(guess), Ok(body)) = (state.auth_guesses.guess(&key), &body) {
+            // A malformed Idempotency-Key is reported by the path below, after the key is
+            // known to be good.
+            if let Ok(Some(scope)) = idempotency_scope(&req, &guess) {
+                let call = Call {
+                    state: state.clone(),
+                    auth: guess,
+                    body: body.clone(),
+                    req: req.clone(),
+                };
+                if let Guessed::Answered(answer) =
+                    write_with_guess(call, key, scope, &handler).await?
+                {
+                    return answer;
+                }
+            }
+        }
+    }
     let auth = authenticate(&state, key, lease).await?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
@@ -214,16 +233,12 @@ where
         req,
     };
     if atomicity == Atomicity::PerCall {
-        return idempotent(call, scope, handler, Atomicity::PerCall).await;
+        return idempotent(call, scope, &handler, Atomicity::PerCall).await;
     }
     run_in_transaction(
         state.scope.as_ref(),
-        idempotent(call, scope, handler, Atomicity::Request),
-        // A replay answers from the record: whatever the handler wrote beside it is undone.
-        |result| {
-            matches!(result, Ok(response) if response.status().as_u16() < 400
-                && !response.headers().contains_key(REPLAYED))
-        },
+        idempotent(call, scope, &handler, Atomicity::Request),
+        |result| matches!(result, Ok(response) if commits(response)),
     )
     .await?
 }
@@ -271,6 +286,59 @@ where
     Ok(json_response(reply.status, reply.body))
 }
 
+/// A request run with where its key belonged last time.
+enum Guessed {
+    Answered(Result<HttpResponse, ApiError>),
+    /// The key's standing changed: nothing was kept; run it again with the fresh answer.
+    Missed,
+}
+
+/// An idempotent write by a key this process has seen: its transaction starts at once with
+/// where the key belonged last time, and the authentication travels inside it, with the
+/// key's reservation and the handler's first statements (one round trip fewer). Nothing
+/// commits unless the authentication succeeds and agrees: a revoked key gets 401 and a
+/// key whose standing changed is run again, both after a rollback.
+async fn write_with_guess<F, Fut>(
+    call: Call,
+    key: [u8; 32],
+    scope: IdempotencyScope,
+    handler: &F,
+) -> Result<Guessed, ApiError>
+where
+    F: Fn(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    let (state, guess) = (call.state.clone(), call.auth.clone());
+    let guessed = run_in_transaction(
+        state.scope.as_ref(),
+        async {
+            // `join` polls the authentication first, so its statement is queued first.
+            let (auth, outcome) = futures_util::future::join(
+                authenticate(&state, key, None),
+                idempotent(call, scope, handler, Atomicity::Request),
+            )
+            .await;
+            match auth {
+                Err(e) => Guessed::Answered(Err(e)),
+                Ok(auth) if auth == guess => Guessed::Answered(outcome),
+                Ok(_) => Guessed::Missed,
+            }
+        },
+        |guessed| matches!(guessed, Guessed::Answered(Ok(response)) if commits(response)),
+    )
+    .await?;
+    if let Guessed::Answered(Ok(_)) = guessed {
+        tracing::Span::current().record("merchant", tracing::field::display(guess.merchant_id));
+    }
+    Ok(guessed)
+}
+
+/// Whether a request transaction's response keeps its writes. A replay answers from the
+/// record: whatever the handler wrote beside it is undone.
+fn commits(response: &HttpResponse) -> bool {
+    response.status().as_u16() < 400 && !response.headers().contains_key(REPLAYED)
+}
+
 /// The handler after an idempotency claim: already run beside it, or still to run.
 enum Next {
     Ran(Result<Reply, ApiError>),
@@ -283,7 +351,7 @@ enum Next {
 async fn idempotent<F, Fut>(
     call: Call,
     scope: IdempotencyScope,
-    handler: F,
+    handler: &F,
     atomicity: Atomicity,
 ) -> Result<HttpResponse, ApiError>
 where

@@ -93,6 +93,63 @@ async fn a_revoked_key_never_sees_a_pipelined_read() {
     .await;
 }
 
+/// An idempotent create by a key this process has seen starts its transaction before the
+/// key is checked (the check travels inside it); nothing may commit once the key is
+/// revoked, and the key's Idempotency-Key stays unused.
+#[tokio::test]
+async fn a_revoked_key_never_writes_through_a_pipelined_create() {
+    use stablepay_domain::ports::SessionRepository;
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    app.verified_wallet(key, &WALLET_KEY).await;
+    let body = json!({ "mode": "payment", "title": "T", "amount": "10" });
+    let create = |idem: &'static str| {
+        app.client
+            .post(app.url("/checkout/sessions"))
+            .bearer_auth(key)
+            .header("Idempotency-Key", idem)
+            .json(&body)
+            .send()
+    };
+    // Seen twice, so the third create runs with the key's last standing.
+    for idem in ["seen-1", "seen-2"] {
+        assert_eq!(create(idem).await.unwrap().status(), 201);
+    }
+    let sessions = || async {
+        app.store
+            .list(
+                app.a.id,
+                stablepay_domain::Mode::Test,
+                &Default::default(),
+                &Default::default(),
+            )
+            .await
+            .unwrap()
+            .data
+            .len()
+    };
+    assert_eq!(sessions().await, 2);
+    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
+        .unwrap();
+    app.store.revoke_api_key(test_key.id).await.unwrap();
+    for _ in 0..2 {
+        assert_error(
+            create("after-revoke").await.unwrap(),
+            401,
+            "authentication_error",
+        )
+        .await;
+    }
+    assert_eq!(
+        sessions().await,
+        2,
+        "a revoked key's create must not commit"
+    );
+}
+
 #[tokio::test]
 async fn unknown_routes_methods_and_bad_bodies_get_the_envelope() {
     let app = spawn_app().await;
