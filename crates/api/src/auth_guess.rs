@@ -1,10 +1,11 @@
 //! What each API key authenticated as last time in this process, used only to start a
-//! read before its authentication answers (the two then travel to PostgreSQL together).
+//! read, or an idempotent write's transaction, before its authentication answers (the
+//! two then travel to PostgreSQL together).
 //!
 //! A guess never answers a request: the key is authenticated against the database on
-//! every request, in the same pipeline, and a read runs to completion only to be thrown
-//! away when that authentication fails or disagrees. Revocation therefore still takes
-//! effect on the very next request.
+//! every request, in the same pipeline (for a write, inside its transaction), and a read
+//! is thrown away, or a write rolled back, when that authentication fails or disagrees.
+//! Revocation therefore still takes effect on the very next request.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

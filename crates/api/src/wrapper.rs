@@ -297,7 +297,10 @@ enum Guessed {
 /// where the key belonged last time, and the authentication travels inside it, with the
 /// key's reservation and the handler's first statements (one round trip fewer). Nothing
 /// commits unless the authentication succeeds and agrees: a revoked key gets 401 and a
-/// key whose standing changed is run again, both after a rollback.
+/// key whose standing changed is run again, both after a rollback. The handler still runs
+/// to its end beside a failed authentication (its statements share the connection, which
+/// a dropped future would leave mid-reply); that happens once per process and revocation,
+/// since a failed authentication forgets the guess.
 async fn write_with_guess<F, Fut>(
     call: Call,
     key: [u8; 32],
@@ -320,16 +323,17 @@ where
             .await;
             match auth {
                 Err(e) => Guessed::Answered(Err(e)),
-                Ok(auth) if auth == guess => Guessed::Answered(outcome),
+                Ok(auth) if auth == guess => {
+                    tracing::Span::current()
+                        .record("merchant", tracing::field::display(auth.merchant_id));
+                    Guessed::Answered(outcome)
+                }
                 Ok(_) => Guessed::Missed,
             }
         },
         |guessed| matches!(guessed, Guessed::Answered(Ok(response)) if commits(response)),
     )
     .await?;
-    if let Guessed::Answered(Ok(_)) = guessed {
-        tracing::Span::current().record("merchant", tracing::field::display(guess.merchant_id));
-    }
     Ok(guessed)
 }
 
