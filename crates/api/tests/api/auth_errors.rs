@@ -2,6 +2,16 @@ use serde_json::json;
 
 use crate::support::*;
 
+/// Revokes merchant A's test key (`app.a.test_key`).
+async fn revoke_test_key_of_a(app: &TestApp) {
+    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| app.a.test_key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
+        .unwrap();
+    app.store.revoke_api_key(test_key.id).await.unwrap();
+}
+
 #[tokio::test]
 async fn missing_malformed_unknown_and_revoked_keys_are_401() {
     let app = spawn_app().await;
@@ -28,18 +38,13 @@ async fn missing_malformed_unknown_and_revoked_keys_are_401() {
         .await;
     assert_error(res, 401, "authentication_error").await;
 
-    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
-    let test_key = keys
-        .iter()
-        .find(|k| app.a.test_key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
-        .unwrap();
     assert_eq!(
         app.get(&app.a.test_key, "/checkout/sessions")
             .await
             .status(),
         200
     );
-    app.store.revoke_api_key(test_key.id).await.unwrap();
+    revoke_test_key_of_a(&app).await;
     assert_error(
         app.get(&app.a.test_key, "/checkout/sessions").await,
         401,
@@ -68,12 +73,7 @@ async fn a_revoked_key_never_sees_a_pipelined_read() {
         let body: serde_json::Value = res.json().await.unwrap();
         assert_eq!(body["id"], s["id"]);
     }
-    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
-    let test_key = keys
-        .iter()
-        .find(|k| key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
-        .unwrap();
-    app.store.revoke_api_key(test_key.id).await.unwrap();
+    revoke_test_key_of_a(&app).await;
     for _ in 0..2 {
         let body = assert_error(app.get(key, &path).await, 401, "authentication_error").await;
         assert!(!body.to_string().contains(s["id"].as_str().unwrap()));
@@ -129,12 +129,7 @@ async fn a_revoked_key_never_writes_through_a_pipelined_create() {
             .len()
     };
     assert_eq!(sessions().await, 2);
-    let keys = app.store.list_api_keys(Some(app.a.id)).await.unwrap();
-    let test_key = keys
-        .iter()
-        .find(|k| key.ends_with(&k.last4) && k.mode == stablepay_domain::Mode::Test)
-        .unwrap();
-    app.store.revoke_api_key(test_key.id).await.unwrap();
+    revoke_test_key_of_a(&app).await;
     for _ in 0..2 {
         assert_error(
             create("after-revoke").await.unwrap(),
