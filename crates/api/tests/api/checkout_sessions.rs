@@ -559,3 +559,20 @@ async fn the_public_limit_keys_on_the_forwarded_client_only_behind_a_trusted_pro
     }
     assert_eq!(status(&direct, "198.51.100.99").await, 429);
 }
+
+/// Found by Schemathesis: a NUL byte in the filter reached PostgreSQL (which refuses it in
+/// text) and came back as a 500. A reference no session can hold is a 400 on the field.
+#[tokio::test]
+async fn a_customer_reference_filter_no_session_can_hold_is_a_400() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    for bad in ["a%00b", "%01", "%20%20"] {
+        let path = format!("/checkout/sessions?customer_reference={bad}");
+        let body = assert_error(app.get(key, &path).await, 400, "invalid_request_error").await;
+        assert!(body.to_string().contains("customer_reference"), "{body}");
+    }
+    let res = app
+        .get(key, "/checkout/sessions?customer_reference=cust-1")
+        .await;
+    assert_eq!(res.status(), 200);
+}

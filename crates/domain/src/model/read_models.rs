@@ -251,7 +251,9 @@ pub struct CustomerSummary {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionFilter {
     pub status: Option<super::SessionStatus>,
-    pub customer_reference: Option<String>,
+    /// Parsed like the reference a session is created with (a value no session can hold,
+    /// such as one with a NUL byte, is refused at the edge).
+    pub customer_reference: Option<super::CustomerReference>,
 }
 
 #[cfg(test)]

@@ -91,7 +91,13 @@ async fn render(
         .and_then(|id| CheckoutSessionId::parse(&id).ok());
     let filter = SessionFilter {
         status: SessionStatus::parse(&status),
-        customer_reference: p.query("customer_reference"),
+        customer_reference: match p.query("customer_reference") {
+            None => None,
+            Some(r) => Some(
+                CustomerReference::parse(&r)
+                    .map_err(|e| WebError::Invalid(format!("The customer reference {e}")))?,
+            ),
+        },
     };
     let page = page_request::<CheckoutSessionId>(p)?;
     let mut rows =
@@ -123,7 +129,11 @@ async fn render(
             &format!(
                 "&status={}&customer_reference={}",
                 enc(&status),
-                enc(&filter.customer_reference.clone().unwrap_or_default())
+                enc(&filter
+                    .customer_reference
+                    .clone()
+                    .map(String::from)
+                    .unwrap_or_default())
             ),
         ),
         sessions: rows.data.iter().map(|x| line(p, x)).collect(),
