@@ -83,6 +83,14 @@ impl Load {
     }
 }
 
+/// Runs a load and meters it: the load and its CPU per request.
+pub(crate) fn metered(meter: &CpuMeter, run: impl FnOnce() -> Load) -> (Load, CpuPerRequest) {
+    let before = meter.sample();
+    let load = run();
+    let cpu = meter.per_request(before, meter.sample(), load.ok + load.errors);
+    (load, cpu)
+}
+
 /// Drives `CONNECTIONS` connections for `SECONDS`; `make(conn, i)` builds request i.
 async fn drive(
     addr: &str,
@@ -342,9 +350,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         runtime.block_on(drive_for(&api, 2, None, move |c, i| {
             create(c + 2 * CONNECTIONS, i)
         }));
-        let before = meter.sample();
-        let creates = runtime.block_on(drive(&api, create));
-        let create_cpu = meter.per_request(before, meter.sample(), creates.ok + creates.errors);
+        let (creates, create_cpu) = metered(&meter, || runtime.block_on(drive(&api, create)));
         // The bar as DESIGN §10 words it: that share of pgbench sustained, at what p99.
         let creates_held = runtime.block_on(drive_for(
             &api,
@@ -364,9 +370,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let read = move |_: usize, _: u64| {
             format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
         };
-        let before = meter.sample();
-        let reads = runtime.block_on(drive(&api, read));
-        let read_api_cpu = meter.per_request(before, meter.sample(), reads.ok + reads.errors);
+        let (reads, read_api_cpu) = metered(&meter, || runtime.block_on(drive(&api, read)));
         let reads_held =
             runtime.block_on(drive_for(&api, SECONDS, Some(read_tps * READ_BAR), read));
         // The api's floor: a request through the same server and middleware that touches
@@ -374,9 +378,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let asset = move |_: usize, _: u64| {
             format!("GET /assets/checkout.css HTTP/1.1\r\nHost: {host}\r\n\r\n").into_bytes()
         };
-        let before = meter.sample();
-        let floor = runtime.block_on(drive(&api, asset));
-        let floor_cpu = meter.per_request(before, meter.sample(), floor.ok + floor.errors);
+        let (floor, floor_cpu) = metered(&meter, || runtime.block_on(drive(&api, asset)));
         hold_for_profiling(db, &api, key, id);
         Ok::<_, String>(ApiRuns {
             rss_kib,

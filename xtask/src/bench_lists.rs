@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::bench_api::{drive_for, exchange, spawn_api};
+use crate::bench_api::{drive_for, exchange, metered, spawn_api};
 use crate::cpu::CpuMeter;
 use crate::pg::Postgres;
 use crate::seed;
@@ -240,18 +240,20 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
                 .into_bytes()
             }
         };
+        let paths: Vec<&'static str> = scenarios
+            .iter()
+            .map(|s| &*Box::leak(s.clone().into_boxed_str()))
+            .collect();
         // Warm-up, not measured: the api opens its pool's connections on first use, and
         // a new PostgreSQL backend starts with empty catalog caches.
-        for s in &scenarios {
-            let path: &'static str = Box::leak(s.clone().into_boxed_str());
+        for &path in &paths {
             runtime.block_on(drive_for(addr, 1, None, request(path)));
         }
-        for s in &scenarios {
-            let path: &'static str = Box::leak(s.clone().into_boxed_str());
-            let start = meter.sample();
-            let load = runtime.block_on(drive_for(addr, SECONDS_EACH, None, request(path)));
-            let cpu = meter.per_request(start, meter.sample(), load.ok + load.errors);
-            rows.push((s.clone(), load, cpu));
+        for &path in &paths {
+            let (load, cpu) = metered(&meter, || {
+                runtime.block_on(drive_for(addr, SECONDS_EACH, None, request(path)))
+            });
+            rows.push((path.to_owned(), load, cpu));
         }
         crate::bench_api::hold_for_profiling(db, addr, key, "");
         Ok::<_, String>(rows)

@@ -82,6 +82,18 @@ impl Query {
         }
     }
 
+    /// Takes and parses an optional parameter whose parser explains a refusal (the same
+    /// message a body field checked by that parser gets).
+    pub fn take_checked<T, E: std::fmt::Display>(
+        &mut self,
+        name: &str,
+        parse: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<Option<T>, ApiError> {
+        self.take(name)
+            .map(|v| parse(&v).map_err(|e| ApiError::invalid_field(name, e.to_string())))
+            .transpose()
+    }
+
     /// `limit` and `starting_after` (an id of the listed resource's kind).
     pub fn page<I: TypedId>(&mut self) -> Result<PageRequest, ApiError> {
         let limit = self.take("limit");

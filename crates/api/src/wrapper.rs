@@ -188,32 +188,35 @@ where
     // A local token of the key's budget is taken first: a key that has to lease more (or is
     // out of budget) is authenticated before anything else runs.
     let lease = state.rate_limiter.take(&key).err();
-    if req.method() == Method::GET && lease.is_none() {
-        if let (Some(guess), Ok(body)) = (state.auth_guesses.guess(&key), &body) {
-            let body = body.clone();
-            return read_with_guess(state, req, key, body, handler, guess).await;
+    let mut fresh = None;
+    let guess = lease
+        .is_none()
+        .then(|| state.auth_guesses.guess(&key))
+        .flatten();
+    if let (Some(guess), Ok(body)) = (guess, &body) {
+        let call = || Call {
+            state: state.clone(),
+            auth: guess.clone(),
+            body: body.clone(),
+            req: req.clone(),
+        };
+        if req.method() == Method::GET {
+            return read_with_guess(call(), key, guess, handler).await;
         }
-    }
-    if atomicity == Atomicity::Request && lease.is_none() {
-        if let (Some(guess), Ok(body)) = (state.auth_guesses.guess(&key), &body) {
-            // A malformed Idempotency-Key is reported by the path below, after the key is
-            // known to be good.
-            if let Ok(Some(scope)) = idempotency_scope(&req, &guess) {
-                let call = Call {
-                    state: state.clone(),
-                    auth: guess,
-                    body: body.clone(),
-                    req: req.clone(),
-                };
-                if let Guessed::Answered(answer) =
-                    write_with_guess(call, key, scope, &handler).await?
-                {
-                    return answer;
-                }
+        // A malformed Idempotency-Key is reported by the path below, after the key is
+        // known to be good.
+        if let (Atomicity::Request, Ok(Some(scope))) = (atomicity, idempotency_scope(&req, &guess))
+        {
+            match write_with_guess(call(), key, guess, scope, &handler).await? {
+                Checked::Agreed(answer) => return answer,
+                Checked::Changed(auth) => fresh = Some(auth),
             }
         }
     }
-    let auth = authenticate(&state, key, lease).await?;
+    let auth = match fresh {
+        Some(auth) => auth,
+        None => authenticate(&state, key, lease).await?,
+    };
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
     let Some(scope) = idempotency_scope(&req, &auth)? else {
@@ -243,98 +246,90 @@ where
     .await?
 }
 
-/// A read by a key this process has seen: the handler starts at once with where the key
-/// belonged last time, so its statements travel right behind the authentication on the
-/// same connection (one round trip instead of two). The reply counts only if the
-/// authentication succeeds and agrees; a revoked key still gets 401, and a key whose
+/// Where a request started with its key's last standing stands once the key is checked.
+enum Checked<T> {
+    /// The key authenticated as guessed: the work done with the guess stands.
+    Agreed(T),
+    /// The key's standing changed (its fresh standing): the work done with the guess is void.
+    Changed(AuthContext),
+}
+
+/// Runs `work`, started with where the key belonged last time (`guess`), beside the key's
+/// authentication on the same connection, so their statements travel together (one round
+/// trip fewer). `join` polls the authentication first, so its statement is queued first.
+/// Errors: the authentication's (401 for a revoked key); `work`'s outcome is then void.
+async fn beside_authentication<T>(
+    state: &AppState,
+    key: [u8; 32],
+    guess: &AuthContext,
+    work: impl Future<Output = T>,
+) -> Result<Checked<T>, ApiError> {
+    let (auth, outcome) = futures_util::future::join(authenticate(state, key, None), work).await;
+    let auth = auth?;
+    tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
+    Ok(if auth == *guess {
+        Checked::Agreed(outcome)
+    } else {
+        Checked::Changed(auth)
+    })
+}
+
+/// A read by a key this process has seen, started beside its authentication. A key whose
 /// standing changed is served again with the fresh answer. Reads only: nothing a read
 /// writes (lazy expiry) depends on who asked.
 async fn read_with_guess<F, Fut>(
-    state: Data<AppState>,
-    req: HttpRequest,
+    call: Call,
     key: [u8; 32],
-    body: Bytes,
-    handler: F,
     guess: AuthContext,
+    handler: F,
 ) -> Result<HttpResponse, ApiError>
 where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let call = Call {
-        state: state.clone(),
-        auth: guess.clone(),
-        body: body.clone(),
-        req: req.clone(),
-    };
-    // `join` polls the authentication first, so its statement is queued first.
-    let (auth, reply) =
-        futures_util::future::join(authenticate(&state, key, None), handler(call)).await;
-    let auth = auth?;
-    tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
-    let reply = if auth == guess {
-        reply
-    } else {
-        handler(Call {
-            state,
-            auth,
-            body,
-            req,
-        })
-        .await
+    let (state, body, req) = (call.state.clone(), call.body.clone(), call.req.clone());
+    let reply = match beside_authentication(&state, key, &guess, handler(call)).await? {
+        Checked::Agreed(reply) => reply,
+        Checked::Changed(auth) => {
+            handler(Call {
+                state: state.clone(),
+                auth,
+                body,
+                req,
+            })
+            .await
+        }
     }?;
     Ok(json_response(reply.status, reply.body))
 }
 
-/// A request run with where its key belonged last time.
-enum Guessed {
-    Answered(Result<HttpResponse, ApiError>),
-    /// The key's standing changed: nothing was kept; run it again with the fresh answer.
-    Missed,
-}
-
-/// An idempotent write by a key this process has seen: its transaction starts at once with
-/// where the key belonged last time, and the authentication travels inside it, with the
-/// key's reservation and the handler's first statements (one round trip fewer). Nothing
-/// commits unless the authentication succeeds and agrees: a revoked key gets 401 and a
-/// key whose standing changed is run again, both after a rollback. The handler still runs
+/// An idempotent write by a key this process has seen: its transaction starts with the
+/// key's last standing, and the authentication travels inside it, beside the key's
+/// reservation and the handler's first statements. Nothing commits unless the
+/// authentication succeeds and agrees: a revoked key gets 401 and a key whose standing
+/// changed is run again with the fresh one, both after a rollback. The handler still runs
 /// to its end beside a failed authentication (its statements share the connection, which
 /// a dropped future would leave mid-reply); that happens once per process and revocation,
 /// since a failed authentication forgets the guess.
 async fn write_with_guess<F, Fut>(
     call: Call,
     key: [u8; 32],
+    guess: AuthContext,
     scope: IdempotencyScope,
     handler: &F,
-) -> Result<Guessed, ApiError>
+) -> Result<Checked<Result<HttpResponse, ApiError>>, ApiError>
 where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let (state, guess) = (call.state.clone(), call.auth.clone());
-    let guessed = run_in_transaction(
+    let state = call.state.clone();
+    let work = idempotent(call, scope, handler, Atomicity::Request);
+    run_in_transaction(
         state.scope.as_ref(),
-        async {
-            // `join` polls the authentication first, so its statement is queued first.
-            let (auth, outcome) = futures_util::future::join(
-                authenticate(&state, key, None),
-                idempotent(call, scope, handler, Atomicity::Request),
-            )
-            .await;
-            match auth {
-                Err(e) => Guessed::Answered(Err(e)),
-                Ok(auth) if auth == guess => {
-                    tracing::Span::current()
-                        .record("merchant", tracing::field::display(auth.merchant_id));
-                    Guessed::Answered(outcome)
-                }
-                Ok(_) => Guessed::Missed,
-            }
-        },
-        |guessed| matches!(guessed, Guessed::Answered(Ok(response)) if commits(response)),
+        beside_authentication(&state, key, &guess, work),
+        |checked| matches!(checked, Ok(Checked::Agreed(Ok(response))) if commits(response)),
     )
-    .await?;
-    Ok(guessed)
+    .await?
 }
 
 /// Whether a request transaction's response keeps its writes. A replay answers from the

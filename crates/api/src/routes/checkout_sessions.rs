@@ -236,11 +236,7 @@ pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> 
     api_call(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
-        let customer_reference = q.take_parsed(
-            "customer_reference",
-            |r| CustomerReference::parse(r).ok(),
-            "1 to 250 characters without control characters",
-        )?;
+        let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;
         let page = q.page::<CheckoutSessionId>()?;
         q.finish()?;
         let filter = SessionFilter {

@@ -60,12 +60,18 @@ impl MetadataJson {
     }
 }
 
-/// The checked text, for the stored session.
+/// The checked text, for the stored session (owned) or a filter (borrowed).
 macro_rules! text_newtype {
     ($($name:ident),*) => {$(
         impl From<$name> for String {
             fn from(v: $name) -> String {
                 v.0
+            }
+        }
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
             }
         }
     )*};

@@ -137,7 +137,7 @@ impl SessionRepository for PgStore {
             q = q.filter(cs::status.eq(status.as_str()));
         }
         if let Some(reference) = &filter.customer_reference {
-            q = q.filter(cs::customer_reference.eq(String::from(reference.clone())));
+            q = q.filter(cs::customer_reference.eq(reference.as_str().to_owned()));
         }
         if let Some(after) = page.starting_after() {
             q = q.filter(cs::id.lt(after));

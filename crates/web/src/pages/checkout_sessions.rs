@@ -129,11 +129,10 @@ async fn render(
             &format!(
                 "&status={}&customer_reference={}",
                 enc(&status),
-                enc(&filter
+                enc(filter
                     .customer_reference
-                    .clone()
-                    .map(String::from)
-                    .unwrap_or_default())
+                    .as_ref()
+                    .map_or("", |r| r.as_str()))
             ),
         ),
         sessions: rows.data.iter().map(|x| line(p, x)).collect(),
