@@ -11,8 +11,8 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use stablepay_domain::ports::{
-    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome, RateLease,
-    RecordOutcome, StoredResponse,
+    run_in_transaction, run_pinned, run_vouched, IdempotencyClaim, IdempotencyScope, LeaseOutcome,
+    RateLease, RecordOutcome, Sharing, StoredResponse, Vouch,
 };
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
 use stablepay_domain::AuthContext;
@@ -110,7 +110,39 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    serve(state, req, payload, handler, Atomicity::PerCall).await
+    serve(
+        state,
+        req,
+        payload,
+        handler,
+        Atomicity::PerCall,
+        Sharing::Pinned,
+    )
+    .await
+}
+
+/// Like `api_call`, for a read of one resource: its statements share a connection with
+/// the other reads this worker thread is serving at the time, so under load they travel
+/// to the database together (`RequestScope::joined`).
+pub async fn api_read<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+) -> HttpResponse
+where
+    F: Fn(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    serve(
+        state,
+        req,
+        payload,
+        handler,
+        Atomicity::PerCall,
+        Sharing::Joined,
+    )
+    .await
 }
 
 /// Like `api_call`, and with an `Idempotency-Key` the handler's writes and the stored
@@ -127,7 +159,15 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    serve(state, req, payload, handler, Atomicity::Request).await
+    serve(
+        state,
+        req,
+        payload,
+        handler,
+        Atomicity::Request,
+        Sharing::Pinned,
+    )
+    .await
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -142,6 +182,7 @@ async fn serve<F, Fut>(
     payload: Payload,
     handler: F,
     atomicity: Atomicity,
+    sharing: Sharing,
 ) -> HttpResponse
 where
     F: Fn(Call) -> Fut,
@@ -156,7 +197,8 @@ where
             let scope = state.scope.clone();
             run_pinned(
                 scope.as_ref(),
-                run(state, req, key, body, handler, atomicity),
+                sharing,
+                run(state, req, key, body, handler, atomicity, sharing),
             )
             .await
             .unwrap_or_else(|e| Err(e.into()))
@@ -180,6 +222,7 @@ async fn run<F, Fut>(
     body: Result<Bytes, ApiError>,
     handler: F,
     atomicity: Atomicity,
+    sharing: Sharing,
 ) -> Result<HttpResponse, ApiError>
 where
     F: Fn(Call) -> Fut,
@@ -201,7 +244,10 @@ where
             req: req.clone(),
         };
         if req.method() == Method::GET {
-            return read_with_guess(call(), key, guess, handler).await;
+            return match sharing {
+                Sharing::Joined => vouched_read(call(), key, guess, handler).await,
+                Sharing::Pinned => read_with_guess(call(), key, guess, handler).await,
+            };
         }
         // A malformed Idempotency-Key is reported by the path below, after the key is
         // known to be good.
@@ -300,6 +346,40 @@ where
             .await
         }
     }?;
+    Ok(json_response(reply.status, reply.body))
+}
+
+/// A read of one resource by a key this process has seen, made on condition that the key
+/// still stands as guessed, in the same statement (`RequestScope::vouched`). Unless the
+/// read confirms it (the key was revoked, the row is missing), the request is
+/// authenticated and served again: a 404 costs a second round trip, a revoked key its 401.
+async fn vouched_read<F, Fut>(
+    call: Call,
+    key: [u8; 32],
+    guess: AuthContext,
+    handler: F,
+) -> Result<HttpResponse, ApiError>
+where
+    F: Fn(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    let (state, body, req) = (call.state.clone(), call.body.clone(), call.req.clone());
+    let (vouch, reply) = run_vouched(state.scope.as_ref(), key, &guess, handler(call)).await?;
+    let (auth, reply) = match vouch {
+        Vouch::Confirmed => (guess, reply),
+        Vouch::Unconfirmed => {
+            let auth = authenticate(&state, key, None).await?;
+            let call = Call {
+                state: state.clone(),
+                auth: auth.clone(),
+                body,
+                req,
+            };
+            (auth, handler(call).await)
+        }
+    };
+    tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
+    let reply = reply?;
     Ok(json_response(reply.status, reply.body))
 }
 

@@ -16,6 +16,7 @@ pub mod schema;
 mod scope;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+mod vouch;
 
 pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};

@@ -104,9 +104,21 @@ pub(crate) struct Pin {
     pub(crate) conn: Arc<tokio::sync::RwLock<Pooled>>,
     /// Inside a request transaction: every statement must run on this connection.
     pub(crate) in_transaction: bool,
+    /// Shared with other requests' reads (`joinable`): never to hold a transaction.
+    pub(crate) joined: bool,
+    /// The request's reads are made on condition that its key stands (`vouched`).
+    pub(crate) vouching: Option<Arc<crate::vouch::Vouching>>,
 }
 
 impl Pin {
+    /// The same connection, its reads made on condition that `vouching`'s key stands.
+    pub(crate) fn vouched(self, vouching: Arc<crate::vouch::Vouching>) -> Self {
+        Self {
+            vouching: Some(vouching),
+            ..self
+        }
+    }
+
     /// The same connection, marked as inside a request transaction.
     pub(crate) fn in_transaction(self) -> Self {
         Self {
@@ -118,6 +130,23 @@ impl Pin {
 
 tokio::task_local! {
     pub(crate) static PINNED: Pin;
+}
+
+/// How many requests may join one shared read connection (`PgStore::joinable`) before
+/// the next takes a fresh one: the old one goes back to the pool when its last reader
+/// ends, and the pool replaces it if it broke meanwhile.
+const MAX_JOINS: u32 = 64;
+
+thread_local! {
+    /// Per store (its pool id): the connection this thread's joined reads share now, and
+    /// how many have joined it.
+    static JOINABLE: std::cell::RefCell<Vec<Joinable>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+struct Joinable {
+    pool: usize,
+    conn: std::sync::Weak<tokio::sync::RwLock<Pooled>>,
+    joins: u32,
 }
 
 /// Threads are dealt sub-pools in turn, on first use.
@@ -202,12 +231,15 @@ impl PgStore {
         }
     }
 
-    /// The current request's pinned connection for exclusive use when it is free, else
+    /// The current request's pinned connection for exclusive use when it is free (and not
+    /// joined by other requests), else
     /// a pooled one (outside a transaction another connection changes nothing). Inside a
     /// request transaction it waits for the request's other statements instead, up to the
     /// acquire timeout: a statement on another connection would escape the transaction.
     pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
-        if let Some(pin) = self.current_pin() {
+        // A joined connection is only ever shared: exclusive use would hold up the reads
+        // of every request that joined it.
+        if let Some(pin) = self.current_pin().filter(|pin| !pin.joined) {
             if let Ok(guard) = pin.conn.clone().try_write_owned() {
                 return Ok(PgConn::Pinned(guard));
             }
@@ -255,11 +287,53 @@ impl PgStore {
             .flatten()
     }
 
+    /// A pin on the connection this thread's concurrent reads share, joined while it is
+    /// in use and has taken fewer than `MAX_JOINS` requests; else a fresh one from the
+    /// pool, which the next reads of this thread then join.
+    pub(crate) async fn joinable(&self) -> Result<Pin, StoreError> {
+        let pool = self.pool_id();
+        let joined = JOINABLE.with(|all| {
+            let mut all = all.borrow_mut();
+            all.retain(|j| j.conn.strong_count() > 0);
+            let j = all
+                .iter_mut()
+                .find(|j| j.pool == pool && j.joins < MAX_JOINS)?;
+            let conn = j.conn.upgrade()?;
+            j.joins += 1;
+            Some(conn)
+        });
+        if let Some(conn) = joined {
+            return Ok(Pin {
+                pool,
+                conn,
+                in_transaction: false,
+                joined: true,
+                vouching: None,
+            });
+        }
+        let pin = Pin {
+            joined: true,
+            ..self.pin(self.pooled().await?)
+        };
+        JOINABLE.with(|all| {
+            let mut all = all.borrow_mut();
+            all.retain(|j| j.pool != pool);
+            all.push(Joinable {
+                pool,
+                conn: Arc::downgrade(&pin.conn),
+                joins: 1,
+            });
+        });
+        Ok(pin)
+    }
+
     pub(crate) fn pin(&self, conn: Pooled) -> Pin {
         Pin {
             pool: self.pool_id(),
             conn: Arc::new(tokio::sync::RwLock::new(conn)),
             in_transaction: false,
+            joined: false,
+            vouching: None,
         }
     }
 

@@ -5,10 +5,14 @@ use diesel_async::{
     AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager,
 };
 use futures_util::future::LocalBoxFuture;
-use stablepay_domain::ports::{RequestScope, ScopeEnd, StoreError};
+use std::sync::Arc;
+
+use stablepay_domain::ports::{RequestScope, ScopeEnd, StoreError, Vouch};
+use stablepay_domain::AuthContext;
 
 use crate::error::map_diesel_error;
 use crate::pool::PINNED;
+use crate::vouch::Vouching;
 use crate::PgStore;
 
 type Tm = AnsiTransactionManager;
@@ -25,12 +29,50 @@ impl RequestScope for PgStore {
         })
     }
 
+    fn joined<'a>(
+        &'a self,
+        work: LocalBoxFuture<'a, ()>,
+    ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let pin = self.joinable().await?;
+            PINNED.scope(pin, work).await;
+            Ok(())
+        })
+    }
+
+    fn vouched<'a>(
+        &'a self,
+        key_sha256: [u8; 32],
+        guess: &'a AuthContext,
+        work: LocalBoxFuture<'a, ()>,
+    ) -> LocalBoxFuture<'a, Result<Vouch, StoreError>> {
+        Box::pin(async move {
+            let pin = match self.current_pin() {
+                Some(pin) => pin,
+                None => self.joinable().await?,
+            };
+            let Some(vouching) = Vouching::new(key_sha256, guess).map(Arc::new) else {
+                PINNED.scope(pin, work).await;
+                return Ok(Vouch::Unconfirmed);
+            };
+            PINNED.scope(pin.vouched(vouching.clone()), work).await;
+            if !vouching.confirmed() {
+                return Ok(Vouch::Unconfirmed);
+            }
+            // What authentication would have recorded (at most once a minute per key).
+            self.note_key_use(vouching.key_id, None);
+            Ok(Vouch::Confirmed)
+        })
+    }
+
     fn transaction<'a>(
         &'a self,
         work: LocalBoxFuture<'a, ScopeEnd>,
     ) -> LocalBoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let pin = match self.current_pin() {
+            // A connection other requests' reads share would carry them into this
+            // transaction: it gets one of its own.
+            let pin = match self.current_pin().filter(|pin| !pin.joined) {
                 Some(pin) => pin,
                 None => self.pin(self.pooled().await?),
             };

@@ -73,6 +73,22 @@ pub async fn execute_sql(store: &PgStore, sql: &str) -> Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The PostgreSQL backend that serves the current task's next shared read (which
+/// connection a request scope hands out).
+pub async fn backend_pid(store: &PgStore) -> i32 {
+    #[derive(diesel::QueryableByName)]
+    struct Pid {
+        #[diesel(sql_type = diesel::sql_types::Int4)]
+        pid: i32,
+    }
+    let conn = store.shared_conn().await.expect("conn");
+    let row: Pid = diesel::sql_query("SELECT pg_backend_pid() AS pid")
+        .get_result(&mut &*conn)
+        .await
+        .expect("pid");
+    row.pid
+}
+
 /// Creates `stablepay_test_<uuid>`, migrates it, and returns its URL.
 pub async fn fresh_database() -> String {
     let admin = admin_url();

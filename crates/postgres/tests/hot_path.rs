@@ -5,7 +5,9 @@ use stablepay_domain::ports::*;
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, idempotency_scope, store_with_merchant};
+use stablepay_postgres::testing::{
+    backend_pid, execute_sql, idempotency_scope, store_with_merchant,
+};
 use stablepay_postgres::PgStore;
 
 async fn count(store: &PgStore, sql: &str) -> usize {
@@ -386,5 +388,74 @@ async fn a_burst_of_deliveries_is_announced_as_one_and_tidying_refreshes_the_sta
         )
         .await,
         1
+    );
+}
+
+/// A vouched read carries its key's authentication in its own statement: it confirms the
+/// key only when it finds its row with the key standing as guessed, and never serves the
+/// row otherwise; joined scopes share one connection and never carry a transaction.
+/// One thread: joined scopes are joined per thread.
+#[tokio::test]
+async fn a_vouched_read_confirms_only_a_standing_key_with_its_row() {
+    use stablepay_postgres::testing::fixtures;
+    let (store, m) = store_with_merchant().await;
+    let key = store.create_api_key(m, Mode::Test, None).await.unwrap();
+    let hash = api_keys::hash(&key.secret);
+    let guess = store
+        .authenticate(hash, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .context;
+    let payment = fixtures::payment(&store, m, false, "confirmed", None, None).await;
+    let read = |id: PaymentId| {
+        let (store, guess) = (store.clone(), guess.clone());
+        async move {
+            let reader = store.clone();
+            run_vouched(&store, hash, &guess, async move {
+                reader.payment(guess.merchant_id, guess.mode, id).await
+            })
+            .await
+            .unwrap()
+        }
+    };
+
+    let (vouch, found) = read(payment).await;
+    assert_eq!(vouch, Vouch::Confirmed);
+    assert_eq!(found.unwrap().unwrap().id, payment);
+    // A row that is not there confirms nothing (the caller authenticates to tell 401 from 404).
+    let (vouch, found) = read(PaymentId::generate()).await;
+    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
+    // Another key's hash (a guess gone stale) reads nothing.
+    let (vouch, found) = run_vouched(&store, [7; 32], &guess, async {
+        store.payment(m, Mode::Test, payment).await
+    })
+    .await
+    .unwrap();
+    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
+    // Revoked: the very next read neither confirms nor sees the row.
+    store.revoke_api_key(key.id).await.unwrap();
+    let (vouch, found) = read(payment).await;
+    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
+
+    // A read joining while another holds the thread's shared connection uses it too; a
+    // transaction started inside a joined scope gets a connection of its own, so the
+    // others' reads never run inside it.
+    let (first, second, in_transaction) = run_pinned(&store, Sharing::Joined, async {
+        let first = backend_pid(&store).await;
+        let second = run_pinned(&store, Sharing::Joined, backend_pid(&store))
+            .await
+            .unwrap();
+        let inside = run_in_transaction(&store, backend_pid(&store), |_| false)
+            .await
+            .unwrap();
+        (first, second, inside)
+    })
+    .await
+    .unwrap();
+    assert_eq!(first, second, "joined reads share one connection");
+    assert_ne!(
+        first, in_transaction,
+        "a transaction takes a connection of its own"
     );
 }

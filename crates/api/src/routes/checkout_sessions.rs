@@ -17,7 +17,7 @@ use stablepay_domain::{
 
 use crate::input::json_body;
 use crate::state::AppState;
-use crate::wrapper::{api_call, api_call_atomic, Reply};
+use crate::wrapper::{api_call, api_call_atomic, api_read, Reply};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types. The
@@ -210,7 +210,7 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     responses((status = 200, description = "The session", body = CheckoutSessionResource)),
 )]
 pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
+    api_read(state, req, payload, |call| async move {
         let id: CheckoutSessionId = call.path_id()?;
         let s = &call.state;
         let session =

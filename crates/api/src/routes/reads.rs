@@ -8,7 +8,7 @@ use stablepay_domain::services::resend_event;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wrapper::{api_call, Reply};
+use crate::wrapper::{api_call, api_read, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 
@@ -23,7 +23,7 @@ macro_rules! retrieve_handler {
             req: HttpRequest,
             payload: Payload,
         ) -> HttpResponse {
-            api_call(state, req, payload, |call| async move {
+            api_read(state, req, payload, |call| async move {
                 let id: $id = call.path_id()?;
                 let found = call
                     .state

@@ -12,21 +12,23 @@ use crate::schema::{
     payment_attempts as pa, payments as p, refunds as r, subscriptions as s,
     webhook_attempts as wat, webhook_events as wev,
 };
+use crate::vouch::first_vouched;
 use crate::PgStore;
 
-/// One row by id, scoped to merchant and mode, converted to its domain type.
+/// One row by id, scoped to merchant and mode (and vouched, `first_vouched`), converted to
+/// its domain type.
 macro_rules! get_one {
     ($self:ident, $table:ident, $row:ty, $merchant:expr, $mode:expr, $id:expr) => {{
-        let conn = $self.shared_conn().await?;
-        let row = $table::table
-            .filter($table::id.eq($id))
-            .filter($table::merchant_id.eq($merchant.uuid()))
-            .filter($table::livemode.eq($mode.is_live()))
-            .select(<$row>::as_select())
-            .first(&mut &*conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
+        let row: Option<$row> = first_vouched!(
+            $self,
+            $table::table
+                .filter($table::id.eq($id))
+                .filter($table::merchant_id.eq($merchant.uuid()))
+                .filter($table::livemode.eq($mode.is_live()))
+                .select(<$row>::as_select()),
+            $merchant,
+            $mode
+        );
         row.map(TryInto::try_into).transpose()
     }};
 }

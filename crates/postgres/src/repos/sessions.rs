@@ -13,6 +13,7 @@ use crate::prepared::Prepared;
 use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
+use crate::vouch::first_vouched;
 use crate::PgStore;
 
 #[async_trait]
@@ -37,16 +38,16 @@ impl SessionRepository for PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        let conn = self.shared_conn().await?;
-        let row = cs::table
-            .filter(cs::id.eq(id.uuid()))
-            .filter(cs::merchant_id.eq(merchant.uuid()))
-            .filter(cs::livemode.eq(mode.is_live()))
-            .select(SessionRow::as_select())
-            .first(&mut &*conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
+        let row: Option<SessionRow> = first_vouched!(
+            self,
+            cs::table
+                .filter(cs::id.eq(id.uuid()))
+                .filter(cs::merchant_id.eq(merchant.uuid()))
+                .filter(cs::livemode.eq(mode.is_live()))
+                .select(SessionRow::as_select()),
+            merchant,
+            mode
+        );
         row.map(CheckoutSession::try_from).transpose()
     }
 
