@@ -48,17 +48,51 @@ impl Address {
 
     /// EIP-55 mixed-case checksum form.
     pub fn to_checksum(&self) -> String {
-        let lower = hex::encode(self.0);
-        let hash = Keccak256::digest(lower.as_bytes());
-        let mut out = String::with_capacity(42);
-        out.push_str("0x");
-        for (i, c) in lower.chars().enumerate() {
-            let nibble = (hash[i / 2] >> (if i % 2 == 0 { 4 } else { 0 })) & 0x0f;
-            if c.is_ascii_alphabetic() && nibble >= 8 {
-                out.push(c.to_ascii_uppercase());
-            } else {
-                out.push(c);
+        let text = self.checksummed();
+        std::str::from_utf8(&text).unwrap_or_default().to_owned()
+    }
+
+    /// The checksum form's ASCII bytes. A response renders the same few addresses (tokens,
+    /// recipients) over and over, and the keccak behind each was 10 % of the api's CPU for
+    /// a page of sessions: each thread keeps the last few thousand it rendered.
+    fn checksummed(&self) -> [u8; 42] {
+        const KEPT: usize = 4096;
+        thread_local! {
+            static RENDERED: std::cell::RefCell<std::collections::HashMap<[u8; 20], [u8; 42]>> =
+                std::cell::RefCell::new(std::collections::HashMap::new());
+        }
+        if let Some(text) = RENDERED.with(|r| r.borrow().get(&self.0).copied()) {
+            return text;
+        }
+        let text = self.compute_checksummed();
+        RENDERED.with(|r| {
+            let mut r = r.borrow_mut();
+            if r.len() >= KEPT {
+                r.clear();
             }
+            r.insert(self.0, text);
+        });
+        text
+    }
+
+    fn compute_checksummed(&self) -> [u8; 42] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut lower = [0u8; 40];
+        for (i, b) in self.0.iter().enumerate() {
+            lower[2 * i] = HEX[usize::from(b >> 4)];
+            lower[2 * i + 1] = HEX[usize::from(b & 0x0f)];
+        }
+        let hash = Keccak256::digest(lower);
+        let mut out = [0u8; 42];
+        out[0] = b'0';
+        out[1] = b'x';
+        for (i, c) in lower.iter().enumerate() {
+            let nibble = (hash[i / 2] >> (if i % 2 == 0 { 4 } else { 0 })) & 0x0f;
+            out[i + 2] = if c.is_ascii_alphabetic() && nibble >= 8 {
+                c.to_ascii_uppercase()
+            } else {
+                *c
+            };
         }
         out
     }
@@ -66,7 +100,8 @@ impl Address {
 
 impl fmt::Display for Address {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_checksum())
+        let text = self.checksummed();
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -197,6 +232,24 @@ mod tests {
             let a = Address::parse(s).unwrap();
             assert_eq!(a.to_checksum(), s);
             assert_eq!(Address::parse(&s.to_lowercase()).unwrap(), a);
+            // Rendered again (from the thread's kept forms) and through Display: the same.
+            assert_eq!(a.to_checksum(), s);
+            assert_eq!(a.to_string(), s);
+        }
+    }
+
+    #[test]
+    fn kept_checksums_agree_with_fresh_ones_past_the_cap() {
+        // More addresses than a thread keeps, twice over: every answer, kept or not,
+        // is the freshly computed one.
+        for round in 0..2 {
+            for n in 0u32..5000 {
+                let mut bytes = [0xa5u8; 20];
+                bytes[..4].copy_from_slice(&n.to_be_bytes());
+                let a = Address::from_bytes(bytes);
+                let fresh = a.compute_checksummed();
+                assert_eq!(a.to_checksum().as_bytes(), &fresh[..], "round {round}, {n}");
+            }
         }
     }
 
