@@ -2,10 +2,11 @@
 //! read, or an idempotent write's transaction, before its authentication answers (the
 //! two then travel to PostgreSQL together).
 //!
-//! A guess never answers a request: the key is authenticated against the database on
-//! every request, in the same pipeline (for a write, inside its transaction), and a read
-//! is thrown away, or a write rolled back, when that authentication fails or disagrees.
-//! Revocation therefore still takes effect on the very next request.
+//! A guess never answers a request: the key is checked against the database on every
+//! request, in the same pipeline (for a write, inside its transaction; for a read of the
+//! merchant's rows, inside the read's own statement), and a read is thrown away, or a
+//! write rolled back, when that check fails or disagrees. Revocation therefore still
+//! takes effect on the very next request.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -120,13 +120,41 @@ where
         handler,
         Atomicity::PerCall,
         Sharing::Pinned,
+        Check::Beside,
     )
     .await
 }
 
-/// Like `api_call`, for a read of one resource: its statements share a connection with
-/// the other reads this worker thread is serving at the time, so under load they travel
-/// to the database together (`RequestScope::joined`).
+/// Like `api_call`, for a page of the merchant's rows whose reads carry the key's check
+/// (`RequestScope::vouched`): by a key this process has seen, a page with a row is one
+/// statement; an empty page is authenticated and read again.
+pub async fn api_list<F, Fut>(
+    state: Data<AppState>,
+    req: HttpRequest,
+    payload: Payload,
+    handler: F,
+) -> HttpResponse
+where
+    F: Fn(Call) -> Fut,
+    Fut: Future<Output = Result<Reply, ApiError>>,
+{
+    serve(
+        state,
+        req,
+        payload,
+        handler,
+        Atomicity::PerCall,
+        Sharing::Pinned,
+        Check::Inside,
+    )
+    .await
+}
+
+/// Like `api_list`, for a read of one resource: its statements also share a connection
+/// with the other reads this worker thread is serving at the time, so under load they
+/// travel to the database together (`RequestScope::joined`). For handlers whose first
+/// read carries the key's check (else every request by a seen key costs a second
+/// authenticated run) and that write nothing a rerun would repeat.
 pub async fn api_read<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
@@ -144,6 +172,7 @@ where
         handler,
         Atomicity::PerCall,
         Sharing::Joined,
+        Check::Inside,
     )
     .await
 }
@@ -169,6 +198,7 @@ where
         handler,
         Atomicity::Request,
         Sharing::Pinned,
+        Check::Beside,
     )
     .await
 }
@@ -179,6 +209,16 @@ enum Atomicity {
     Request,
 }
 
+/// Where a GET by a key this process has seen is checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Beside the handler's reads, pipelined with them.
+    Beside,
+    /// Inside them (`RequestScope::vouched`): for handlers whose reads of the merchant's
+    /// rows carry the check.
+    Inside,
+}
+
 async fn serve<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
@@ -186,6 +226,7 @@ async fn serve<F, Fut>(
     handler: F,
     atomicity: Atomicity,
     sharing: Sharing,
+    check: Check,
 ) -> HttpResponse
 where
     F: Fn(Call) -> Fut,
@@ -197,11 +238,20 @@ where
             // The body is read before a connection is taken, so a slow upload never holds
             // one; its errors are reported only once the key is known to be good.
             let body = read_body(&req, payload).await;
+            // A local token of the key's budget is taken first: a key that has to lease
+            // more (or is out of budget) is authenticated before anything else runs, on a
+            // connection of its own (the lease locks the key's row, and may wait).
+            let lease = state.rate_limiter.take(&key).err();
+            let sharing = if lease.is_some() {
+                Sharing::Pinned
+            } else {
+                sharing
+            };
             let scope = state.scope.clone();
             run_pinned(
                 scope.as_ref(),
                 sharing,
-                run(state, req, key, body, handler, atomicity, sharing),
+                run(state, req, (key, lease), body, handler, atomicity, check),
             )
             .await
             .unwrap_or_else(|e| Err(e.into()))
@@ -221,19 +271,17 @@ where
 async fn run<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
-    key: [u8; 32],
+    // The key's hash, and the lease to ask for when no local token was left.
+    (key, lease): ([u8; 32], Option<RateLease>),
     body: Result<Bytes, ApiError>,
     handler: F,
     atomicity: Atomicity,
-    sharing: Sharing,
+    check: Check,
 ) -> Result<HttpResponse, ApiError>
 where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    // A local token of the key's budget is taken first: a key that has to lease more (or is
-    // out of budget) is authenticated before anything else runs.
-    let lease = state.rate_limiter.take(&key).err();
     let mut fresh = None;
     let guess = lease
         .is_none()
@@ -247,9 +295,9 @@ where
             req: req.clone(),
         };
         if req.method() == Method::GET {
-            return match sharing {
-                Sharing::Joined => vouched_read(call(), key, guess, handler).await,
-                Sharing::Pinned => read_with_guess(call(), key, guess, handler).await,
+            return match check {
+                Check::Inside => vouched_read(call(), key, guess, handler).await,
+                Check::Beside => read_with_guess(call(), key, guess, handler).await,
             };
         }
         // A malformed Idempotency-Key is reported by the path below, after the key is

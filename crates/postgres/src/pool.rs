@@ -254,7 +254,8 @@ impl PgStore {
     }
 
     /// The current request's pinned connection shared with the request's other
-    /// pipelined statements, else as `conn`.
+    /// pipelined statements (and, when joined, with other requests' reads), else as
+    /// `conn`.
     pub(crate) async fn shared_conn(&self) -> Result<SharedConn, StoreError> {
         if let Some(pin) = self.current_pin() {
             if let Ok(guard) = pin.conn.clone().try_read_owned() {

@@ -94,4 +94,26 @@ macro_rules! first_vouched {
     }};
 }
 
-pub(crate) use {first_vouched, key_stands};
+/// The rows of `$q`, a boxed, ordered and limited page of the rows of `$merchant` and
+/// `$mode`: in a request vouched for them, on condition that its key stands, and a page
+/// with a row confirms it (an empty one confirms nothing).
+macro_rules! load_vouched {
+    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
+        let vouching = $self.vouching_for($merchant, $mode);
+        let mut q = $q;
+        if let Some(v) = &vouching {
+            q = q.filter($crate::vouch::key_stands!(v));
+        }
+        let conn = $self.shared_conn().await?;
+        let rows: Vec<_> = q
+            .load(&mut &*conn)
+            .await
+            .map_err($crate::error::map_diesel_error)?;
+        if let (Some(v), false) = (&vouching, rows.is_empty()) {
+            v.confirm();
+        }
+        rows
+    }};
+}
+
+pub(crate) use {first_vouched, key_stands, load_vouched};

@@ -433,10 +433,36 @@ async fn a_vouched_read_confirms_only_a_standing_key_with_its_row() {
     .await
     .unwrap();
     assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
-    // Revoked: the very next read neither confirms nor sees the row.
+    // A page with a row confirms; an empty one does not.
+    let page = |filter: PaymentFilter| {
+        let (store, guess) = (store.clone(), guess.clone());
+        async move {
+            let reader = store.clone();
+            let request = PageRequest::first(20);
+            let (vouch, page) = run_vouched(&store, hash, &guess, async move {
+                reader
+                    .payments(guess.merchant_id, guess.mode, &filter, &request)
+                    .await
+            })
+            .await
+            .unwrap();
+            (vouch, page.unwrap().data.len())
+        }
+    };
+    assert_eq!(page(PaymentFilter::default()).await, (Vouch::Confirmed, 1));
+    let refunded = PaymentFilter {
+        status: Some(PaymentStatus::Refunded),
+        ..PaymentFilter::default()
+    };
+    assert_eq!(page(refunded).await, (Vouch::Unconfirmed, 0));
+    // Revoked: the very next read neither confirms nor sees the row, nor does a page.
     store.revoke_api_key(key.id).await.unwrap();
     let (vouch, found) = read(payment).await;
     assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
+    assert_eq!(
+        page(PaymentFilter::default()).await,
+        (Vouch::Unconfirmed, 0)
+    );
 
     // A read joining while another holds the thread's shared connection uses it too; a
     // transaction started inside a joined scope gets a connection of its own, so the

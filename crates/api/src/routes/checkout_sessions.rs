@@ -17,7 +17,7 @@ use stablepay_domain::{
 
 use crate::input::json_body;
 use crate::state::AppState;
-use crate::wrapper::{api_call, api_call_atomic, api_read, Reply};
+use crate::wrapper::{api_call_atomic, api_list, api_read, Reply};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types. The
@@ -233,7 +233,7 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
 )]
 pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
+    api_list(state, req, payload, |call| async move {
         let mut q = call.query()?;
         let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
         let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;

@@ -8,7 +8,7 @@ use stablepay_domain::services::resend_event;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wrapper::{api_call, api_read, Reply};
+use crate::wrapper::{api_call, api_list, api_read, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 
@@ -47,7 +47,7 @@ macro_rules! list_handler {
             req: HttpRequest,
             payload: Payload,
         ) -> HttpResponse {
-            api_call(state, req, payload, |call| async move {
+            api_list(state, req, payload, |call| async move {
                 let mut $q = call.query()?;
                 let filter = $filter;
                 let page = $q.page::<$id>()?;
@@ -208,7 +208,7 @@ pub async fn list_webhook_attempts(
     req: HttpRequest,
     payload: Payload,
 ) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
+    api_list(state, req, payload, |call| async move {
         let id: EventId = call.path_id()?;
         let mut q = call.query()?;
         let page = q.page::<WebhookAttemptId>()?;

@@ -69,10 +69,11 @@ where
     Ok(json_response(reply.status, reply.body))
 }
 
-/// A read of one resource by a key this process has seen, made on condition that the key
-/// still stands as guessed, in the same statement (`RequestScope::vouched`). Unless the
-/// read confirms it (the key was revoked, the row is missing), the request is
-/// authenticated and served again: a 404 costs a second round trip, a revoked key its 401.
+/// A read by a key this process has seen, made on condition that the key still stands as
+/// guessed, in the same statement (`RequestScope::vouched`). Unless the read confirms it
+/// (the key was revoked, the row is missing, the page is empty), the request is
+/// authenticated and served again: a 404 or an empty page costs a second round trip, a
+/// revoked key its 401.
 pub(super) async fn vouched_read<F, Fut>(
     call: Call,
     key: [u8; 32],

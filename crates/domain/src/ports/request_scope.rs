@@ -30,11 +30,11 @@ pub trait RequestScope: Send + Sync {
         self.pinned(work)
     }
 
-    /// Runs `work` with its reads of a resource by `guess`'s merchant and mode made on a
-    /// condition, in the same statement: that the API key hashing to `key_sha256` is
-    /// still `guess`'s and unrevoked. `Confirmed` when such a read found its row (the
-    /// key stood as guessed when it ran); otherwise `Unconfirmed`, and the key may be
-    /// revoked or the row missing: the caller authenticates and runs its work again. A
+    /// Runs `work` with its reads of `guess`'s merchant and mode (a resource, or a page)
+    /// made on a condition, in the same statement: that the API key hashing to
+    /// `key_sha256` is still `guess`'s and unrevoked. `Confirmed` when such a read found a
+    /// row (the key stood as guessed when it ran); otherwise `Unconfirmed`, and the key
+    /// may be revoked or the rows missing: the caller authenticates and runs its work again. A
     /// store that cannot make such reads runs `work` and answers `Unconfirmed`.
     /// Errors: as `pinned`.
     fn vouched<'a>(

@@ -12,7 +12,7 @@ use crate::schema::{
     payment_attempts as pa, payments as p, refunds as r, subscriptions as s,
     webhook_attempts as wat, webhook_events as wev,
 };
-use crate::vouch::first_vouched;
+use crate::vouch::{first_vouched, load_vouched};
 use crate::PgStore;
 
 /// One row by id, scoped to merchant and mode (and vouched, `first_vouched`), converted to
@@ -77,11 +77,15 @@ pub(crate) use newest_first;
 /// among another's, and walked the primary key past 50,000 newer rows: 30–40 ms per page
 /// in `cargo xtask bench lists` (pg_stat_statements).
 macro_rules! page_of {
+    ($self:ident, $table:ident, $q:ident, $page:expr, $merchant:expr, $mode:expr) => {{
+        let q = after_cursor!($table, $q, $page);
+        let rows = load_vouched!($self, q.limit($page.fetch_limit()), $merchant, $mode);
+        Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
+    }};
+    // Unvouched: for pages whose rows are reached through another table's (a delivery's
+    // attempts, read after the vouched delivery itself).
     ($self:ident, $table:ident, $q:ident, $page:expr) => {{
-        let mut q = $q;
-        if let Some(after) = $page.starting_after() {
-            q = q.filter($table::id.lt(after));
-        }
+        let q = after_cursor!($table, $q, $page);
         let conn = $self.shared_conn().await?;
         let rows = q
             .limit($page.fetch_limit())
@@ -89,6 +93,17 @@ macro_rules! page_of {
             .await
             .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
+    }};
+}
+
+/// Rows older than the page's cursor, if it has one.
+macro_rules! after_cursor {
+    ($table:ident, $q:ident, $page:expr) => {{
+        let mut q = $q;
+        if let Some(after) = $page.starting_after() {
+            q = q.filter($table::id.lt(after));
+        }
+        q
     }};
 }
 
@@ -127,7 +142,7 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(p, q)
         };
-        page_of!(self, p, q, page)
+        page_of!(self, p, q, page, merchant, mode)
     }
 
     async fn refund(
@@ -153,7 +168,7 @@ impl ResourceReader for PgStore {
                 .order(r::id.desc()),
             None => newest_first!(r, q),
         };
-        page_of!(self, r, q, page)
+        page_of!(self, r, q, page, merchant, mode)
     }
 
     async fn subscription(
@@ -186,7 +201,7 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(s, q)
         };
-        page_of!(self, s, q, page)
+        page_of!(self, s, q, page, merchant, mode)
     }
 
     async fn payment_attempt(
@@ -219,7 +234,7 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(pa, q)
         };
-        page_of!(self, pa, q, page)
+        page_of!(self, pa, q, page, merchant, mode)
     }
 
     async fn webhook_event(
@@ -257,7 +272,7 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(wev, q)
         };
-        page_of!(self, wev, q, page)
+        page_of!(self, wev, q, page, merchant, mode)
     }
 
     async fn webhook_attempts(

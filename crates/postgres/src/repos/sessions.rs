@@ -13,7 +13,7 @@ use crate::prepared::Prepared;
 use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
-use crate::vouch::first_vouched;
+use crate::vouch::{first_vouched, load_vouched};
 use crate::PgStore;
 
 #[async_trait]
@@ -128,7 +128,6 @@ impl SessionRepository for PgStore {
         filter: &SessionFilter,
         page: &PageRequest,
     ) -> Result<Page<CheckoutSession>, StoreError> {
-        let conn = self.shared_conn().await?;
         let mut q = cs::table
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
@@ -150,11 +149,7 @@ impl SessionRepository for PgStore {
         } else {
             newest_first!(cs, q)
         };
-        let rows = q
-            .limit(page.fetch_limit())
-            .load(&mut &*conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let rows = load_vouched!(self, q.limit(page.fetch_limit()), merchant, mode);
         Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)
     }
 }
