@@ -38,6 +38,7 @@ pub fn path_id<T: stablepay_domain::TypedId>(req: &HttpRequest) -> Result<T, Api
 }
 
 /// What a handler gets.
+#[derive(Clone)]
 pub struct Call {
     pub state: Data<AppState>,
     pub auth: AuthContext,
@@ -101,107 +102,66 @@ fn json_response(status: StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
-/// Runs `handler` with every cross-cutting concern applied; the request's storage calls
-/// share one connection.
-pub async fn api_call<F, Fut>(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-    handler: F,
-) -> HttpResponse
-where
-    F: Fn(Call) -> Fut,
-    Fut: Future<Output = Result<Reply, ApiError>>,
-{
-    serve(
-        state,
-        req,
-        payload,
-        handler,
-        Atomicity::PerCall,
-        Sharing::Pinned,
-        Check::Beside,
-    )
-    .await
+/// An entry point every route handler goes through: `serve` with one way of handling.
+macro_rules! entry_point {
+    ($(#[$doc:meta])* $name:ident, $atomicity:expr, $sharing:expr, $check:expr) => {
+        $(#[$doc])*
+        pub async fn $name<F, Fut>(
+            state: Data<AppState>,
+            req: HttpRequest,
+            payload: Payload,
+            handler: F,
+        ) -> HttpResponse
+        where
+            F: Fn(Call) -> Fut,
+            Fut: Future<Output = Result<Reply, ApiError>>,
+        {
+            serve(state, req, payload, handler, $atomicity, $sharing, $check).await
+        }
+    };
 }
 
-/// Like `api_call`, for a page of the merchant's rows whose reads carry the key's check
-/// (`RequestScope::vouched`): by a key this process has seen, a page with a row is one
-/// statement; an empty page is authenticated and read again.
-pub async fn api_list<F, Fut>(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-    handler: F,
-) -> HttpResponse
-where
-    F: Fn(Call) -> Fut,
-    Fut: Future<Output = Result<Reply, ApiError>>,
-{
-    serve(
-        state,
-        req,
-        payload,
-        handler,
-        Atomicity::PerCall,
-        Sharing::Pinned,
-        Check::Inside,
-    )
-    .await
-}
+entry_point!(
+    /// Runs `handler` with every cross-cutting concern applied; the request's storage
+    /// calls share one connection.
+    api_call,
+    Atomicity::PerCall,
+    Sharing::Pinned,
+    Check::Beside
+);
 
-/// Like `api_list`, for a read of one resource: its statements also share a connection
-/// with the other reads this worker thread is serving at the time, so under load they
-/// travel to the database together (`RequestScope::joined`). For handlers whose first
-/// read carries the key's check (else every request by a seen key costs a second
-/// authenticated run) and that write nothing a rerun would repeat.
-pub async fn api_read<F, Fut>(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-    handler: F,
-) -> HttpResponse
-where
-    F: Fn(Call) -> Fut,
-    Fut: Future<Output = Result<Reply, ApiError>>,
-{
-    serve(
-        state,
-        req,
-        payload,
-        handler,
-        Atomicity::PerCall,
-        Sharing::Joined,
-        Check::Inside,
-    )
-    .await
-}
+entry_point!(
+    /// Like `api_call`, for a page of the merchant's rows whose reads carry the key's
+    /// check (`RequestScope::vouched`): by a key this process has seen, a page with a row
+    /// is one statement; an empty page costs one more (the key's authentication).
+    api_list,
+    Atomicity::PerCall,
+    Sharing::Pinned,
+    Check::Inside
+);
 
-/// Like `api_call`, and with an `Idempotency-Key` the handler's writes and the stored
-/// response commit in one transaction with the key reserved (locked, not yet written): a
-/// crash or a failure leaves nothing behind.
-/// For handlers that make no network calls while their transaction is open.
-pub async fn api_call_atomic<F, Fut>(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-    handler: F,
-) -> HttpResponse
-where
-    F: Fn(Call) -> Fut,
-    Fut: Future<Output = Result<Reply, ApiError>>,
-{
-    serve(
-        state,
-        req,
-        payload,
-        handler,
-        Atomicity::Request,
-        Sharing::Pinned,
-        Check::Beside,
-    )
-    .await
-}
+entry_point!(
+    /// Like `api_list`, for a read of one resource: its statements also share a
+    /// connection with the other reads this worker thread is serving at the time, so
+    /// under load they travel to the database together (`RequestScope::joined`). For
+    /// handlers whose first read carries the key's check (else every request by a seen
+    /// key costs a second authenticated run) and that write nothing a rerun would repeat.
+    api_read,
+    Atomicity::PerCall,
+    Sharing::Joined,
+    Check::Inside
+);
+
+entry_point!(
+    /// Like `api_call`, and with an `Idempotency-Key` the handler's writes and the stored
+    /// response commit in one transaction with the key reserved (locked, not yet
+    /// written): a crash or a failure leaves nothing behind.
+    /// For handlers that make no network calls while their transaction is open.
+    api_call_atomic,
+    Atomicity::Request,
+    Sharing::Pinned,
+    Check::Beside
+);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Atomicity {

@@ -53,27 +53,19 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let (state, body, req) = (call.state.clone(), call.body.clone(), call.req.clone());
-    let reply = match beside_authentication(&state, key, &guess, handler(call)).await? {
+    let again = call.clone();
+    let reply = match beside_authentication(&again.state, key, &guess, handler(call)).await? {
         Checked::Agreed(reply) => reply,
-        Checked::Changed(auth) => {
-            handler(Call {
-                state: state.clone(),
-                auth,
-                body,
-                req,
-            })
-            .await
-        }
+        Checked::Changed(auth) => handler(Call { auth, ..again }).await,
     }?;
     Ok(json_response(reply.status, reply.body))
 }
 
 /// A read by a key this process has seen, made on condition that the key still stands as
 /// guessed, in the same statement (`RequestScope::vouched`). Unless the read confirms it
-/// (the key was revoked, the row is missing, the page is empty), the request is
-/// authenticated and served again: a 404 or an empty page costs a second round trip, a
-/// revoked key its 401.
+/// (the key was revoked, the row is missing, the page is empty), the key is authenticated:
+/// a 404 or an empty page costs that one more statement, a revoked key gets its 401, and
+/// a key whose standing changed is served again.
 pub(super) async fn vouched_read<F, Fut>(
     call: Call,
     key: [u8; 32],
@@ -84,19 +76,21 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let (state, body, req) = (call.state.clone(), call.body.clone(), call.req.clone());
-    let (vouch, reply) = run_vouched(state.scope.as_ref(), key, &guess, handler(call)).await?;
+    let again = call.clone();
+    let scope = again.state.scope.clone();
+    let (vouch, reply) = run_vouched(scope.as_ref(), key, &guess, handler(call)).await?;
     let (auth, reply) = match vouch {
         Vouch::Confirmed => (guess, reply),
         Vouch::Unconfirmed => {
-            let auth = authenticate(&state, key, None).await?;
-            let call = Call {
-                state: state.clone(),
-                auth: auth.clone(),
-                body,
-                req,
-            };
-            (auth, handler(call).await)
+            let auth = authenticate(&again.state, key, None).await?;
+            if auth == guess {
+                // Keys are only ever revoked, never restored or moved: one that stands as
+                // guessed now stood during the read, whose answer (a 404, an empty page)
+                // therefore holds.
+                (auth, reply)
+            } else {
+                (auth.clone(), handler(Call { auth, ..again }).await)
+            }
         }
     };
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
