@@ -165,10 +165,7 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         pg.psql(db, &sql)?;
         println!("xtask:   {what}: {:.0} s", t.elapsed().as_secs_f64());
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    let runtime = crate::bench_api::load_runtime()?;
 
     // Probe: one request per scenario with auto_explain on, to print the plans used.
     let db_name = db.rsplit('/').next().unwrap_or_default();

@@ -7,8 +7,12 @@
 //! shapes (an insert whose optional columns are `DEFAULT` or bound), is safe to prepare
 //! once per connection: wrap it in `Prepared`.
 
-use diesel::pg::Pg;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use diesel::pg::{Pg, PgQueryBuilder};
+use diesel::query_builder::{AstPass, Query, QueryBuilder, QueryFragment, QueryId};
 use diesel::QueryResult;
 
 /// A statement whose text is a constant or one of a few shapes (binds vary).
@@ -33,4 +37,119 @@ impl<Q> QueryId for Prepared<Q> {
 
 impl<Q: Query> Query for Prepared<Q> {
     type SqlType = Q::SqlType;
+}
+
+/// A statement whose SQL text its type fixes (diesel's static query id, safe to cache):
+/// the text is built once per thread and copied after that. diesel-async renders every
+/// statement's text before it looks up the prepared statement (by that same query id, so
+/// the text of a cached one goes unused); for a resource read that walk of the select
+/// list, quoting each column, was ~6 % of the api's CPU per GET (perf).
+#[derive(Debug, Clone)]
+pub(crate) struct Fixed<Q>(pub Q);
+
+thread_local! {
+    /// Rendered texts by query id; one per statement shape the process runs.
+    static TEXTS: RefCell<HashMap<TypeId, Box<str>>> = RefCell::new(HashMap::new());
+}
+
+impl<Q: QueryFragment<Pg> + QueryId> QueryFragment<Pg> for Fixed<Q> {
+    fn walk_ast<'b>(&'b self, pass: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.0.walk_ast(pass)
+    }
+
+    fn to_sql(&self, out: &mut PgQueryBuilder, backend: &Pg) -> QueryResult<()> {
+        // The same condition under which diesel's statement cache keys by type alone.
+        let Some(id) =
+            Q::query_id().filter(|_| self.0.is_safe_to_cache_prepared(backend).unwrap_or(false))
+        else {
+            return self.0.to_sql(out, backend);
+        };
+        let known = TEXTS.with(|texts| {
+            texts
+                .borrow()
+                .get(&id)
+                .map(|text| out.push_sql(text))
+                .is_some()
+        });
+        if known {
+            return Ok(());
+        }
+        let mut fresh = PgQueryBuilder::default();
+        self.0.to_sql(&mut fresh, backend)?;
+        let text = fresh.finish();
+        out.push_sql(&text);
+        TEXTS.with(|texts| texts.borrow_mut().insert(id, text.into_boxed_str()));
+        Ok(())
+    }
+
+    fn is_safe_to_cache_prepared(&self, backend: &Pg) -> QueryResult<bool> {
+        self.0.is_safe_to_cache_prepared(backend)
+    }
+}
+
+impl<Q: QueryId> QueryId for Fixed<Q> {
+    type QueryId = Q::QueryId;
+    const HAS_STATIC_QUERY_ID: bool = Q::HAS_STATIC_QUERY_ID;
+}
+
+impl<Q: Query> Query for Fixed<Q> {
+    type SqlType = Q::SqlType;
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::prelude::*;
+
+    use super::Fixed;
+    use crate::schema::checkout_sessions as cs;
+
+    fn id_of<T: diesel::query_builder::QueryId>(_: &T) -> Option<std::any::TypeId> {
+        T::query_id()
+    }
+
+    fn text(q: &impl diesel::query_builder::QueryFragment<diesel::pg::Pg>) -> String {
+        diesel::debug_query::<diesel::pg::Pg, _>(q).to_string()
+    }
+
+    #[test]
+    fn a_fixed_statement_renders_as_its_query_with_its_own_binds() {
+        let by = |title: &'static str| {
+            cs::table
+                .filter(cs::title.eq(title))
+                .select(cs::id)
+                .limit(1)
+        };
+        // The first rendering builds the text, the second copies it: both equal diesel's,
+        // and each carries its own binds.
+        assert_eq!(text(&Fixed(by("a"))), text(&by("a")));
+        assert_eq!(text(&Fixed(by("b"))), text(&by("b")));
+        assert!(text(&Fixed(by("b"))).contains("\"b\""));
+        let id = id_of(&by("a")).expect("a static query id");
+        assert!(super::TEXTS.with(|texts| texts.borrow().contains_key(&id)));
+    }
+
+    #[test]
+    fn a_statement_whose_text_its_type_does_not_fix_is_rendered_each_time() {
+        // Boxed queries share one type whatever their filters (no static query id).
+        let boxed = |filtered: bool| {
+            let mut q = cs::table.select(cs::id).into_boxed();
+            if filtered {
+                q = q.filter(cs::title.eq("a"));
+            }
+            q
+        };
+        assert_eq!(text(&Fixed(boxed(false))), text(&boxed(false)));
+        assert_eq!(text(&Fixed(boxed(true))), text(&boxed(true)));
+        assert_ne!(text(&Fixed(boxed(true))), text(&boxed(false)));
+        // An IN list's placeholders vary with its length (not safe to cache).
+        let any = |ids: Vec<String>| cs::table.filter(cs::title.eq_any(ids)).select(cs::id);
+        assert_eq!(
+            text(&Fixed(any(vec!["a".into()]))),
+            text(&any(vec!["a".into()]))
+        );
+        assert_eq!(
+            text(&Fixed(any(vec!["a".into(), "b".into()]))),
+            text(&any(vec!["a".into(), "b".into()]))
+        );
+    }
 }

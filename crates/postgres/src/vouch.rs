@@ -79,11 +79,15 @@ macro_rules! first_vouched {
         let q = $q;
         let row = match &vouching {
             Some(v) => {
-                q.filter($crate::vouch::key_stands!(v))
-                    .first(&mut &*conn)
+                $crate::prepared::Fixed(q.filter($crate::vouch::key_stands!(v)).limit(1))
+                    .get_result(&mut &*conn)
                     .await
             }
-            None => q.first(&mut &*conn).await,
+            None => {
+                $crate::prepared::Fixed(q.limit(1))
+                    .get_result(&mut &*conn)
+                    .await
+            }
         }
         .optional()
         .map_err($crate::error::map_diesel_error)?;
