@@ -458,6 +458,7 @@ async fn authenticate(
     match found.lease {
         LeaseOutcome::NotAsked => {}
         LeaseOutcome::Granted(n) => state.rate_limiter.granted(&key, n, auth.rate_limit_per_min),
+        LeaseOutcome::Exhausted { .. } if state.rate_limiter.refused(&key) => {}
         LeaseOutcome::Exhausted { retry_after_ms } => {
             metrics::counter!("stablepay_rate_limited_total", "limiter" => "api_key").increment(1);
             let wait = retry_after_ms.div_ceil(1000).max(1);
