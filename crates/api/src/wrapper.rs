@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use stablepay_domain::ports::{
-    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome, RateLease,
+    run_in_transaction, run_pinned, IdempotencyClaim, IdempotencyScope, LeaseOutcome,
     RecordOutcome, Sharing, StoredResponse,
 };
 use stablepay_domain::rules::{api_keys, validation::IDEMPOTENCY_KEY_MAX};
@@ -19,6 +19,7 @@ use stablepay_domain::AuthContext;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::input::Query;
+use crate::rate_limit::Budget;
 use crate::state::AppState;
 use guessed::{read_with_guess, vouched_read, write_with_guess, Checked};
 
@@ -201,8 +202,8 @@ where
             // A local token of the key's budget is taken first: a key that has to lease
             // more (or is out of budget) is authenticated before anything else runs, on a
             // connection of its own (the lease locks the key's row, and may wait).
-            let lease = state.rate_limiter.take(&key).err();
-            let sharing = if lease.is_some() {
+            let budget = state.rate_limiter.take(&key);
+            let sharing = if budget.lease().is_some() {
                 Sharing::Pinned
             } else {
                 sharing
@@ -211,7 +212,7 @@ where
             run_pinned(
                 scope.as_ref(),
                 sharing,
-                run(state, req, (key, lease), body, handler, atomicity, check),
+                run(state, req, (key, budget), body, handler, atomicity, check),
             )
             .await
             .unwrap_or_else(|e| Err(e.into()))
@@ -231,8 +232,9 @@ where
 async fn run<F, Fut>(
     state: Data<AppState>,
     req: HttpRequest,
-    // The key's hash, and the lease to ask for when no local token was left.
-    (key, lease): ([u8; 32], Option<RateLease>),
+    // The key's hash, and what the request does about its budget (spent a local token,
+    // or leases along with authentication).
+    (key, budget): ([u8; 32], Budget),
     body: Result<Bytes, ApiError>,
     handler: F,
     atomicity: Atomicity,
@@ -243,8 +245,7 @@ where
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let mut fresh = None;
-    let guess = lease
-        .is_none()
+    let guess = (budget == Budget::Spent)
         .then(|| state.auth_guesses.guess(&key))
         .flatten();
     if let (Some(guess), Ok(body)) = (guess, &body) {
@@ -272,7 +273,7 @@ where
     }
     let auth = match fresh {
         Some(auth) => auth,
-        None => authenticate(&state, key, lease).await?,
+        None => authenticate(&state, key, budget).await?,
     };
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
@@ -447,9 +448,9 @@ fn invalid_key() -> ApiError {
 async fn authenticate(
     state: &AppState,
     key: [u8; 32],
-    lease: Option<RateLease>,
+    budget: Budget,
 ) -> Result<AuthContext, ApiError> {
-    let found = state.keys.authenticate(key, lease).await?;
+    let found = state.keys.authenticate(key, budget.lease()).await?;
     state
         .auth_guesses
         .learn(key, found.as_ref().map(|f| &f.context));
@@ -457,8 +458,14 @@ async fn authenticate(
     let auth = found.context;
     match found.lease {
         LeaseOutcome::NotAsked => {}
-        LeaseOutcome::Granted(n) => state.rate_limiter.granted(&key, n, auth.rate_limit_per_min),
-        LeaseOutcome::Exhausted { .. } if state.rate_limiter.refused(&key) => {}
+        LeaseOutcome::Granted(n) => {
+            state
+                .rate_limiter
+                .granted(&key, budget, n, auth.rate_limit_per_min)
+        }
+        LeaseOutcome::Exhausted { .. } if matches!(budget, Budget::Renew(_)) => {
+            state.rate_limiter.renewal_refused(&key)
+        }
         LeaseOutcome::Exhausted { retry_after_ms } => {
             metrics::counter!("stablepay_rate_limited_total", "limiter" => "api_key").increment(1);
             let wait = retry_after_ms.div_ceil(1000).max(1);

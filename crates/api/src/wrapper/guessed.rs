@@ -10,6 +10,7 @@ use stablepay_domain::AuthContext;
 
 use super::{authenticate, commits, idempotent, json_response, Atomicity, Call, Reply};
 use crate::error::ApiError;
+use crate::rate_limit::Budget;
 use crate::state::AppState;
 
 /// Where a request started with its key's last standing stands once the key is checked.
@@ -30,7 +31,8 @@ async fn beside_authentication<T>(
     guess: &AuthContext,
     work: impl Future<Output = T>,
 ) -> Result<Checked<T>, ApiError> {
-    let (auth, outcome) = futures_util::future::join(authenticate(state, key, None), work).await;
+    let (auth, outcome) =
+        futures_util::future::join(authenticate(state, key, Budget::Spent), work).await;
     let auth = auth?;
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     Ok(if auth == *guess {
@@ -82,7 +84,7 @@ where
     let (auth, reply) = match vouch {
         Vouch::Confirmed => (guess, reply),
         Vouch::Unconfirmed => {
-            let auth = authenticate(&again.state, key, None).await?;
+            let auth = authenticate(&again.state, key, Budget::Spent).await?;
             if auth == guess {
                 // Keys are only ever revoked, never restored or moved: one that stands as
                 // guessed now stood during the read, whose answer (a 404, an empty page)
