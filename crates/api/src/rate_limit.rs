@@ -93,7 +93,7 @@ impl KeyRateLimiter {
     }
 
     fn take_at(&self, key: &[u8; 32], now: Instant) -> Budget {
-        let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        let mut local = self.entries();
         let per_min = match local.get_mut(key) {
             Some(l) if l.tokens > 0 && l.until > now => {
                 let due = l.due_for_renewal(now);
@@ -108,6 +108,11 @@ impl KeyRateLimiter {
             None => self.default_per_min,
         };
         Budget::Lease(self.lease_of(per_min))
+    }
+
+    /// The leased batches by key (a panic elsewhere while holding them leaves them usable).
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Leased>> {
+        self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lease_of(&self, per_min: u32) -> RateLease {
@@ -126,7 +131,7 @@ impl KeyRateLimiter {
             Budget::Renew(_) => tokens,
             Budget::Spent | Budget::Lease(_) => tokens.saturating_sub(1),
         };
-        let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        let mut local = self.entries();
         if local.len() > SWEEP_ABOVE {
             local.retain(|_, l| l.until > now);
         }
@@ -148,7 +153,7 @@ impl KeyRateLimiter {
     /// The key's shared budget refused a renewal (its request already spent a local
     /// token): the next try waits `RENEWAL_PATIENCE` rather than come with every request.
     pub fn renewal_refused(&self, key: &[u8; 32]) {
-        let mut local = self.local.lock().unwrap_or_else(|p| p.into_inner());
+        let mut local = self.entries();
         if let Some(l) = local.get_mut(key) {
             l.renewing_since = Some(Instant::now());
         }
@@ -161,6 +166,21 @@ mod tests {
 
     fn lease(budget: Budget) -> RateLease {
         budget.lease().expect("a lease")
+    }
+
+    /// `n` requests each spend a local token.
+    fn spend(rl: &KeyRateLimiter, key: &[u8; 32], n: u32) {
+        for _ in 0..n {
+            assert_eq!(rl.take(key), Budget::Spent);
+        }
+    }
+
+    /// A limiter holding a first grant of `tokens` for a key limited to 60,000 a minute
+    /// (batches of 100), and that key.
+    fn leased(tokens: u32) -> (KeyRateLimiter, [u8; 32]) {
+        let (rl, key) = (KeyRateLimiter::new(60_000), [4u8; 32]);
+        rl.granted(&key, Budget::Lease(rl.lease_of(60_000)), tokens, None);
+        (rl, key)
     }
 
     #[test]
@@ -191,9 +211,7 @@ mod tests {
         assert_eq!(lease(second).tokens, 100);
         rl.granted(&key, second, 100, Some(60_000));
         // 99 are kept; the request that finds a quarter left spends one and renews.
-        for _ in 0..74 {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        spend(&rl, &key, 74);
         assert!(matches!(rl.take(&key), Budget::Renew(l) if l.tokens == 100));
         // Another key has its own budget.
         assert!(matches!(rl.take(&[3u8; 32]), Budget::Lease(_)));
@@ -201,42 +219,30 @@ mod tests {
 
     #[test]
     fn one_request_renews_a_batch_while_the_others_spend_the_rest() {
-        let rl = KeyRateLimiter::new(60_000);
-        let key = [4u8; 32];
-        rl.granted(&key, Budget::Lease(rl.lease_of(60_000)), 100, None);
-        for _ in 0..74 {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        let (rl, key) = leased(100);
+        spend(&rl, &key, 74);
         let renewal = rl.take(&key);
         assert!(matches!(renewal, Budget::Renew(_)));
         // 24 left: spent by others, no second renewal while one is in flight.
-        for _ in 0..24 {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        spend(&rl, &key, 24);
         assert!(
             matches!(rl.take(&key), Budget::Lease(_)),
             "a spent batch leases again"
         );
         // The renewal lands: all 100 are kept (its request spent a local token).
         rl.granted(&key, renewal, 100, None);
-        for _ in 0..75 {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        spend(&rl, &key, 75);
         let renewal = rl.take(&key);
         assert!(matches!(renewal, Budget::Renew(_)));
         // Landing with 24 left: they are kept beside the new 100 (at most a quarter batch).
         rl.granted(&key, renewal, 100, None);
-        for _ in 0..(24 + 100 - 25) {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        spend(&rl, &key, 24 + 100 - 25);
         assert!(matches!(rl.take(&key), Budget::Renew(_)));
     }
 
     #[test]
     fn a_renewal_keeps_at_most_a_quarter_batch_of_what_is_left() {
-        let rl = KeyRateLimiter::new(60_000);
-        let key = [5u8; 32];
-        rl.granted(&key, Budget::Lease(rl.lease_of(60_000)), 100, None);
+        let (rl, key) = leased(100);
         let now = Instant::now();
         assert_eq!(rl.take_at(&key, now), Budget::Spent);
         assert_eq!(rl.take_at(&key, now + LEASE_LIFETIME / 2), Budget::Spent);
@@ -247,9 +253,7 @@ mod tests {
         assert_eq!(rl.take_at(&key, late), Budget::Spent);
         // 96 left, of which 25 are kept: 125 in all, renewed again at 25.
         rl.granted(&key, renewal, 100, None);
-        for _ in 0..100 {
-            assert_eq!(rl.take(&key), Budget::Spent);
-        }
+        spend(&rl, &key, 100);
         assert!(matches!(rl.take(&key), Budget::Renew(_)));
         // An expired batch is gone.
         assert!(matches!(
@@ -260,9 +264,7 @@ mod tests {
 
     #[test]
     fn an_unanswered_or_refused_renewal_lets_another_start_after_a_while() {
-        let rl = KeyRateLimiter::new(60_000);
-        let key = [6u8; 32];
-        rl.granted(&key, Budget::Lease(rl.lease_of(60_000)), 27, None);
+        let (rl, key) = leased(27);
         let now = Instant::now();
         // 26 left, then 25: this request renews, and nobody answers it.
         assert_eq!(rl.take_at(&key, now), Budget::Spent);

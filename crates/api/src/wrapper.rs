@@ -245,7 +245,9 @@ where
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let mut fresh = None;
-    let guess = (budget == Budget::Spent)
+    let guess = budget
+        .lease()
+        .is_none()
         .then(|| state.auth_guesses.guess(&key))
         .flatten();
     if let (Some(guess), Ok(body)) = (guess, &body) {

@@ -282,8 +282,14 @@ impl PgStore {
 
     /// The connection pinned to the current task for this store, if any.
     pub(crate) fn current_pin(&self) -> Option<Pin> {
+        self.with_pin(|pin| Some(pin.clone()))
+    }
+
+    /// What `read` finds in the current task's pin for this store, if it has one (without
+    /// cloning the pin: on every statement's path).
+    pub(crate) fn with_pin<T>(&self, read: impl FnOnce(&Pin) -> Option<T>) -> Option<T> {
         PINNED
-            .try_with(|pin| (pin.pool == self.pool_id()).then(|| pin.clone()))
+            .try_with(|pin| (pin.pool == self.pool_id()).then(|| read(pin)).flatten())
             .ok()
             .flatten()
     }

@@ -48,9 +48,12 @@ impl PgStore {
     /// The condition the current request's reads by `merchant` and `mode` must carry, if
     /// it is vouched for them.
     pub(crate) fn vouching_for(&self, merchant: MerchantId, mode: Mode) -> Option<Arc<Vouching>> {
-        self.current_pin()?
-            .vouching
-            .filter(|v| v.merchant == merchant.uuid() && v.livemode == mode.is_live())
+        self.with_pin(|pin| {
+            pin.vouching
+                .as_ref()
+                .filter(|v| v.merchant == merchant.uuid() && v.livemode == mode.is_live())
+                .cloned()
+        })
     }
 }
 

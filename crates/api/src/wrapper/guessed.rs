@@ -79,8 +79,8 @@ where
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
     let again = call.clone();
-    let scope = again.state.scope.clone();
-    let (vouch, reply) = run_vouched(scope.as_ref(), key, &guess, handler(call)).await?;
+    let (vouch, reply) =
+        run_vouched(again.state.scope.as_ref(), key, &guess, handler(call)).await?;
     let (auth, reply) = match vouch {
         Vouch::Confirmed => (guess, reply),
         Vouch::Unconfirmed => {
