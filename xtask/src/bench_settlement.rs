@@ -60,7 +60,12 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
         .map_err(|e| e.to_string())?;
     let nonce = reg.challenge.map(|c| c.nonce).unwrap_or_default();
     let used = store
-        .mark_verified(reg.wallet.id, &nonce, Timestamp::new(chrono::Utc::now()))
+        .mark_verified(
+            reg.wallet.id,
+            &nonce,
+            Timestamp::new(chrono::Utc::now()),
+            ctx.mode,
+        )
         .await
         .map_err(|e| e.to_string())?;
     if !matches!(used, stablepay_domain::ports::ChallengeUse::Consumed(_)) {

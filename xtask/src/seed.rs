@@ -96,7 +96,7 @@ pub fn wait_healthy(api: &str, timeout: Duration) -> Result<(), String> {
 
 /// Registers the merchant's wallet and verifies it with an EIP-191 signature.
 pub fn verify_wallet(api: &str, m: &DemoMerchant) -> Result<(), String> {
-    let auth = format!("Bearer {}", m.test_key);
+    let auth = format!("Bearer {}", m.live_key);
     let registered: Value = ureq::post(&format!("{api}/api/v1/wallets"))
         .set("Authorization", &auth)
         .send_json(json!({ "address": m.wallet_address }))

@@ -8,7 +8,7 @@ use serde::Serialize;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::services::{
     CreateSessionError, HostedError, LookupError, PortalError, RecoverError, RefundError,
-    ResendError, TestEventError, VerifyWalletError,
+    ResendError, RevokeWalletError, TestEventError, VerifyWalletError,
 };
 use stablepay_domain::{FieldError, Missing, ValidationErrors};
 
@@ -234,6 +234,16 @@ impl From<CreateSessionError> for ApiError {
                 &detail,
                 "The network could not be reached to read the plan; retry in a few seconds",
             ),
+        }
+    }
+}
+
+impl From<RevokeWalletError> for ApiError {
+    fn from(e: RevokeWalletError) -> Self {
+        match e {
+            RevokeWalletError::NotFound(m) => m.into(),
+            RevokeWalletError::NeedsLiveKey => ApiError::invalid(e.to_string()),
+            RevokeWalletError::Store(e) => e.into(),
         }
     }
 }

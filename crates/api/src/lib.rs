@@ -1,6 +1,7 @@
 //! stablepay's REST API: actix-web routes over the domain's use cases.
 
 pub mod app;
+pub mod auth_failures;
 pub mod auth_guess;
 pub mod config;
 pub mod error;
@@ -20,8 +21,9 @@ use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_web::{IpRateLimiter, TrustedProxies, WebState};
+use stablepay_web::{AccountRateLimiter, ArgonPasswords, IpRateLimiter, TrustedProxies, WebState};
 
+use crate::auth_failures::{AuthFailureLimiter, AUTH_FAILURES_PER_MIN};
 use crate::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
@@ -83,8 +85,10 @@ pub fn state_from_store(
         plan_min_interval_secs: chain.plan_min_interval_secs,
         public_url: public_url.clone(),
         policy: dashboard,
-        // Sign-in attempts per client IP (D21); per account, the lockout applies.
-        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN, limits.trusted_proxies),
+        // Sign-in attempts per client IP and per account (D21), beside the lockout.
+        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN, limits.trusted_proxies.clone()),
+        account_limiter: AccountRateLimiter::new(LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MIN),
+        passwords: Arc::new(ArgonPasswords::for_this_machine()),
     });
     let api = Data::new(AppState {
         scope: store.clone(),
@@ -95,6 +99,7 @@ pub fn state_from_store(
         reader: store.clone(),
         idempotency: store.clone(),
         outbox: store.clone(),
+        recoveries: store.clone(),
         refunds: store.clone(),
         subscriptions: store.clone(),
         settlement: store,
@@ -109,6 +114,7 @@ pub fn state_from_store(
         public_url,
         rate_limiter: KeyRateLimiter::new(rate_limit_per_min),
         auth_guesses: Default::default(),
+        auth_failures: AuthFailureLimiter::new(AUTH_FAILURES_PER_MIN, limits.trusted_proxies),
         ping: Some(ping),
     });
     (api, web)
@@ -116,3 +122,5 @@ pub fn state_from_store(
 
 /// Sign-in form posts per client IP per minute.
 const LOGIN_ATTEMPTS_PER_MIN: u32 = 20;
+/// Sign-in form posts per account (by email, known or not) per minute, from anywhere.
+const LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MIN: u32 = 10;

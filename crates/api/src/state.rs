@@ -1,9 +1,9 @@
 use std::sync::Arc;
 
 use stablepay_domain::ports::{
-    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RefundStore, RequestScope,
-    ResourceReader, SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
-    WebhookEndpointRepository,
+    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RecoveryQueue, RefundStore,
+    RequestScope, ResourceReader, SessionRepository, SettlementStore, SubscriptionStore,
+    WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
@@ -21,6 +21,8 @@ pub struct AppState {
     pub reader: Arc<dyn ResourceReader>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub outbox: Arc<dyn Outbox>,
+    /// Recoveries continued by the worker past the first batch.
+    pub recoveries: Arc<dyn RecoveryQueue>,
     pub chain: Arc<dyn ChainReader>,
     pub settlement: Arc<dyn SettlementStore>,
     pub refunds: Arc<dyn RefundStore>,
@@ -38,6 +40,8 @@ pub struct AppState {
     pub tokens: TokenDirectory,
     pub public_url: String,
     pub rate_limiter: KeyRateLimiter,
+    /// Failed authentications per client address (429 past the budget).
+    pub auth_failures: crate::auth_failures::AuthFailureLimiter,
     /// Where each key belongs, to pipeline a read with its authentication.
     pub auth_guesses: crate::auth_guess::AuthGuesses,
     /// Readiness probe (None: always ready).

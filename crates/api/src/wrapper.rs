@@ -97,6 +97,38 @@ impl Reply {
     }
 }
 
+/// The one way a JSON answer leaves (the wrapper's routes and the public hosted and portal
+/// endpoints alike): a reply as it is, an error as the spec's envelope, an internal one
+/// logged. A body that fails to serialise became a 500 in `Reply::json`.
+pub fn render(result: Result<Reply, ApiError>) -> HttpResponse {
+    match result {
+        Ok(reply) => json_response(reply.status, reply.body),
+        Err(err) => render_error(err),
+    }
+}
+
+fn render_error(err: ApiError) -> HttpResponse {
+    if err.code == ErrorCode::Api {
+        tracing::error!(message = %err.message, "request failed");
+    }
+    err.to_response()
+}
+
+/// The per-client limit of the public pages (D15), then the `{id}` of a public route
+/// (no API key: the id is the capability; unparsable is a 404).
+pub fn admit_public<T: stablepay_domain::TypedId>(
+    state: &AppState,
+    req: &HttpRequest,
+) -> Result<T, ApiError> {
+    if let Err(wait) = state.public_rate_limiter.check(req) {
+        return Err(ApiError::rate_limited(
+            format!("Too many requests; retry in {wait} s"),
+            wait,
+        ));
+    }
+    path_id(req)
+}
+
 fn json_response(status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("application/json")
@@ -193,7 +225,7 @@ where
     F: Fn(Call) -> Fut,
     Fut: Future<Output = Result<Reply, ApiError>>,
 {
-    let result = match bearer_key(&req) {
+    let result = match bearer_key(&req).and_then(|key| lookup_allowed(&state, &req, key)) {
         Err(e) => Err(e),
         Ok(key) => {
             // The body is read before a connection is taken, so a slow upload never holds
@@ -218,15 +250,7 @@ where
             .unwrap_or_else(|e| Err(e.into()))
         }
     };
-    match result {
-        Ok(response) => response,
-        Err(err) => {
-            if err.code == ErrorCode::Api {
-                tracing::error!(message = %err.message, "request failed");
-            }
-            err.to_response()
-        }
-    }
+    result.unwrap_or_else(render_error)
 }
 
 async fn run<F, Fut>(
@@ -275,7 +299,15 @@ where
     }
     let auth = match fresh {
         Some(auth) => auth,
-        None => authenticate(&state, key, budget).await?,
+        None => match authenticate(&state, key, budget).await {
+            Ok(auth) => auth,
+            Err(e) => {
+                if e.code == ErrorCode::Authentication {
+                    state.auth_failures.failed(&req, state.clock.now());
+                }
+                return Err(e);
+            }
+        },
     };
     tracing::Span::current().record("merchant", tracing::field::display(auth.merchant_id));
     let body = body?;
@@ -433,6 +465,19 @@ fn bearer_key(req: &HttpRequest) -> Result<[u8; 32], ApiError> {
         return Err(invalid_key());
     }
     Ok(api_keys::hash(secret))
+}
+
+/// The key, unless its client spent its budget of failed authentications (429 without a
+/// lookup); a key this process has seen authenticate is never held back.
+fn lookup_allowed(
+    state: &AppState,
+    req: &HttpRequest,
+    key: [u8; 32],
+) -> Result<[u8; 32], ApiError> {
+    match state.auth_failures.check(req, state.clock.now()) {
+        Err(e) if state.auth_guesses.guess(&key).is_none() => Err(e),
+        _ => Ok(key),
+    }
 }
 
 fn in_flight() -> ApiError {

@@ -11,7 +11,7 @@ use stablepay_domain::ports::{ChainError, ChargeSimulation};
 use stablepay_domain::rules::dunning::FailureCode;
 use stablepay_domain::{Address, ChainId, PrivateKey, TxHash};
 
-use crate::{calldata, to_h160, EvmChain};
+use crate::{calldata, redact_urls, to_h160, EvmChain};
 
 /// Gas for one `charge` (it uses about 70k; a margin for token contracts that need more).
 const CHARGE_GAS: u64 = 200_000;
@@ -19,6 +19,7 @@ const CHARGE_GAS: u64 = 200_000;
 /// What a revert's 4-byte selector says.
 fn simulation_of(revert: &[u8]) -> Option<ChargeSimulation> {
     let selector = revert.get(..4)?;
+    // `id` returns exactly 4 bytes; `[..]` is the whole array.
     let is = |sig: &str| selector == &id(sig)[..];
     Some(if is("NotDue()") {
         ChargeSimulation::NotDue
@@ -72,7 +73,9 @@ impl EvmChain {
                 .as_error_response()
                 .and_then(|r| r.as_revert_data())
                 .and_then(|data| simulation_of(&data))
-                .ok_or_else(|| ChainError::Unavailable(format!("eth_call charge: {e}"))),
+                .ok_or_else(|| {
+                    ChainError::Unavailable(redact_urls(&format!("eth_call charge: {e}")))
+                }),
             Err(_) => Err(ChainError::Unavailable("eth_call charge: timed out".into())),
         }
     }
@@ -86,14 +89,19 @@ impl EvmChain {
                 provider.get_transaction_count(to_h160(&account), Some(BlockNumber::Latest.into())),
             )
             .await?;
-        Ok(n.low_u64())
+        // `low_u64` would truncate: a count beyond u64 is a malformed answer, unknown.
+        u64::try_from(n).map_err(|_| {
+            ChainError::Unavailable(format!(
+                "eth_getTransactionCount: malformed answer: nonce {n} beyond u64"
+            ))
+        })
     }
 
     /// A gas price that gets a charge mined promptly (the node's suggestion, plus a quarter).
     pub async fn charge_gas_price(&self, chain: ChainId) -> Result<U256, ChainError> {
         let provider = self.provider(chain)?;
         let suggested = self.timed("eth_gasPrice", provider.get_gas_price()).await?;
-        Ok(suggested + suggested / 4)
+        charge_gas_price_of(suggested)
     }
 
     /// Broadcasts signed bytes. A node that already has the transaction (or has mined its
@@ -107,6 +115,16 @@ impl EvmChain {
         .await
         .map(|_| ())
     }
+}
+
+/// The node's suggested gas price plus a quarter; U256 `+` panics on overflow, so a
+/// suggestion that large is a malformed answer, unknown.
+fn charge_gas_price_of(suggested: U256) -> Result<U256, ChainError> {
+    suggested.checked_add(suggested / 4).ok_or_else(|| {
+        ChainError::Unavailable(format!(
+            "eth_gasPrice: malformed answer: gas price {suggested} overflows"
+        ))
+    })
 }
 
 /// Signs `charge(id)` on `manager` with `nonce` (legacy transaction, fixed gas).
@@ -129,8 +147,33 @@ pub fn sign_charge(
         .into();
     let signature = wallet
         .sign_transaction_sync(&tx)
-        .map_err(|e| format!("signing the charge failed: {e}"))?;
+        .map_err(|e| redact_urls(&format!("signing the charge failed: {e}")))?;
     let raw = tx.rlp_signed(&signature).to_vec();
     let hash = TxHash::from_bytes(keccak256(&raw));
     Ok(SignedTx { hash, raw })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gas_price_that_would_overflow_is_unknown_not_a_panic() {
+        assert_eq!(charge_gas_price_of(U256::from(100)), Ok(U256::from(125)));
+        assert!(matches!(
+            charge_gas_price_of(U256::MAX),
+            Err(ChainError::Unavailable(_))
+        ));
+    }
+
+    #[test]
+    fn known_reverts_map_and_short_or_unknown_ones_do_not() {
+        assert_eq!(
+            simulation_of(&id("NotDue()")),
+            Some(ChargeSimulation::NotDue)
+        );
+        assert_eq!(simulation_of(&[0x01, 0x02]), None);
+        assert_eq!(simulation_of(&[]), None);
+        assert_eq!(simulation_of(&[0; 36]), None);
+    }
 }

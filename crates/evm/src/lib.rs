@@ -1,10 +1,15 @@
 //! The EVM adapter: implements the domain's `ChainReader` with ethers over HTTP JSON-RPC.
 //! Every call runs under a timeout and RPC failures are `ChainError::Unavailable` (the
-//! caller retries); nothing here panics on a node's answer.
+//! caller retries); nothing here panics on a node's answer. A missing or malformed field in
+//! an answer (D17) is `Unavailable` too: unknown, never a guessed value. Error text is
+//! passed through [`redact_urls`], so no provider URL (and its API key) reaches a message.
 
 pub mod bindings;
 pub mod calldata;
 pub mod keeper;
+pub mod redact;
+
+pub use redact::redact_urls;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,7 +18,7 @@ use async_trait::async_trait;
 use ethers::abi::RawLog;
 use ethers::contract::EthEvent;
 use ethers::providers::{Http, Middleware, Provider};
-use ethers::types::{Bytes, H160, H256, U256};
+use ethers::types::{Block, Bytes, Log, TransactionReceipt, H160, H256, U256, U64};
 use stablepay_domain::ports::{
     ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, SubscriptionEvent,
     SubscriptionLog, TokenTransfer,
@@ -42,7 +47,17 @@ pub fn from_h160(a: H160) -> Address {
 }
 
 fn u128_of(v: U256) -> Option<u128> {
-    (v <= U256::from(u128::MAX)).then(|| v.as_u128())
+    u128::try_from(v).ok()
+}
+
+/// A node's answer that is missing a field or malformed: unknown, retried (D17).
+fn malformed(what: &str, detail: impl std::fmt::Display) -> ChainError {
+    ChainError::Unavailable(redact_urls(&format!("{what}: malformed answer: {detail}")))
+}
+
+/// A log's position in its block; `None` when the node left it out or it exceeds u64.
+fn log_index(log: &Log) -> Option<u64> {
+    log.log_index.and_then(|i| u64::try_from(i).ok())
 }
 
 pub struct EvmChain {
@@ -56,7 +71,7 @@ impl EvmChain {
         let mut providers = HashMap::new();
         for (chain, url) in rpc_urls {
             let provider = Provider::<Http>::try_from(url.as_str())
-                .map_err(|e| format!("RPC URL for chain {}: {e}", chain.id()))?;
+                .map_err(|e| redact_urls(&format!("RPC URL for chain {}: {e}", chain.id())))?;
             providers.insert(chain.id(), provider.interval(Duration::from_millis(250)));
         }
         Ok(Self { providers, timeout })
@@ -83,7 +98,9 @@ impl EvmChain {
             Ok(Err(e)) => {
                 metrics::counter!("stablepay_rpc_errors_total", "method" => method, "kind" => "error")
                     .increment(1);
-                Err(ChainError::Unavailable(format!("{what}: {e}")))
+                Err(ChainError::Unavailable(redact_urls(&format!(
+                    "{what}: {e}"
+                ))))
             }
             Err(_) => {
                 metrics::counter!("stablepay_rpc_errors_total", "method" => method, "kind" => "timeout")
@@ -97,20 +114,24 @@ impl EvmChain {
     }
 }
 
-fn decode_transfer(log: &ethers::types::Log, log_index: u64) -> Option<TokenTransfer> {
-    if log.topics.len() != 3 || log.topics[0].0 != TRANSFER_TOPIC || log.data.len() != 32 {
+fn decode_transfer(log: &Log, log_index: u64) -> Option<TokenTransfer> {
+    let [topic0, from, to] = log.topics.as_slice() else {
+        return None;
+    };
+    if topic0.0 != TRANSFER_TOPIC || log.data.len() != 32 {
         return None;
     }
     Some(TokenTransfer {
         token: from_h160(log.address),
-        from: from_h160(H160::from(log.topics[1])),
-        to: from_h160(H160::from(log.topics[2])),
+        from: from_h160(H160::from(*from)),
+        to: from_h160(H160::from(*to)),
+        // `from_big_endian` panics beyond 32 bytes: the length is checked above.
         value: u128_of(U256::from_big_endian(&log.data))?,
         log_index,
     })
 }
 
-fn decode_checkout_paid(log: &ethers::types::Log, log_index: u64) -> Option<CheckoutPaid> {
+fn decode_checkout_paid(log: &Log, log_index: u64) -> Option<CheckoutPaid> {
     if log.topics.first() != Some(&CheckoutPaidFilter::signature()) {
         return None;
     }
@@ -131,7 +152,14 @@ fn decode_checkout_paid(log: &ethers::types::Log, log_index: u64) -> Option<Chec
     })
 }
 
-fn decode_subscription_event(log: &ethers::types::Log, log_index: u64) -> Option<SubscriptionLog> {
+/// Whether ABI word `word` of `data` holds a value that fits u64. ethers decodes a `uint64`
+/// with `low_u128() as u64`, silently dropping high bits that no Solidity encoder sets.
+fn word_fits_u64(data: &[u8], word: usize) -> bool {
+    data.get(word * 32..word * 32 + 24)
+        .is_some_and(|high| high.iter().all(|b| *b == 0))
+}
+
+fn decode_subscription_event(log: &Log, log_index: u64) -> Option<SubscriptionLog> {
     let topic = *log.topics.first()?;
     let raw = RawLog {
         topics: log.topics.clone(),
@@ -148,6 +176,10 @@ fn decode_subscription_event(log: &ethers::types::Log, log_index: u64) -> Option
         }
     } else if topic == ChargedFilter::signature() {
         let e = ChargedFilter::decode_log(&raw).ok()?;
+        // Data words: netAmount, feeAmount, nextChargeAt. A truncated due date is no event.
+        if !word_fits_u64(&log.data, 2) {
+            return None;
+        }
         SubscriptionEvent::Charged {
             subscription_id: u128_of(e.subscription_id)?,
             plan_id: u128_of(e.plan_id)?,
@@ -189,32 +221,154 @@ impl EvmChain {
             .from_block(from)
             .to_block(to);
         let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
-        let mut txs: Vec<LoggedTx> = Vec::new();
-        for log in &logs {
-            // A log without its position (a pending-block answer) is skipped: the range
-            // is read again until it is mined.
-            let (Some(tx), Some(number), Some(hash)) =
-                (log.transaction_hash, log.block_number, log.block_hash)
-            else {
-                continue;
-            };
-            let tx = TxHash::from_bytes(tx.0);
-            if !txs.iter().any(|t| t.tx_hash == tx) {
-                txs.push(LoggedTx {
-                    tx_hash: tx,
-                    block_number: number.as_u64(),
-                    block_hash: BlockHash::from_bytes(hash.0),
-                });
-            }
-        }
-        Ok(txs)
+        logged_txs_of(&logs, from, to)
     }
+}
+
+/// The transactions of an `eth_getLogs` answer for blocks `from..=to`, one entry each, in
+/// the answer's order. Every log of a numbered range claims to be mined: one without its
+/// transaction hash, block number or block hash, or outside the range, makes the whole
+/// answer unknown (skipping it would let the scan cursor move past the transaction).
+fn logged_txs_of(logs: &[Log], from: u64, to: u64) -> Result<Vec<LoggedTx>, ChainError> {
+    let mut txs: Vec<LoggedTx> = Vec::new();
+    for log in logs {
+        let (Some(tx), Some(number), Some(hash)) =
+            (log.transaction_hash, log.block_number, log.block_hash)
+        else {
+            return Err(malformed(
+                "eth_getLogs",
+                "a log without its transaction hash, block number or block hash",
+            ));
+        };
+        // U64 is a single 64-bit word: `as_u64` cannot overflow.
+        let number = number.as_u64();
+        if !(from..=to).contains(&number) {
+            return Err(malformed(
+                "eth_getLogs",
+                format_args!("a log of block {number}, outside {from}..={to}"),
+            ));
+        }
+        let tx = TxHash::from_bytes(tx.0);
+        if !txs.iter().any(|t| t.tx_hash == tx) {
+            txs.push(LoggedTx {
+                tx_hash: tx,
+                block_number: number,
+                block_hash: BlockHash::from_bytes(hash.0),
+            });
+        }
+    }
+    Ok(txs)
+}
+
+/// What a receipt for `tx` says. `Ok(None)`: not a fact yet (no block number or hash, a
+/// pending or half-indexed answer; D17). In a mined receipt, another transaction's hash, a
+/// status other than 0 or 1 (or none), or a log whose index is missing or beyond u64 makes
+/// the whole answer unknown (`Unavailable`): log indexes key unique constraints downstream.
+fn receipt_facts(tx: TxHash, r: &TransactionReceipt) -> Result<Option<ChainReceipt>, ChainError> {
+    const WHAT: &str = "eth_getTransactionReceipt";
+    let (Some(block), Some(block_hash)) = (r.block_number, r.block_hash) else {
+        return Ok(None);
+    };
+    if TxHash::from_bytes(r.transaction_hash.0) != tx {
+        return Err(malformed(WHAT, "the receipt of another transaction"));
+    }
+    let succeeded = match r.status {
+        Some(s) if s == U64::one() => true,
+        Some(s) if s.is_zero() => false,
+        other => return Err(malformed(WHAT, format_args!("receipt status {other:?}"))),
+    };
+    let mut transfers = Vec::new();
+    let mut checkout_paid = Vec::new();
+    let mut subscription_events = Vec::new();
+    for (position, log) in r.logs.iter().enumerate() {
+        let Some(index) = log_index(log) else {
+            return Err(malformed(
+                WHAT,
+                format_args!("log {position} has log index {:?}", log.log_index),
+            ));
+        };
+        if let Some(t) = decode_transfer(log, index) {
+            transfers.push(t);
+        } else if let Some(c) = decode_checkout_paid(log, index) {
+            checkout_paid.push(c);
+        } else if let Some(e) = decode_subscription_event(log, index) {
+            subscription_events.push(e);
+        }
+    }
+    Ok(Some(ChainReceipt {
+        tx_hash: tx,
+        // U64 is a single 64-bit word: `as_u64` cannot overflow.
+        block_number: block.as_u64(),
+        block_hash: BlockHash::from_bytes(block_hash.0),
+        succeeded,
+        transfers,
+        checkout_paid,
+        subscription_events,
+    }))
+}
+
+/// The hash of the block a node returned for `number`. `Ok(None)`: no such block yet (or a
+/// pending one, without number and hash). A block of another height, or a numbered block
+/// without its hash (or the reverse), is unknown.
+fn block_hash_of(
+    block: Option<&Block<H256>>,
+    number: u64,
+) -> Result<Option<BlockHash>, ChainError> {
+    let Some(block) = block else {
+        return Ok(None);
+    };
+    match (block.number, block.hash) {
+        (None, None) => Ok(None),
+        // U64 is a single 64-bit word: `as_u64` cannot overflow.
+        (Some(n), Some(hash)) if n.as_u64() == number => Ok(Some(BlockHash::from_bytes(hash.0))),
+        (n, hash) => Err(malformed(
+            "eth_getBlockByNumber",
+            format_args!("asked for block {number}, got number {n:?} with hash {hash:?}"),
+        )),
+    }
+}
+
+/// The answer of `SubscriptionManager.plans(plan_id)`: (merchant, token, recipient,
+/// amount, interval). Decoded here rather than by abigen so that an `interval` beyond
+/// uint64 is refused instead of truncated; undecodable output is unknown.
+fn plan_of(plan_id: u128, output: &[u8]) -> Result<Option<OnChainPlan>, ChainError> {
+    use ethers::abi::{ParamType, Token};
+    let types = [
+        ParamType::Address,
+        ParamType::Address,
+        ParamType::Address,
+        ParamType::Uint(256),
+        ParamType::Uint(256),
+    ];
+    let tokens = ethers::abi::decode(&types, output).map_err(|e| malformed("plans", e))?;
+    let [Token::Address(creator), Token::Address(token), Token::Address(recipient), Token::Uint(amount), Token::Uint(interval)] =
+        tokens.as_slice()
+    else {
+        return Err(malformed("plans", "unexpected output types"));
+    };
+    // An unset mapping entry reads as zeros: no such plan.
+    if creator.is_zero() {
+        return Ok(None);
+    }
+    let interval_seconds = u64::try_from(*interval)
+        .map_err(|_| malformed("plans", format_args!("interval {interval} beyond uint64")))?;
+    Ok(Some(OnChainPlan {
+        plan_id,
+        creator: from_h160(*creator),
+        token: from_h160(*token),
+        recipient: from_h160(*recipient),
+        // A real chain fact, not a malformed answer: an amount beyond u128 saturates, and
+        // `accept_plan` refuses anything beyond u64 base units, so this is a refusal.
+        amount: u128_of(*amount).unwrap_or(u128::MAX),
+        interval_seconds,
+    }))
 }
 
 #[async_trait]
 impl ChainReader for EvmChain {
     async fn block_number(&self, chain: ChainId) -> Result<u64, ChainError> {
         let p = self.provider(chain)?;
+        // U64 is a single 64-bit word: `as_u64` cannot overflow.
         Ok(self
             .timed("eth_blockNumber", p.get_block_number())
             .await?
@@ -227,41 +381,16 @@ impl ChainReader for EvmChain {
         tx: TxHash,
     ) -> Result<Option<ChainReceipt>, ChainError> {
         let p = self.provider(chain)?;
-        let Some(r) = self
+        let receipt = self
             .timed(
                 "eth_getTransactionReceipt",
                 p.get_transaction_receipt(H256::from(*tx.as_bytes())),
             )
-            .await?
-        else {
-            return Ok(None);
-        };
-        // A receipt without its block is not a fact yet (a pending or half-indexed answer).
-        let (Some(block), Some(block_hash)) = (r.block_number, r.block_hash) else {
-            return Ok(None);
-        };
-        let mut transfers = Vec::new();
-        let mut checkout_paid = Vec::new();
-        let mut subscription_events = Vec::new();
-        for log in &r.logs {
-            let index = log.log_index.map(|i| i.as_u64()).unwrap_or_default();
-            if let Some(t) = decode_transfer(log, index) {
-                transfers.push(t);
-            } else if let Some(c) = decode_checkout_paid(log, index) {
-                checkout_paid.push(c);
-            } else if let Some(e) = decode_subscription_event(log, index) {
-                subscription_events.push(e);
-            }
+            .await?;
+        match receipt {
+            Some(r) => receipt_facts(tx, &r),
+            None => Ok(None),
         }
-        Ok(Some(ChainReceipt {
-            tx_hash: tx,
-            block_number: block.as_u64(),
-            block_hash: BlockHash::from_bytes(block_hash.0),
-            succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
-            transfers,
-            checkout_paid,
-            subscription_events,
-        }))
     }
 
     async fn block_hash(
@@ -273,9 +402,7 @@ impl ChainReader for EvmChain {
         let block = self
             .timed("eth_getBlockByNumber", p.get_block(number))
             .await?;
-        Ok(block
-            .and_then(|b| b.hash)
-            .map(|h| BlockHash::from_bytes(h.0)))
+        block_hash_of(block.as_ref(), number)
     }
 
     async fn checkout_paid_logs(
@@ -316,24 +443,12 @@ impl ChainReader for EvmChain {
         manager: Address,
         plan_id: u128,
     ) -> Result<Option<OnChainPlan>, ChainError> {
-        let p = self.provider(chain)?.clone();
-        let contract = SubscriptionManager::new(to_h160(&manager), std::sync::Arc::new(p));
-        let (creator, token, recipient, amount, interval) = self
-            .timed("plans", contract.plans(U256::from(plan_id)).call())
-            .await?;
-        // An unset mapping entry reads as zeros: no such plan.
-        if creator.is_zero() {
-            return Ok(None);
-        }
-        Ok(Some(OnChainPlan {
-            plan_id,
-            creator: from_h160(creator),
-            token: from_h160(token),
-            recipient: from_h160(recipient),
-            // Amounts beyond u128 cannot be any stablecoin plan this service accepts.
-            amount: u128_of(amount).unwrap_or(u128::MAX),
-            interval_seconds: interval,
-        }))
+        let p = self.provider(chain)?;
+        let contract = SubscriptionManager::new(to_h160(&manager), std::sync::Arc::new(p.clone()));
+        // Raw output: `plan_of` decodes it strictly.
+        let call = contract.plans(U256::from(plan_id));
+        let output = self.timed("plans", p.call(&call.tx, call.block)).await?;
+        plan_of(plan_id, &output)
     }
 
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {
@@ -358,10 +473,280 @@ impl ChainReader for EvmChain {
         match tokio::time::timeout(self.timeout, call.call()).await {
             Ok(Ok(magic)) => Ok(magic == ERC1271_MAGIC),
             Ok(Err(e)) if e.is_revert() => Ok(false),
-            Ok(Err(e)) => Err(ChainError::Unavailable(format!("isValidSignature: {e}"))),
+            Ok(Err(e)) => Err(ChainError::Unavailable(redact_urls(&format!(
+                "isValidSignature: {e}"
+            )))),
             Err(_) => Err(ChainError::Unavailable(
                 "isValidSignature: timed out".into(),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ethers::abi::Token;
+
+    use super::*;
+
+    const TX: [u8; 32] = [0x11; 32];
+
+    fn word(v: U256) -> [u8; 32] {
+        let mut w = [0; 32];
+        v.to_big_endian(&mut w);
+        w
+    }
+
+    fn transfer_log(log_index: Option<U256>) -> Log {
+        Log {
+            address: H160::repeat_byte(0xaa),
+            topics: vec![
+                H256(TRANSFER_TOPIC),
+                H256::from(H160::repeat_byte(0x01)),
+                H256::from(H160::repeat_byte(0x02)),
+            ],
+            data: Bytes::from(word(U256::from(1_500_000u64)).to_vec()),
+            log_index,
+            ..Default::default()
+        }
+    }
+
+    fn mined(logs: Vec<Log>) -> TransactionReceipt {
+        TransactionReceipt {
+            transaction_hash: H256(TX),
+            block_number: Some(U64::from(42)),
+            block_hash: Some(H256::repeat_byte(0x22)),
+            status: Some(U64::one()),
+            logs,
+            ..Default::default()
+        }
+    }
+
+    fn facts(r: &TransactionReceipt) -> Result<Option<ChainReceipt>, ChainError> {
+        receipt_facts(TxHash::from_bytes(TX), r)
+    }
+
+    fn is_unknown<T: std::fmt::Debug>(r: Result<T, ChainError>) -> bool {
+        matches!(r, Err(ChainError::Unavailable(_)))
+    }
+
+    #[test]
+    fn a_normal_receipt_decodes() {
+        let r = mined(vec![transfer_log(Some(U256::from(7)))]);
+        let got = facts(&r).unwrap().unwrap();
+        assert_eq!(got.tx_hash, TxHash::from_bytes(TX));
+        assert_eq!(got.block_number, 42);
+        assert_eq!(got.block_hash, BlockHash::from_bytes([0x22; 32]));
+        assert!(got.succeeded);
+        assert_eq!(
+            got.transfers,
+            vec![TokenTransfer {
+                token: Address::from_bytes([0xaa; 20]),
+                from: Address::from_bytes([0x01; 20]),
+                to: Address::from_bytes([0x02; 20]),
+                value: 1_500_000,
+                log_index: 7,
+            }]
+        );
+        // The largest index that fits is still a fact.
+        let r = mined(vec![transfer_log(Some(U256::from(u64::MAX)))]);
+        assert_eq!(facts(&r).unwrap().unwrap().transfers[0].log_index, u64::MAX);
+    }
+
+    #[test]
+    fn a_log_index_of_2_pow_64_is_unknown_not_a_panic() {
+        let r = mined(vec![transfer_log(Some(U256::from(u64::MAX) + 1))]);
+        assert!(is_unknown(facts(&r)));
+        // Also when the offending log is not one the adapter decodes.
+        let other = Log {
+            log_index: Some(U256::MAX),
+            ..Default::default()
+        };
+        let r = mined(vec![transfer_log(Some(U256::from(1))), other]);
+        assert!(is_unknown(facts(&r)));
+    }
+
+    #[test]
+    fn a_missing_log_index_is_unknown_not_zero() {
+        let r = mined(vec![transfer_log(None)]);
+        assert!(is_unknown(facts(&r)));
+    }
+
+    #[test]
+    fn receipt_status_must_be_0_or_1() {
+        let mut r = mined(vec![]);
+        r.status = Some(U64::zero());
+        assert!(!facts(&r).unwrap().unwrap().succeeded);
+        r.status = None;
+        assert!(is_unknown(facts(&r)));
+        r.status = Some(U64::from(2));
+        assert!(is_unknown(facts(&r)));
+    }
+
+    #[test]
+    fn a_receipt_without_its_block_is_none_and_another_txs_is_unknown() {
+        let mut r = mined(vec![transfer_log(None)]);
+        r.block_number = None;
+        assert_eq!(facts(&r), Ok(None));
+        let mut r = mined(vec![]);
+        r.block_hash = None;
+        assert_eq!(facts(&r), Ok(None));
+        let mut r = mined(vec![]);
+        r.transaction_hash = H256::repeat_byte(0x99);
+        assert!(is_unknown(facts(&r)));
+    }
+
+    #[test]
+    fn odd_transfer_shapes_are_not_transfers() {
+        let mut four_topics = transfer_log(Some(U256::one()));
+        four_topics.topics.push(H256::zero());
+        let mut long_data = transfer_log(Some(U256::one()));
+        long_data.data = Bytes::from(vec![0; 64]);
+        let mut no_topics = transfer_log(Some(U256::one()));
+        no_topics.topics.clear();
+        let mut huge = transfer_log(Some(U256::one()));
+        huge.data = Bytes::from(word(U256::MAX).to_vec());
+        for log in [four_topics, long_data, no_topics, huge] {
+            assert_eq!(decode_transfer(&log, 1), None);
+        }
+    }
+
+    fn charged_log(next_charge_at: U256) -> Log {
+        Log {
+            address: H160::repeat_byte(0xbb),
+            topics: vec![
+                ChargedFilter::signature(),
+                H256(word(U256::from(5))),
+                H256(word(U256::from(9))),
+                H256::from(H160::repeat_byte(0x03)),
+            ],
+            data: Bytes::from(ethers::abi::encode(&[
+                Token::Uint(U256::from(990)),
+                Token::Uint(U256::from(10)),
+                Token::Uint(next_charge_at),
+            ])),
+            log_index: Some(U256::from(3)),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_charged_due_date_beyond_u64_is_not_truncated() {
+        let ok = decode_subscription_event(&charged_log(U256::from(1_700_000_000u64)), 3);
+        assert_eq!(
+            ok.map(|l| l.event),
+            Some(SubscriptionEvent::Charged {
+                subscription_id: 5,
+                plan_id: 9,
+                subscriber: Address::from_bytes([0x03; 20]),
+                net_amount: 990,
+                fee_amount: 10,
+                next_charge_at: 1_700_000_000,
+            })
+        );
+        let dirty = charged_log((U256::one() << 64) + U256::from(60));
+        assert_eq!(decode_subscription_event(&dirty, 3), None);
+    }
+
+    fn located(tx: u8, block: Option<u64>) -> Log {
+        Log {
+            transaction_hash: Some(H256::repeat_byte(tx)),
+            block_number: block.map(U64::from),
+            block_hash: Some(H256::repeat_byte(0x22)),
+            log_index: Some(U256::zero()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn logged_txs_dedupe_and_refuse_unplaced_or_out_of_range_logs() {
+        let logs = [
+            located(1, Some(10)),
+            located(1, Some(10)),
+            located(2, Some(12)),
+        ];
+        let got = logged_txs_of(&logs, 10, 12).unwrap();
+        assert_eq!(
+            got.iter().map(|t| t.block_number).collect::<Vec<_>>(),
+            [10, 12]
+        );
+        assert!(is_unknown(logged_txs_of(&[located(1, None)], 10, 12)));
+        let mut no_tx = located(1, Some(10));
+        no_tx.transaction_hash = None;
+        assert!(is_unknown(logged_txs_of(&[no_tx], 10, 12)));
+        let mut no_hash = located(1, Some(10));
+        no_hash.block_hash = None;
+        assert!(is_unknown(logged_txs_of(&[no_hash], 10, 12)));
+        assert!(is_unknown(logged_txs_of(&[located(1, Some(13))], 10, 12)));
+        assert!(is_unknown(logged_txs_of(&[located(1, Some(9))], 10, 12)));
+    }
+
+    #[test]
+    fn block_hashes_are_for_the_height_asked() {
+        let block = |number: Option<u64>, hash: Option<u8>| Block::<H256> {
+            number: number.map(U64::from),
+            hash: hash.map(H256::repeat_byte),
+            ..Default::default()
+        };
+        assert_eq!(block_hash_of(None, 5), Ok(None));
+        assert_eq!(block_hash_of(Some(&block(None, None)), 5), Ok(None));
+        assert_eq!(
+            block_hash_of(Some(&block(Some(5), Some(0x22))), 5),
+            Ok(Some(BlockHash::from_bytes([0x22; 32])))
+        );
+        assert!(is_unknown(block_hash_of(
+            Some(&block(Some(6), Some(0x22))),
+            5
+        )));
+        assert!(is_unknown(block_hash_of(Some(&block(Some(5), None)), 5)));
+        assert!(is_unknown(block_hash_of(Some(&block(None, Some(0x22))), 5)));
+    }
+
+    fn plan_output(creator: u8, amount: U256, interval: U256) -> Vec<u8> {
+        ethers::abi::encode(&[
+            Token::Address(H160::repeat_byte(creator)),
+            Token::Address(H160::repeat_byte(0x0c)),
+            Token::Address(H160::repeat_byte(0x0d)),
+            Token::Uint(amount),
+            Token::Uint(interval),
+        ])
+    }
+
+    #[test]
+    fn plans_decode_strictly() {
+        let plan = plan_of(
+            4,
+            &plan_output(0x0a, U256::from(9_990_000), U256::from(2_592_000)),
+        );
+        assert_eq!(
+            plan,
+            Ok(Some(OnChainPlan {
+                plan_id: 4,
+                creator: Address::from_bytes([0x0a; 20]),
+                token: Address::from_bytes([0x0c; 20]),
+                recipient: Address::from_bytes([0x0d; 20]),
+                amount: 9_990_000,
+                interval_seconds: 2_592_000,
+            }))
+        );
+        assert_eq!(
+            plan_of(4, &plan_output(0, U256::zero(), U256::zero())),
+            Ok(None)
+        );
+        let huge = plan_of(4, &plan_output(0x0a, U256::MAX, U256::from(60)));
+        assert_eq!(huge.unwrap().unwrap().amount, u128::MAX);
+        let output = plan_output(0x0a, U256::from(1), U256::one() << 64);
+        assert!(is_unknown(plan_of(4, &output)));
+        assert!(is_unknown(plan_of(4, &[])));
+        assert!(is_unknown(plan_of(4, &[0; 100])));
+    }
+
+    #[test]
+    fn malformed_answers_are_redacted() {
+        let e = malformed("x", "see https://rpc.example/v2/KEY");
+        assert_eq!(
+            e,
+            ChainError::Unavailable("x: malformed answer: see https://rpc.example/…".into())
+        );
     }
 }

@@ -63,6 +63,7 @@ diesel::table! {
         verified_at -> Nullable<Timestamptz>,
         revoked_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
+        verified_mode -> Nullable<Text>,
     }
 }
 
@@ -340,6 +341,23 @@ diesel::table! {
         response_body -> Nullable<Text>,
         locked_at -> Timestamptz,
         expires_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    webhook_recoveries (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        endpoint_id -> Uuid,
+        since -> Timestamptz,
+        resume_after -> Uuid,
+        enqueued -> Int4,
+        still_pending -> Int4,
+        leased_until -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        finished_at -> Nullable<Timestamptz>,
     }
 }
 

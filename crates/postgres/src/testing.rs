@@ -73,6 +73,21 @@ pub async fn execute_sql(store: &PgStore, sql: &str) -> Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The `value` column (text) of every row `sql` returns.
+pub async fn query_strings(store: &PgStore, sql: &str) -> Result<Vec<String>, String> {
+    #[derive(diesel::QueryableByName)]
+    struct Text {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let mut conn = store.conn().await.map_err(|e| e.to_string())?;
+    let rows: Vec<Text> = diesel::sql_query(sql)
+        .load(&mut conn)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(rows.into_iter().map(|r| r.value).collect())
+}
+
 /// The PostgreSQL backend that serves the current task's next shared read (which
 /// connection a request scope hands out).
 pub async fn backend_pid(store: &PgStore) -> i32 {

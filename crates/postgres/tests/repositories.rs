@@ -136,8 +136,8 @@ async fn a_challenge_can_be_used_once_even_under_a_race() {
     let nonce = reg.challenge.as_ref().unwrap().nonce.clone();
     let now = Timestamp::new(chrono::Utc::now());
     let (a, b) = tokio::join!(
-        store.mark_verified(reg.wallet.id, &nonce, now),
-        store.mark_verified(reg.wallet.id, &nonce, now)
+        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live),
+        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live)
     );
     let (a, b) = (a.unwrap(), b.unwrap());
     let won = |u: &ChallengeUse| matches!(u, ChallengeUse::Consumed(_));

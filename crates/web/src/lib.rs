@@ -4,29 +4,35 @@
 //! `/dashboard` (D21). Pages parse their input, call
 //! one domain use case, and render an askama template; no business rule lives here.
 
+mod account_limit;
 mod assets;
 mod checkout;
 mod client_address;
 mod form;
 mod format;
 mod pages;
+mod passwords;
 mod portal;
 mod rate_limit;
 mod shell;
+mod window_limit;
 
 use std::sync::Arc;
 
 use actix_web::web;
 use stablepay_domain::ports::{
-    ApiKeyManager, ChainReader, Clock, DashboardReader, DashboardUserStore, Outbox, RefundStore,
-    ResourceReader, SessionRepository, SubscriptionStore, WalletRepository,
-    WebhookEndpointRepository,
+    ApiKeyManager, ChainReader, Clock, DashboardReader, DashboardUserStore, Outbox,
+    PasswordChecker, RefundStore, ResourceReader, SessionRepository, SubscriptionStore,
+    WalletRepository, WebhookEndpointRepository,
 };
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
+pub use account_limit::AccountRateLimiter;
 pub use client_address::TrustedProxies;
+pub use passwords::ArgonPasswords;
 pub use rate_limit::IpRateLimiter;
+pub use window_limit::WindowLimiter;
 
 /// What the dashboard pages reach: the same ports the JSON API uses.
 pub struct WebState {
@@ -53,6 +59,10 @@ pub struct WebState {
     pub public_limiter: Arc<IpRateLimiter>,
     /// Sign-in attempts per client IP.
     pub login_limiter: IpRateLimiter,
+    /// Sign-in attempts per account, whatever the address.
+    pub account_limiter: AccountRateLimiter,
+    /// argon2id checks, off the request threads (sign-in, enrolling a second factor).
+    pub passwords: Arc<dyn PasswordChecker>,
 }
 
 pub use checkout::page as checkout_page;

@@ -4,6 +4,9 @@
 //! HMAC-SHA256 keyed with the endpoint secret (the whole `whsec_…` string, as UTF-8)
 //! over `"<t>.<raw body>"`. During a secret rotation the header carries two `v1` values.
 //!
+//! A delivery is accepted only when `|now_unix - t| <= tolerance_secs` (computed without
+//! overflow for any `i64` values; a negative tolerance accepts nothing).
+//!
 //! ```
 //! use stablepay_webhook_verify::{verify, DEFAULT_TOLERANCE_SECS};
 //!
@@ -62,7 +65,7 @@ pub fn verify(
     if signatures.is_empty() {
         return Err(VerifyError::NoSignature);
     }
-    if (now_unix - t).abs() > tolerance_secs {
+    if !within_tolerance(t, now_unix, tolerance_secs) {
         return Err(VerifyError::TimestampOutOfTolerance);
     }
     for secret in secrets {
@@ -79,6 +82,12 @@ pub fn verify(
         }
     }
     Err(VerifyError::SignatureMismatch)
+}
+
+/// `|now_unix - t| <= tolerance_secs`, exact for every `i64` (`t` is attacker-chosen, so
+/// no subtraction that can overflow); a negative tolerance accepts nothing.
+fn within_tolerance(t: i64, now_unix: i64, tolerance_secs: i64) -> bool {
+    u64::try_from(tolerance_secs).is_ok_and(|tolerance| now_unix.abs_diff(t) <= tolerance)
 }
 
 #[cfg(test)]
@@ -141,5 +150,91 @@ mod tests {
         let header = signature_header(&["whsec_new", "whsec_old"], 1_000, BODY);
         assert_eq!(verify(&header, BODY, &["whsec_old"], 300, 1_000), Ok(()));
         assert_eq!(verify(&header, BODY, &["whsec_new"], 300, 1_000), Ok(()));
+    }
+
+    #[test]
+    fn extreme_timestamps_neither_panic_nor_pass() {
+        let header = signature_header(&["whsec_test"], i64::MIN, BODY);
+        for tolerance in [0, 300, i64::MAX] {
+            assert_eq!(
+                verify(&header, BODY, &["whsec_test"], tolerance, i64::MAX),
+                Err(VerifyError::TimestampOutOfTolerance)
+            );
+        }
+        let header = signature_header(&["whsec_test"], i64::MAX, BODY);
+        assert_eq!(
+            verify(&header, BODY, &["whsec_test"], 300, i64::MIN),
+            Err(VerifyError::TimestampOutOfTolerance)
+        );
+        // i64::MIN and i64::MAX are 2^64 - 1 apart: more than any i64 tolerance.
+        assert!(!within_tolerance(i64::MIN, i64::MAX, i64::MAX));
+        assert!(within_tolerance(0, i64::MAX, i64::MAX));
+        assert!(within_tolerance(-1, i64::MAX - 1, i64::MAX));
+        assert!(!within_tolerance(-2, i64::MAX - 1, i64::MAX));
+    }
+
+    #[test]
+    fn a_negative_tolerance_accepts_nothing() {
+        let header = signature_header(&["whsec_test"], 1_000, BODY);
+        for tolerance in [-1, i64::MIN] {
+            assert_eq!(
+                verify(&header, BODY, &["whsec_test"], tolerance, 1_000),
+                Err(VerifyError::TimestampOutOfTolerance)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// For any clock, timestamp and tolerance: no panic, and a correctly signed delivery
+        /// is accepted exactly when |now - t| (exact, in i128) <= tolerance.
+        #[test]
+        fn tolerance_is_exact_for_any_i64(
+            t in proptest::prelude::any::<i64>(),
+            now in proptest::prelude::any::<i64>(),
+            tolerance in proptest::prelude::any::<i64>(),
+        ) {
+            let header = signature_header(&["whsec_test"], t, BODY);
+            let want = (i128::from(now) - i128::from(t)).abs() <= i128::from(tolerance);
+            let got = verify(&header, BODY, &["whsec_test"], tolerance, now);
+            proptest::prop_assert_eq!(
+                got,
+                if want { Ok(()) } else { Err(VerifyError::TimestampOutOfTolerance) }
+            );
+        }
+
+        /// Tolerances right at |now - t| for far-apart clocks (uniform draws rarely accept).
+        #[test]
+        fn tolerance_is_exact_at_large_distances(
+            t in proptest::prelude::any::<i64>(),
+            now in proptest::prelude::any::<i64>(),
+            offset in -1i128..=1,
+        ) {
+            let distance = (i128::from(now) - i128::from(t)).abs();
+            let tolerance = i64::try_from(distance + offset).unwrap_or(i64::MAX);
+            let header = signature_header(&["whsec_test"], t, BODY);
+            let want = distance <= i128::from(tolerance);
+            let got = verify(&header, BODY, &["whsec_test"], tolerance, now);
+            proptest::prop_assert_eq!(
+                got,
+                if want { Ok(()) } else { Err(VerifyError::TimestampOutOfTolerance) }
+            );
+        }
+
+        /// Near-boundary cases, which uniform i64 draws almost never hit.
+        #[test]
+        fn tolerance_is_exact_near_the_boundary(
+            t in proptest::prelude::any::<i64>(),
+            delta in -3i64..=3,
+            tolerance in 0i64..=3,
+        ) {
+            let now = t.saturating_add(delta);
+            let header = signature_header(&["whsec_test"], t, BODY);
+            let want = (i128::from(now) - i128::from(t)).abs() <= i128::from(tolerance);
+            let got = verify(&header, BODY, &["whsec_test"], tolerance, now);
+            proptest::prop_assert_eq!(
+                got,
+                if want { Ok(()) } else { Err(VerifyError::TimestampOutOfTolerance) }
+            );
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! stablepay's background worker: webhook delivery, the chain watcher and subscription
-//! billing. Any number of instances may run; they share work through leased claims and
+//! stablepay's background worker: webhook delivery (and the rest of endpoint
+//! recoveries), the chain watcher and subscription billing. Any number of instances may run; they share work through leased claims and
 //! advisory locks in PostgreSQL.
 
 pub mod billing_loop;
@@ -7,4 +7,5 @@ pub mod chain_watcher;
 pub mod config;
 pub mod delivery_loop;
 pub mod keeper;
+pub mod recovery_loop;
 pub mod retention_loop;

@@ -17,6 +17,7 @@ use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
 use stablepay_worker::keeper::EvmKeeper;
+use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
 
 #[tokio::main]
@@ -173,12 +174,23 @@ async fn run() -> Result<(), String> {
             }
         }
     };
-    futures_util::future::join5(
-        delivery.run(stop.clone()),
-        watching,
-        billing_runs,
-        retention.run(stop.clone()),
-        resealing,
+    let recovery = RecoveryLoop {
+        reader: Arc::new(store.clone()),
+        endpoints: Arc::new(store.clone()),
+        outbox: Arc::new(store.clone()),
+        recoveries: Arc::new(store.clone()),
+        clock: Arc::new(SystemClock),
+        poll_interval: cfg.poll_interval,
+    };
+    futures_util::future::join(
+        futures_util::future::join5(
+            delivery.run(stop.clone()),
+            watching,
+            billing_runs,
+            retention.run(stop.clone()),
+            resealing,
+        ),
+        recovery.run(stop.clone()),
     )
     .await;
     Ok(())

@@ -15,12 +15,7 @@ use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
-
-fn json(body: &impl Serialize) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("application/json")
-        .body(serde_json::to_string(body).unwrap_or_default())
-}
+use crate::wrapper::{admit_public, render, Reply};
 
 fn deps(state: &AppState) -> HostedDeps<'_> {
     HostedDeps {
@@ -40,20 +35,11 @@ fn deps(state: &AppState) -> HostedDeps<'_> {
 
 /// The per-IP limit, then the session id from the path (an unparsable id is a 404).
 fn admit(state: &AppState, req: &HttpRequest) -> Result<CheckoutSessionId, ApiError> {
-    if let Err(wait) = state.public_rate_limiter.check(req) {
-        return Err(ApiError::rate_limited(
-            format!("Too many requests; retry in {wait} s"),
-            wait,
-        ));
-    }
-    crate::wrapper::path_id(req)
+    admit_public(state, req)
 }
 
 async fn respond<T: Serialize>(result: Result<T, ApiError>) -> HttpResponse {
-    match result {
-        Ok(body) => json(&body),
-        Err(err) => err.to_response(),
-    }
+    render(result.and_then(|body| Reply::ok(&body)))
 }
 
 #[derive(Serialize)]

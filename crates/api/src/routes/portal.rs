@@ -15,6 +15,7 @@ use stablepay_domain::{Signature, SubscriptionId};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::state::AppState;
+use crate::wrapper::{admit_public, render, Reply};
 
 fn deps(state: &AppState) -> PortalDeps<'_> {
     PortalDeps {
@@ -26,13 +27,7 @@ fn deps(state: &AppState) -> PortalDeps<'_> {
 
 /// The per-IP limit, then the subscription id from the path (unparsable: 404).
 fn admit(state: &AppState, req: &HttpRequest) -> Result<SubscriptionId, ApiError> {
-    if let Err(wait) = state.public_rate_limiter.check(req) {
-        return Err(ApiError::rate_limited(
-            format!("Too many requests; retry in {wait} s"),
-            wait,
-        ));
-    }
-    crate::wrapper::path_id(req)
+    admit_public(state, req)
 }
 
 async fn public(state: &AppState, rec: SubscriptionRecord) -> Result<PublicSubscription, ApiError> {
@@ -41,12 +36,7 @@ async fn public(state: &AppState, rec: SubscriptionRecord) -> Result<PublicSubsc
 }
 
 fn json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
-    match result {
-        Ok(body) => HttpResponse::Ok()
-            .content_type("application/json")
-            .body(serde_json::to_string(&body).unwrap_or_default()),
-        Err(err) => err.to_response(),
-    }
+    render(result.and_then(|body| Reply::ok(&body)))
 }
 
 #[derive(Serialize)]

@@ -284,13 +284,17 @@ pub(crate) struct RecoveryResource {
     since: stablepay_domain::Timestamp,
     enqueued: u32,
     still_pending: u32,
+    /// `false` when more than one batch of failed deliveries (100) was found: this call
+    /// resent the newest batch and the worker resends the rest in the background.
+    completed: bool,
 }
 
 impl Resource for RecoveryResource {
     const OBJECT: &'static str = "webhook_recovery";
 }
 
-/// Resends every failed delivery of the endpoint created since `since` (an extra).
+/// Resends every failed delivery of the endpoint created since `since` (an extra). One
+/// call resends at most 100 (the newest); the worker resends the rest in batches of 100.
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/recover", operation_id = "recover_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = RecoverBody,
     responses((status = 200, description = "How many deliveries were enqueued again", body = RecoveryResource)))]
@@ -314,6 +318,7 @@ pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) 
             reader: s.reader.as_ref(),
             endpoints: s.endpoints.as_ref(),
             outbox: s.outbox.as_ref(),
+            recoveries: s.recoveries.as_ref(),
             clock: s.clock.as_ref(),
         };
         let recovery =
@@ -324,6 +329,7 @@ pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) 
             since,
             enqueued: recovery.enqueued,
             still_pending: recovery.still_pending,
+            completed: !recovery.continues,
         })
     })
     .await

@@ -288,3 +288,104 @@ async fn erc1271_smart_wallets_verify_through_the_chain() {
         address.to_lowercase()
     );
 }
+
+/// D25: a test key cannot take a live-verified wallet out of service, and a live session
+/// without `recipient` never defaults to a wallet only a test key verified.
+#[tokio::test]
+async fn test_keys_cannot_redirect_live_money() {
+    let app = spawn_app().await;
+    let (test, live) = (&app.a.test_key, &app.a.live_key);
+    let live_wallet = app.verified_wallet(live, &WALLET_KEY).await;
+    let id = app.registered_wallet(live, &WALLET_KEY).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let w: Value = app
+        .get(test, &format!("/wallets/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (w["status"].as_str(), w["verified_mode"].as_str()),
+        (Some("verified"), Some("live"))
+    );
+
+    // The test key's DELETE: 400 naming the need for a live key; the wallet unchanged.
+    let err = assert_error(
+        app.delete(test, &format!("/wallets/{id}")).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("live key"),
+        "{err}"
+    );
+    let w: Value = app
+        .get(live, &format!("/wallets/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(w["status"], "verified");
+
+    // The test key verifies a wallet of its own: live sessions still default to the live
+    // one (the only live-verified wallet), test sessions must now choose.
+    let test_wallet = app.verified_wallet(test, &WALLET_KEY_2).await;
+    let body = json!({ "mode": "payment", "title": "T", "amount": "1" });
+    let s = app.create_session(live, body.clone()).await;
+    assert_eq!(s["recipient_address"], live_wallet);
+    let err = assert_error(
+        app.post(test, "/checkout/sessions", body.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+
+    // The live key revokes its wallet: the only verified wallet left is test-verified,
+    // so a live session without `recipient` is refused rather than paying it...
+    let res = app.delete(live, &format!("/wallets/{id}")).await;
+    assert_eq!(res.status(), 200);
+    let err = assert_error(
+        app.post(live, "/checkout/sessions", body.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+    assert!(
+        err["error"]["details"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("live key"),
+        "{err}"
+    );
+    // ...while a live key that names it explicitly may use it, and test sessions default.
+    let named = app
+        .create_session(
+            live,
+            json!({ "mode": "payment", "title": "T", "amount": "1", "recipient": test_wallet }),
+        )
+        .await;
+    assert_eq!(named["recipient_address"], test_wallet);
+    assert_eq!(
+        app.create_session(test, body).await["recipient_address"],
+        test_wallet
+    );
+    // A test key may revoke a wallet a test key verified.
+    let test_id = app.registered_wallet(test, &WALLET_KEY_2).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        app.delete(test, &format!("/wallets/{test_id}"))
+            .await
+            .status(),
+        200
+    );
+}

@@ -518,3 +518,88 @@ async fn recover_resends_each_failed_delivery_since_a_time_once() {
     )
     .await;
 }
+
+/// A recovery since 1970 over 250 failed deliveries: the request resends one batch (the
+/// newest 100) and answers; the worker's use case resends the rest, each once.
+#[tokio::test]
+async fn a_recovery_far_into_the_past_is_bounded_and_the_rest_is_left_to_the_worker() {
+    use stablepay_domain::services::{continue_recovery, RecoverDeps, RECOVER_BATCH};
+    use stablepay_postgres::testing::fixtures;
+    let app = spawn_app().await;
+    let key = app.a.test_key.clone();
+    let (_, endpoint) = app.webhook_endpoint(&key).await;
+    let mut failed = Vec::new();
+    for _ in 0..250 {
+        failed.push(
+            fixtures::webhook_event(
+                &app.store,
+                app.a.id,
+                false,
+                endpoint,
+                "payment.failed",
+                "failed",
+            )
+            .await,
+        );
+    }
+    let body: Value = app
+        .post(
+            &key,
+            &format!("/webhook_endpoints/{endpoint}/recover"),
+            json!({ "since": "1970-01-01T00:00:00Z" }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &body["enqueued"],
+            &body["still_pending"],
+            &body["completed"]
+        ),
+        (&json!(RECOVER_BATCH), &json!(0), &json!(false)),
+        "{body}"
+    );
+    let resent_roots = || async {
+        let rows = stablepay_postgres::testing::query_strings(
+            &app.store,
+            &format!("SELECT resend_of::text AS value FROM webhook_events WHERE endpoint_id = '{}' AND resend_of IS NOT NULL", endpoint.uuid()),
+        )
+        .await
+        .unwrap();
+        rows.into_iter().collect::<std::collections::BTreeSet<_>>()
+    };
+    // The newest 100 were resent by the request itself.
+    let newest: std::collections::BTreeSet<String> =
+        failed[150..].iter().map(|e| e.uuid().to_string()).collect();
+    assert_eq!(resent_roots().await, newest);
+
+    // The worker continues in batches of 100 until the job is done.
+    let deps = RecoverDeps {
+        reader: &app.store,
+        endpoints: &app.store,
+        outbox: &app.store,
+        recoveries: &app.store,
+        clock: app.clock.as_ref(),
+    };
+    let mut batches = Vec::new();
+    while let Some(batch) = continue_recovery(&deps).await.unwrap() {
+        batches.push((batch.enqueued, batch.continues));
+    }
+    assert_eq!(batches, [(100, true), (50, false)]);
+    let all: std::collections::BTreeSet<String> =
+        failed.iter().map(|e| e.uuid().to_string()).collect();
+    assert_eq!(
+        resent_roots().await,
+        all,
+        "every failed delivery resent exactly once"
+    );
+    let totals = stablepay_postgres::testing::query_strings(
+        &app.store,
+        "SELECT enqueued || '/' || still_pending || '/' || (finished_at IS NOT NULL) AS value FROM webhook_recoveries",
+    )
+    .await
+    .unwrap();
+    assert_eq!(totals, ["150/0/true"]);
+}

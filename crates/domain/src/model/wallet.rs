@@ -1,6 +1,6 @@
 //! Settlement wallets (D6): per merchant, usable in both modes once verified.
 
-use super::{Address, ChainId, MerchantId, Timestamp, WalletId};
+use super::{Address, ChainId, MerchantId, Mode, Timestamp, WalletId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -37,8 +37,20 @@ pub struct Wallet {
     pub chain: ChainId,
     pub status: WalletStatus,
     pub verified_at: Option<Timestamp>,
+    /// The mode of the key (or dashboard) that verified it (D25): a test key may not revoke
+    /// a wallet verified in live mode, and only those are a live session's default.
+    /// `None` until verified; kept when revoked.
+    pub verified_mode: Option<Mode>,
     pub revoked_at: Option<Timestamp>,
     pub created_at: Timestamp,
+}
+
+impl Wallet {
+    /// Whether a key of `mode` may revoke this wallet (D25): a test key is a weaker
+    /// secret, so it may not take a live-verified wallet out of service.
+    pub fn revocable_in(&self, mode: Mode) -> bool {
+        mode.is_live() || self.verified_mode != Some(Mode::Live)
+    }
 }
 
 /// A one-hour, single-use ownership challenge.

@@ -1,4 +1,5 @@
 use async_trait::async_trait;
+use secrecy::SecretString;
 
 use super::StoreError;
 use crate::model::{
@@ -31,6 +32,27 @@ pub struct PendingSetup {
     pub expires_at: Timestamp,
 }
 
+/// What [`DashboardUserStore::reserve_login_attempt`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginAttempt {
+    /// Counted in advance; `failures` is the count including this attempt.
+    Reserved { failures: u32 },
+    /// The account is locked: no secret of it may be checked now.
+    Locked,
+}
+
+/// Checks dashboard passwords against their argon2id hashes. A check costs tens of
+/// milliseconds of CPU and ~19 MiB, so the adapter runs it off the request threads and
+/// bounds how many run at once.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait PasswordChecker: Send + Sync {
+    /// Whether `candidate` matches the PHC string `stored`. `None` checks against a
+    /// fixed dummy hash and never matches, so an unknown or locked account costs the same
+    /// as a wrong password. Never fails: an unreadable hash does not match.
+    async fn matches(&self, stored: Option<String>, candidate: SecretString) -> bool;
+}
+
 /// Dashboard accounts and their sessions (D21). Tokens cross this port only as SHA-256.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -60,10 +82,26 @@ pub trait DashboardUserStore: Send + Sync {
     /// Records the TOTP step a sign-in used, only if it is later than the last one
     /// recorded; `false` when it is not (the code was used already).
     async fn use_totp_step(&self, id: DashboardUserId, step: i64) -> Result<bool, StoreError>;
-    /// Counts a failed sign-in and returns the new count.
-    async fn record_login_failure(&self, id: DashboardUserId) -> Result<u32, StoreError>;
-    /// Locks the account until the given time.
-    async fn lock_user(&self, id: DashboardUserId, until: Timestamp) -> Result<(), StoreError>;
+    /// Reserves one attempt before any secret of the account is checked, in one
+    /// conditional statement: unless the account is locked at `now`, counts the attempt
+    /// as a failure in advance and, when the count reaches a multiple of `max_failures`,
+    /// locks the account until `lock_until`. Concurrent attempts are serialised on the
+    /// account's row, so at most `max_failures` secrets are ever checked per lock window.
+    /// `Locked` when the account is locked (or gone): nothing may be checked.
+    async fn reserve_login_attempt(
+        &self,
+        id: DashboardUserId,
+        now: Timestamp,
+        max_failures: u32,
+        lock_until: Timestamp,
+    ) -> Result<LoginAttempt, StoreError>;
+    /// Gives back a reserved attempt that was not a failure (the right password, asked for
+    /// its second factor), and lifts the lock that reservation set when `lifts_lock`.
+    async fn release_login_attempt(
+        &self,
+        id: DashboardUserId,
+        lifts_lock: bool,
+    ) -> Result<(), StoreError>;
     /// Opens a session and clears the failure count and lock, in one transaction.
     async fn open_session(
         &self,

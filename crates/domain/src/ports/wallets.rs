@@ -2,7 +2,7 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
+    Address, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
 };
 
 /// What [`WalletRepository::insert_with_challenge`] did.
@@ -20,6 +20,15 @@ pub enum ChallengeUse {
     Consumed(Wallet),
     /// The challenge was used meanwhile, or no unused challenge has that nonce.
     NotUsable,
+}
+
+/// What [`WalletRepository::revoke`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalletRevocation {
+    /// The wallet is now `revoked`.
+    Revoked(Wallet),
+    /// A test key asked, and the wallet was verified in live mode (D25): nothing changed.
+    NeedsLiveKey,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -56,23 +65,27 @@ pub trait WalletRepository: Send + Sync {
         wallet: WalletId,
     ) -> Result<Option<WalletChallenge>, StoreError>;
 
-    /// Atomically uses the challenge with `nonce` and marks the wallet verified; a
-    /// challenge used meanwhile, or no unused one with that nonce (a deleted wallet has
-    /// none), changes nothing. Errors: storage failures.
+    /// Atomically uses the challenge with `nonce` and marks the wallet verified in `mode`
+    /// (the mode of the key or dashboard that verified it, D25); a challenge used
+    /// meanwhile, or no unused one with that nonce (a deleted wallet has none), changes
+    /// nothing. Errors: storage failures.
     async fn mark_verified(
         &self,
         wallet: WalletId,
         nonce: &str,
         now: Timestamp,
+        mode: Mode,
     ) -> Result<ChallengeUse, StoreError>;
 
-    /// Sets the wallet `revoked`. Errors: `NotFound`.
+    /// Sets the wallet `revoked`, unless `by` is test mode and the wallet was verified in
+    /// live mode (checked in the same statement, D25). Errors: `NotFound`.
     async fn revoke(
         &self,
         merchant: MerchantId,
         id: WalletId,
         now: Timestamp,
-    ) -> Result<Wallet, StoreError>;
+        by: Mode,
+    ) -> Result<WalletRevocation, StoreError>;
 
     async fn list(
         &self,
@@ -80,6 +93,7 @@ pub trait WalletRepository: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<Wallet>, StoreError>;
 
-    /// Every verified wallet of the merchant (the candidates for a session recipient).
+    /// Every verified wallet of the merchant (the candidates for a session recipient;
+    /// a live session's default considers only those verified in live mode, D25).
     async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError>;
 }

@@ -17,6 +17,11 @@ pub struct WalletResource {
     pub chain_id: ChainId,
     pub status: WalletStatus,
     pub verified_at: Option<Timestamp>,
+    /// The mode of the key (or dashboard) that verified the wallet: `live` or `test`
+    /// (null until verified). A test key may not revoke a wallet verified in `live` mode,
+    /// and a live session without `recipient` defaults only to one of those.
+    #[schema(value_type = Option<String>, example = "live")]
+    pub verified_mode: Option<&'static str>,
     pub revoked_at: Option<Timestamp>,
     pub created_at: Timestamp,
     #[schema(nullable = false)]
@@ -33,6 +38,7 @@ impl WalletResource {
             chain_id: w.chain,
             status: w.status,
             verified_at: w.verified_at,
+            verified_mode: w.verified_mode.map(|m| m.as_str()),
             revoked_at: w.revoked_at,
             created_at: w.created_at,
             verification: challenge.map(|c| Verification {

@@ -118,20 +118,12 @@ pub fn check_session(
     }
 }
 
-/// After one more failed sign-in: the new failure count and, at every `max_failures`-th
-/// failure in a row, when the lock ends (after a lock ends, the next lock takes as many
-/// failures again; a success resets the count).
-pub fn after_failure(
-    policy: &SessionPolicy,
-    failures_before: u32,
-    now: Timestamp,
-) -> (u32, Option<Timestamp>) {
-    let failures = failures_before.saturating_add(1);
-    let max = policy.max_failures.max(1);
-    let lock = failures
-        .is_multiple_of(max)
-        .then(|| now.plus_seconds(policy.lock_secs));
-    (failures, lock)
+/// Whether the `failures`-th failed sign-in in a row locks the account: every
+/// `max_failures`-th does (after a lock ends, the next lock takes as many failures again;
+/// a success resets the count). The store applies the same rule inside its reservation
+/// statement (`reserve_login_attempt`), given `max_failures`.
+pub fn locks_after(policy: &SessionPolicy, failures: u32) -> bool {
+    failures > 0 && failures.is_multiple_of(policy.max_failures.max(1))
 }
 
 #[cfg(test)]
@@ -198,14 +190,10 @@ mod tests {
     #[test]
     fn the_fifth_failure_locks() {
         let p = SessionPolicy::default();
-        assert_eq!(after_failure(&p, 0, at(0)), (1, None));
-        assert_eq!(after_failure(&p, 3, at(0)), (4, None));
-        assert_eq!(after_failure(&p, 4, at(0)), (5, Some(at(900))));
-        assert_eq!(
-            after_failure(&p, 5, at(0)),
-            (6, None),
-            "a lock that ended starts over"
-        );
-        assert_eq!(after_failure(&p, 9, at(0)), (10, Some(at(900))));
+        assert!(!locks_after(&p, 0));
+        assert!(!locks_after(&p, 4));
+        assert!(locks_after(&p, 5));
+        assert!(!locks_after(&p, 6), "a lock that ended starts over");
+        assert!(locks_after(&p, 10));
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, WalletStatus,
+    MetadataJson, Mode, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, Wallet,
+    WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -154,7 +155,9 @@ pub async fn create_checkout_session(
 }
 
 /// The recipient must be one of the merchant's verified wallets; it may be omitted only
-/// when there is exactly one.
+/// when there is exactly one. A live session's default considers only the wallets verified
+/// in live mode (D25): a wallet a test key verified is never live money's destination
+/// unless a live key names it.
 async fn resolve_recipient(
     ctx: &AuthContext,
     asked: Option<Address>,
@@ -165,16 +168,28 @@ async fn resolve_recipient(
     match asked {
         Some(address) => match verified.iter().find(|w| w.address == address) {
             Some(w) if w.status == WalletStatus::Verified => Ok(w.address),
-            _ => fail(format!("{address} is not a verified settlement wallet of this account")),
-        },
-        None => match verified.as_slice() {
-            [only] => Ok(only.address),
-            [] => fail("no verified settlement wallet: register one with POST /api/v1/wallets and verify it".into()),
-            several => fail(format!(
-                "is required: this account has {} verified settlement wallets",
-                several.len()
+            _ => fail(format!(
+                "{address} is not a verified settlement wallet of this account"
             )),
         },
+        None => {
+            let candidates: Vec<&Wallet> = verified
+                .iter()
+                .filter(|w| !ctx.mode.is_live() || w.verified_mode == Some(Mode::Live))
+                .collect();
+            match candidates.as_slice() {
+                [only] => Ok(only.address),
+                [] if ctx.mode.is_live() && !verified.is_empty() => fail(
+                    "is required: no settlement wallet of this account was verified with a live key; name one, or verify one with a live key (or the live dashboard)".into(),
+                ),
+                [] => fail("no verified settlement wallet: register one with POST /api/v1/wallets and verify it".into()),
+                several => fail(format!(
+                    "is required: this account has {} verified settlement wallets{}",
+                    several.len(),
+                    if ctx.mode.is_live() { " in live mode" } else { "" }
+                )),
+            }
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 mod bill_subscriptions;
 mod chain_config;
 mod complete_dashboard_setup;
+mod continue_recovery;
 mod create_checkout_session;
 mod dashboard_session;
 mod deliver_event;
@@ -35,6 +36,7 @@ mod write_billing;
 pub use bill_subscriptions::*;
 pub use chain_config::*;
 pub use complete_dashboard_setup::*;
+pub use continue_recovery::*;
 pub use create_checkout_session::*;
 pub use dashboard_session::*;
 pub use deliver_event::*;

@@ -63,6 +63,7 @@ pub async fn register_wallet(
                 chain,
                 status: WalletStatus::Pending,
                 verified_at: None,
+                verified_mode: None,
                 revoked_at: None,
                 created_at: now,
             };
@@ -93,6 +94,8 @@ pub async fn register_wallet(
     let restarted = Wallet {
         chain,
         status: WalletStatus::Pending,
+        verified_at: None,
+        verified_mode: None,
         ..existing
     };
     let challenge = new_challenge(&restarted, now);

@@ -2,7 +2,9 @@
 //! budget, `resend_of` = the root, the root's payload byte for byte; 409 while the root
 //! or a redelivery is pending; 400 when the endpoint is disabled; history untouched.
 
-use crate::model::{AuthContext, EndpointStatus, EventId, Missing, WebhookEventRecord};
+use crate::model::{
+    AuthContext, EndpointStatus, EventId, MerchantId, Missing, Mode, WebhookEventRecord,
+};
 use crate::ports::{
     Clock, NewDelivery, Outbox, ResendOutcome, ResourceReader, StoreError,
     WebhookEndpointRepository,
@@ -28,22 +30,43 @@ pub async fn resend_event(
     outbox: &dyn Outbox,
     clock: &dyn Clock,
 ) -> Result<WebhookEventRecord, ResendError> {
+    resend_in(
+        ctx.merchant_id,
+        ctx.mode,
+        id,
+        reader,
+        endpoints,
+        outbox,
+        clock,
+    )
+    .await
+}
+
+/// `resend_event` within a merchant and mode (the worker continues recoveries without a
+/// caller's key).
+pub(crate) async fn resend_in(
+    merchant: MerchantId,
+    mode: Mode,
+    id: EventId,
+    reader: &dyn ResourceReader,
+    endpoints: &dyn WebhookEndpointRepository,
+    outbox: &dyn Outbox,
+    clock: &dyn Clock,
+) -> Result<WebhookEventRecord, ResendError> {
     let record = reader
-        .webhook_event(ctx.merchant_id, ctx.mode, id)
+        .webhook_event(merchant, mode, id)
         .await?
         .ok_or_else(|| ResendError::NotFound(Missing::of(id)))?;
     let root = record.resend_of.unwrap_or(record.id);
-    let endpoint = endpoints
-        .get(ctx.merchant_id, ctx.mode, record.endpoint)
-        .await?;
+    let endpoint = endpoints.get(merchant, mode, record.endpoint).await?;
     match endpoint {
         Some(e) if e.status == EndpointStatus::Enabled => {}
         _ => return Err(ResendError::EndpointDisabled),
     }
     let delivery = NewDelivery {
         id: EventId::generate(),
-        merchant_id: ctx.merchant_id,
-        mode: ctx.mode,
+        merchant_id: merchant,
+        mode,
         event_type: record.event_type,
         endpoint: record.endpoint,
         // Every record of a root carries the root's bytes, so this is the original payload.

@@ -1,12 +1,16 @@
 //! Dashboard sign-in (D21): argon2id password check, optional TOTP, lockout after
 //! repeated failures, and a fresh server-side session on success. The answer never says
 //! whether an email has an account.
+//!
+//! The attempt is reserved (counted as a failure in advance, in one conditional statement)
+//! before the password or code is checked, so however many guesses arrive at once, at most
+//! `max_failures` of them are ever evaluated per lock window.
+
+use secrecy::SecretString;
 
 use crate::model::{DashboardUser, Email};
-use crate::ports::{Clock, DashboardUserStore, StoreError};
-use crate::rules::dashboard_auth::{
-    after_failure, new_token, token_hash, verify_password, SessionPolicy,
-};
+use crate::ports::{Clock, DashboardUserStore, LoginAttempt, PasswordChecker, StoreError};
+use crate::rules::dashboard_auth::{locks_after, new_token, token_hash, SessionPolicy};
 use crate::rules::totp;
 
 #[derive(Debug, thiserror::Error)]
@@ -27,30 +31,48 @@ pub struct SignedIn {
     pub token: String,
 }
 
+/// What sign-in reaches.
+pub struct SignInDeps<'a> {
+    pub policy: &'a SessionPolicy,
+    pub users: &'a dyn DashboardUserStore,
+    pub passwords: &'a dyn PasswordChecker,
+    pub clock: &'a dyn Clock,
+}
+
 pub async fn sign_in(
     email: &str,
-    password: &str,
+    password: &SecretString,
     totp_code: Option<&str>,
-    policy: &SessionPolicy,
-    users: &dyn DashboardUserStore,
-    clock: &dyn Clock,
+    deps: &SignInDeps<'_>,
 ) -> Result<SignedIn, SignInError> {
-    let now = clock.now();
+    let (policy, users) = (deps.policy, deps.users);
+    let now = deps.clock.now();
     let record = match Email::parse(email) {
         Ok(email) => users.login_record(&email).await?,
         Err(_) => None,
     };
-    let Some(record) = record else {
-        // Same cost as a wrong password, so timing does not reveal unknown emails.
-        verify_password(None, password);
-        return Err(SignInError::InvalidCredentials);
+    // Unknown and locked accounts cost a check against the dummy hash, so neither
+    // timing nor answer tells anyone that the email has an account.
+    let refuse = || async {
+        deps.passwords.matches(None, password.clone()).await;
+        Err(SignInError::InvalidCredentials)
     };
-    let password_ok = verify_password(record.password_hash.as_deref(), password);
-    // Locked: the same answer as a wrong password (after the same work), so a lock does
-    // not tell anyone that the email has an account.
-    if record.locked_until.is_some_and(|until| until > now) {
-        return Err(SignInError::InvalidCredentials);
-    }
+    let Some(record) = record else {
+        return refuse().await;
+    };
+    let id = record.user.id;
+    let lock_until = now.plus_seconds(policy.lock_secs);
+    let failures = match users
+        .reserve_login_attempt(id, now, policy.max_failures, lock_until)
+        .await?
+    {
+        LoginAttempt::Locked => return refuse().await,
+        LoginAttempt::Reserved { failures } => failures,
+    };
+    let password_ok = deps
+        .passwords
+        .matches(record.password_hash.clone(), password.clone())
+        .await;
     let usable = record.user.status == crate::model::UserStatus::Active;
     // A code is single-use: its step must be later than the last one accepted.
     let step = match (&record.totp_secret, totp_code) {
@@ -59,16 +81,16 @@ pub async fn sign_in(
         _ => None,
     };
     let second_factor_ok = record.totp_secret.is_none() || step.is_some();
-    // The right password without a code is a prompt for the code, not a failure.
+    // The right password without a code is a prompt for the code, not a failure: the
+    // reserved attempt is given back.
     if password_ok && usable && record.totp_secret.is_some() && totp_code.is_none() {
+        users
+            .release_login_attempt(id, locks_after(policy, failures))
+            .await?;
         return Err(SignInError::TotpRequired);
     }
+    // A failure was counted when the attempt was reserved.
     if !(password_ok && usable && second_factor_ok) {
-        let failures = users.record_login_failure(record.user.id).await?;
-        let (_, lock) = after_failure(policy, failures.saturating_sub(1), now);
-        if let Some(until) = lock {
-            users.lock_user(record.user.id, until).await?;
-        }
         return Err(if password_ok && usable {
             SignInError::TotpRequired
         } else {
@@ -77,14 +99,12 @@ pub async fn sign_in(
     }
     if let Some(step) = step {
         // Claimed atomically, so two sign-ins racing with one code cannot both pass.
-        if !users.use_totp_step(record.user.id, step).await? {
+        if !users.use_totp_step(id, step).await? {
             return Err(SignInError::TotpRequired);
         }
     }
     let token = new_token();
-    users
-        .open_session(record.user.id, token_hash(&token), now)
-        .await?;
+    users.open_session(id, token_hash(&token), now).await?;
     Ok(SignedIn {
         user: record.user,
         token,

@@ -66,7 +66,7 @@ pub async fn verify_wallet(
         ));
     }
     let verified = match wallets
-        .mark_verified(id, &challenge.nonce, now)
+        .mark_verified(id, &challenge.nonce, now, ctx.mode)
         .await
         .map_err(|e| match e {
             StoreError::NotFound => VerifyWalletError::NotFound(Missing::of(id)),
@@ -121,6 +121,7 @@ mod tests {
             chain: ChainId::Base,
             status: WalletStatus::Pending,
             verified_at: None,
+            verified_mode: None,
             revoked_at: None,
             created_at: at(0),
         };
@@ -160,7 +161,7 @@ mod tests {
             ..wallet.clone()
         };
         repo.expect_mark_verified()
-            .returning(move |_, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
+            .returning(move |_, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let expected_hash = eip191::hash_message(challenge.message.as_bytes());
         let mut chain = MockChainReader::new();
         chain.expect_is_contract().returning(|_, _| Ok(true));
@@ -221,9 +222,9 @@ mod tests {
             ..wallet.clone()
         };
         repo.expect_mark_verified()
-            .withf(|_, nonce, _| nonce == "00")
+            .withf(|_, nonce, _, mode| nonce == "00" && *mode == Mode::Test)
             .times(1)
-            .returning(move |_, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
+            .returning(move |_, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let out = block_on(verify_wallet(
             &ctx,
@@ -291,7 +292,7 @@ mod tests {
         let (ctx, wallet, challenge) = fixture(false);
         let mut repo = repo(&wallet, &challenge);
         repo.expect_mark_verified()
-            .returning(|_, _, _| Ok(ChallengeUse::NotUsable));
+            .returning(|_, _, _, _| Ok(ChallengeUse::NotUsable));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let err = block_on(verify_wallet(
             &ctx,

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{
-    DashboardUserStore, NewDashboardUser, PendingSetup, StoreError, UserCreated,
+    DashboardUserStore, LoginAttempt, NewDashboardUser, PendingSetup, StoreError, UserCreated,
 };
 use stablepay_domain::{
     DashboardSession, DashboardUser, DashboardUserId, Email, LoginRecord, MerchantId, Timestamp,
@@ -230,24 +230,72 @@ impl DashboardUserStore for PgStore {
         Ok(n == 1)
     }
 
-    async fn record_login_failure(&self, id: DashboardUserId) -> Result<u32, StoreError> {
+    async fn reserve_login_attempt(
+        &self,
+        id: DashboardUserId,
+        now: Timestamp,
+        max_failures: u32,
+        lock_until: Timestamp,
+    ) -> Result<LoginAttempt, StoreError> {
         let mut conn = self.conn().await?;
-        let n: i32 = diesel::update(du::table.filter(du::id.eq(id.uuid())))
-            .set(du::failed_logins.eq(du::failed_logins + 1))
-            .returning(du::failed_logins)
-            .get_result(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(u32::try_from(n).unwrap_or(0))
+        let max = i32::try_from(max_failures.max(1)).unwrap_or(i32::MAX);
+        // One statement: concurrent reservations queue on the row lock, and each one
+        // re-evaluates the WHERE on the row the previous one left (READ COMMITTED), so the
+        // one after a locking reservation finds the lock and reserves nothing.
+        let failures: Option<i32> = diesel::update(
+            du::table.filter(du::id.eq(id.uuid())).filter(
+                du::locked_until
+                    .is_null()
+                    .or(du::locked_until.le(now.as_datetime())),
+            ),
+        )
+        .set((
+            du::failed_logins.eq(du::failed_logins + 1),
+            du::locked_until.eq(diesel::dsl::sql::<
+                diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+            >("CASE WHEN (failed_logins + 1) % ")
+            .bind::<diesel::sql_types::Integer, _>(max)
+            .sql(" = 0 THEN ")
+            .bind::<diesel::sql_types::Timestamptz, _>(lock_until.as_datetime())
+            .sql(" ELSE locked_until END")),
+        ))
+        .returning(du::failed_logins)
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(map_diesel_error)?;
+        Ok(match failures {
+            Some(n) => LoginAttempt::Reserved {
+                failures: u32::try_from(n).unwrap_or(0),
+            },
+            None => LoginAttempt::Locked,
+        })
     }
 
-    async fn lock_user(&self, id: DashboardUserId, until: Timestamp) -> Result<(), StoreError> {
+    async fn release_login_attempt(
+        &self,
+        id: DashboardUserId,
+        lifts_lock: bool,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::update(du::table.filter(du::id.eq(id.uuid())))
-            .set(du::locked_until.eq(Some(until.as_datetime())))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let target = du::table.filter(du::id.eq(id.uuid()));
+        let fewer =
+            diesel::dsl::sql::<diesel::sql_types::Integer>("GREATEST(failed_logins - 1, 0)");
+        let n = if lifts_lock {
+            diesel::update(target)
+                .set((
+                    du::failed_logins.eq(fewer),
+                    du::locked_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(&mut conn)
+                .await
+        } else {
+            diesel::update(target)
+                .set(du::failed_logins.eq(fewer))
+                .execute(&mut conn)
+                .await
+        };
+        n.map_err(map_diesel_error)?;
         Ok(())
     }
 

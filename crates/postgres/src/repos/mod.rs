@@ -10,6 +10,7 @@ mod keeper;
 mod leader_lock;
 mod outbox;
 mod reader;
+mod recoveries;
 mod refunds;
 mod retention;
 mod sessions;

@@ -1,9 +1,11 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{ChallengeUse, StoreError, WalletInsert, WalletRepository};
+use stablepay_domain::ports::{
+    ChallengeUse, StoreError, WalletInsert, WalletRepository, WalletRevocation,
+};
 use stablepay_domain::{
-    Address, MerchantId, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
+    Address, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
 };
 
 use crate::error::map_diesel_error;
@@ -72,6 +74,7 @@ impl WalletRepository for PgStore {
                         w::status.eq("pending"),
                         w::chain_id.eq(chain_id),
                         w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                        w::verified_mode.eq(None::<String>),
                     ))
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
@@ -121,6 +124,7 @@ impl WalletRepository for PgStore {
         wallet: WalletId,
         nonce: &str,
         now: Timestamp,
+        mode: Mode,
     ) -> Result<ChallengeUse, StoreError> {
         let mut conn = self.conn().await?;
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
@@ -141,6 +145,7 @@ impl WalletRepository for PgStore {
                     .set((
                         w::status.eq("verified"),
                         w::verified_at.eq(at),
+                        w::verified_mode.eq(mode.as_str()),
                         w::revoked_at.eq(None::<chrono::DateTime<chrono::Utc>>),
                     ))
                     .returning(WalletRow::as_returning())
@@ -161,17 +166,33 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         id: WalletId,
         now: Timestamp,
-    ) -> Result<Wallet, StoreError> {
+        by: Mode,
+    ) -> Result<WalletRevocation, StoreError> {
         let mut conn = self.conn().await?;
-        let row = diesel::update(w::table)
+        let mut update = diesel::update(w::table)
             .filter(w::id.eq(id.uuid()))
             .filter(w::merchant_id.eq(merchant.uuid()))
+            .into_boxed();
+        if !by.is_live() {
+            // In the statement itself: a live verification that lands between the
+            // service's read and this update still wins.
+            update = update.filter(w::verified_mode.is_distinct_from("live"));
+        }
+        let row = update
             .set((w::status.eq("revoked"), w::revoked_at.eq(now.as_datetime())))
             .returning(WalletRow::as_returning())
             .get_result(&mut conn)
             .await
+            .optional()
             .map_err(map_diesel_error)?;
-        row.try_into()
+        match row {
+            Some(row) => Ok(WalletRevocation::Revoked(row.try_into()?)),
+            None if by.is_live() => Err(StoreError::NotFound),
+            None => match self.get(merchant, id).await? {
+                Some(_) => Ok(WalletRevocation::NeedsLiveKey),
+                None => Err(StoreError::NotFound),
+            },
+        }
     }
 
     async fn list(

@@ -1,7 +1,7 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::{MerchantId, Wallet, WalletChallenge, WalletId, WalletStatus};
+use stablepay_domain::{MerchantId, Mode, Wallet, WalletChallenge, WalletId, WalletStatus};
 use uuid::Uuid;
 
 use super::conv::*;
@@ -18,6 +18,7 @@ pub(crate) struct WalletRow {
     pub verified_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    pub verified_mode: Option<String>,
 }
 
 impl From<&Wallet> for WalletRow {
@@ -31,6 +32,7 @@ impl From<&Wallet> for WalletRow {
             verified_at: w.verified_at.map(|t| t.as_datetime()),
             revoked_at: w.revoked_at.map(|t| t.as_datetime()),
             created_at: w.created_at.as_datetime(),
+            verified_mode: w.verified_mode.map(|m| m.as_str().to_owned()),
         }
     }
 }
@@ -46,6 +48,11 @@ impl TryFrom<WalletRow> for Wallet {
             chain: chain(r.chain_id)?,
             status: parse_enum("wallet status", &r.status, WalletStatus::parse)?,
             verified_at: ts_opt(r.verified_at),
+            verified_mode: r
+                .verified_mode
+                .as_deref()
+                .map(|m| parse_enum("wallet verified_mode", m, Mode::parse))
+                .transpose()?,
             revoked_at: ts_opt(r.revoked_at),
             created_at: ts(r.created_at),
         })

@@ -5,11 +5,12 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
+use secrecy::SecretString;
 use stablepay_domain::rules::dashboard_auth::{csrf_matches, new_token};
 use stablepay_domain::rules::totp;
 use stablepay_domain::services::{
     complete_dashboard_setup, enroll_totp, remove_totp, resume_dashboard_session, setup_link_user,
-    sign_in, sign_out, SetupError, SignInError, TotpError,
+    sign_in, sign_out, SetupError, SignInDeps, SignInError, TotpDeps, TotpError,
 };
 use stablepay_domain::NewPassword;
 
@@ -111,17 +112,19 @@ pub async fn login(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
         return WebError::TooManyRequests(wait).to_response();
     }
     let email = form.get("email").unwrap_or("").to_owned();
+    if let Err(wait) = state.account_limiter.check(&email, state.clock.now()) {
+        return WebError::TooManyRequests(wait).to_response();
+    }
     let next = safe_next(form.get("next"));
     let code = form.text("code");
-    let result = sign_in(
-        &email,
-        form.get("password").unwrap_or(""),
-        code.as_deref(),
-        &state.policy,
-        state.users.as_ref(),
-        state.clock.as_ref(),
-    )
-    .await;
+    let password = SecretString::from(form.get("password").unwrap_or("").to_owned());
+    let deps = SignInDeps {
+        policy: &state.policy,
+        users: state.users.as_ref(),
+        passwords: state.passwords.as_ref(),
+        clock: state.clock.as_ref(),
+    };
+    let result = sign_in(&email, &password, code.as_deref(), &deps).await;
     let (status, error, ask_code) = match result {
         Ok(signed) => {
             tracing::info!(user = %signed.user.id, "dashboard sign-in");
@@ -323,48 +326,42 @@ page_handler!(totp_start, |p| async move {
 
 page_handler!(totp_confirm, |p| async move {
     let s = &p.state;
-    if p.form.get("disable") == Some("1") {
-        let code = p.form.get("code").unwrap_or("");
-        return match remove_totp(&p.session.user, code, s.users.as_ref(), s.clock.as_ref()).await {
-            Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_disabled"))),
-            Err(TotpError::WrongCode) => Reply::render(&SecurityView {
-                chrome: p.chrome("security", "Security"),
-                totp_enabled: true,
-                enrolling: None,
-                secret_hex: String::new(),
-                error: Some(TotpError::WrongCode.to_string()),
-                idle: span(s.policy.idle_secs),
-                absolute: span(s.policy.absolute_secs),
+    let deps = TotpDeps {
+        policy: &s.policy,
+        users: s.users.as_ref(),
+        passwords: s.passwords.as_ref(),
+        clock: s.clock.as_ref(),
+    };
+    let again = |enrolling: Option<&[u8]>, error: TotpError| {
+        Reply::render(&SecurityView {
+            chrome: p.chrome("security", "Security"),
+            totp_enabled: enrolling.is_none(),
+            enrolling: enrolling.map(|secret| {
+                (
+                    totp::base32(secret),
+                    totp::provisioning_uri(secret, p.session.user.email.as_str()),
+                )
             }),
-            Err(TotpError::AlreadyEnrolled) => Err(WebError::Internal),
+            secret_hex: enrolling.map(hex::encode).unwrap_or_default(),
+            error: Some(error.to_string()),
+            idle: span(s.policy.idle_secs),
+            absolute: span(s.policy.absolute_secs),
+        })
+    };
+    let code = p.form.get("code").unwrap_or("");
+    if p.form.get("disable") == Some("1") {
+        return match remove_totp(&p.session.user, code, &deps).await {
+            Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_disabled"))),
             Err(TotpError::Store(e)) => Err(e.into()),
+            Err(e) => again(None, e),
         };
     }
     let secret = hex::decode(p.form.get("secret").unwrap_or("")).unwrap_or_default();
-    let code = p.form.get("code").unwrap_or("");
-    match enroll_totp(
-        &p.session.user,
-        secret.clone(),
-        code,
-        s.users.as_ref(),
-        s.clock.as_ref(),
-    )
-    .await
-    {
-        Err(e @ TotpError::AlreadyEnrolled) => Err(WebError::Invalid(e.to_string())),
+    let password = SecretString::from(p.form.get("password").unwrap_or("").to_owned());
+    match enroll_totp(&p.session.user, secret.clone(), code, &password, &deps).await {
         Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_enabled"))),
-        Err(TotpError::WrongCode) => Reply::render(&SecurityView {
-            chrome: p.chrome("security", "Security"),
-            totp_enabled: false,
-            enrolling: Some((
-                totp::base32(&secret),
-                totp::provisioning_uri(&secret, p.session.user.email.as_str()),
-            )),
-            secret_hex: hex::encode(&secret),
-            error: Some(TotpError::WrongCode.to_string()),
-            idle: span(s.policy.idle_secs),
-            absolute: span(s.policy.absolute_secs),
-        }),
+        Err(e @ TotpError::AlreadyEnrolled) => Err(WebError::Invalid(e.to_string())),
         Err(TotpError::Store(e)) => Err(e.into()),
+        Err(e) => again(Some(&secret), e),
     }
 });

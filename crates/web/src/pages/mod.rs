@@ -21,6 +21,11 @@ async fn root() -> actix_web::HttpResponse {
     redirect("/dashboard/live")
 }
 
+/// Anything else under `/dashboard` is a person's 404 page, not the API's JSON envelope.
+async fn not_found() -> actix_web::HttpResponse {
+    crate::shell::WebError::NotFound.to_response()
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/assets/{name}", web::get().to(asset));
 
@@ -86,8 +91,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route(
                         "/developers/events/{id}/resend",
                         web::post().to(webhooks::resend),
-                    ),
-            ),
+                    )
+                    .default_service(web::to(not_found)),
+            )
+            .default_service(web::to(not_found)),
     );
 }
 

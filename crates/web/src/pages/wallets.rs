@@ -3,7 +3,7 @@
 
 use askama::Template;
 use stablepay_domain::services::{
-    register_wallet, revoke_wallet, verify_wallet, VerifyWalletError,
+    register_wallet, revoke_wallet, verify_wallet, RevokeWalletError, VerifyWalletError,
 };
 use stablepay_domain::{Address, ChainId, PageRequest, Signature, WalletId, WalletStatus};
 
@@ -20,6 +20,8 @@ pub struct WalletLine {
     pub pending: bool,
     pub verified: bool,
     pub verified_at: String,
+    /// `live` or `test` (D25), empty until verified.
+    pub verified_mode: &'static str,
     pub created: String,
 }
 
@@ -68,6 +70,7 @@ async fn render(
                 pending: w.status == WalletStatus::Pending,
                 verified: w.status == WalletStatus::Verified,
                 verified_at: opt_time(w.verified_at),
+                verified_mode: w.verified_mode.map_or("", |m| m.as_str()),
                 created: time(w.created_at),
             })
             .collect(),
@@ -142,13 +145,19 @@ page_handler!(verify, |p| async move {
 page_handler!(revoke, |p| async move {
     let id = WalletId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
-    revoke_wallet(
+    match revoke_wallet(
         &p.ctx(),
         id,
         s.wallets.as_ref(),
         s.subscriptions.as_ref(),
         s.clock.as_ref(),
     )
-    .await?;
-    Ok(Reply::Redirect(p.link("/wallets?notice=wallet_revoked")))
+    .await
+    {
+        Ok(_) => Ok(Reply::Redirect(p.link("/wallets?notice=wallet_revoked"))),
+        Err(RevokeWalletError::NotFound(_)) => Err(WebError::NotFound),
+        // Shown on the page (400), the wallet unchanged (D25).
+        Err(e @ RevokeWalletError::NeedsLiveKey) => Err(WebError::Invalid(e.to_string())),
+        Err(RevokeWalletError::Store(e)) => Err(e.into()),
+    }
 });

@@ -65,9 +65,21 @@ impl Browser {
     }
 
     pub async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Response {
-        let res = self
+        let req = self.http.post(format!("{}{path}", self.base));
+        self.send_form(req, form).await
+    }
+
+    /// A post whose client address a trusted proxy (loopback) names in `X-Forwarded-For`.
+    pub async fn post_from(&mut self, client: &str, path: &str, form: &[(&str, &str)]) -> Response {
+        let req = self
             .http
             .post(format!("{}{path}", self.base))
+            .header("X-Forwarded-For", client);
+        self.send_form(req, form).await
+    }
+
+    async fn send_form(&mut self, req: reqwest::RequestBuilder, form: &[(&str, &str)]) -> Response {
+        let res = req
             .header(COOKIE, self.cookie_header())
             .form(form)
             .send()
@@ -159,4 +171,5 @@ pub async fn signed_in(app: &TestApp, merchant: MerchantId, email: &str) -> Brow
 
 mod isolation;
 mod pages;
+mod sign_in_load;
 mod sign_in_tests;

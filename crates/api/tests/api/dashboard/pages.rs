@@ -193,3 +193,94 @@ async fn a_payment_link_from_the_form_is_a_real_session_and_bad_input_is_named()
     assert_eq!(list["data"][0]["customer_reference"], "cust_42");
     assert_eq!(list["data"][0]["livemode"], false);
 }
+
+/// D25 through the dashboard: its test mode cannot revoke a live-verified wallet, and a
+/// wallet verified in its test mode is never a live session's default.
+#[tokio::test]
+async fn the_dashboards_test_mode_cannot_redirect_live_money() {
+    use stablepay_domain::rules::eip191;
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    app.verified_wallet(&app.a.live_key, &WALLET_KEY).await;
+    let wallets: serde_json::Value = app
+        .get(&app.a.live_key, "/wallets")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let live_id = wallets["data"][0]["id"].as_str().unwrap().to_owned();
+
+    let csrf = b.csrf("/dashboard/test/wallets").await;
+    let res = b
+        .post(
+            &format!("/dashboard/test/wallets/{live_id}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(res.status(), 400);
+    assert!(res.text().await.unwrap().contains("live key"));
+    let w: serde_json::Value = app
+        .get(&app.a.live_key, &format!("/wallets/{live_id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(w["status"], "verified", "unchanged");
+
+    // Verified through the test-mode dashboard (signing its challenge).
+    let second = [0x44u8; 32];
+    let address = eip191::address_of_private_key(&second).unwrap().to_string();
+    let res = b
+        .post(
+            "/dashboard/test/wallets",
+            &[("csrf", &csrf), ("address", &address), ("chain_id", "8453")],
+        )
+        .await;
+    let html = res.text().await.unwrap();
+    let start = html
+        .find("stablepay wallet verification")
+        .expect("challenge shown");
+    let message = html[start..start + html[start..].find("</").unwrap()].replace("&#10;", "\n");
+    let wallets: serde_json::Value = app
+        .get(&app.a.live_key, "/wallets")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let test_id = wallets["data"][0]["id"].as_str().unwrap().to_owned();
+    let signature = eip191::sign(message.as_bytes(), &second).unwrap().to_hex();
+    let res = b
+        .post(
+            &format!("/dashboard/test/wallets/{test_id}/verify"),
+            &[("csrf", &csrf), ("signature", &signature)],
+        )
+        .await;
+    assert_eq!(res.status(), 303, "{}", res.text().await.unwrap());
+    let w: serde_json::Value = app
+        .get(&app.a.live_key, &format!("/wallets/{test_id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (w["status"].as_str(), w["verified_mode"].as_str()),
+        (Some("verified"), Some("test"))
+    );
+    // Two verified wallets, one of them live-verified: the live default is that one.
+    let s = app
+        .create_session(
+            &app.a.live_key,
+            serde_json::json!({ "mode": "payment", "title": "T", "amount": "1" }),
+        )
+        .await;
+    assert_ne!(s["recipient_address"].as_str().unwrap(), address);
+    // The live dashboard may revoke either.
+    let csrf = b.csrf("/dashboard/live/wallets").await;
+    let res = b
+        .post(
+            &format!("/dashboard/live/wallets/{live_id}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(res.status(), 303);
+}

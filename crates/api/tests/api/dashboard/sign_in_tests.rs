@@ -154,6 +154,7 @@ async fn after_sign_out_the_old_cookie_is_refused_and_everywhere_means_every_dev
 
 #[tokio::test]
 async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
+    use stablepay_domain::ports::Clock;
     use stablepay_domain::rules::totp;
     let app = spawn_app().await;
     let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
@@ -168,20 +169,54 @@ async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
         html.contains(&totp::base32(&secret)),
         "the secret is shown for the app"
     );
-    let now = chrono::Utc::now().timestamp();
-    let wrong = format!("{:06}", (totp::code_at(&secret, now) + 1) % 1_000_000);
+    // Codes follow the api's clock, which the test moves a time step at a time.
+    let code_now = || {
+        format!(
+            "{:06}",
+            totp::code_at(&secret, app.clock.now().unix_seconds())
+        )
+    };
+    let next_step = || app.clock.advance(std::time::Duration::from_secs(30));
+    let code = code_now();
+    let wrong = format!("{:06}", (code.parse::<u32>().unwrap() + 1) % 1_000_000);
+    let confirm = "/dashboard/test/security/totp/confirm";
     let res = b
         .post(
-            "/dashboard/test/security/totp/confirm",
-            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &wrong)],
+            confirm,
+            &[
+                ("csrf", &csrf),
+                ("secret", &secret_hex),
+                ("code", &wrong),
+                ("password", PASSWORD),
+            ],
         )
         .await;
     assert!(res.text().await.unwrap().contains("does not match"));
-    let code = format!("{:06}", totp::code_at(&secret, now));
+    // A stolen session without the password cannot enrol its own secret.
+    for password in ["", "not the password"] {
+        let res = b
+            .post(
+                confirm,
+                &[
+                    ("csrf", &csrf),
+                    ("secret", &secret_hex),
+                    ("code", &code),
+                    ("password", password),
+                ],
+            )
+            .await;
+        assert!(res.text().await.unwrap().contains("current password"));
+    }
+    assert!(!app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
     let res = b
         .post(
-            "/dashboard/test/security/totp/confirm",
-            &[("csrf", &csrf), ("secret", &secret_hex), ("code", &code)],
+            confirm,
+            &[
+                ("csrf", &csrf),
+                ("secret", &secret_hex),
+                ("code", &code),
+                ("password", PASSWORD),
+            ],
         )
         .await;
     assert_eq!(res.status(), 303);
@@ -193,62 +228,64 @@ async fn a_second_factor_once_enrolled_is_required_at_sign_in() {
     let res = sign_in(&mut fresh, "ops@a.example", PASSWORD).await;
     assert_eq!(res.status(), 401);
     assert!(res.text().await.unwrap().contains("authenticator"));
-    let csrf = fresh.csrf("/dashboard/login").await;
-    let code = format!(
-        "{:06}",
-        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    // The code that enrolled is used up; the next step's code signs in.
+    let with_code = |code: String| {
+        let app = &app;
+        async move {
+            let mut browser = Browser::new(app);
+            let csrf = browser.csrf("/dashboard/login").await;
+            let res = browser
+                .post(
+                    "/dashboard/login",
+                    &[
+                        ("csrf", &csrf),
+                        ("email", "ops@a.example"),
+                        ("password", PASSWORD),
+                        ("code", &code),
+                    ],
+                )
+                .await;
+            (res.status().as_u16(), browser)
+        }
+    };
+    assert_eq!(
+        with_code(code.clone()).await.0,
+        401,
+        "the enrolling code is used up"
     );
-    let res = fresh
-        .post(
-            "/dashboard/login",
-            &[
-                ("csrf", &csrf),
-                ("email", "ops@a.example"),
-                ("password", PASSWORD),
-                ("code", &code),
-            ],
-        )
-        .await;
-    assert_eq!(res.status(), 303);
+    next_step();
+    let code = code_now();
+    let (status, mut fresh) = with_code(code.clone()).await;
+    assert_eq!(status, 303);
     assert!(fresh.cookies.contains_key("__Host-stablepay_session"));
     // The same code a second time (replayed) is refused.
-    let mut replay = Browser::new(&app);
-    let csrf2 = replay.csrf("/dashboard/login").await;
-    let res = replay
-        .post(
-            "/dashboard/login",
-            &[
-                ("csrf", &csrf2),
-                ("email", "ops@a.example"),
-                ("password", PASSWORD),
-                ("code", &code),
-            ],
-        )
-        .await;
-    assert_eq!(res.status(), 401, "a TOTP code is single-use");
-
-    // Turning it off takes a current code too.
-    let csrf = fresh.csrf("/dashboard/test/security").await;
-    let res = fresh
-        .post(
-            "/dashboard/test/security/totp/confirm",
-            &[("csrf", &csrf), ("disable", "1"), ("code", &wrong)],
-        )
-        .await;
-    assert!(res.text().await.unwrap().contains("does not match"));
-    assert!(app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
-    let code = format!(
-        "{:06}",
-        totp::code_at(&secret, chrono::Utc::now().timestamp())
+    assert_eq!(
+        with_code(code.clone()).await.0,
+        401,
+        "a TOTP code is single-use"
     );
-    let res = fresh
+
+    // Turning it off takes a current code too, one not used already; its step is then used.
+    let csrf = fresh.csrf("/dashboard/test/security").await;
+    let wrong = format!("{:06}", (code.parse::<u32>().unwrap() + 1) % 1_000_000);
+    let text = disable_totp(&mut fresh, &csrf, &wrong).await.1;
+    assert!(text.contains("does not match"), "{text}");
+    let text = disable_totp(&mut fresh, &csrf, &code).await.1;
+    assert!(text.contains("already used"), "{text}");
+    assert!(app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+    next_step();
+    assert_eq!(disable_totp(&mut fresh, &csrf, &code_now()).await.0, 303);
+    assert!(!app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+}
+
+async fn disable_totp(b: &mut Browser, csrf: &str, code: &str) -> (u16, String) {
+    let res = b
         .post(
             "/dashboard/test/security/totp/confirm",
-            &[("csrf", &csrf), ("disable", "1"), ("code", &code)],
+            &[("csrf", csrf), ("disable", "1"), ("code", code)],
         )
         .await;
-    assert_eq!(res.status(), 303);
-    assert!(!app.store.users(Some(app.a.id)).await.unwrap()[0].totp_enabled);
+    (res.status().as_u16(), res.text().await.unwrap())
 }
 
 #[tokio::test]

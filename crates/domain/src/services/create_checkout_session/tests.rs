@@ -28,6 +28,7 @@ fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
         chain: ChainId::Base,
         status: WalletStatus::Verified,
         verified_at: None,
+        verified_mode: Some(Mode::Live),
         revoked_at: None,
         created_at: Timestamp::new(Utc.timestamp_opt(0, 0).unwrap()),
     }
@@ -316,4 +317,54 @@ fn recipient_rules() {
     // No wallet at all.
     let h = Harness::new(vec![], 0);
     assert_eq!(fields(h.run(&c, request()).unwrap_err()), ["recipient"]);
+}
+
+#[test]
+fn a_live_default_recipient_is_only_ever_a_wallet_verified_in_live_mode() {
+    let live = ctx(Mode::Live, FeeTier::Standard);
+    let test = AuthContext {
+        mode: Mode::Test,
+        ..live.clone()
+    };
+    let verified_live = wallet(&live, 1);
+    let verified_test = Wallet {
+        verified_mode: Some(Mode::Test),
+        ..wallet(&live, 2)
+    };
+    // One live-verified and one test-verified wallet: the live default is the live one.
+    let h = Harness::new(vec![verified_live.clone(), verified_test.clone()], 1);
+    let s = h.run(&live, request()).unwrap();
+    assert_eq!(s.recipient_address, verified_live.address);
+    // Only a test-verified wallet: a live session must name it; a test session defaults.
+    let h = Harness::new(vec![verified_test.clone()], 2);
+    let err = h.run(&live, request()).unwrap_err();
+    let CreateSessionError::Invalid(v) = err else {
+        panic!("expected a validation error")
+    };
+    assert_eq!(v.0[0].field, "recipient");
+    assert!(v.0[0].message.contains("live key"), "{}", v.0[0].message);
+    let named = NewSessionRequest {
+        recipient: Some(verified_test.address),
+        ..request()
+    };
+    assert_eq!(
+        h.run(&live, named).unwrap().recipient_address,
+        verified_test.address
+    );
+    assert_eq!(
+        h.run(&test, request()).unwrap().recipient_address,
+        verified_test.address
+    );
+    // Two test-verified wallets and none live: still required in test mode by count.
+    let h = Harness::new(
+        vec![
+            verified_test,
+            Wallet {
+                verified_mode: Some(Mode::Test),
+                ..wallet(&live, 3)
+            },
+        ],
+        0,
+    );
+    assert_eq!(fields(h.run(&test, request()).unwrap_err()), ["recipient"]);
 }
