@@ -254,3 +254,47 @@ async fn rate_limit_answers_429_with_retry_after() {
     // Limits are per key: the live key of the same merchant still works.
     assert_eq!(app.get(&app.a.live_key, "/payments").await.status(), 200);
 }
+
+/// A flood of well-formed wrong keys from one address costs a lookup each only up to a
+/// budget; then 429 without a lookup until the minute ends, while a key this process has
+/// seen authenticate keeps working from the same address.
+#[tokio::test]
+async fn failed_authentications_are_limited_per_client_address() {
+    let app = spawn_app().await;
+    assert_eq!(
+        app.get(&app.a.test_key, "/checkout/sessions")
+            .await
+            .status(),
+        200
+    );
+    let wrong = |i: usize| format!("svc_sk_test_{i:032}");
+    for i in 0..stablepay_api::auth_failures::AUTH_FAILURES_PER_MIN as usize {
+        let res = app.get(&wrong(i), "/checkout/sessions").await;
+        assert_eq!(res.status(), 401, "attempt {i}");
+    }
+    let res = app.get(&wrong(999), "/checkout/sessions").await;
+    assert!(res.headers().get("retry-after").is_some());
+    let body = assert_error(res, 429, "rate_limit_error").await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid API keys"),
+        "{body}"
+    );
+    // The merchant's own key, already seen by this process, is not held back.
+    assert_eq!(
+        app.get(&app.a.test_key, "/checkout/sessions")
+            .await
+            .status(),
+        200
+    );
+    // A new minute: wrong keys are looked up (and refused) again.
+    app.clock.advance(std::time::Duration::from_secs(60));
+    assert_error(
+        app.get(&wrong(1000), "/checkout/sessions").await,
+        401,
+        "authentication_error",
+    )
+    .await;
+}

@@ -103,7 +103,8 @@ async fn creates_a_payment_session_with_the_fee_snapshot() {
 #[tokio::test]
 async fn defaults_and_live_mode() {
     let app = spawn_app().await;
-    app.verified_wallet(&app.b.test_key, &WALLET_KEY).await;
+    // Verified with the live key: a live session's default recipient (D25).
+    app.verified_wallet(&app.b.live_key, &WALLET_KEY).await;
     let s = app
         .create_session(
             &app.b.live_key,

@@ -17,7 +17,8 @@ async fn create(app: &TestApp, key: &str, idem: &str, body: &Value) -> reqwest::
 async fn replays_the_original_and_rejects_a_different_body() {
     let app = spawn_app().await;
     let key = &app.a.test_key;
-    app.verified_wallet(key, &WALLET_KEY).await;
+    // Verified with the live key, so both modes default to it (D25).
+    app.verified_wallet(&app.a.live_key, &WALLET_KEY).await;
     let body = json!({ "mode": "payment", "title": "T", "amount": "5" });
     let first = create(&app, key, "order-1", &body).await;
     assert_eq!(first.status(), 201);

@@ -284,3 +284,31 @@ async fn the_dashboards_test_mode_cannot_redirect_live_money() {
         .await;
     assert_eq!(res.status(), 303);
 }
+
+/// Unknown paths under `/dashboard` are a person's HTML 404, not the API's JSON envelope.
+#[tokio::test]
+async fn unknown_dashboard_paths_answer_the_html_404_page() {
+    let app = spawn_app().await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    for path in [
+        "/dashboard/test/no-such-page",
+        "/dashboard/live/wallets/x/y/z",
+        "/dashboard/login/extra",
+    ] {
+        let res = b.get(path).await;
+        assert_eq!(res.status(), 404, "{path}");
+        let content_type = res.headers()["content-type"].to_str().unwrap().to_owned();
+        assert!(
+            content_type.starts_with("text/html"),
+            "{path}: {content_type}"
+        );
+        let html = res.text().await.unwrap();
+        assert!(
+            html.contains("Not found") && !html.contains("not_found_error"),
+            "{path}: {html}"
+        );
+    }
+    // The API's unknown routes keep the JSON envelope.
+    let res = app.get(&app.a.test_key, "/no-such-route").await;
+    crate::support::assert_error(res, 404, "not_found_error").await;
+}
