@@ -59,14 +59,60 @@ contract CheckoutRouter is Eip712 {
     }
 
     function pay(Intent calldata intent, bytes calldata operatorSignature) external {
-        if (block.timestamp > intent.deadline) revert Expired();
-        if (usedRefs[intent.ref]) revert RefAlreadyUsed();
-        if (_recover(hashIntent(intent), operatorSignature) != operator) revert InvalidSignature();
-        usedRefs[intent.ref] = true;
+        _accept(intent, operatorSignature);
         if (!IERC20(intent.token).transferFrom(msg.sender, intent.recipient, intent.netAmount)) revert TransferFailed();
         if (intent.feeAmount > 0) {
             if (!IERC20(intent.token).transferFrom(msg.sender, treasury, intent.feeAmount)) revert TransferFailed();
         }
         emit CheckoutPaid(intent.ref, msg.sender, intent.recipient, intent.token, intent.netAmount, intent.feeAmount);
     }
+
+    /// One-signature payment (EIP-3009, D23): anyone (the service's relayer) submits the
+    /// payer's `ReceiveWithAuthorization` for net + fee to this router, whose nonce is the
+    /// session ref, so the signature pays this session only and cannot be front-run into a
+    /// transfer elsewhere; the router then splits exactly as `pay` does.
+    /// The ref is checked against `pay` but not recorded: the token's authorization state
+    /// already makes the signature single-use, and a second storage write would cost 22k
+    /// gas on every payment (the service relays one transaction per session).
+    function payWithAuthorization(
+        Intent calldata intent,
+        bytes calldata operatorSignature,
+        address payer,
+        uint256 validBefore,
+        bytes calldata payerSignature
+    ) external {
+        _check(intent, operatorSignature);
+        IERC3009(intent.token).receiveWithAuthorization(
+            payer, address(this), intent.netAmount + intent.feeAmount, 0, validBefore, intent.ref, payerSignature
+        );
+        if (!IERC20(intent.token).transfer(intent.recipient, intent.netAmount)) revert TransferFailed();
+        if (intent.feeAmount > 0) {
+            if (!IERC20(intent.token).transfer(treasury, intent.feeAmount)) revert TransferFailed();
+        }
+        emit CheckoutPaid(intent.ref, payer, intent.recipient, intent.token, intent.netAmount, intent.feeAmount);
+    }
+
+    /// An unexpired intent signed by the operator, whose ref `pay` has not used: marks it used.
+    function _accept(Intent calldata intent, bytes calldata operatorSignature) internal {
+        _check(intent, operatorSignature);
+        usedRefs[intent.ref] = true;
+    }
+
+    function _check(Intent calldata intent, bytes calldata operatorSignature) internal view {
+        if (block.timestamp > intent.deadline) revert Expired();
+        if (usedRefs[intent.ref]) revert RefAlreadyUsed();
+        if (_recover(hashIntent(intent), operatorSignature) != operator) revert InvalidSignature();
+    }
+}
+
+interface IERC3009 {
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external;
 }

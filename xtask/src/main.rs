@@ -6,6 +6,7 @@ mod bench;
 mod bench_api;
 mod bench_billing;
 mod bench_fairness;
+mod bench_gas;
 mod bench_latency;
 mod bench_lists;
 mod bench_settlement;
@@ -41,6 +42,8 @@ commands:
           payments verified per minute (BENCH_PAYMENTS tunes it)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
           billing: subscription charges per minute
+          gas: gasUsed of transfer, approve, pay and one-signature payWithAuthorization
+          on a fresh dev chain against DESIGN §10's bars (fails over a bar)
           api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, flat out
           and held at 40 %/60 % of it; CPU per request of the api, PostgreSQL and
           the load generator; idle RSS; every list over 1M+ rows
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Some("sign") => sign::run(&args[1..]),
         Some("bench") => match args.get(1).map(String::as_str) {
             Some("settlement") => bench_settlement::run(&args[2..]),
+            Some("gas") => bench_gas::run(&args[2..]),
             Some("billing") => bench_billing::run(&args[2..]),
             Some("soak") => bench_soak::run(&args[2..]),
             Some("api") => bench_api::run(&args[2..]),

@@ -5,22 +5,45 @@ use ethers::types::{Bytes, U256};
 use stablepay_domain::rules::eip712::{PaymentIntent, SubscribeIntent};
 use stablepay_domain::{Address, Signature};
 
-use crate::bindings::checkout_router::{Intent, PayCall};
+use crate::bindings::checkout_router::{Intent, PayCall, PayWithAuthorizationCall};
 use crate::bindings::subscription_manager::{ChargeCall, SubscribeCall};
 use crate::bindings::test_token::ApproveCall;
 use crate::to_h160;
 
+fn on_chain(intent: &PaymentIntent) -> Intent {
+    Intent {
+        ref_: intent.reference,
+        token: to_h160(&intent.token),
+        recipient: to_h160(&intent.recipient),
+        net_amount: U256::from(intent.net_amount),
+        fee_amount: U256::from(intent.fee_amount),
+        deadline: intent.deadline,
+    }
+}
+
 pub fn pay(intent: &PaymentIntent, operator_signature: &Signature) -> Vec<u8> {
     PayCall {
-        intent: Intent {
-            ref_: intent.reference,
-            token: to_h160(&intent.token),
-            recipient: to_h160(&intent.recipient),
-            net_amount: U256::from(intent.net_amount),
-            fee_amount: U256::from(intent.fee_amount),
-            deadline: intent.deadline,
-        },
+        intent: on_chain(intent),
         operator_signature: Bytes::from(operator_signature.as_bytes().to_vec()),
+    }
+    .encode()
+}
+
+/// `CheckoutRouter.payWithAuthorization(intent, operatorSig, payer, validBefore,
+/// payerSig)` (D23): what the relayer sends for a one-signature payment.
+pub fn pay_with_authorization(
+    intent: &PaymentIntent,
+    operator_signature: &Signature,
+    payer: &Address,
+    valid_before: u64,
+    payer_signature: &Signature,
+) -> Vec<u8> {
+    PayWithAuthorizationCall {
+        intent: on_chain(intent),
+        operator_signature: Bytes::from(operator_signature.as_bytes().to_vec()),
+        payer: to_h160(payer),
+        valid_before: U256::from(valid_before),
+        payer_signature: Bytes::from(payer_signature.as_bytes().to_vec()),
     }
     .encode()
 }

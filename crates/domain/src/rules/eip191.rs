@@ -24,6 +24,12 @@ pub fn address_of(key: &VerifyingKey) -> Address {
 /// The address whose key produced a 65-byte `r || s || v` signature over `message`,
 /// or `None` when the signature is not a valid recoverable ECDSA signature.
 pub fn recover(message: &[u8], signature: &Signature) -> Option<Address> {
+    recover_hash(&hash_message(message), signature)
+}
+
+/// The address whose key produced a 65-byte `r || s || v` signature (v = 27/28 or 0/1,
+/// low s) over a 32-byte hash (an EIP-712 digest is signed as it is).
+pub fn recover_hash(hash: &[u8; 32], signature: &Signature) -> Option<Address> {
     let bytes = signature.as_bytes();
     if bytes.len() != 65 {
         return None;
@@ -39,7 +45,7 @@ pub fn recover(message: &[u8], signature: &Signature) -> Option<Address> {
         return None;
     }
     let recid = RecoveryId::from_byte(v)?;
-    let key = VerifyingKey::recover_from_prehash(&hash_message(message), &sig, recid).ok()?;
+    let key = VerifyingKey::recover_from_prehash(hash, &sig, recid).ok()?;
     Some(address_of(&key))
 }
 

@@ -6,6 +6,7 @@ pub mod dashboard_auth;
 pub mod delivery;
 pub mod dunning;
 pub mod eip191;
+pub mod eip3009;
 pub mod eip712;
 pub mod envelope;
 pub mod fees;

@@ -608,3 +608,5 @@ async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
         "{hashes:?}"
     );
 }
+
+mod one_signature;

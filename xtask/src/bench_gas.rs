@@ -1,0 +1,190 @@
+//! `cargo xtask bench gas`: gasUsed of every payment path on a fresh dev chain (anvil, the
+//! committed contracts), against DESIGN §10's bars in units of "two warm ERC-20 transfers"
+//! (sender and recipient both already holding the token): a router `pay` ≤ 1.25×, a
+//! one-signature `payWithAuthorization` ≤ 1.5× (relayed: the payer holds no ETH).
+
+use serde_json::json;
+use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
+use stablepay_domain::rules::{eip191, eip712};
+use stablepay_domain::{Address, CheckoutSessionId, Signature};
+
+use crate::chain::{self, mine_and_confirm, rpc, send, DevChain};
+
+fn addr(s: &str) -> Result<Address, String> {
+    Address::parse(&s.to_lowercase()).map_err(|e| e.to_string())
+}
+
+fn key_of(index: usize) -> Result<[u8; 32], String> {
+    let mut k = [0u8; 32];
+    hex::decode_to_slice(chain::key(index).trim_start_matches("0x"), &mut k)
+        .map_err(|e| e.to_string())?;
+    Ok(k)
+}
+
+/// Sends `data` from an unlocked dev account, mines it, and returns its gasUsed.
+fn gas_of(dev: &DevChain, from: &str, to: &str, data: &[u8]) -> Result<u64, String> {
+    let hash = send(
+        &dev.rpc_url,
+        from,
+        Some(to),
+        format!("0x{}", hex::encode(data)),
+    )?;
+    let receipts = mine_and_confirm(&dev.rpc_url, &[hash])?;
+    let used = receipts[0]["gasUsed"].as_str().unwrap_or("0x0");
+    u64::from_str_radix(used.trim_start_matches("0x"), 16).map_err(|e| e.to_string())
+}
+
+/// `transfer(to, amount)` or `mint(to, amount)` calldata.
+fn token_call(selector: &str, to: &Address, amount: u128) -> Vec<u8> {
+    let mut data = hex::decode(selector).unwrap_or_default();
+    data.extend_from_slice(&[0u8; 12]);
+    data.extend_from_slice(to.as_bytes());
+    data.extend_from_slice(&[0u8; 16]);
+    data.extend_from_slice(&amount.to_be_bytes());
+    data
+}
+
+fn block_time(dev: &DevChain) -> Result<u64, String> {
+    let block = rpc(
+        &dev.rpc_url,
+        "eth_getBlockByNumber",
+        json!(["latest", false]),
+    )?;
+    let ts = block["timestamp"].as_str().unwrap_or("0x0");
+    u64::from_str_radix(ts.trim_start_matches("0x"), 16).map_err(|e| e.to_string())
+}
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let anvil = crate::tools::anvil()?;
+    let dev = chain::start(&anvil, 84532)?;
+    let (usdc, router) = (addr(&dev.usdc)?, addr(&dev.checkout_router)?);
+    let buyer = chain::address(chain::BUYERS[0]);
+    let relayer = chain::address(chain::BUYERS[1]);
+    let merchant = addr(&chain::address(chain::MERCHANTS[0]))?;
+    let operator = key_of(chain::OPERATOR)?;
+    let router_domain = eip712::Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: dev.chain_id,
+        verifying_contract: router,
+    };
+    let sign_intent = |intent: &eip712::PaymentIntent| -> Result<Signature, String> {
+        eip712::sign(&router_domain, intent.struct_hash(), &operator).ok_or("signing".into())
+    };
+    let intent = |deadline: u64| eip712::PaymentIntent {
+        reference: eip712::session_ref(&CheckoutSessionId::generate()),
+        token: usdc,
+        recipient: merchant,
+        net_amount: 9_900_000,
+        fee_amount: 100_000,
+        deadline,
+    };
+
+    // Two warm transfers: both parties already hold USDC (the first one warms nothing up
+    // that the measured one would pay for: every account here was funded at start).
+    let transfer = gas_of(
+        &dev,
+        &buyer,
+        &dev.usdc,
+        &token_call("a9059cbb", &merchant, 1),
+    )?;
+    let approve = gas_of(
+        &dev,
+        &buyer,
+        &dev.usdc,
+        &stablepay_evm::calldata::approve(&router, u128::MAX),
+    )?;
+    // The first `pay` also gives the treasury its first balance; the second is measured.
+    let deadline = block_time(&dev)? + 3600;
+    for _ in 0..1 {
+        let first = intent(deadline);
+        let sig = sign_intent(&first)?;
+        gas_of(
+            &dev,
+            &buyer,
+            &dev.checkout_router,
+            &stablepay_evm::calldata::pay(&first, &sig),
+        )?;
+    }
+    let paid = intent(deadline);
+    let pay = gas_of(
+        &dev,
+        &buyer,
+        &dev.checkout_router,
+        &stablepay_evm::calldata::pay(&paid, &sign_intent(&paid)?),
+    )?;
+
+    // One signature: a fresh payer with USDC and no ETH; the relayer sends.
+    let payer_key = eip712::session_ref(&CheckoutSessionId::generate());
+    let payer = eip191::address_of_private_key(&payer_key).ok_or("payer key")?;
+    gas_of(
+        &dev,
+        &relayer,
+        &dev.usdc,
+        &token_call("40c10f19", &payer, 50_000_000),
+    )?;
+    let one = intent(deadline);
+    let auth = ReceiveAuthorization {
+        from: payer,
+        to: router,
+        value: one.net_amount + one.fee_amount,
+        valid_after: 0,
+        valid_before: deadline,
+        nonce: one.reference,
+    };
+    let domain = TokenDomain {
+        name: "USD Coin".into(),
+        version: "2".into(),
+        chain_id: dev.chain_id,
+        token: usdc,
+    };
+    let payer_sig = eip191::sign_hash(&auth.digest(&domain), &payer_key).ok_or("signing")?;
+    let relayed = gas_of(
+        &dev,
+        &relayer,
+        &dev.checkout_router,
+        &stablepay_evm::calldata::pay_with_authorization(
+            &one,
+            &sign_intent(&one)?,
+            &payer,
+            deadline,
+            &payer_sig,
+        ),
+    )?;
+    let payer_eth = rpc(
+        &dev.rpc_url,
+        "eth_getBalance",
+        json!([payer.to_string(), "latest"]),
+    )?;
+
+    let two = 2.0 * transfer as f64;
+    let rows: [(&str, u64, Option<f64>); 4] = [
+        ("transfer (warm)", transfer, None),
+        ("approve (first)", approve, None),
+        ("pay (router, warm treasury)", pay, Some(1.25)),
+        ("payWithAuthorization (relayed)", relayed, Some(1.5)),
+    ];
+    println!(
+        "{:<34} {:>9} {:>12} {:>6}",
+        "path", "gasUsed", "× 2 transfers", "bar"
+    );
+    let mut over = Vec::new();
+    for (path, gas, bar) in rows {
+        let ratio = gas as f64 / two;
+        let bar_text = bar.map_or("—".to_owned(), |b| format!("≤ {b}"));
+        println!("{path:<34} {gas:>9} {ratio:>12.2} {bar_text:>6}");
+        if bar.is_some_and(|b| ratio > b) {
+            over.push(path);
+        }
+    }
+    println!(
+        "one-signature payer's ETH after paying: {}; buyer transactions: approve + pay = 2, one signature = 0",
+        payer_eth.as_str().unwrap_or("?")
+    );
+    if payer_eth != "0x0" {
+        return Err("the one-signature payer spent ETH".into());
+    }
+    match over.as_slice() {
+        [] => Ok(()),
+        paths => Err(format!("over DESIGN §10's gas bar: {}", paths.join(", "))),
+    }
+}
