@@ -13,7 +13,8 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
-    checkout_sessions, hosted, portal, reads, refunds, wallets, webhook_endpoints,
+    checkout_sessions, hosted, hosted_authorization, portal, reads, refunds, wallets,
+    webhook_endpoints,
 };
 use stablepay_web::WebState;
 
@@ -198,6 +199,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(resource(
         "/pay/{id}/intent",
         [(Method::GET, web::route().to(hosted::intent))],
+    ))
+    .service(resource(
+        "/pay/{id}/authorization",
+        [
+            (
+                Method::GET,
+                web::route().to(hosted_authorization::authorization),
+            ),
+            (Method::POST, web::route().to(hosted_authorization::submit)),
+        ],
     ))
     .service(resource(
         "/pay/{id}/status",

@@ -7,8 +7,8 @@ use actix_web::HttpResponse;
 use serde::Serialize;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::services::{
-    CreateSessionError, HostedError, LookupError, PortalError, RecoverError, RefundError,
-    ResendError, RevokeWalletError, TestEventError, VerifyWalletError,
+    AuthorizationError, CreateSessionError, HostedError, LookupError, PortalError, RecoverError,
+    RefundError, ResendError, RevokeWalletError, TestEventError, VerifyWalletError,
 };
 use stablepay_domain::{FieldError, Missing, ValidationErrors};
 
@@ -324,6 +324,31 @@ impl From<PortalError> for ApiError {
 }
 
 /// The hosted checkout's failures.
+impl From<AuthorizationError> for ApiError {
+    fn from(e: AuthorizationError) -> Self {
+        use AuthorizationError as E;
+        match e {
+            E::Hosted(e) => e.into(),
+            E::Unsupported(_) | E::NotPaymentMode => {
+                ApiError::invalid_field("currency", e.to_string())
+            }
+            E::SignatureMismatch(_) | E::Rejected(_) => {
+                ApiError::invalid_field("signature", e.to_string())
+            }
+            E::ValidBeforePast | E::ValidBeforeTooLate(_) => {
+                ApiError::invalid_field("valid_before", e.to_string())
+            }
+            E::InsufficientFunds { .. } => ApiError::invalid_field("payer", e.to_string()),
+            E::RelayerUnavailable => ApiError::unavailable(e.to_string(), 30),
+            E::ChainUnavailable(detail) => network_unavailable(
+                &detail,
+                "The network could not be reached to check the payment; retry in a few seconds",
+            ),
+            E::AlreadyRelayed(_) => ApiError::conflict(e.to_string()),
+        }
+    }
+}
+
 impl From<HostedError> for ApiError {
     fn from(e: HostedError) -> Self {
         match e {

@@ -8,6 +8,7 @@ pub mod error;
 pub mod input;
 pub mod openapi;
 pub mod rate_limit;
+pub mod relayer;
 pub mod routes;
 pub mod state;
 pub mod wrapper;
@@ -36,6 +37,8 @@ pub struct ChainSettings {
     pub intent_ttl_secs: u64,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,
+    /// Sends one-signature payments (D23); `None` without `STABLEPAY_RELAYER_KEY`.
+    pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
 }
 
 /// The request limits: per API key, and per client of the public pages and sign-in.
@@ -107,6 +110,7 @@ pub fn state_from_store(
         chain: chain.reader,
         chains: chain.contracts,
         operator_key: chain.operator_key,
+        relayer: chain.relayer,
         intent_ttl_secs: chain.intent_ttl_secs,
         public_rate_limiter: public_limiter,
         clock,

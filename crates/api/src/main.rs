@@ -155,9 +155,28 @@ async fn serve() -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let chain_env =
         stablepay_config::ChainEnv::from_env(KeyRole::Operator).map_err(|e| e.to_string())?;
-    let reader = stablepay_evm::EvmChain::new(&chain_env.rpc_urls, chain_env.rpc_timeout)?;
+    let reader = std::sync::Arc::new(stablepay_evm::EvmChain::new(
+        &chain_env.rpc_urls,
+        chain_env.rpc_timeout,
+    )?);
+    let relayer: Option<std::sync::Arc<dyn stablepay_domain::ports::PaymentRelayer>> =
+        match chain_env.relayer {
+            Some(r) => {
+                let relayer = stablepay_api::relayer::EvmRelayer::new(
+                    reader.clone(),
+                    store.clone(),
+                    std::sync::Arc::new(stablepay_domain::ports::SystemClock),
+                    r.key,
+                    r.min_balance_wei,
+                )?;
+                tracing::info!(relayer = %relayer.address(), "relaying one-signature payments");
+                Some(std::sync::Arc::new(relayer))
+            }
+            None => None,
+        };
     let chain = stablepay_api::ChainSettings {
-        reader: std::sync::Arc::new(reader),
+        reader,
+        relayer,
         contracts: chain_env.contracts,
         operator_key: chain_env.signing_key,
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),

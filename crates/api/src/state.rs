@@ -32,6 +32,8 @@ pub struct AppState {
     pub chains: ChainDirectory,
     /// Signs EIP-712 payment intents for the hosted page; never logged.
     pub operator_key: Option<PrivateKey>,
+    /// Sends one-signature payments (D23); `None` without a relayer key.
+    pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
     /// Lifetime of a signed payment intent (D18).
     pub intent_ttl_secs: u64,
     /// Per-client-IP limiter for the public hosted-page endpoints (D15).

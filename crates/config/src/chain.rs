@@ -31,7 +31,20 @@ pub struct ChainEnv {
     pub plan_min_interval: Duration,
     /// Retry delays after a failed recurring charge (D10: `STABLEPAY_DUNNING_DELAYS`).
     pub dunning: DunningPolicy,
+    /// The api's relayer for one-signature payments (D23, D26), when
+    /// `STABLEPAY_RELAYER_KEY` is set (it may be the keeper's key: they share nonces).
+    pub relayer: Option<RelayerSettings>,
 }
+
+/// `STABLEPAY_RELAYER_KEY` and `STABLEPAY_RELAYER_MIN_BALANCE_WEI` (default 10^15 wei,
+/// 0.001 ETH): under that balance the relayer takes no new work.
+pub struct RelayerSettings {
+    pub key: PrivateKey,
+    pub min_balance_wei: u128,
+}
+
+/// The relayer's floor when `STABLEPAY_RELAYER_MIN_BALANCE_WEI` is unset: 0.001 ETH.
+pub const DEFAULT_RELAYER_MIN_BALANCE_WEI: u128 = 1_000_000_000_000_000;
 
 impl std::fmt::Debug for ChainEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +166,16 @@ impl ChainEnv {
                 KeyRole::Keeper => "STABLEPAY_KEEPER_KEY",
             })?,
             rpc_timeout: Duration::from_millis(timeout_ms),
+            relayer: match (role, key("STABLEPAY_RELAYER_KEY")?) {
+                (KeyRole::Operator, Some(key)) => Some(RelayerSettings {
+                    key,
+                    min_balance_wei: crate::number(
+                        "STABLEPAY_RELAYER_MIN_BALANCE_WEI",
+                        DEFAULT_RELAYER_MIN_BALANCE_WEI,
+                    )?,
+                }),
+                _ => None,
+            },
         })
     }
 }

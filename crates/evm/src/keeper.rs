@@ -6,7 +6,7 @@ use ethers::providers::{Middleware, RpcError};
 use ethers::signers::{LocalWallet, Signer};
 use ethers::types::transaction::eip2718::TypedTransaction;
 use ethers::types::{BlockNumber, Bytes, TransactionRequest, U256};
-use ethers::utils::{id, keccak256};
+use ethers::utils::id;
 use stablepay_domain::ports::{ChainError, ChargeSimulation};
 use stablepay_domain::rules::dunning::FailureCode;
 use stablepay_domain::{Address, ChainId, PrivateKey, TxHash};
@@ -136,21 +136,15 @@ pub fn sign_charge(
     nonce: u64,
     gas_price: U256,
 ) -> Result<SignedTx, String> {
-    let tx: TypedTransaction = TransactionRequest::new()
-        .from(wallet.address())
-        .to(to_h160(&manager))
-        .data(Bytes::from(calldata::charge(chain_subscription_id)))
-        .nonce(nonce)
-        .gas(CHARGE_GAS)
-        .gas_price(gas_price)
-        .chain_id(chain.id())
-        .into();
-    let signature = wallet
-        .sign_transaction_sync(&tx)
-        .map_err(|e| redact_urls(&format!("signing the charge failed: {e}")))?;
-    let raw = tx.rlp_signed(&signature).to_vec();
-    let hash = TxHash::from_bytes(keccak256(&raw));
-    Ok(SignedTx { hash, raw })
+    crate::relay::sign_call(
+        wallet,
+        chain,
+        manager,
+        calldata::charge(chain_subscription_id),
+        CHARGE_GAS,
+        nonce,
+        gas_price,
+    )
 }
 
 #[cfg(test)]

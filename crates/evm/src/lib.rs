@@ -8,6 +8,8 @@ pub mod bindings;
 pub mod calldata;
 pub mod keeper;
 pub mod redact;
+pub mod relay;
+mod tokens;
 
 pub use redact::redact_urls;
 
@@ -23,6 +25,7 @@ use stablepay_domain::ports::{
     ChainError, ChainReader, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, SubscriptionEvent,
     SubscriptionLog, TokenTransfer,
 };
+use stablepay_domain::rules::eip3009::TokenDomain;
 use stablepay_domain::{Address, BlockHash, ChainId, Signature, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
@@ -63,6 +66,23 @@ fn log_index(log: &Log) -> Option<u64> {
 pub struct EvmChain {
     providers: HashMap<u64, Provider<Http>>,
     timeout: Duration,
+    /// Tokens' EIP-3009 domains (or their absence), read once: immutable facts.
+    domains: std::sync::Mutex<HashMap<(u64, Address), Option<TokenDomain>>>,
+}
+
+/// The name of a custom error the router or the dev tokens revert with, by selector.
+pub(crate) fn custom_error_name(selector: &[u8; 4]) -> Option<&'static str> {
+    const NAMES: [&str; 6] = [
+        "RefAlreadyUsed",
+        "Expired",
+        "InvalidSignature",
+        "TransferFailed",
+        "InsufficientBalance",
+        "InsufficientAllowance",
+    ];
+    NAMES
+        .into_iter()
+        .find(|name| ethers::utils::id(format!("{name}()")) == *selector)
 }
 
 impl EvmChain {
@@ -74,7 +94,25 @@ impl EvmChain {
                 .map_err(|e| redact_urls(&format!("RPC URL for chain {}: {e}", chain.id())))?;
             providers.insert(chain.id(), provider.interval(Duration::from_millis(250)));
         }
-        Ok(Self { providers, timeout })
+        Ok(Self {
+            providers,
+            timeout,
+            domains: Default::default(),
+        })
+    }
+
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn known_domain(&self, chain: ChainId, token: Address) -> Option<Option<TokenDomain>> {
+        let domains = self.domains.lock().unwrap_or_else(|p| p.into_inner());
+        domains.get(&(chain.id(), token)).cloned()
+    }
+
+    fn remember_domain(&self, chain: ChainId, token: Address, domain: Option<TokenDomain>) {
+        let mut domains = self.domains.lock().unwrap_or_else(|p| p.into_inner());
+        domains.insert((chain.id(), token), domain);
     }
 
     pub fn provider(&self, chain: ChainId) -> Result<&Provider<Http>, ChainError> {
@@ -449,6 +487,23 @@ impl ChainReader for EvmChain {
         let call = contract.plans(U256::from(plan_id));
         let output = self.timed("plans", p.call(&call.tx, call.block)).await?;
         plan_of(plan_id, &output)
+    }
+
+    async fn token_balance(
+        &self,
+        chain: ChainId,
+        token: Address,
+        holder: Address,
+    ) -> Result<u128, ChainError> {
+        self.balance_of(chain, token, holder).await
+    }
+
+    async fn authorization_domain(
+        &self,
+        chain: ChainId,
+        token: Address,
+    ) -> Result<Option<TokenDomain>, ChainError> {
+        self.token_domain(chain, token).await
     }
 
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {

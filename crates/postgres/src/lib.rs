@@ -23,5 +23,8 @@ pub use cipher::{CipherError, SecretCipher};
 pub use error::map_diesel_error;
 pub use migrate::run_migrations;
 pub use pool::{PgStore, PoolConfig, Readiness};
-pub use repos::{PgAdvisoryLock, PgDeliveryQueue, SignedCharge, StoredCharge, NOTIFY_CHANNEL};
+pub use repos::{
+    PgAdvisoryLock, PgDeliveryQueue, SentRelay, SignedCharge, StoredCharge, StoredRelay,
+    NOTIFY_CHANNEL,
+};
 pub use reseal::Resealed;

@@ -361,6 +361,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    relayed_transactions (chain_id, sender_address, nonce) {
+        chain_id -> Int4,
+        sender_address -> Text,
+        nonce -> Int8,
+        checkout_session_id -> Uuid,
+        tx_hash -> Text,
+        raw_tx -> Bytea,
+        status -> Text,
+        gas_used -> Nullable<Int8>,
+        gas_cost_wei -> Nullable<Numeric>,
+        created_at -> Timestamptz,
+        last_broadcast_at -> Timestamptz,
+        mined_at -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     merchants,
     api_keys,

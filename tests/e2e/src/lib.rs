@@ -170,6 +170,9 @@ impl Stack {
             ),
             ("STABLEPAY_OPERATOR_KEY".into(), c.operator_key.clone()),
             ("STABLEPAY_KEEPER_KEY".into(), c.keeper_key.clone()),
+            // The relayer shares the keeper's key, and so its nonce sequence (D26).
+            ("STABLEPAY_RELAYER_KEY".into(), c.keeper_key.clone()),
+            (format!("STABLEPAY_TOKEN_USDT_{id}"), c.usdt.clone()),
             (
                 "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS".into(),
                 "true".into(),

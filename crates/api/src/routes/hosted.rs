@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{
-    confirm_payment, public_session, sign_payment_intent, ConfirmVerdict, HostedDeps, Intent,
+    confirm_payment, public_session, transaction_intent, ConfirmVerdict, HostedDeps, Intent,
     SettleDeps, SignedIntent,
 };
 use stablepay_domain::{Address, CheckoutSessionId, TxHash};
@@ -17,7 +17,7 @@ use crate::input::json_body;
 use crate::state::AppState;
 use crate::wrapper::{admit_public, render, Reply};
 
-fn deps(state: &AppState) -> HostedDeps<'_> {
+pub(crate) fn deps(state: &AppState) -> HostedDeps<'_> {
     HostedDeps {
         sessions: state.sessions.as_ref(),
         wallets: state.wallets.as_ref(),
@@ -159,7 +159,8 @@ pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
     respond(
         async {
             let id = admit(&state, &req)?;
-            let signed = sign_payment_intent(id, &deps(&state)).await?;
+            let deps = crate::routes::hosted_authorization::deps(&state, deps(&state));
+            let signed = transaction_intent(id, &deps).await?;
             Ok(IntentResponse::from(signed))
         }
         .await,

@@ -2,6 +2,7 @@
 
 pub mod checkout_sessions;
 pub mod hosted;
+pub mod hosted_authorization;
 pub mod portal;
 pub mod reads;
 pub mod refunds;

@@ -90,6 +90,7 @@ pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
         reader: std::sync::Arc::new(chain),
         contracts: Default::default(),
         operator_key: None,
+        relayer: None,
         intent_ttl_secs: stablepay_domain::services::DEFAULT_INTENT_TTL_SECS,
         plan_min_interval_secs: 86_400,
     };

@@ -152,6 +152,24 @@ pub trait ChainReader: Send + Sync {
         plan_id: u128,
     ) -> Result<Option<OnChainPlan>, ChainError>;
 
+    /// The token balance of `holder` (`balanceOf`). Errors: `NotConfigured`, `Unavailable`.
+    async fn token_balance(
+        &self,
+        chain: ChainId,
+        token: Address,
+        holder: Address,
+    ) -> Result<u128, ChainError>;
+
+    /// The token's EIP-712 domain for EIP-3009 authorizations (its `name()` and
+    /// `version()`, checked against its `DOMAIN_SEPARATOR()`); `None` when the token has
+    /// none (no `version()` or `DOMAIN_SEPARATOR()`, or one this domain does not
+    /// reproduce). Errors: `NotConfigured`, `Unavailable`.
+    async fn authorization_domain(
+        &self,
+        chain: ChainId,
+        token: Address,
+    ) -> Result<Option<crate::rules::eip3009::TokenDomain>, ChainError>;
+
     /// Whether code is deployed at `address`.
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;
 

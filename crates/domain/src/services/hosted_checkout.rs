@@ -112,6 +112,16 @@ pub async fn sign_payment_intent(
     id: CheckoutSessionId,
     deps: &HostedDeps<'_>,
 ) -> Result<SignedIntent, HostedError> {
+    sign_intent_until(id, None, deps).await
+}
+
+/// [`sign_payment_intent`] whose deadline is also no later than `until` (a one-signature
+/// payment's intent ends with the payer's authorization).
+pub async fn sign_intent_until(
+    id: CheckoutSessionId,
+    until: Option<u64>,
+    deps: &HostedDeps<'_>,
+) -> Result<SignedIntent, HostedError> {
     let session = public_session(id, deps).await?;
     if session.status != SessionStatus::Open {
         return Err(HostedError::NotOpen(session.status.as_str()));
@@ -134,7 +144,9 @@ pub async fn sign_payment_intent(
         .unix_seconds()
         .min(now.saturating_add(ttl));
     let reference = eip712::session_ref(&session.id);
-    let deadline = u64::try_from(deadline).unwrap_or(0);
+    let deadline = u64::try_from(deadline)
+        .unwrap_or(0)
+        .min(until.unwrap_or(u64::MAX));
     let fee_amount = u128::from(session.fee_micros);
     let (contract, name, intent, struct_hash) = match session.session_mode {
         SessionMode::Payment => {

@@ -68,7 +68,8 @@ impl SettleDeps<'_> {
 }
 
 /// Checks the on-chain facts against the session snapshot: emitter, status, token,
-/// recipient, exact amounts, and both Transfer legs.
+/// recipient, exact amounts, and both Transfer legs (from the payer, or through the
+/// router after the payer's transfer of the total to it).
 fn verify(
     session: &CheckoutSession,
     receipt: &ChainReceipt,
@@ -98,18 +99,23 @@ fn verify(
             log.net_amount, log.fee_amount, session.net_micros, session.fee_micros
         ));
     }
-    let leg = |to, value: u128| {
+    let leg = |from, to, value: u128| {
         receipt.transfers.iter().any(|t| {
-            t.token == session.token_address
-                && t.from == log.payer
-                && t.to == to
-                && t.value == value
+            t.token == session.token_address && t.from == from && t.to == to && t.value == value
         })
     };
-    if !leg(session.recipient_address, log.net_amount) {
+    // `pay` moves both legs from the payer; a one-signature payment (D23) moves the total
+    // from the payer to the router, which then moves both legs.
+    let total = log.net_amount + log.fee_amount;
+    let from = if leg(log.payer, log.router, total) {
+        log.router
+    } else {
+        log.payer
+    };
+    if !leg(from, session.recipient_address, log.net_amount) {
         return Err("no Transfer of the net amount to the recipient".into());
     }
-    if log.fee_amount > 0 && !leg(treasury, log.fee_amount) {
+    if log.fee_amount > 0 && !leg(from, treasury, log.fee_amount) {
         return Err("no Transfer of the fee to the treasury".into());
     }
     Ok(())

@@ -25,6 +25,53 @@ pub struct StoredCharge {
 /// What a signer returns for a nonce: the transaction hash and its signed bytes.
 pub type SignedCharge = Result<(TxHash, Vec<u8>), String>;
 
+/// Locks the sender's nonce sequence (concurrent senders of the same key queue here, in
+/// any process) and returns the next nonce, never below `chain_nonce` (the account's mined
+/// transaction count: a key also used elsewhere moves the sequence up). Keeper charges and
+/// relayed payments share the sequence, so one key may do both.
+pub(crate) async fn take_nonce(
+    conn: &mut diesel_async::AsyncPgConnection,
+    chain_id: i32,
+    sender: &str,
+    chain_nonce: u64,
+) -> Result<u64, diesel::result::Error> {
+    diesel::insert_into(kn::table)
+        .values((
+            kn::chain_id.eq(chain_id),
+            kn::keeper_address.eq(sender),
+            kn::next_nonce.eq(to_i64(chain_nonce)),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn)
+        .await?;
+    let next: i64 = kn::table
+        .filter(kn::chain_id.eq(chain_id))
+        .filter(kn::keeper_address.eq(sender))
+        .select(kn::next_nonce)
+        .for_update()
+        .first(conn)
+        .await?;
+    Ok(u64::try_from(next).unwrap_or(0).max(chain_nonce))
+}
+
+/// Records that `nonce` was used (within the transaction that took it).
+pub(crate) async fn used_nonce(
+    conn: &mut diesel_async::AsyncPgConnection,
+    chain_id: i32,
+    sender: &str,
+    nonce: u64,
+) -> Result<(), diesel::result::Error> {
+    diesel::update(
+        kn::table
+            .filter(kn::chain_id.eq(chain_id))
+            .filter(kn::keeper_address.eq(sender)),
+    )
+    .set(kn::next_nonce.eq(to_i64(nonce) + 1))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 impl PgStore {
     /// Takes the next nonce of (`chain`, `keeper`), never below `chain_nonce` (the
     /// account's mined transaction count: a key also used elsewhere moves the sequence
@@ -45,23 +92,7 @@ impl PgStore {
         let keeper = keeper.to_lower_hex();
         let stored = conn
             .transaction(async |conn| {
-                diesel::insert_into(kn::table)
-                    .values((
-                        kn::chain_id.eq(chain_id),
-                        kn::keeper_address.eq(&keeper),
-                        kn::next_nonce.eq(to_i64(chain_nonce)),
-                    ))
-                    .on_conflict_do_nothing()
-                    .execute(conn)
-                    .await?;
-                let next: i64 = kn::table
-                    .filter(kn::chain_id.eq(chain_id))
-                    .filter(kn::keeper_address.eq(&keeper))
-                    .select(kn::next_nonce)
-                    .for_update()
-                    .first(conn)
-                    .await?;
-                let nonce = u64::try_from(next).unwrap_or(0).max(chain_nonce);
+                let nonce = take_nonce(conn, chain_id, &keeper, chain_nonce).await?;
                 let (hash, raw) = sign(nonce).map_err(|e| {
                     diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
                 })?;
@@ -80,14 +111,7 @@ impl PgStore {
                     ))
                     .execute(conn)
                     .await?;
-                diesel::update(
-                    kn::table
-                        .filter(kn::chain_id.eq(chain_id))
-                        .filter(kn::keeper_address.eq(&keeper)),
-                )
-                .set(kn::next_nonce.eq(to_i64(nonce) + 1))
-                .execute(conn)
-                .await?;
+                used_nonce(conn, chain_id, &keeper, nonce).await?;
                 Ok::<_, diesel::result::Error>(StoredCharge {
                     nonce,
                     tx_hash: hash,

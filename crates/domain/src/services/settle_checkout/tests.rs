@@ -263,6 +263,41 @@ fn a_missing_fee_transfer_leg_to_the_treasury_is_rejected() {
     assert_rejected(s, r, why);
 }
 
+/// A one-signature payment (D23): the payer's total reaches the router, which moves both
+/// legs; the router's legs without the payer's transfer to it are not enough.
+#[test]
+fn legs_through_the_router_after_the_payers_transfer_to_it_are_accepted() {
+    let s = session();
+    let through_router = |r: &mut ChainReceipt| {
+        for t in &mut r.transfers {
+            t.from = router();
+        }
+        r.transfers
+            .insert(0, transfer(router(), s.net_micros + s.fee_micros, 0));
+    };
+    let mut r = receipt(&s);
+    through_router(&mut r);
+    let mut store = store_of(vec![s.clone()], vec![]);
+    let w = expect_write(&mut store, is_completing_write);
+    let h = Harness::new(MockChainReader::new(), store);
+    let outcome = h.settle_one(&r, BLOCK + 1);
+    assert_eq!(outcome, SettleOutcome::Confirmed(written(&w)[0].payment.id));
+
+    // Without the payer's transfer of the total (or with less), the router's legs do not count.
+    let mut r = receipt(&s);
+    through_router(&mut r);
+    r.transfers.remove(0);
+    assert_rejected(
+        s.clone(),
+        r,
+        "no Transfer of the net amount to the recipient",
+    );
+    let mut r = receipt(&s);
+    through_router(&mut r);
+    r.transfers[0].value -= 1;
+    assert_rejected(s, r, "no Transfer of the net amount to the recipient");
+}
+
 #[test]
 fn a_fee_free_session_needs_no_fee_leg() {
     let s = CheckoutSession {

@@ -1,0 +1,218 @@
+//! One-signature payments on the hosted page (D23): the EIP-3009 `ReceiveWithAuthorization`
+//! a buyer's wallet signs, and its submission, which the service's relayer sends through
+//! `CheckoutRouter.payWithAuthorization`. Settlement is unchanged (watcher + confirm).
+//!
+//! Everything that can be checked before spending gas is, in the order a buyer can fix
+//! it: the signer, the payer's balance, then an `eth_call` from the relayer. An RPC that
+//! fails or is late is "unknown" (503), never a verdict.
+
+use crate::model::{Address, CheckoutSession, CheckoutSessionId, SessionMode, Signature};
+use crate::ports::{
+    ChainError, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
+};
+use crate::rules::eip3009::{on_chain_signature, ReceiveAuthorization, TokenDomain};
+use crate::services::{public_session, sign_intent_until, HostedDeps, HostedError, Intent};
+
+pub struct AuthorizationDeps<'a> {
+    pub hosted: HostedDeps<'a>,
+    /// `None` when no relayer key is configured.
+    pub relayer: Option<&'a dyn PaymentRelayer>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorizationError {
+    #[error(transparent)]
+    Hosted(#[from] HostedError),
+    /// The token has no EIP-3009 (dev and Base USDT): the buyer pays with a transaction.
+    #[error("{0} has no one-signature payments (EIP-3009); pay with a transaction")]
+    Unsupported(&'static str),
+    #[error("subscriptions are started with a transaction from the subscriber's wallet")]
+    NotPaymentMode,
+    #[error("the signature was not made by {0} over this checkout's authorization")]
+    SignatureMismatch(Address),
+    #[error("must be in the future")]
+    ValidBeforePast,
+    #[error("must not be later than the checkout's payment deadline ({0})")]
+    ValidBeforeTooLate(u64),
+    #[error("{payer} holds {has} base units of the token; this checkout needs {needs}")]
+    InsufficientFunds {
+        payer: Address,
+        has: u128,
+        needs: u128,
+    },
+    /// The network would refuse the payment (an `eth_call` reverted), for this reason.
+    #[error("the network would refuse this payment: {0}")]
+    Rejected(String),
+    /// No relayer key, or its ETH is under the floor: the page falls back to approve + pay.
+    #[error("one-signature payments are not available right now; pay with a transaction")]
+    RelayerUnavailable,
+    /// The detail is for logs only (it may hold an RPC URL).
+    #[error("the network could not be reached")]
+    ChainUnavailable(String),
+    /// A one-signature payment of this session was relayed: no transaction intent is handed
+    /// out, so the buyer does not pay twice.
+    #[error("this checkout is being paid by a one-signature payment ({0})")]
+    AlreadyRelayed(crate::model::TxHash),
+}
+
+impl From<ChainError> for AuthorizationError {
+    fn from(e: ChainError) -> Self {
+        match e {
+            ChainError::NotConfigured(_) => AuthorizationError::Hosted(HostedError::NotConfigured(
+                "no RPC endpoint is configured",
+            )),
+            ChainError::Unavailable(detail) => AuthorizationError::ChainUnavailable(detail),
+        }
+    }
+}
+
+impl From<RelayError> for AuthorizationError {
+    fn from(e: RelayError) -> Self {
+        match e {
+            RelayError::Unavailable(_) => AuthorizationError::RelayerUnavailable,
+            RelayError::Chain(e) => e.into(),
+            RelayError::Store(e) => AuthorizationError::Hosted(e.into()),
+        }
+    }
+}
+
+/// The intent for paying with a transaction (approve + pay, or subscribe), unless a
+/// one-signature payment of the session was relayed already.
+pub async fn transaction_intent(
+    id: CheckoutSessionId,
+    deps: &AuthorizationDeps<'_>,
+) -> Result<crate::services::SignedIntent, AuthorizationError> {
+    if let Some(relayer) = deps.relayer {
+        if let Some(tx) = relayer.relayed(id).await.map_err(HostedError::from)? {
+            return Err(AuthorizationError::AlreadyRelayed(tx));
+        }
+    }
+    Ok(crate::services::sign_payment_intent(id, &deps.hosted).await?)
+}
+
+/// What the buyer's wallet signs with `eth_signTypedData_v4`.
+#[derive(Debug, Clone)]
+pub struct AuthorizationRequest {
+    pub session: CheckoutSession,
+    pub router: Address,
+    pub domain: TokenDomain,
+    pub authorization: ReceiveAuthorization,
+}
+
+/// The authorization for `payer` to sign: net + fee to the router, valid until the intent's
+/// deadline (min(expires_at, now + intent TTL), D18), with the session ref as its nonce.
+pub async fn authorization_request(
+    id: CheckoutSessionId,
+    payer: Address,
+    deps: &AuthorizationDeps<'_>,
+) -> Result<AuthorizationRequest, AuthorizationError> {
+    let (signed, domain) = one_signature_intent(id, None, deps).await?;
+    let Intent::Payment(intent) = signed.intent else {
+        return Err(AuthorizationError::NotPaymentMode);
+    };
+    Ok(AuthorizationRequest {
+        session: signed.session,
+        router: signed.contract,
+        domain,
+        authorization: ReceiveAuthorization {
+            from: payer,
+            to: signed.contract,
+            value: intent.net_amount + intent.fee_amount,
+            valid_after: 0,
+            valid_before: intent.deadline,
+            nonce: intent.reference,
+        },
+    })
+}
+
+/// Checks a signed authorization and has the relayer send it; a session relayed before
+/// answers with its transaction and nothing new is sent.
+pub async fn submit_authorization(
+    id: CheckoutSessionId,
+    payer: Address,
+    valid_before: u64,
+    signature: &Signature,
+    deps: &AuthorizationDeps<'_>,
+) -> Result<(CheckoutSession, Relayed), AuthorizationError> {
+    let relayer = deps.relayer.ok_or(AuthorizationError::RelayerUnavailable)?;
+    if let Some(tx) = relayer.relayed(id).await.map_err(HostedError::from)? {
+        let session = public_session(id, &deps.hosted).await?;
+        return Ok((session, Relayed::AlreadySubmitted(tx)));
+    }
+    let now = u64::try_from(deps.hosted.settle.clock.now().unix_seconds()).unwrap_or(0);
+    if valid_before <= now {
+        return Err(AuthorizationError::ValidBeforePast);
+    }
+    let (signed, domain) = one_signature_intent(id, Some(valid_before), deps).await?;
+    let Intent::Payment(intent) = signed.intent else {
+        return Err(AuthorizationError::NotPaymentMode);
+    };
+    if intent.deadline != valid_before {
+        return Err(AuthorizationError::ValidBeforeTooLate(intent.deadline));
+    }
+    let session = signed.session;
+    let authorization = ReceiveAuthorization {
+        from: payer,
+        to: signed.contract,
+        value: intent.net_amount + intent.fee_amount,
+        valid_after: 0,
+        valid_before,
+        nonce: intent.reference,
+    };
+    let chain = deps.hosted.settle.chain;
+    // A smart-contract wallet signs by ERC-1271: the token checks it, so the simulation
+    // below decides for those.
+    if !authorization.signed_by_payer(&domain, signature)
+        && !chain.is_contract(session.chain, payer).await?
+    {
+        return Err(AuthorizationError::SignatureMismatch(payer));
+    }
+    let has = chain
+        .token_balance(session.chain, session.token_address, payer)
+        .await?;
+    if has < authorization.value {
+        return Err(AuthorizationError::InsufficientFunds {
+            payer,
+            has,
+            needs: authorization.value,
+        });
+    }
+    if !relayer.ready(session.chain).await? {
+        return Err(AuthorizationError::RelayerUnavailable);
+    }
+    let payment = OneSignaturePayment {
+        router: signed.contract,
+        intent,
+        operator_signature: signed.signature,
+        payer,
+        valid_before,
+        payer_signature: on_chain_signature(signature),
+    };
+    if let RelaySimulation::Reverts(why) = relayer.simulate(session.chain, &payment).await? {
+        return Err(AuthorizationError::Rejected(why));
+    }
+    let relayed = relayer.relay(session.chain, session.id, &payment).await?;
+    Ok((session, relayed))
+}
+
+/// A payment intent for one-signature payment (deadline `until`, or the default) and the
+/// token's EIP-712 domain, which a token without EIP-3009 does not have.
+async fn one_signature_intent(
+    id: CheckoutSessionId,
+    until: Option<u64>,
+    deps: &AuthorizationDeps<'_>,
+) -> Result<(crate::services::SignedIntent, TokenDomain), AuthorizationError> {
+    let signed = sign_intent_until(id, until, &deps.hosted).await?;
+    if signed.session.session_mode != SessionMode::Payment {
+        return Err(AuthorizationError::NotPaymentMode);
+    }
+    let session = &signed.session;
+    let domain = deps
+        .hosted
+        .settle
+        .chain
+        .authorization_domain(session.chain, session.token_address)
+        .await?
+        .ok_or(AuthorizationError::Unsupported(session.currency.as_str()))?;
+    Ok((signed, domain))
+}

@@ -1,0 +1,93 @@
+//! What the relayer needs from the chain (D23, D26): an `eth_call` of a one-signature
+//! payment from the relayer, the relayer's ETH, and a signed transaction of any call.
+
+use ethers::providers::Middleware;
+use ethers::signers::{LocalWallet, Signer};
+use ethers::types::transaction::eip2718::TypedTransaction;
+use ethers::types::{BlockNumber, Bytes, TransactionRequest, U256};
+use ethers::utils::keccak256;
+use stablepay_domain::ports::{ChainError, OneSignaturePayment, RelaySimulation};
+use stablepay_domain::{Address, ChainId, TxHash};
+
+use crate::keeper::SignedTx;
+use crate::tokens::{revert_reason, CallOutcome};
+use crate::{calldata, redact_urls, to_h160, EvmChain};
+
+/// Gas for one `payWithAuthorization` (about 101k on the dev chain; real USDC's proxy and
+/// blacklist checks cost more).
+pub const ONE_SIGNATURE_GAS: u64 = 250_000;
+
+/// The calldata of a one-signature payment.
+pub fn payment_calldata(payment: &OneSignaturePayment) -> Vec<u8> {
+    calldata::pay_with_authorization(
+        &payment.intent,
+        &payment.operator_signature,
+        &payment.payer,
+        payment.valid_before,
+        &payment.payer_signature,
+    )
+}
+
+impl EvmChain {
+    /// `eth_call` of the payment from `relayer` against the pending block (where it would
+    /// be mined). A revert is an answer with its reason; anything else is unknown.
+    pub async fn simulate_payment(
+        &self,
+        chain: ChainId,
+        relayer: Address,
+        payment: &OneSignaturePayment,
+    ) -> Result<RelaySimulation, ChainError> {
+        let pending = Some(BlockNumber::Pending.into());
+        let data = payment_calldata(payment);
+        match self
+            .call_raw(chain, Some(relayer), payment.router, data, pending)
+            .await?
+        {
+            CallOutcome::Returned(_) => Ok(RelaySimulation::Succeeds),
+            CallOutcome::Reverted(data) => Ok(RelaySimulation::Reverts(revert_reason(&data))),
+        }
+    }
+
+    /// The account's ETH, in wei (saturating at u128::MAX, far beyond any floor).
+    pub async fn native_balance(
+        &self,
+        chain: ChainId,
+        account: Address,
+    ) -> Result<u128, ChainError> {
+        let provider = self.provider(chain)?;
+        let wei: U256 = self
+            .timed(
+                "eth_getBalance",
+                provider.get_balance(to_h160(&account), None),
+            )
+            .await?;
+        Ok(u128::try_from(wei).unwrap_or(u128::MAX))
+    }
+}
+
+/// Signs a call of `data` on `to` with `nonce` (legacy transaction, fixed gas).
+pub fn sign_call(
+    wallet: &LocalWallet,
+    chain: ChainId,
+    to: Address,
+    data: Vec<u8>,
+    gas: u64,
+    nonce: u64,
+    gas_price: U256,
+) -> Result<SignedTx, String> {
+    let tx: TypedTransaction = TransactionRequest::new()
+        .from(wallet.address())
+        .to(to_h160(&to))
+        .data(Bytes::from(data))
+        .nonce(nonce)
+        .gas(gas)
+        .gas_price(gas_price)
+        .chain_id(chain.id())
+        .into();
+    let signature = wallet
+        .sign_transaction_sync(&tx)
+        .map_err(|e| redact_urls(&format!("signing failed: {e}")))?;
+    let raw = tx.rlp_signed(&signature).to_vec();
+    let hash = TxHash::from_bytes(keccak256(&raw));
+    Ok(SignedTx { hash, raw })
+}

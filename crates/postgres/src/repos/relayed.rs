@@ -1,0 +1,167 @@
+//! The relayer's transactions (D23, D26): one per checkout session, nonces from the
+//! keeper's sequence (`take_nonce`), stored before the first broadcast so that a
+//! transaction a node dropped is sent again from its bytes.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use stablepay_domain::ports::StoreError;
+use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
+
+use crate::error::map_diesel_error;
+use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
+use crate::rows::{to_i64, tx_hash};
+use crate::schema::relayed_transactions as rt;
+use crate::PgStore;
+
+/// What [`PgStore::store_relayed_payment`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoredRelay {
+    /// Signed with a fresh nonce and stored: broadcast these bytes.
+    New { tx_hash: TxHash, raw: Vec<u8> },
+    /// The session already had a relayed transaction: nothing was signed.
+    Existing(TxHash),
+}
+
+/// A relayed transaction not yet mined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentRelay {
+    pub chain: ChainId,
+    pub tx_hash: TxHash,
+    pub raw: Vec<u8>,
+    pub last_broadcast_at: Timestamp,
+}
+
+impl PgStore {
+    /// The transaction relayed for a session, if any.
+    pub async fn relayed_for_session(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<TxHash>, StoreError> {
+        let mut conn = self.conn().await?;
+        let hash: Option<String> = rt::table
+            .filter(rt::checkout_session_id.eq(session.uuid()))
+            .select(rt::tx_hash)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        hash.map(|h| tx_hash(&h)).transpose()
+    }
+
+    /// In one database transaction: takes the sender's next nonce (never below
+    /// `chain_nonce`), unless the session already has a relayed transaction, signs with it
+    /// and stores the bytes. Concurrent calls for one sender queue on its nonce row, so a
+    /// second call for the same session (another api process included) finds the first's
+    /// transaction and signs nothing.
+    pub async fn store_relayed_payment(
+        &self,
+        chain: ChainId,
+        sender: Address,
+        chain_nonce: u64,
+        session: CheckoutSessionId,
+        now: Timestamp,
+        sign: impl FnOnce(u64) -> SignedCharge + Send,
+    ) -> Result<StoredRelay, StoreError> {
+        let mut conn = self.conn().await?;
+        let chain_id = chain.id() as i32;
+        let sender = sender.to_lower_hex();
+        let stored = conn
+            .transaction(async |conn| {
+                let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
+                let existing: Option<String> = rt::table
+                    .filter(rt::checkout_session_id.eq(session.uuid()))
+                    .select(rt::tx_hash)
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if let Some(hash) = existing {
+                    return Ok(Err(hash));
+                }
+                let (hash, raw) = sign(nonce).map_err(|e| {
+                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
+                })?;
+                diesel::insert_into(rt::table)
+                    .values((
+                        rt::chain_id.eq(chain_id),
+                        rt::sender_address.eq(&sender),
+                        rt::nonce.eq(to_i64(nonce)),
+                        rt::checkout_session_id.eq(session.uuid()),
+                        rt::tx_hash.eq(hash.to_string()),
+                        rt::raw_tx.eq(&raw),
+                        rt::created_at.eq(now.as_datetime()),
+                        rt::last_broadcast_at.eq(now.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                used_nonce(conn, chain_id, &sender, nonce).await?;
+                Ok::<_, diesel::result::Error>(Ok((hash, raw)))
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        match stored {
+            Ok((tx_hash, raw)) => Ok(StoredRelay::New { tx_hash, raw }),
+            Err(existing) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),
+        }
+    }
+
+    /// Relayed transactions on `chain` not yet mined, oldest nonce first.
+    pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentRelay>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = rt::table
+            .filter(rt::chain_id.eq(chain.id() as i32))
+            .filter(rt::status.eq("sent"))
+            .order(rt::nonce.asc())
+            .select((rt::tx_hash, rt::raw_tx, rt::last_broadcast_at))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(hash, raw, at)| {
+                Ok(SentRelay {
+                    chain,
+                    tx_hash: tx_hash(&hash)?,
+                    raw,
+                    last_broadcast_at: Timestamp::new(at),
+                })
+            })
+            .collect()
+    }
+
+    /// Marks a relayed transaction re-broadcast at `now`.
+    pub async fn relay_rebroadcast(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::update(rt::table.filter(rt::tx_hash.eq(tx.to_string())))
+            .set(rt::last_broadcast_at.eq(now.as_datetime()))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    /// Records a relayed transaction's receipt: mined or reverted, the gas it used and
+    /// what it cost in wei (gasUsed × effective gas price, as decimal text).
+    pub async fn relay_mined(
+        &self,
+        tx: TxHash,
+        succeeded: bool,
+        gas_used: u64,
+        cost_wei: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
+            .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
+            .sql("::numeric");
+        diesel::update(rt::table.filter(rt::tx_hash.eq(tx.to_string())))
+            .set((
+                rt::status.eq(if succeeded { "mined" } else { "reverted" }),
+                rt::gas_used.eq(Some(to_i64(gas_used))),
+                rt::gas_cost_wei.eq(cost.nullable()),
+                rt::mined_at.eq(Some(now.as_datetime())),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+}

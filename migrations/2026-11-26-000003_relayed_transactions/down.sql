@@ -1,0 +1,1 @@
+DROP TABLE relayed_transactions;

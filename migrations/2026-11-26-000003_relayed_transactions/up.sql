@@ -1,0 +1,20 @@
+-- One-signature payments the service's relayer sent (D23, D26): one per checkout session,
+-- with the nonce taken from the same sequence as the keeper's charges (`keeper_nonces`),
+-- the signed bytes for re-broadcast, and once mined the gas it used and what it cost.
+CREATE TABLE relayed_transactions (
+    chain_id integer NOT NULL,
+    sender_address text NOT NULL,
+    nonce bigint NOT NULL,
+    checkout_session_id uuid NOT NULL UNIQUE,
+    tx_hash text NOT NULL UNIQUE,
+    raw_tx bytea NOT NULL,
+    status text NOT NULL DEFAULT 'sent' CHECK (status IN ('sent', 'mined', 'reverted')),
+    gas_used bigint,
+    gas_cost_wei numeric(78, 0),
+    created_at timestamptz NOT NULL,
+    last_broadcast_at timestamptz NOT NULL,
+    mined_at timestamptz,
+    PRIMARY KEY (chain_id, sender_address, nonce)
+);
+CREATE INDEX relayed_transactions_sent ON relayed_transactions (chain_id, nonce)
+    WHERE status = 'sent';
