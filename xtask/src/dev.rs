@@ -344,11 +344,13 @@ fn intent_ttl_seconds() -> u64 {
         })
 }
 
-/// The operator (EIP-712 intent signer) and keeper keys of the dev chains, and the depths.
+/// The operator (EIP-712 intent signer), keeper and relayer keys of the dev chains (the
+/// relayer shares the keeper's key and nonce sequence), and the depths.
 fn service_keys() -> Vec<(String, String)> {
     vec![
         ("STABLEPAY_OPERATOR_KEY".into(), chain::key(chain::OPERATOR)),
         ("STABLEPAY_KEEPER_KEY".into(), chain::key(chain::KEEPER)),
+        ("STABLEPAY_RELAYER_KEY".into(), chain::key(chain::KEEPER)),
         ("STABLEPAY_PLAN_MIN_INTERVAL".into(), plan_min_interval()),
         ("STABLEPAY_DUNNING_DELAYS".into(), dunning_delays()),
         (

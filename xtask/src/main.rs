@@ -57,7 +57,8 @@ commands:
           fails on any 5xx or response outside the document. `test` runs it with
           STABLEPAY_FUZZ_CASES (default 20) when given no test filter
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
-  sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell)
+  sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell);
+          --typed-data --key 0x…: sign the ReceiveWithAuthorization on stdin (a one-signature payment)
 ";
 
 fn main() -> ExitCode {

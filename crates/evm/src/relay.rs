@@ -91,3 +91,59 @@ pub fn sign_call(
     let hash = TxHash::from_bytes(keccak256(&raw));
     Ok(SignedTx { hash, raw })
 }
+
+/// What a mined transaction cost: whether it succeeded, its gas, and its effective gas price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GasReceipt {
+    pub succeeded: bool,
+    pub gas_used: u64,
+    pub effective_gas_price_wei: u128,
+}
+
+impl GasReceipt {
+    /// gasUsed × effective gas price, in wei.
+    pub fn cost_wei(&self) -> u128 {
+        u128::from(self.gas_used).saturating_mul(self.effective_gas_price_wei)
+    }
+}
+
+impl EvmChain {
+    /// The gas a mined transaction used and paid for; `None` while it is not mined. A
+    /// receipt missing a field, or with values beyond their types, is unknown.
+    pub async fn gas_receipt(
+        &self,
+        chain: ChainId,
+        tx: TxHash,
+    ) -> Result<Option<GasReceipt>, ChainError> {
+        let provider = self.provider(chain)?;
+        let hash = ethers::types::H256::from(*tx.as_bytes());
+        let receipt = self
+            .timed(
+                "eth_getTransactionReceipt",
+                provider.get_transaction_receipt(hash),
+            )
+            .await?;
+        let Some(r) = receipt else {
+            return Ok(None);
+        };
+        if r.block_number.is_none() {
+            return Ok(None);
+        }
+        let unknown =
+            || ChainError::Unavailable("eth_getTransactionReceipt: malformed gas fields".into());
+        let gas_used = r
+            .gas_used
+            .and_then(|g| u64::try_from(g).ok())
+            .ok_or_else(unknown)?;
+        let price = r
+            .effective_gas_price
+            .and_then(|p| u128::try_from(p).ok())
+            .ok_or_else(unknown)?;
+        Ok(Some(GasReceipt {
+            // U64 is a single 64-bit word: `as_u64` cannot overflow.
+            succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
+            gas_used,
+            effective_gas_price_wei: price,
+        }))
+    }
+}

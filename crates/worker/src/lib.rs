@@ -8,4 +8,5 @@ pub mod config;
 pub mod delivery_loop;
 pub mod keeper;
 pub mod recovery_loop;
+pub mod relay_loop;
 pub mod retention_loop;

@@ -18,6 +18,7 @@ use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
 use stablepay_worker::keeper::EvmKeeper;
 use stablepay_worker::recovery_loop::RecoveryLoop;
+use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
 
 #[tokio::main]
@@ -182,7 +183,16 @@ async fn run() -> Result<(), String> {
         clock: Arc::new(SystemClock),
         poll_interval: cfg.poll_interval,
     };
-    futures_util::future::join(
+    // Relayed payments (the api sends them) on every chain with an RPC endpoint.
+    let relays = RelayLoop {
+        chain: evm.clone(),
+        store: store.clone(),
+        clock: Arc::new(SystemClock),
+        chains: chain_env.rpc_urls.iter().map(|(id, _)| *id).collect(),
+        poll_interval: cfg.chain_poll,
+        rebroadcast_after: std::time::Duration::from_secs(12),
+    };
+    futures_util::future::join3(
         futures_util::future::join5(
             delivery.run(stop.clone()),
             watching,
@@ -191,6 +201,7 @@ async fn run() -> Result<(), String> {
             resealing,
         ),
         recovery.run(stop.clone()),
+        relays.run(stop.clone()),
     )
     .await;
     Ok(())

@@ -196,14 +196,30 @@ async fn a_payer_without_eth_pays_with_one_signature_exactly_once() {
         ["checkout.session.completed", "payment.succeeded"],
         "each event fired once"
     );
-    // The relayed transaction is on record.
-    let relayed = stablepay_postgres::testing::query_strings(
-        &stack.store,
-        "SELECT tx_hash AS value FROM relayed_transactions",
-    )
-    .await
-    .unwrap();
-    assert_eq!(relayed, [tx]);
+    // The relayed transaction is on record, and the worker records what it cost.
+    let mut relayed = Vec::new();
+    for _ in 0..40 {
+        relayed = stablepay_postgres::testing::query_strings(
+            &stack.store,
+            "SELECT tx_hash || ' ' || status || ' ' || coalesce(gas_used, 0) || ' ' || \
+             coalesce(gas_cost_wei, 0) AS value FROM relayed_transactions",
+        )
+        .await
+        .unwrap();
+        if relayed.iter().all(|r| r.contains(" mined ")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let [record] = relayed.as_slice() else {
+        panic!("one relayed transaction: {relayed:?}")
+    };
+    let fields: Vec<&str> = record.split(' ').collect();
+    assert_eq!(&fields[..2], [tx.as_str(), "mined"], "{record}");
+    let gas: u64 = fields[2].parse().unwrap();
+    let cost: u128 = fields[3].parse().unwrap();
+    assert!((80_000..250_000).contains(&gas), "gas used {gas}");
+    assert!(cost >= u128::from(gas), "cost {cost} wei for {gas} gas");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -216,3 +216,6 @@ async fn one_signature_intent(
         .ok_or(AuthorizationError::Unsupported(session.currency.as_str()))?;
     Ok((signed, domain))
 }
+
+#[cfg(test)]
+mod tests;
