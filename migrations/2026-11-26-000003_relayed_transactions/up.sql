@@ -5,10 +5,13 @@ CREATE TABLE relayed_transactions (
     chain_id integer NOT NULL,
     sender_address text NOT NULL,
     nonce bigint NOT NULL,
-    checkout_session_id uuid NOT NULL UNIQUE,
+    checkout_session_id uuid NOT NULL,
     tx_hash text NOT NULL UNIQUE,
     raw_tx bytea NOT NULL,
-    status text NOT NULL DEFAULT 'sent' CHECK (status IN ('sent', 'mined', 'reverted')),
+    -- `reverted` (mined, failed) and `dropped` (its nonce went to another transaction)
+    -- leave the session payable again.
+    status text NOT NULL DEFAULT 'sent'
+        CHECK (status IN ('sent', 'mined', 'reverted', 'dropped')),
     gas_used bigint,
     gas_cost_wei numeric(78, 0),
     created_at timestamptz NOT NULL,
@@ -16,5 +19,8 @@ CREATE TABLE relayed_transactions (
     mined_at timestamptz,
     PRIMARY KEY (chain_id, sender_address, nonce)
 );
+-- At most one live relayed transaction per session.
+CREATE UNIQUE INDEX relayed_transactions_session ON relayed_transactions (checkout_session_id)
+    WHERE status IN ('sent', 'mined');
 CREATE INDEX relayed_transactions_sent ON relayed_transactions (chain_id, nonce)
     WHERE status = 'sent';

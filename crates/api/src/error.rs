@@ -329,11 +329,19 @@ impl From<AuthorizationError> for ApiError {
         use AuthorizationError as E;
         match e {
             E::Hosted(e) => e.into(),
-            E::Unsupported(_) | E::NotPaymentMode => {
-                ApiError::invalid_field("currency", e.to_string())
-            }
-            E::SignatureMismatch(_) | E::Rejected(_) => {
-                ApiError::invalid_field("signature", e.to_string())
+            E::Unsupported(_) => ApiError::invalid_field("currency", e.to_string()),
+            E::NotPaymentMode => ApiError::invalid(e.to_string()),
+            E::SignatureMismatch(_) => ApiError::invalid_field("signature", e.to_string()),
+            // The field the revert is about, as far as its reason tells.
+            E::Rejected(ref why) => {
+                let field = if why.contains("expired") || why.contains("Expired") {
+                    "valid_before"
+                } else if why.contains("balance") || why.contains("Balance") {
+                    "payer"
+                } else {
+                    "signature"
+                };
+                ApiError::invalid_field(field, e.to_string())
             }
             E::ValidBeforePast | E::ValidBeforeTooLate(_) => {
                 ApiError::invalid_field("valid_before", e.to_string())

@@ -130,7 +130,15 @@ impl EvmChain {
             return Ok(None);
         }
         let unknown =
-            || ChainError::Unavailable("eth_getTransactionReceipt: malformed gas fields".into());
+            || ChainError::Unavailable("eth_getTransactionReceipt: malformed answer".into());
+        if r.transaction_hash != hash {
+            return Err(unknown());
+        }
+        let succeeded = match r.status {
+            Some(s) if s == ethers::types::U64::one() => true,
+            Some(s) if s.is_zero() => false,
+            _ => return Err(unknown()),
+        };
         let gas_used = r
             .gas_used
             .and_then(|g| u64::try_from(g).ok())
@@ -140,8 +148,7 @@ impl EvmChain {
             .and_then(|p| u128::try_from(p).ok())
             .ok_or_else(unknown)?;
         Ok(Some(GasReceipt {
-            // U64 is a single 64-bit word: `as_u64` cannot overflow.
-            succeeded: r.status.is_some_and(|s| s.as_u64() == 1),
+            succeeded,
             gas_used,
             effective_gas_price_wei: price,
         }))

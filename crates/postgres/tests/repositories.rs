@@ -278,3 +278,110 @@ async fn the_secrets_key_rotates_without_downtime() {
         .starts_with("whsec_"));
     assert!(old_store.decrypt_secret(a.id.uuid(), &a_sealed).is_err());
 }
+
+/// One live relayed transaction per session; a reverted or dropped one leaves the session
+/// payable again, with the next nonce of the sender's sequence.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_has_one_live_relayed_transaction() {
+    use stablepay_postgres::StoredRelay;
+    let (store, _) = fresh_store().await;
+    let (chain, sender) = (ChainId::BaseSepolia, Address::from_bytes([0x51; 20]));
+    let session = CheckoutSessionId::generate();
+    let now = Timestamp::new(chrono::Utc::now());
+    let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 1; 32]), vec![n as u8]));
+    let relay = |chain_nonce: u64| {
+        let store = store.clone();
+        async move {
+            store
+                .store_relayed_payment(chain, sender, chain_nonce, session, now, signed)
+                .await
+                .unwrap()
+        }
+    };
+    let first = relay(7).await;
+    assert_eq!(
+        first,
+        StoredRelay::New {
+            tx_hash: TxHash::from_bytes([8; 32]),
+            raw: vec![7]
+        }
+    );
+    // Again (another request, another api process): the same transaction, nothing signed.
+    assert_eq!(
+        relay(0).await,
+        StoredRelay::Existing(TxHash::from_bytes([8; 32]))
+    );
+    assert_eq!(
+        store.relayed_for_session(session).await.unwrap(),
+        Some(TxHash::from_bytes([8; 32]))
+    );
+    // Reverted: the session is payable again, with the next nonce.
+    store
+        .relay_mined(TxHash::from_bytes([8; 32]), false, 90_000, "900000", now)
+        .await
+        .unwrap();
+    assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
+    assert_eq!(
+        relay(0).await,
+        StoredRelay::New {
+            tx_hash: TxHash::from_bytes([9; 32]),
+            raw: vec![8]
+        }
+    );
+    // Dropped (its nonce went to another transaction): payable again too.
+    store
+        .relay_dropped(TxHash::from_bytes([9; 32]))
+        .await
+        .unwrap();
+    assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
+    assert!(store.sent_relays(chain).await.unwrap().is_empty());
+}
+
+/// A wallet verified (by a live key, say) after a registration read it as pending stays
+/// verified: the restart changes nothing and stores no challenge.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wallet_verified_meanwhile_is_not_restarted() {
+    let (store, m) = stablepay_postgres::testing::store_with_merchant().await;
+    let ctx = stablepay_postgres::testing::api_key_context(m, Mode::Test);
+    let reg = register_wallet(
+        &ctx,
+        Address::from_bytes([6; 20]),
+        ChainId::Base,
+        &store,
+        &SystemClock,
+    )
+    .await
+    .unwrap();
+    let nonce = reg.challenge.as_ref().unwrap().nonce.clone();
+    let now = Timestamp::new(chrono::Utc::now());
+    let stale = reg.wallet.clone();
+    assert!(matches!(
+        store
+            .mark_verified(reg.wallet.id, &nonce, now, Mode::Live)
+            .await
+            .unwrap(),
+        ChallengeUse::Consumed(_)
+    ));
+    let challenge = WalletChallenge {
+        nonce: "ff".into(),
+        ..reg.challenge.clone().unwrap()
+    };
+    let after = store
+        .restart_verification(&stale, &challenge)
+        .await
+        .unwrap();
+    assert_eq!(
+        (after.status, after.verified_mode),
+        (WalletStatus::Verified, Some(Mode::Live))
+    );
+    assert_eq!(
+        store
+            .latest_challenge(reg.wallet.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .nonce,
+        nonce,
+        "no new challenge"
+    );
+}

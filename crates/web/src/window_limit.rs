@@ -10,21 +10,31 @@ use std::sync::Mutex;
 use stablepay_domain::Timestamp;
 
 const WINDOW_SECS: i64 = 60;
-/// Keys remembered before the ones of past windows are dropped.
-const SWEEP_ABOVE: usize = 4096;
+/// Keys remembered at most: past it, new keys go untracked for the rest of the window (as
+/// if there were no limiter) rather than let the map, and every sweep, grow without bound.
+const MAX_TRACKED: usize = 65_536;
 
 pub struct WindowLimiter<K> {
     per_min: u32,
-    windows: Mutex<HashMap<K, (i64, u32)>>,
+    windows: Mutex<Windows<K>>,
     /// How many keys are remembered, readable without the lock.
     tracked: AtomicUsize,
+}
+
+struct Windows<K> {
+    /// The window every entry belongs to; a new window starts an empty map.
+    current: i64,
+    counts: HashMap<K, u32>,
 }
 
 impl<K: Hash + Eq> WindowLimiter<K> {
     pub fn new(per_min: u32) -> Self {
         Self {
             per_min: per_min.max(1),
-            windows: Mutex::new(HashMap::new()),
+            windows: Mutex::new(Windows {
+                current: i64::MIN,
+                counts: HashMap::new(),
+            }),
             tracked: AtomicUsize::new(0),
         }
     }
@@ -32,29 +42,40 @@ impl<K: Hash + Eq> WindowLimiter<K> {
     /// Counts an attempt of `key` unless its window's budget is spent; `Err` carries the
     /// whole seconds (≥ 1) until the window ends.
     pub fn take(&self, key: K, now: Timestamp) -> Result<(), u64> {
-        self.with_count(key, now, |count, per_min| {
-            if *count >= per_min {
-                return false;
+        self.with_windows(now, |w, per_min| {
+            if let Some(count) = w.counts.get_mut(&key) {
+                if *count >= per_min {
+                    return false;
+                }
+                *count += 1;
+            } else if w.counts.len() < MAX_TRACKED {
+                w.counts.insert(key, 1);
             }
-            *count += 1;
             true
         })
     }
 
     /// Counts an attempt of `key` (a failure that already happened), whatever its budget.
     pub fn record(&self, key: K, now: Timestamp) {
-        let _ = self.with_count(key, now, |count, _| {
-            *count = count.saturating_add(1);
+        let _ = self.with_windows(now, |w, _| {
+            if let Some(count) = w.counts.get_mut(&key) {
+                *count = count.saturating_add(1);
+            } else if w.counts.len() < MAX_TRACKED {
+                w.counts.insert(key, 1);
+            }
             true
         });
     }
 
-    /// `Err` (seconds to wait) when `key` spent its window's budget; counts nothing.
+    /// `Err` (seconds to wait) when `key` spent its window's budget; counts nothing and
+    /// remembers nothing.
     pub fn spent(&self, key: K, now: Timestamp) -> Result<(), u64> {
         if self.tracked.load(Ordering::Relaxed) == 0 {
             return Ok(());
         }
-        self.with_count(key, now, |count, per_min| *count < per_min)
+        self.with_windows(now, |w, per_min| {
+            w.counts.get(&key).is_none_or(|count| *count < per_min)
+        })
     }
 
     /// Keys currently remembered.
@@ -62,23 +83,20 @@ impl<K: Hash + Eq> WindowLimiter<K> {
         self.tracked.load(Ordering::Relaxed)
     }
 
-    fn with_count(
+    fn with_windows(
         &self,
-        key: K,
         now: Timestamp,
-        allowed: impl FnOnce(&mut u32, u32) -> bool,
+        allowed: impl FnOnce(&mut Windows<K>, u32) -> bool,
     ) -> Result<(), u64> {
         let window = now.unix_seconds().div_euclid(WINDOW_SECS);
-        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        if windows.len() > SWEEP_ABOVE {
-            windows.retain(|_, (w, _)| *w == window);
+        let mut w = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        if w.current != window {
+            // Every entry is of a past window: forget them all at once.
+            w.current = window;
+            w.counts.clear();
         }
-        let entry = windows.entry(key).or_insert((window, 0));
-        if entry.0 != window {
-            *entry = (window, 0);
-        }
-        let ok = allowed(&mut entry.1, self.per_min);
-        self.tracked.store(windows.len(), Ordering::Relaxed);
+        let ok = allowed(&mut w, self.per_min);
+        self.tracked.store(w.counts.len(), Ordering::Relaxed);
         if ok {
             return Ok(());
         }
@@ -115,12 +133,21 @@ mod tests {
     }
 
     #[test]
-    fn past_windows_are_forgotten() {
+    fn past_windows_are_forgotten_checks_remember_nothing_and_the_map_is_bounded() {
         let limiter = WindowLimiter::new(1);
-        for i in 0..=SWEEP_ABOVE {
+        limiter.record(0usize, at(0));
+        for i in 1..10 {
+            assert!(limiter.spent(i, at(0)).is_ok());
+        }
+        assert_eq!(
+            limiter.tracked(),
+            1,
+            "a check of a clean key remembers nothing"
+        );
+        for i in 0..MAX_TRACKED + 10 {
             let _ = limiter.take(i, at(0));
         }
-        assert!(limiter.tracked() > SWEEP_ABOVE);
+        assert_eq!(limiter.tracked(), MAX_TRACKED);
         limiter.take(usize::MAX, at(61)).unwrap();
         assert_eq!(limiter.tracked(), 1);
     }

@@ -37,6 +37,30 @@ impl RelayLoop {
         }
     }
 
+    /// Whether the sender's mined nonce is past this transaction's while its receipt is
+    /// still missing, asked twice (a receipt a lagging node had not indexed yet shows up
+    /// on the second ask): then another transaction took the nonce.
+    async fn nonce_taken_by_another(
+        &self,
+        chain: ChainId,
+        relay: &stablepay_postgres::SentRelay,
+    ) -> Result<bool, String> {
+        let mined = self
+            .chain
+            .mined_nonce(chain, relay.sender)
+            .await
+            .map_err(|e| e.to_string())?;
+        if mined <= relay.nonce {
+            return Ok(false);
+        }
+        let receipt = self
+            .chain
+            .gas_receipt(chain, relay.tx_hash)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(receipt.is_none())
+    }
+
     async fn tick(&self, chain: ChainId) -> Result<(), String> {
         let sent = self
             .store
@@ -68,6 +92,14 @@ impl RelayLoop {
                     let waited = now.unix_seconds() - relay.last_broadcast_at.unix_seconds();
                     if waited >= i64::try_from(self.rebroadcast_after.as_secs()).unwrap_or(i64::MAX)
                     {
+                        if self.nonce_taken_by_another(chain, &relay).await? {
+                            self.store
+                                .relay_dropped(relay.tx_hash)
+                                .await
+                                .map_err(|e| e.to_string())?;
+                            tracing::warn!(chain = chain.id(), tx = %relay.tx_hash, nonce = relay.nonce, "relayed payment dropped: its nonce was mined in another transaction; the session can be paid again");
+                            continue;
+                        }
                         // "already known" / "nonce too low" mean the node has it or mined its
                         // nonce: the receipt decides, so a refusal is only logged.
                         if let Err(e) = self.chain.send_raw(chain, &relay.raw).await {

@@ -25,10 +25,18 @@ const BUYER: &str = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const PASSWORD: &str = "correct horse battery staple";
 const WAIT: Duration = Duration::from_secs(60);
 
+/// Where a screenshot goes: `target/screenshots/` on every run (the test command leaves the
+/// checkout as it found it); the committed `docs/screenshots/` only when
+/// `STABLEPAY_UPDATE_SCREENSHOTS=1` asks to refresh them on purpose.
 fn screenshot(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/screenshots")
-        .join(name)
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = if std::env::var_os("STABLEPAY_UPDATE_SCREENSHOTS").is_some() {
+        root.join("docs/screenshots")
+    } else {
+        root.join("target/screenshots")
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
 }
 
 fn wallet(account: &str, chain: &PrivateChain) -> WalletScript {

@@ -96,11 +96,12 @@ pub trait DashboardUserStore: Send + Sync {
         lock_until: Timestamp,
     ) -> Result<LoginAttempt, StoreError>;
     /// Gives back a reserved attempt that was not a failure (the right password, asked for
-    /// its second factor), and lifts the lock that reservation set when `lifts_lock`.
+    /// its second factor), and lifts `its_lock` (the lock that reservation set, if it set
+    /// one) unless the account holds another lock by now.
     async fn release_login_attempt(
         &self,
         id: DashboardUserId,
-        lifts_lock: bool,
+        its_lock: Option<Timestamp>,
     ) -> Result<(), StoreError>;
     /// Opens a session and clears the failure count and lock, in one transaction.
     async fn open_session(

@@ -50,7 +50,8 @@ pub trait WalletRepository: Send + Sync {
     ) -> Result<WalletInsert, StoreError>;
 
     /// Sets an existing (pending or revoked) wallet back to pending with a fresh
-    /// challenge; earlier challenges stop counting. Errors: `NotFound`.
+    /// challenge; earlier challenges stop counting. A wallet verified meanwhile is returned
+    /// as it is, and no challenge is stored. Errors: `NotFound`.
     async fn restart_verification(
         &self,
         wallet: &Wallet,

@@ -122,9 +122,8 @@ async fn guarded(
     };
     let passed = check.await;
     if passed {
-        deps.users
-            .release_login_attempt(id, locks_after(deps.policy, failures))
-            .await?;
+        let its_lock = locks_after(deps.policy, failures).then_some(lock_until);
+        deps.users.release_login_attempt(id, its_lock).await?;
     }
     Ok(passed)
 }

@@ -13,6 +13,9 @@ use crate::ports::{
 use crate::rules::eip3009::{on_chain_signature, ReceiveAuthorization, TokenDomain};
 use crate::services::{public_session, sign_intent_until, HostedDeps, HostedError, Intent};
 
+/// An authorization must stay valid at least this long after it is submitted.
+pub const MIN_VALIDITY_SECS: u64 = 60;
+
 pub struct AuthorizationDeps<'a> {
     pub hosted: HostedDeps<'a>,
     /// `None` when no relayer key is configured.
@@ -30,7 +33,9 @@ pub enum AuthorizationError {
     NotPaymentMode,
     #[error("the signature was not made by {0} over this checkout's authorization")]
     SignatureMismatch(Address),
-    #[error("must be in the future")]
+    #[error(
+        "must be at least {MIN_VALIDITY_SECS} seconds in the future, to leave time to be mined"
+    )]
     ValidBeforePast,
     #[error("must not be later than the checkout's payment deadline ({0})")]
     ValidBeforeTooLate(u64),
@@ -140,7 +145,9 @@ pub async fn submit_authorization(
         return Ok((session, Relayed::AlreadySubmitted(tx)));
     }
     let now = u64::try_from(deps.hosted.settle.clock.now().unix_seconds()).unwrap_or(0);
-    if valid_before <= now {
+    // Time to be mined: a relayed transaction that lands after `validBefore` reverts, and
+    // the relayer would have paid for nothing.
+    if valid_before < now.saturating_add(MIN_VALIDITY_SECS) {
         return Err(AuthorizationError::ValidBeforePast);
     }
     let (signed, domain) = one_signature_intent(id, Some(valid_before), deps).await?;

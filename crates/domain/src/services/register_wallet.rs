@@ -100,9 +100,11 @@ pub async fn register_wallet(
     };
     let challenge = new_challenge(&restarted, now);
     let wallet = wallets.restart_verification(&restarted, &challenge).await?;
+    // Verified meanwhile (the store left it so): returned unchanged, without a challenge.
+    let challenge = (wallet.status != WalletStatus::Verified).then_some(challenge);
     Ok(RegisteredWallet {
         wallet,
-        challenge: Some(challenge),
+        challenge,
         created: false,
     })
 }

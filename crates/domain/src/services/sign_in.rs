@@ -84,9 +84,8 @@ pub async fn sign_in(
     // The right password without a code is a prompt for the code, not a failure: the
     // reserved attempt is given back.
     if password_ok && usable && record.totp_secret.is_some() && totp_code.is_none() {
-        users
-            .release_login_attempt(id, locks_after(policy, failures))
-            .await?;
+        let its_lock = locks_after(policy, failures).then_some(lock_until);
+        users.release_login_attempt(id, its_lock).await?;
         return Err(SignInError::TotpRequired);
     }
     // A failure was counted when the attempt was reserved.

@@ -275,25 +275,33 @@ impl DashboardUserStore for PgStore {
     async fn release_login_attempt(
         &self,
         id: DashboardUserId,
-        lifts_lock: bool,
+        its_lock: Option<Timestamp>,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let target = du::table.filter(du::id.eq(id.uuid()));
         let fewer =
             diesel::dsl::sql::<diesel::sql_types::Integer>("GREATEST(failed_logins - 1, 0)");
-        let n = if lifts_lock {
-            diesel::update(target)
-                .set((
-                    du::failed_logins.eq(fewer),
-                    du::locked_until.eq(None::<DateTime<Utc>>),
-                ))
-                .execute(&mut conn)
-                .await
-        } else {
-            diesel::update(target)
-                .set(du::failed_logins.eq(fewer))
-                .execute(&mut conn)
-                .await
+        let n = match its_lock {
+            // Only the lock this reservation set (a later lock is another window's).
+            Some(until) => {
+                diesel::update(target)
+                    .set((
+                        du::failed_logins.eq(fewer),
+                        du::locked_until.eq(diesel::dsl::sql::<
+                            diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+                        >("CASE WHEN locked_until = ")
+                        .bind::<diesel::sql_types::Timestamptz, _>(until.as_datetime())
+                        .sql(" THEN NULL ELSE locked_until END")),
+                    ))
+                    .execute(&mut conn)
+                    .await
+            }
+            None => {
+                diesel::update(target)
+                    .set(du::failed_logins.eq(fewer))
+                    .execute(&mut conn)
+                    .await
+            }
         };
         n.map_err(map_diesel_error)?;
         Ok(())

@@ -13,6 +13,10 @@ use crate::rows::{to_i64, tx_hash};
 use crate::schema::relayed_transactions as rt;
 use crate::PgStore;
 
+/// Statuses of a transaction that may still pay, or paid, its session; `reverted` and
+/// `dropped` ones leave the session payable.
+const LIVE: [&str; 2] = ["sent", "mined"];
+
 /// What [`PgStore::store_relayed_payment`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoredRelay {
@@ -26,6 +30,8 @@ pub enum StoredRelay {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SentRelay {
     pub chain: ChainId,
+    pub sender: Address,
+    pub nonce: u64,
     pub tx_hash: TxHash,
     pub raw: Vec<u8>,
     pub last_broadcast_at: Timestamp,
@@ -40,6 +46,7 @@ impl PgStore {
         let mut conn = self.conn().await?;
         let hash: Option<String> = rt::table
             .filter(rt::checkout_session_id.eq(session.uuid()))
+            .filter(rt::status.eq_any(LIVE))
             .select(rt::tx_hash)
             .first(&mut conn)
             .await
@@ -70,6 +77,7 @@ impl PgStore {
                 let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
                 let existing: Option<String> = rt::table
                     .filter(rt::checkout_session_id.eq(session.uuid()))
+                    .filter(rt::status.eq_any(LIVE))
                     .select(rt::tx_hash)
                     .first(conn)
                     .await
@@ -107,18 +115,32 @@ impl PgStore {
     /// Relayed transactions on `chain` not yet mined, oldest nonce first.
     pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentRelay>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<(String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = rt::table
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(String, i64, String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = rt::table
             .filter(rt::chain_id.eq(chain.id() as i32))
             .filter(rt::status.eq("sent"))
             .order(rt::nonce.asc())
-            .select((rt::tx_hash, rt::raw_tx, rt::last_broadcast_at))
+            .select((
+                rt::sender_address,
+                rt::nonce,
+                rt::tx_hash,
+                rt::raw_tx,
+                rt::last_broadcast_at,
+            ))
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
         rows.into_iter()
-            .map(|(hash, raw, at)| {
+            .map(|(sender, nonce, hash, raw, at)| {
                 Ok(SentRelay {
                     chain,
+                    sender: Address::parse(&sender).map_err(|_| {
+                        crate::error::corrupt(
+                            "relayed_transactions.sender_address",
+                            "not an address",
+                        )
+                    })?,
+                    nonce: u64::try_from(nonce).unwrap_or(0),
                     tx_hash: tx_hash(&hash)?,
                     raw,
                     last_broadcast_at: Timestamp::new(at),
@@ -135,6 +157,22 @@ impl PgStore {
             .execute(&mut conn)
             .await
             .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    /// Marks a relayed transaction dropped: its nonce was mined in another transaction, so
+    /// it can never be; the session is payable again.
+    pub async fn relay_dropped(&self, tx: TxHash) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::update(
+            rt::table
+                .filter(rt::tx_hash.eq(tx.to_string()))
+                .filter(rt::status.eq("sent")),
+        )
+        .set(rt::status.eq("dropped"))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(())
     }
 

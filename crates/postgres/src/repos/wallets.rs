@@ -69,16 +69,30 @@ impl WalletRepository for PgStore {
         let (id, chain_id) = (wallet.id.uuid(), wallet.chain.id() as i32);
         let row = conn
             .transaction(async |conn| {
-                let row = diesel::update(w::table.filter(w::id.eq(id)))
-                    .set((
-                        w::status.eq("pending"),
-                        w::chain_id.eq(chain_id),
-                        w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>),
-                        w::verified_mode.eq(None::<String>),
-                    ))
-                    .returning(WalletRow::as_returning())
-                    .get_result(conn)
-                    .await?;
+                // Never a verified wallet: one verified since the caller read it (by a live
+                // key, say) stays verified, and no challenge is issued for it.
+                let restarted = diesel::update(
+                    w::table
+                        .filter(w::id.eq(id))
+                        .filter(w::status.ne("verified")),
+                )
+                .set((
+                    w::status.eq("pending"),
+                    w::chain_id.eq(chain_id),
+                    w::verified_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    w::verified_mode.eq(None::<String>),
+                ))
+                .returning(WalletRow::as_returning())
+                .get_result(conn)
+                .await
+                .optional()?;
+                let Some(row) = restarted else {
+                    return w::table
+                        .filter(w::id.eq(id))
+                        .select(WalletRow::as_select())
+                        .first(conn)
+                        .await;
+                };
                 diesel::insert_into(wc::table)
                     .values(&challenge_row)
                     .execute(conn)

@@ -293,3 +293,31 @@ fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction()
         Relayed::AlreadySubmitted(TxHash::from_bytes([9; 32]))
     );
 }
+
+#[test]
+fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
+    let w = World::new();
+    let (payer, _, sig) = w.signed_by(&PAYER_KEY);
+    let deps = AuthorizationDeps {
+        hosted: HostedDeps {
+            sessions: &w.sessions,
+            wallets: &w.wallets,
+            settle: SettleDeps {
+                chain: &w.chain,
+                store: &w.store,
+                subscriptions: &w.subscriptions,
+                clock: &w.clock,
+                chains: &w.chains,
+            },
+            operator_key: Some(&w.key),
+            intent_ttl_secs: 900,
+        },
+        relayer: Some(&w.relayer),
+    };
+    let soon = (NOW as u64) + MIN_VALIDITY_SECS - 1;
+    let err = block_on(submit_authorization(w.session.id, payer, soon, &sig, &deps)).unwrap_err();
+    assert!(
+        matches!(err, AuthorizationError::ValidBeforePast),
+        "{err:?}"
+    );
+}

@@ -144,7 +144,7 @@ fn a_second_factor_needs_a_current_code() {
     let code = format!("{:06}", totp::code_at(&secret, at(0).unix_seconds()));
     // The right password without a code asks for it and gives the attempt back; when
     // that attempt was the fifth, the lock it set is lifted too.
-    for (failures, lifts) in [(1, false), (5, true)] {
+    for (failures, lifts) in [(1, None), (5, Some(at(900)))] {
         let rec = record(UserStatus::Active, Some(secret.clone()));
         let id = rec.user.id;
         let mut users = reserving(rec, failures);
