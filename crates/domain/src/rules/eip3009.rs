@@ -4,30 +4,14 @@
 //! verifyingContract}, with the token's own name and version ("2" for USDC).
 
 use serde_json::{json, Value};
-use sha3::{Digest, Keccak256};
 
 use crate::model::{Address, Signature};
 use crate::rules::eip191;
+use crate::rules::eip712::{keccak, word_address, word_uint};
 
 const DOMAIN_TYPE: &str =
     "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
 const RECEIVE_TYPE: &str = "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)";
-
-fn keccak(bytes: &[u8]) -> [u8; 32] {
-    Keccak256::digest(bytes).into()
-}
-
-fn word_address(a: &Address) -> [u8; 32] {
-    let mut w = [0u8; 32];
-    w[12..].copy_from_slice(a.as_bytes());
-    w
-}
-
-fn word_uint(n: u128) -> [u8; 32] {
-    let mut w = [0u8; 32];
-    w[16..].copy_from_slice(&n.to_be_bytes());
-    w
-}
 
 /// A token's EIP-712 domain, as its `DOMAIN_SEPARATOR()` commits to it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,17 +9,17 @@ use crate::rules::eip191;
 pub const ROUTER_NAME: &str = "stablepay CheckoutRouter";
 pub const SUBSCRIPTIONS_NAME: &str = "stablepay SubscriptionManager";
 
-fn keccak(bytes: &[u8]) -> [u8; 32] {
+pub(crate) fn keccak(bytes: &[u8]) -> [u8; 32] {
     Keccak256::digest(bytes).into()
 }
 
-fn word_address(a: &Address) -> [u8; 32] {
+pub(crate) fn word_address(a: &Address) -> [u8; 32] {
     let mut w = [0u8; 32];
     w[12..].copy_from_slice(a.as_bytes());
     w
 }
 
-fn word_uint(n: u128) -> [u8; 32] {
+pub(crate) fn word_uint(n: u128) -> [u8; 32] {
     let mut w = [0u8; 32];
     w[16..].copy_from_slice(&n.to_be_bytes());
     w
