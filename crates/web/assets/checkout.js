@@ -1,6 +1,8 @@
-// stablepay hosted checkout: connect an EIP-1193 wallet, switch network, approve, pay
-// (or subscribe), then confirm and go to success_url. States are shown on <main
-// data-state>: open, wrong-network, paying, confirming, paid, expired, rejected.
+// stablepay hosted checkout: find the buyer's wallets (EIP-6963 announcements, a chooser
+// when several announce, window.ethereum last), switch network, then pay with one
+// EIP-3009 signature and no gas (the service's relayer sends it) or with approve + pay
+// (or subscribe), confirm, and go to success_url. States are shown on <main data-state>:
+// open, choose-wallet, wrong-network, paying, confirming, paid, expired, rejected.
 "use strict";
 
 const session = JSON.parse(document.getElementById("session-data").textContent);
@@ -8,6 +10,43 @@ const $ = (id) => document.getElementById(id);
 const main = $("checkout");
 const sub = session.mode === "subscription";
 const base = "/pay/" + encodeURIComponent(session.id);
+const buttons = () => ["pay", "pay-signature", "periods"].map($).filter(Boolean);
+const enable = (on) => buttons().forEach((b) => { b.disabled = !on; });
+
+// EIP-6963: wallets announce themselves instead of fighting over window.ethereum.
+const announced = [];
+window.addEventListener("eip6963:announceProvider", (e) => {
+  const d = e.detail;
+  if (d && d.provider && d.info && !announced.some((a) => a.info.uuid === d.info.uuid)) announced.push(d);
+});
+window.dispatchEvent(new Event("eip6963:requestProvider"));
+let chosen = null;
+
+// The wallet to pay with: the one chosen, the only one announced, one the buyer picks
+// among several, or window.ethereum; null when the browser has none.
+function wallet() {
+  if (chosen) return Promise.resolve(chosen);
+  if (announced.length === 1) return Promise.resolve(chosen = announced[0].provider);
+  if (announced.length === 0) return Promise.resolve(chosen = window.ethereum || null);
+  const list = $("wallets");
+  list.replaceChildren();
+  return new Promise((resolve) => {
+    for (const a of announced) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "wallet";
+      b.dataset.wallet = a.info.name;
+      if (a.info.icon) { const img = document.createElement("img"); img.src = a.info.icon; img.alt = ""; b.append(img); }
+      b.append(a.info.name);
+      b.addEventListener("click", () => { list.hidden = true; chosen = a.provider; resolve(chosen); });
+      list.append(b);
+    }
+    list.hidden = false;
+    show("choose-wallet", "Several wallets are installed: choose the one to pay with.", true);
+  });
+}
+
+const NO_WALLET = "No wallet found in this browser. Install a wallet extension, or open this page in your wallet app's browser; paying from an exchange account needs a wallet address that can sign.";
 
 function show(state, text, focus) {
   main.dataset.state = state;
@@ -20,7 +59,7 @@ function timeLeft() {
   if (main.dataset.state === "paid") { $("time-left").textContent = "paid"; return; }
   if (secs <= 0) {
     $("time-left").textContent = "expired";
-    if (main.dataset.state === "open") { show("expired", "This checkout has expired. Ask the merchant for a new link."); $("pay").disabled = true; }
+    if (main.dataset.state === "open") { show("expired", "This checkout has expired. Ask the merchant for a new link."); enable(false); }
     return;
   }
   const d = Math.floor(secs / 86400), h = Math.floor(secs % 86400 / 3600), m = Math.floor(secs % 3600 / 60), s = secs % 60;
@@ -29,14 +68,13 @@ function timeLeft() {
 
 function finished(s) {
   if (s.status === "completed") {
-    $("pay").disabled = true;
-    if (sub) $("periods").disabled = true;
+    enable(false);
     show("paid", sub ? "Subscribed. Later charges are taken automatically; you can cancel any time from the customer portal." : "Paid. Thank you!", true);
     if (s.success_url) setTimeout(() => { location.href = s.success_url; }, sub ? 5000 : 1200);
     return true;
   }
   if (s.status === "expired") {
-    $("pay").disabled = true;
+    enable(false);
     show("expired", "This checkout has expired. Ask the merchant for a new link.", true);
     return true;
   }
@@ -75,11 +113,46 @@ async function onNetwork(eth) {
   }
 }
 
+async function confirmUntilDone(tx) {
+  for (let i = 0; i < 240; i++) {
+    const state = await api("/confirm", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tx_hash: tx }) });
+    if (finished(state)) return;
+    show("confirming", (sub ? "Subscription" : "Payment") + " received; waiting for network confirmations…");
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+}
+
+function failed(e) {
+  const rejected = e && e.code === 4001;
+  show(rejected ? "rejected" : "open",
+    rejected ? "You canceled in your wallet. Nothing was charged." : (e.message || String(e)), true);
+  enable(true);
+}
+
+// One signature, no gas: the wallet signs an EIP-3009 authorization; the service sends it.
+async function paySigned() {
+  enable(false);
+  const eth = await wallet();
+  if (!eth) { show("open", NO_WALLET, true); enable(true); return; }
+  try {
+    const [from] = await eth.request({ method: "eth_requestAccounts" });
+    await onNetwork(eth);
+    const auth = await api("/authorization?payer=" + encodeURIComponent(from));
+    show("paying", "Sign the payment of " + $("amount").textContent + " in your wallet: one signature, no gas…");
+    const signature = await eth.request({ method: "eth_signTypedData_v4", params: [from, JSON.stringify(auth.typed_data)] });
+    show("confirming", "Signed. Sending it to the network…");
+    const sent = await api("/authorization", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ payer: from, valid_before: auth.typed_data.message.validBefore, signature }) });
+    await confirmUntilDone(sent.tx_hash);
+  } catch (e) {
+    failed(e);
+  }
+}
+
 async function pay() {
-  const eth = window.ethereum;
-  if (!eth) { show("open", "No wallet found in this browser. Install an EIP-1193 wallet (a browser extension or a wallet app's browser) and reload.", true); return; }
-  $("pay").disabled = true;
-  if (sub) $("periods").disabled = true;
+  enable(false);
+  const eth = await wallet();
+  if (!eth) { show("open", NO_WALLET, true); enable(true); return; }
   try {
     const [from] = await eth.request({ method: "eth_requestAccounts" });
     await onNetwork(eth);
@@ -103,18 +176,9 @@ async function pay() {
     const tx = await eth.request({ method: "eth_sendTransaction", params: [{ from, to: current.contract, data }] });
     show("confirming", "Sent. Waiting for the network…");
     await waitForReceipt(eth, tx);
-    for (let i = 0; i < 240; i++) {
-      const state = await api("/confirm", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ tx_hash: tx }) });
-      if (finished(state)) return;
-      show("confirming", (sub ? "Subscription" : "Payment") + " received; waiting for network confirmations…");
-      await new Promise((r) => setTimeout(r, 1500));
-    }
+    await confirmUntilDone(tx);
   } catch (e) {
-    const rejected = e && e.code === 4001;
-    show(rejected ? "rejected" : "open",
-      rejected ? "You canceled in your wallet. Nothing was charged." : (e.message || String(e)), true);
-    $("pay").disabled = false;
-    if (sub) $("periods").disabled = false;
+    failed(e);
   }
 }
 
@@ -123,5 +187,6 @@ if (!finished(session)) {
   setInterval(timeLeft, 1000);
 }
 $("pay").addEventListener("click", pay);
+if ($("pay-signature")) $("pay-signature").addEventListener("click", paySigned);
 if (sub) $("periods").addEventListener("input", () => { $("periods").dataset.edited = "1"; });
 if ($("cancel")) $("cancel").addEventListener("click", () => { location.href = session.cancel_url; });

@@ -7,7 +7,7 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use stablepay_domain::representation::PublicSession;
-use stablepay_domain::services::{find_public_session, HostedError};
+use stablepay_domain::services::{find_public_session, one_signature_offered, HostedError};
 use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
 
 use crate::format::{amount, time};
@@ -30,6 +30,8 @@ struct CheckoutView {
     expires_unix: i64,
     state: &'static str,
     subscription: bool,
+    /// One signature, no gas (EIP-3009) is the primary way to pay.
+    one_signature: bool,
     has_cancel: bool,
     /// The public session for the page's script (JSON; `<` escaped).
     data: String,
@@ -96,6 +98,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             SessionStatus::Expired => "expired",
         },
         subscription: session.session_mode == SessionMode::Subscription,
+        one_signature: one_signature_offered(&session, state.chain.as_ref(), state.relaying).await,
         has_cancel: session.cancel_url.is_some(),
         data,
     };

@@ -61,6 +61,9 @@ pub struct WebState {
     pub login_limiter: IpRateLimiter,
     /// Sign-in attempts per account, whatever the address.
     pub account_limiter: AccountRateLimiter,
+    /// Whether a relayer sends one-signature payments (`STABLEPAY_RELAYER_KEY`), so the
+    /// hosted page offers them.
+    pub relaying: bool,
     /// argon2id checks, off the request threads (sign-in, enrolling a second factor).
     pub passwords: Arc<dyn PasswordChecker>,
 }

@@ -24,6 +24,11 @@ pub struct WalletScript {
     pub rpcs: Vec<(u64, String)>,
     /// The chain it starts on (another one than the page wants, to exercise the switch).
     pub start_chain: u64,
+    /// Announce itself by EIP-6963 under this name (and leave `window.ethereum` alone)
+    /// rather than be `window.ethereum`.
+    pub announce_as: Option<String>,
+    /// A wallet whose account holds no ETH: it signs, and refuses to send transactions.
+    pub sign_only: bool,
 }
 
 impl WalletScript {
@@ -32,6 +37,8 @@ impl WalletScript {
             "accounts": self.accounts,
             "rpcs": self.rpcs.iter().map(|(id, url)| (id.to_string(), json!(url))).collect::<serde_json::Map<_, _>>(),
             "chainId": format!("0x{:x}", self.start_chain),
+            "announceAs": self.announce_as,
+            "signOnly": self.sign_only,
         });
         PROVIDER.replace("__CONFIG__", &config.to_string())
     }
@@ -54,12 +61,15 @@ const PROVIDER: &str = r#"(() => {
     if (body.error) { const e = new Error(body.error.message); e.code = body.error.code; throw e; }
     return body.result;
   }
-  window.ethereum = {
+  const provider = {
     isScriptedTestWallet: true,
     calls,
     async request({ method, params }) {
       calls.push(method);
       sessionStorage.setItem("scriptedWalletCalls", JSON.stringify(calls));
+      if (cfg.signOnly && method === "eth_sendTransaction") {
+        const e = new Error("insufficient funds for gas * price + value"); e.code = -32000; throw e;
+      }
       switch (method) {
         case "eth_requestAccounts": case "eth_accounts": return cfg.accounts;
         case "eth_chainId": return chainId;
@@ -74,6 +84,12 @@ const PROVIDER: &str = r#"(() => {
     on(event, f) { (listeners[event] = listeners[event] || []).push(f); },
     removeListener() {},
   };
+  if (!cfg.announceAs) { window.ethereum = provider; return; }
+  const info = Object.freeze({ uuid: crypto.randomUUID(), name: cfg.announceAs, rdns: "test.stablepay.wallet",
+    icon: "data:image/svg+xml;base64," + btoa('<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><circle cx="12" cy="12" r="10" fill="gray"/></svg>') });
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
 })();"#;
 
 /// chromedriver's pass-through to the DevTools protocol for the current tab.
@@ -118,8 +134,8 @@ fn free_port() -> u16 {
 }
 
 impl Browser {
-    /// A headless Chromium at `width` px, with `wallet` injected before any page script.
-    pub async fn start(wallet: Option<&WalletScript>, width: u32) -> Self {
+    /// A headless Chromium at `width` px, with `wallets` injected before any page script.
+    pub async fn start(wallets: &[WalletScript], width: u32) -> Self {
         assert!(
             Path::new(CHROMEDRIVER).exists(),
             "{CHROMEDRIVER} is missing: `cargo xtask test` installs Debian's chromium and chromium-driver"
@@ -178,12 +194,14 @@ impl Browser {
                 )
                 .await;
         }
-        if let Some(w) = wallet {
+        if !wallets.is_empty() {
             // A wallet extension's RPC is not subject to the page's CSP; the scripted one
             // lives in the page, so the page's connect-src is lifted for it.
             browser
                 .cdp("Page.setBypassCSP", json!({ "enabled": true }))
                 .await;
+        }
+        for w in wallets {
             browser
                 .cdp(
                     "Page.addScriptToEvaluateOnNewDocument",

@@ -45,6 +45,8 @@ fn wallet(account: &str, chain: &PrivateChain) -> WalletScript {
         rpcs: vec![(chain.chain_id, chain.rpc.clone())],
         // Mainnet Ethereum: the page has to ask for the switch.
         start_chain: 1,
+        announce_as: None,
+        sign_only: false,
     }
 }
 
@@ -100,7 +102,7 @@ async fn a_merchant_manages_keys_webhooks_and_wallets_in_the_dashboard() {
     let chain = PrivateChain::start(Some(1)).await;
     let stack = Stack::start_with(StackOptions::on(&chain)).await;
     let receiver = Receiver::start().await;
-    let b = Browser::start(Some(&wallet(MERCHANT_WALLET, &chain)), 1280).await;
+    let b = Browser::start(&[wallet(MERCHANT_WALLET, &chain)], 1280).await;
     sign_in(&b, &stack).await;
     let base = format!("{}/dashboard/test", stack.api);
 
@@ -236,7 +238,7 @@ async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboa
     let stack = Stack::start_with(StackOptions::on(&chain)).await;
     let receiver = Receiver::start().await;
     verify_merchant_wallet(&stack).await;
-    let merchant = Browser::start(Some(&wallet(MERCHANT_WALLET, &chain)), 1280).await;
+    let merchant = Browser::start(&[wallet(MERCHANT_WALLET, &chain)], 1280).await;
     sign_in(&merchant, &stack).await;
     let base = format!("{}/dashboard/test", stack.api);
 
@@ -259,7 +261,7 @@ async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboa
     assert!(url.starts_with(&format!("{}/pay/cs_", stack.api)), "{url}");
 
     // The buyer pays on the hosted page, at phone width.
-    let buyer = Browser::start(Some(&wallet(BUYER, &chain)), 390).await;
+    let buyer = Browser::start(&[wallet(BUYER, &chain)], 390).await;
     buyer.goto(&url).await;
     buyer.wait_for_text("#amount", "24.90 USDC", WAIT).await;
     assert_eq!(
@@ -357,4 +359,65 @@ impl StoreKeys for Stack {
         use stablepay_domain::ports::ApiKeyManager;
         self.store.keys(self.merchant).await.unwrap().len()
     }
+}
+
+/// anvil's dev account #4: it holds USDC; the test takes its ETH away.
+const SIGNER: &str = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+
+/// Two wallets announce themselves by EIP-6963 and there is no `window.ethereum`; the buyer
+/// picks the one holding USDC and no ETH, which can only sign: the page pays with one
+/// signature (the service's relayer sends it) and lands on `success_url`.
+#[tokio::test]
+async fn one_signature_pays_from_a_chosen_wallet_that_holds_no_eth() {
+    let chain = PrivateChain::start(Some(1)).await;
+    chain.call("anvil_setBalance", json!([SIGNER, "0x0"])).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    let receiver = Receiver::start().await;
+    verify_merchant_wallet(&stack).await;
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Grinder", "amount": "12.5",
+                    "success_url": format!("{}/thanks", receiver.base) }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let announced = |name: &str, account: &str, sign_only: bool| WalletScript {
+        announce_as: Some(name.to_owned()),
+        sign_only,
+        ..wallet(account, &chain)
+    };
+    let buyer = Browser::start(
+        &[
+            announced("Spending Wallet", BUYER, false),
+            announced("Signing Wallet", SIGNER, true),
+        ],
+        390,
+    )
+    .await;
+    buyer.goto(session["url"].as_str().unwrap()).await;
+    buyer
+        .wait_for_text("#pay-signature", "one signature, no gas", WAIT)
+        .await;
+    let merchant_client = client_for(&stack.chain, &[0x11; 32]).await;
+    let before = usdc_balance(&merchant_client, &stack.chain, MERCHANT_WALLET).await;
+    buyer.click("#pay-signature").await;
+    // Two wallets announced: the page asks which one.
+    buyer
+        .wait_for_text("#status", "choose the one to pay with", WAIT)
+        .await;
+    buyer.click("button[data-wallet='Signing Wallet']").await;
+    buyer
+        .wait_for_path("/thanks", Duration::from_secs(90))
+        .await;
+    assert_eq!(
+        usdc_balance(&merchant_client, &stack.chain, MERCHANT_WALLET).await - before,
+        12_375_000,
+        "12.50 less the 1 % fee reached the merchant's wallet"
+    );
+    let eth = chain
+        .call("eth_getBalance", json!([SIGNER, "latest"]))
+        .await;
+    assert_eq!(eth, json!("0x0"), "the buyer paid no gas");
+    buyer.close().await;
 }

@@ -81,6 +81,25 @@ impl From<RelayError> for AuthorizationError {
     }
 }
 
+/// Whether the hosted page offers a one-signature payment first: an open payment session
+/// whose token has EIP-3009, with a relayer to send it. A node that cannot answer counts as
+/// no (the page still offers paying with a transaction).
+pub async fn one_signature_offered(
+    session: &CheckoutSession,
+    chain: &dyn crate::ports::ChainReader,
+    relaying: bool,
+) -> bool {
+    relaying
+        && session.session_mode == SessionMode::Payment
+        && session.status == crate::model::SessionStatus::Open
+        && matches!(
+            chain
+                .authorization_domain(session.chain, session.token_address)
+                .await,
+            Ok(Some(_))
+        )
+}
+
 /// The intent for paying with a transaction (approve + pay, or subscribe), unless a
 /// one-signature payment of the session was relayed already.
 pub async fn transaction_intent(
