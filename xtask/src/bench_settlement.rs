@@ -2,13 +2,19 @@
 //! depth 2, `BENCH_DEPTH` to change) settled by a release-built `stablepay-worker` through
 //! its chain watcher alone (no fast path): the time from a payment's block reaching depth
 //! (first seen by this bench) to its session completing, and payments verified per minute
-//! (DESIGN §10).
+//! (DESIGN §10). `--relayed` pays every session with one EIP-3009 signature instead, sent
+//! by the api's relayer (one key, nonces in PostgreSQL): relayed payments per minute, each
+//! session settled exactly once.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use stablepay_domain::ports::{SessionRepository, SystemClock, WalletRepository};
+use stablepay_domain::ports::{
+    OneSignaturePayment, PaymentRelayer, SessionRepository, SystemClock, WalletRepository,
+};
+use stablepay_domain::rules::eip191;
+use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{
     create_checkout_session, register_wallet, ChainDirectory, CreateSessionDeps, NewSessionRequest,
@@ -32,14 +38,58 @@ fn send(url: &str, from: &str, to: &str, data: &[u8]) -> Result<String, String> 
         .ok_or_else(|| "no hash".into())
 }
 
-pub fn run(_args: &[String]) -> Result<(), String> {
-    let total: usize = env_number("BENCH_PAYMENTS", 300);
+pub fn run(args: &[String]) -> Result<(), String> {
+    let relayed = match args {
+        [] => false,
+        [flag] if flag == "--relayed" => true,
+        _ => return Err("usage: cargo xtask bench settlement [--relayed]".into()),
+    };
+    let total: usize = env_number("BENCH_PAYMENTS", if relayed { 1000 } else { 300 });
     let depth: u64 = env_number("BENCH_DEPTH", 2u64).max(1);
     let rig = ChainBench::start(84532, "bench_settlement")?;
-    rig.setup.runtime.block_on(bench(&rig, total, depth))
+    rig.setup
+        .runtime
+        .block_on(bench(&rig, total, depth, relayed))
 }
 
-async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String> {
+/// A one-signature payment of `intent` by the dev account `payer_index`.
+fn one_signature(
+    intent: PaymentIntent,
+    operator_signature: Signature,
+    router: Address,
+    usdc: Address,
+    payer_index: usize,
+) -> Result<OneSignaturePayment, String> {
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(chain::KEYS[payer_index], &mut key).map_err(|e| e.to_string())?;
+    let payer = eip191::address_of_private_key(&key).ok_or("payer key")?;
+    let authorization = ReceiveAuthorization {
+        from: payer,
+        to: router,
+        value: intent.net_amount + intent.fee_amount,
+        valid_after: 0,
+        valid_before: intent.deadline,
+        nonce: intent.reference,
+    };
+    let domain = TokenDomain {
+        name: "USD Coin".into(),
+        version: "2".into(),
+        chain_id: 84532,
+        token: usdc,
+    };
+    let payer_signature =
+        eip191::sign_hash(&authorization.digest(&domain), &key).ok_or("signing failed")?;
+    Ok(OneSignaturePayment {
+        router,
+        intent,
+        operator_signature,
+        payer,
+        valid_before: intent.deadline,
+        payer_signature,
+    })
+}
+
+async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Result<(), String> {
     let (db, dev) = (rig.setup.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
@@ -134,8 +184,20 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
             deadline: s.expires_at.unix_seconds() as u64,
         };
         let sig = eip712::sign(&domain, intent.struct_hash(), &key).ok_or("signing failed")?;
-        calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig)));
+        let payment = one_signature(intent, sig.clone(), router, usdc, chain::BUYERS[i % 3])?;
+        calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig), payment));
     }
+    // The api's relayer, as `serve` builds it (the keeper's key, as under `xtask dev`).
+    let relayer = stablepay_api::relayer::EvmRelayer::new(
+        std::sync::Arc::new(stablepay_evm::EvmChain::new(
+            &[(ChainId::BaseSepolia, dev.rpc_url.clone())],
+            Duration::from_secs(5),
+        )?),
+        store.clone(),
+        std::sync::Arc::new(SystemClock),
+        PrivateKey::parse_hex(chain::KEYS[chain::KEEPER]).map_err(|e| e.to_string())?,
+        0,
+    )?;
     // Start the worker: chain watcher only (poll 500 ms).
     let mut cmd = rig.worker(&SECRETS_KEY);
     cmd.env("STABLEPAY_CONFIRMATIONS_84532", depth.to_string());
@@ -144,17 +206,29 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
         .map_err(|e| format!("cannot start the worker: {e}"))?;
     tokio::time::sleep(Duration::from_secs(2)).await;
 
-    // Send every payment, then watch receipts and sessions.
+    // Send every payment (the buyers' own transactions, or relayed signatures), then watch
+    // receipts and sessions.
     let mut pending: HashMap<String, CheckoutSessionId> = HashMap::new();
-    for (i, (id, data)) in calls.iter().enumerate() {
-        let tx = send(
-            &dev.rpc_url,
-            &buyers[i % buyers.len()],
-            &dev.checkout_router,
-            data,
-        )?;
+    let sending = Instant::now();
+    for (i, (id, data, payment)) in calls.iter().enumerate() {
+        let tx = if relayed {
+            relayer
+                .relay(ChainId::BaseSepolia, *id, payment)
+                .await
+                .map_err(|e| e.to_string())?
+                .tx_hash()
+                .to_string()
+        } else {
+            send(
+                &dev.rpc_url,
+                &buyers[i % buyers.len()],
+                &dev.checkout_router,
+                data,
+            )?
+        };
         pending.insert(tx, *id);
     }
+    let send_secs = sending.elapsed().as_secs_f64();
     // Block of each mined payment; when that block reached depth.
     let mut mined_in: HashMap<CheckoutSessionId, u64> = HashMap::new();
     let mut mined_at: HashMap<CheckoutSessionId, Instant> = HashMap::new();
@@ -202,17 +276,34 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
     }
     let _ = worker.kill();
     let _ = worker.wait();
+    // Exactly once: one payment per settled session, none twice.
+    let once = store_count(&store, "SELECT count(*)::text AS value FROM payments").await?;
     latencies.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     let span = match (first_mined, last_done) {
         (Some(a), Some(b)) => b.duration_since(a).as_secs_f64().max(0.001),
         _ => 0.0,
     };
     println!();
+    let how = if relayed {
+        "one signature each, relayed by one key"
+    } else {
+        "the buyers' own pay transactions"
+    };
     println!(
-        "| settlement benchmark (chain watcher only, poll 500 ms, 1 s blocks, depth {depth}) | value |"
+        "| settlement benchmark ({how}; chain watcher only, poll 500 ms, 1 s blocks, depth {depth}) | value |"
     );
     println!("|---|---|");
     println!("| payments settled | {} of {total} |", latencies.len());
+    println!("| payments recorded (one per session) | {once} |");
+    println!(
+        "| sent per minute ({}) | {:.0} |",
+        if relayed {
+            "relayer: nonce, sign, store, broadcast"
+        } else {
+            "eth_sendTransaction"
+        },
+        total as f64 / send_secs.max(0.001) * 60.0
+    );
     println!(
         "| at-depth to session-completed p50 | {:.0} ms |",
         percentile(&latencies, 0.5)
@@ -231,4 +322,9 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64) -> Result<(), String>
         latencies.len() as f64 / span * 60.0
     );
     Ok(())
+}
+
+async fn store_count(store: &PgStore, sql: &str) -> Result<String, String> {
+    let rows = stablepay_postgres::testing::query_strings(store, sql).await?;
+    rows.into_iter().next().ok_or_else(|| "no count".into())
 }

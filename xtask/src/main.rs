@@ -39,7 +39,8 @@ commands:
           at 500/s with autovacuum off (BENCH_LATENCY_SECS, default 120);
           BENCH_ONLY=throughput|fairness|latency runs one part
           settlement: router payments settled by the chain watcher: latency and
-          payments verified per minute (BENCH_PAYMENTS tunes it)
+          payments verified per minute (BENCH_PAYMENTS tunes it); --relayed: one
+          signature each, sent by the relayer (default 1,000 payments)
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
           billing: subscription charges per minute
           gas: gasUsed of transfer, approve, pay and one-signature payWithAuthorization
