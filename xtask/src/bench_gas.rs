@@ -123,14 +123,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         &token_call("40c10f19", &payer, 50_000_000),
     )?;
     let one = intent(deadline);
-    let auth = ReceiveAuthorization {
-        from: payer,
-        to: router,
-        value: one.net_amount + one.fee_amount,
-        valid_after: 0,
-        valid_before: deadline,
-        nonce: one.reference,
-    };
+    let auth = ReceiveAuthorization::paying(payer, router, &one);
     let domain = TokenDomain {
         name: "USD Coin".into(),
         version: "2".into(),

@@ -63,14 +63,7 @@ fn one_signature(
     let mut key = [0u8; 32];
     hex::decode_to_slice(chain::KEYS[payer_index], &mut key).map_err(|e| e.to_string())?;
     let payer = eip191::address_of_private_key(&key).ok_or("payer key")?;
-    let authorization = ReceiveAuthorization {
-        from: payer,
-        to: router,
-        value: intent.net_amount + intent.fee_amount,
-        valid_after: 0,
-        valid_before: intent.deadline,
-        nonce: intent.reference,
-    };
+    let authorization = ReceiveAuthorization::paying(payer, router, &intent);
     let domain = TokenDomain {
         name: "USD Coin".into(),
         version: "2".into(),

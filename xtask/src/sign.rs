@@ -8,8 +8,7 @@ use std::io::Read;
 
 use serde_json::Value;
 use stablepay_domain::rules::eip191;
-use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
-use stablepay_domain::Address;
+use stablepay_domain::rules::eip3009::ReceiveAuthorization;
 
 const USAGE: &str =
     "usage: cargo xtask sign [--typed-data] --key 0x<private key>   (input on stdin)";
@@ -45,47 +44,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// The EIP-712 digest of a `ReceiveWithAuthorization` typed-data document.
 fn receive_authorization_digest(typed: &Value) -> Result<[u8; 32], String> {
-    if typed["primaryType"] != "ReceiveWithAuthorization" {
-        return Err("only ReceiveWithAuthorization typed data is supported".into());
-    }
-    let (d, m) = (&typed["domain"], &typed["message"]);
-    let text = |v: &Value, what: &str| {
-        v.as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("typed data: `{what}` is missing"))
-    };
-    let address = |v: &Value, what: &str| {
-        Address::parse(&text(v, what)?.to_lowercase()).map_err(|e| format!("{what}: {e}"))
-    };
-    let number = |v: &Value, what: &str| -> Result<u128, String> {
-        match v {
-            Value::Number(n) => n.as_u64().map(u128::from),
-            Value::String(s) => s.parse().ok(),
-            _ => None,
-        }
-        .ok_or_else(|| format!("typed data: `{what}` is not a number"))
-    };
-    let domain = TokenDomain {
-        name: text(&d["name"], "domain.name")?,
-        version: text(&d["version"], "domain.version")?,
-        chain_id: u64::try_from(number(&d["chainId"], "domain.chainId")?)
-            .map_err(|e| e.to_string())?,
-        token: address(&d["verifyingContract"], "domain.verifyingContract")?,
-    };
-    let seconds = |v: &Value, what: &str| {
-        u64::try_from(number(v, what)?).map_err(|_| format!("{what} is beyond u64"))
-    };
-    let nonce = hex::decode(text(&m["nonce"], "message.nonce")?.trim_start_matches("0x"))
-        .ok()
-        .and_then(|n| <[u8; 32]>::try_from(n).ok())
-        .ok_or("message.nonce must be 32 bytes of hex")?;
-    let authorization = ReceiveAuthorization {
-        from: address(&m["from"], "message.from")?,
-        to: address(&m["to"], "message.to")?,
-        value: number(&m["value"], "message.value")?,
-        valid_after: seconds(&m["validAfter"], "message.validAfter")?,
-        valid_before: seconds(&m["validBefore"], "message.validBefore")?,
-        nonce,
-    };
+    let (domain, authorization) =
+        ReceiveAuthorization::from_typed_data(typed).map_err(|e| format!("typed data: {e}"))?;
     Ok(authorization.digest(&domain))
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
-use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
+use stablepay_domain::rules::eip3009::ReceiveAuthorization;
 use stablepay_domain::Address;
 use stablepay_e2e::*;
 use stablepay_evm::bindings::test_token::TestToken;
@@ -19,25 +19,7 @@ fn addr(v: &Value) -> Address {
 /// Signs the typed data the service handed out, as a wallet's `eth_signTypedData_v4`
 /// would (the digest is rebuilt from the JSON alone).
 fn sign_typed_data(typed: &Value, key: &[u8; 32]) -> String {
-    let (d, m) = (&typed["domain"], &typed["message"]);
-    let domain = TokenDomain {
-        name: d["name"].as_str().unwrap().into(),
-        version: d["version"].as_str().unwrap().into(),
-        chain_id: d["chainId"].as_u64().unwrap(),
-        token: addr(&d["verifyingContract"]),
-    };
-    let uint = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
-    let authorization = ReceiveAuthorization {
-        from: addr(&m["from"]),
-        to: addr(&m["to"]),
-        value: u128::from(uint(&m["value"])),
-        valid_after: uint(&m["validAfter"]),
-        valid_before: uint(&m["validBefore"]),
-        nonce: hex::decode(m["nonce"].as_str().unwrap().trim_start_matches("0x"))
-            .unwrap()
-            .try_into()
-            .unwrap(),
-    };
+    let (domain, authorization) = ReceiveAuthorization::from_typed_data(typed).unwrap();
     eip191::sign_hash(&authorization.digest(&domain), key)
         .unwrap()
         .to_hex()

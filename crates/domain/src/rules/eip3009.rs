@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::model::{Address, Signature};
 use crate::rules::eip191;
-use crate::rules::eip712::{keccak, word_address, word_uint};
+use crate::rules::eip712::{keccak, word_address, word_uint, PaymentIntent};
 
 const DOMAIN_TYPE: &str =
     "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
@@ -50,6 +50,19 @@ pub struct ReceiveAuthorization {
 }
 
 impl ReceiveAuthorization {
+    /// What a payer signs to pay `intent` through `router` (D23): net + fee to the router,
+    /// valid until the intent's deadline, with the session ref as its nonce.
+    pub fn paying(payer: Address, router: Address, intent: &PaymentIntent) -> Self {
+        Self {
+            from: payer,
+            to: router,
+            value: intent.net_amount + intent.fee_amount,
+            valid_after: 0,
+            valid_before: intent.deadline,
+            nonce: intent.reference,
+        }
+    }
+
     pub fn struct_hash(&self) -> [u8; 32] {
         let words = [
             keccak(RECEIVE_TYPE.as_bytes()),
@@ -110,6 +123,54 @@ impl ReceiveAuthorization {
                 "nonce": format!("0x{}", hex::encode(self.nonce)),
             },
         })
+    }
+
+    /// The domain and authorization of a `ReceiveWithAuthorization` typed-data document, as
+    /// `typed_data` writes it (integers as numbers or decimal strings): what a wallet, or a
+    /// tool standing in for one, signs.
+    pub fn from_typed_data(typed: &Value) -> Result<(TokenDomain, Self), String> {
+        if typed["primaryType"] != "ReceiveWithAuthorization" {
+            return Err("primaryType must be ReceiveWithAuthorization".into());
+        }
+        let (d, m) = (&typed["domain"], &typed["message"]);
+        let text = |v: &Value, what: &str| {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("`{what}` is missing"))
+        };
+        let address = |v: &Value, what: &str| {
+            Address::parse(&text(v, what)?.to_lowercase()).map_err(|e| format!("{what}: {e}"))
+        };
+        let number = |v: &Value, what: &str| -> Result<u128, String> {
+            match v {
+                Value::Number(n) => n.as_u64().map(u128::from),
+                Value::String(s) => s.parse().ok(),
+                _ => None,
+            }
+            .ok_or_else(|| format!("`{what}` is not a number"))
+        };
+        let seconds = |v: &Value, what: &str| {
+            u64::try_from(number(v, what)?).map_err(|_| format!("{what} is beyond u64"))
+        };
+        let nonce = hex::decode(text(&m["nonce"], "message.nonce")?.trim_start_matches("0x"))
+            .ok()
+            .and_then(|n| <[u8; 32]>::try_from(n).ok())
+            .ok_or("message.nonce must be 32 bytes of hex")?;
+        let domain = TokenDomain {
+            name: text(&d["name"], "domain.name")?,
+            version: text(&d["version"], "domain.version")?,
+            chain_id: seconds(&d["chainId"], "domain.chainId")?,
+            token: address(&d["verifyingContract"], "domain.verifyingContract")?,
+        };
+        let authorization = Self {
+            from: address(&m["from"], "message.from")?,
+            to: address(&m["to"], "message.to")?,
+            value: number(&m["value"], "message.value")?,
+            valid_after: seconds(&m["validAfter"], "message.validAfter")?,
+            valid_before: seconds(&m["validBefore"], "message.validBefore")?,
+            nonce,
+        };
+        Ok((domain, authorization))
     }
 
     /// Whether `signature` is `from`'s signature of this authorization (an EOA's: a
@@ -197,6 +258,10 @@ mod tests {
         assert_eq!(
             fields,
             ["from", "to", "value", "validAfter", "validBefore", "nonce"]
+        );
+        assert_eq!(
+            ReceiveAuthorization::from_typed_data(&td),
+            Ok((domain, auth))
         );
     }
 

@@ -138,14 +138,7 @@ pub async fn authorization_request(
         session: signed.session,
         router: signed.contract,
         domain,
-        authorization: ReceiveAuthorization {
-            from: payer,
-            to: signed.contract,
-            value: intent.net_amount + intent.fee_amount,
-            valid_after: 0,
-            valid_before: intent.deadline,
-            nonce: intent.reference,
-        },
+        authorization: ReceiveAuthorization::paying(payer, signed.contract, &intent),
     })
 }
 
@@ -177,14 +170,8 @@ pub async fn submit_authorization(
         return Err(AuthorizationError::ValidBeforeTooLate(intent.deadline));
     }
     let session = signed.session;
-    let authorization = ReceiveAuthorization {
-        from: payer,
-        to: signed.contract,
-        value: intent.net_amount + intent.fee_amount,
-        valid_after: 0,
-        valid_before,
-        nonce: intent.reference,
-    };
+    // The intent's deadline is `valid_before` (checked above).
+    let authorization = ReceiveAuthorization::paying(payer, signed.contract, &intent);
     let chain = deps.hosted.settle.chain;
     // A smart-contract wallet signs by ERC-1271: the token checks it, so the simulation
     // below decides for those.
