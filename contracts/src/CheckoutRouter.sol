@@ -20,6 +20,14 @@ contract CheckoutRouter is Eip712 {
         "Intent(bytes32 ref,address token,address recipient,uint256 netAmount,uint256 feeAmount,uint64 deadline)"
     );
 
+    /// What the operator signs for `payWithAuthorization`: the intent bound to one payer.
+    /// The service signs it only when its relayer sends that payer's authorization, so a
+    /// second wallet cannot reuse it, and the token's authorization state (nonce = ref) makes
+    /// the payer's signature single-use: a session's ref pays once without a storage write.
+    bytes32 public constant PAYER_INTENT_TYPEHASH = keccak256(
+        "PayerIntent(bytes32 ref,address token,address recipient,uint256 netAmount,uint256 feeAmount,uint64 deadline,address payer)"
+    );
+
     address public immutable operator;
     address public immutable treasury;
     mapping(bytes32 => bool) public usedRefs;
@@ -58,6 +66,23 @@ contract CheckoutRouter is Eip712 {
         );
     }
 
+    function hashPayerIntent(Intent calldata intent, address payer) public view returns (bytes32) {
+        return _digest(
+            keccak256(
+                abi.encode(
+                    PAYER_INTENT_TYPEHASH,
+                    intent.ref,
+                    intent.token,
+                    intent.recipient,
+                    intent.netAmount,
+                    intent.feeAmount,
+                    intent.deadline,
+                    payer
+                )
+            )
+        );
+    }
+
     function pay(Intent calldata intent, bytes calldata operatorSignature) external {
         _accept(intent, operatorSignature);
         if (!IERC20(intent.token).transferFrom(msg.sender, intent.recipient, intent.netAmount)) revert TransferFailed();
@@ -71,9 +96,9 @@ contract CheckoutRouter is Eip712 {
     /// payer's `ReceiveWithAuthorization` for net + fee to this router, whose nonce is the
     /// session ref, so the signature pays this session only and cannot be front-run into a
     /// transfer elsewhere; the router then splits exactly as `pay` does.
-    /// The ref is checked against `pay` but not recorded: the token's authorization state
-    /// already makes the signature single-use, and a second storage write would cost 22k
-    /// gas on every payment (the service relays one transaction per session).
+    /// The operator's signature covers the intent and the payer (`PayerIntent`), and the
+    /// ref is checked against `pay` but not recorded: recording it would cost 22k gas on
+    /// every payment, and the payer binding plus the token's nonce already make it pay once.
     function payWithAuthorization(
         Intent calldata intent,
         bytes calldata operatorSignature,
@@ -81,7 +106,9 @@ contract CheckoutRouter is Eip712 {
         uint256 validBefore,
         bytes calldata payerSignature
     ) external {
-        _check(intent, operatorSignature);
+        if (block.timestamp > intent.deadline) revert Expired();
+        if (usedRefs[intent.ref]) revert RefAlreadyUsed();
+        if (_recover(hashPayerIntent(intent, payer), operatorSignature) != operator) revert InvalidSignature();
         IERC3009(intent.token).receiveWithAuthorization(
             payer, address(this), intent.netAmount + intent.feeAmount, 0, validBefore, intent.ref, payerSignature
         );
@@ -94,14 +121,10 @@ contract CheckoutRouter is Eip712 {
 
     /// An unexpired intent signed by the operator, whose ref `pay` has not used: marks it used.
     function _accept(Intent calldata intent, bytes calldata operatorSignature) internal {
-        _check(intent, operatorSignature);
-        usedRefs[intent.ref] = true;
-    }
-
-    function _check(Intent calldata intent, bytes calldata operatorSignature) internal view {
         if (block.timestamp > intent.deadline) revert Expired();
         if (usedRefs[intent.ref]) revert RefAlreadyUsed();
         if (_recover(hashIntent(intent), operatorSignature) != operator) revert InvalidSignature();
+        usedRefs[intent.ref] = true;
     }
 }
 

@@ -137,7 +137,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         &dev.checkout_router,
         &stablepay_evm::calldata::pay_with_authorization(
             &one,
-            &sign_intent(&one)?,
+            &eip712::sign(&router_domain, one.payer_struct_hash(&payer), &operator)
+                .ok_or("signing")?,
             &payer,
             deadline,
             &payer_sig,

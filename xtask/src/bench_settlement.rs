@@ -55,7 +55,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// A one-signature payment of `intent` by the dev account `payer_index`.
 fn one_signature(
     intent: PaymentIntent,
-    operator_signature: Signature,
+    router_domain: &eip712::Domain,
+    operator_key: &[u8; 32],
     router: Address,
     usdc: Address,
     payer_index: usize,
@@ -72,6 +73,12 @@ fn one_signature(
     };
     let payer_signature =
         eip191::sign_hash(&authorization.digest(&domain), &key).ok_or("signing failed")?;
+    let operator_signature = eip712::sign(
+        router_domain,
+        intent.payer_struct_hash(&payer),
+        operator_key,
+    )
+    .ok_or("signing failed")?;
     Ok(OneSignaturePayment {
         router,
         intent,
@@ -177,7 +184,7 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
             deadline: s.expires_at.unix_seconds() as u64,
         };
         let sig = eip712::sign(&domain, intent.struct_hash(), &key).ok_or("signing failed")?;
-        let payment = one_signature(intent, sig.clone(), router, usdc, chain::BUYERS[i % 3])?;
+        let payment = one_signature(intent, &domain, &key, router, usdc, chain::BUYERS[i % 3])?;
         calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig), payment));
     }
     // The api's relayer, as `serve` builds it (the keeper's key, as under `xtask dev`).

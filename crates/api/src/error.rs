@@ -346,7 +346,9 @@ impl From<AuthorizationError> for ApiError {
             E::ValidBeforePast | E::ValidBeforeTooLate(_) => {
                 ApiError::invalid_field("valid_before", e.to_string())
             }
-            E::InsufficientFunds { .. } => ApiError::invalid_field("payer", e.to_string()),
+            E::InsufficientFunds { .. } | E::AnotherPayerPending { .. } => {
+                ApiError::invalid_field("payer", e.to_string())
+            }
             E::RelayerUnavailable => ApiError::unavailable(e.to_string(), 30),
             E::ChainUnavailable(detail) => network_unavailable(
                 &detail,

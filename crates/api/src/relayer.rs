@@ -14,7 +14,7 @@ use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
 use stablepay_evm::keeper::keeper_wallet;
 use stablepay_evm::relay::{payment_calldata, sign_call, ONE_SIGNATURE_GAS};
 use stablepay_evm::EvmChain;
-use stablepay_postgres::{PgStore, StoredRelay};
+use stablepay_postgres::{PgStore, RelayFor, StoredRelay};
 
 pub struct EvmRelayer {
     chain: Arc<EvmChain>,
@@ -92,7 +92,11 @@ impl PaymentRelayer for EvmRelayer {
                 chain,
                 self.address,
                 mined,
-                session,
+                RelayFor {
+                    session,
+                    payer: payment.payer,
+                    valid_before: payment.valid_before,
+                },
                 self.clock.now(),
                 |nonce| {
                     sign_call(
@@ -110,6 +114,13 @@ impl PaymentRelayer for EvmRelayer {
             .await?;
         match stored {
             StoredRelay::Existing(tx) => Ok(Relayed::AlreadySubmitted(tx)),
+            StoredRelay::AnotherPayerPending {
+                payer,
+                valid_before,
+            } => Err(RelayError::AnotherPayerPending {
+                payer,
+                valid_before,
+            }),
             StoredRelay::New { tx_hash, raw } => {
                 metrics::counter!("stablepay_relayer_sends_total", "chain" => chain.id().to_string())
                     .increment(1);

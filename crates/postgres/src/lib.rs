@@ -24,7 +24,7 @@ pub use error::map_diesel_error;
 pub use migrate::run_migrations;
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{
-    PgAdvisoryLock, PgDeliveryQueue, SentRelay, SignedCharge, StoredCharge, StoredRelay,
+    PgAdvisoryLock, PgDeliveryQueue, RelayFor, SentRelay, SignedCharge, StoredCharge, StoredRelay,
     NOTIFY_CHANNEL,
 };
 pub use reseal::Resealed;

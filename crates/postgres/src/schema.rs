@@ -375,6 +375,8 @@ diesel::table! {
         created_at -> Timestamptz,
         last_broadcast_at -> Timestamptz,
         mined_at -> Nullable<Timestamptz>,
+        payer_address -> Nullable<Text>,
+        valid_before -> Nullable<Int8>,
     }
 }
 

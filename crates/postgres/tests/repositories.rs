@@ -283,21 +283,32 @@ async fn the_secrets_key_rotates_without_downtime() {
 /// payable again, with the next nonce of the sender's sequence.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_has_one_live_relayed_transaction() {
-    use stablepay_postgres::StoredRelay;
+    use stablepay_postgres::{RelayFor, StoredRelay};
     let (store, _) = fresh_store().await;
     let (chain, sender) = (ChainId::BaseSepolia, Address::from_bytes([0x51; 20]));
     let session = CheckoutSessionId::generate();
     let now = Timestamp::new(chrono::Utc::now());
     let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 1; 32]), vec![n as u8]));
-    let relay = |chain_nonce: u64| {
+    let (payer, other) = (
+        Address::from_bytes([0xa1; 20]),
+        Address::from_bytes([0xb2; 20]),
+    );
+    let valid_before = now.unix_seconds() as u64 + 600;
+    let relay_by = |payer: Address, at: Timestamp, chain_nonce: u64| {
         let store = store.clone();
+        let relay = RelayFor {
+            session,
+            payer,
+            valid_before,
+        };
         async move {
             store
-                .store_relayed_payment(chain, sender, chain_nonce, session, now, signed)
+                .store_relayed_payment(chain, sender, chain_nonce, relay, at, signed)
                 .await
                 .unwrap()
         }
     };
+    let relay = |chain_nonce: u64| relay_by(payer, now, chain_nonce);
     let first = relay(7).await;
     assert_eq!(
         first,
@@ -335,6 +346,24 @@ async fn a_session_has_one_live_relayed_transaction() {
         .unwrap();
     assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
     assert!(store.sent_relays(chain).await.unwrap().is_empty());
+    // Anyone who saw the dropped transaction can still send its authorization until
+    // `valid_before`: another wallet is refused until then, the same wallet is not.
+    assert_eq!(
+        relay_by(other, now, 0).await,
+        StoredRelay::AnotherPayerPending {
+            payer,
+            valid_before
+        }
+    );
+    let StoredRelay::New { tx_hash: again, .. } = relay(0).await else {
+        panic!("the same wallet may sign again (the token spends its nonce once)")
+    };
+    store.relay_dropped(again).await.unwrap();
+    let later = Timestamp::from_unix_seconds(valid_before as i64).unwrap();
+    assert!(matches!(
+        relay_by(other, later, 0).await,
+        StoredRelay::New { .. }
+    ));
 }
 
 /// A wallet verified (by a live key, say) after a registration read it as pending stays

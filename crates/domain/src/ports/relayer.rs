@@ -51,6 +51,11 @@ pub enum RelayError {
     /// new work (D26); the hosted page falls back to approve + pay.
     #[error("the relayer is not available on chain {0}")]
     Unavailable(u64),
+    /// Another payer's authorization for this session was relayed, and although its
+    /// transaction was dropped or reverted it can still be mined (by anyone holding it)
+    /// until `valid_before`: nothing is sent for a second payer before then.
+    #[error("another wallet's payment of this session can be mined until {valid_before}")]
+    AnotherPayerPending { payer: Address, valid_before: u64 },
     #[error(transparent)]
     Chain(#[from] ChainError),
     #[error(transparent)]

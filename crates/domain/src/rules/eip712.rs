@@ -93,6 +93,27 @@ impl PaymentIntent {
     }
 }
 
+impl PaymentIntent {
+    /// `CheckoutRouter.PayerIntent`: this intent bound to one payer, which the operator
+    /// signs for `payWithAuthorization` only when the relayer sends that payer's
+    /// authorization (so another wallet cannot pay the session with it).
+    pub fn payer_struct_hash(&self, payer: &Address) -> [u8; 32] {
+        let typehash = keccak(
+            b"PayerIntent(bytes32 ref,address token,address recipient,uint256 netAmount,uint256 feeAmount,uint64 deadline,address payer)",
+        );
+        keccak(&encode(&[
+            typehash,
+            self.reference,
+            word_address(&self.token),
+            word_address(&self.recipient),
+            word_uint(self.net_amount),
+            word_uint(self.fee_amount),
+            word_uint(u128::from(self.deadline)),
+            word_address(payer),
+        ]))
+    }
+}
+
 /// `SubscriptionManager.subscribe` authorisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SubscribeIntent {

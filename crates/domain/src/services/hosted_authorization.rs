@@ -11,6 +11,7 @@ use crate::ports::{
     ChainError, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
 };
 use crate::rules::eip3009::{on_chain_signature, ReceiveAuthorization, TokenDomain};
+use crate::rules::eip712::{self, Domain, PaymentIntent};
 use crate::services::{public_session, sign_intent_until, HostedDeps, HostedError, Intent};
 
 /// An authorization must stay valid at least this long after it is submitted.
@@ -51,6 +52,12 @@ pub enum AuthorizationError {
     /// No relayer key, or its ETH is under the floor: the page falls back to approve + pay.
     #[error("one-signature payments are not available right now; pay with a transaction")]
     RelayerUnavailable,
+    /// A payment of this session signed by another wallet was relayed and may still be
+    /// mined: that wallet pays, or another may once its authorization has expired.
+    #[error(
+        "a payment of this checkout signed by {payer} may still be mined until {valid_before} (unix seconds); pay from that wallet, or from another after then"
+    )]
+    AnotherPayerPending { payer: Address, valid_before: u64 },
     /// The detail is for logs only (it may hold an RPC URL).
     #[error("the network could not be reached")]
     ChainUnavailable(String),
@@ -75,6 +82,13 @@ impl From<RelayError> for AuthorizationError {
     fn from(e: RelayError) -> Self {
         match e {
             RelayError::Unavailable(_) => AuthorizationError::RelayerUnavailable,
+            RelayError::AnotherPayerPending {
+                payer,
+                valid_before,
+            } => AuthorizationError::AnotherPayerPending {
+                payer,
+                valid_before,
+            },
             RelayError::Chain(e) => e.into(),
             RelayError::Store(e) => AuthorizationError::Hosted(e.into()),
         }
@@ -195,8 +209,8 @@ pub async fn submit_authorization(
     }
     let payment = OneSignaturePayment {
         router: signed.contract,
+        operator_signature: payer_bound_signature(&session, signed.contract, &intent, payer, deps)?,
         intent,
-        operator_signature: signed.signature,
         payer,
         valid_before,
         payer_signature: on_chain_signature(signature),
@@ -206,6 +220,31 @@ pub async fn submit_authorization(
     }
     let relayed = relayer.relay(session.chain, session.id, &payment).await?;
     Ok((session, relayed))
+}
+
+/// The operator's signature of `intent` bound to `payer` (`CheckoutRouter.PayerIntent`):
+/// made only here, as the relayer sends that payer's authorization, so another wallet's
+/// authorization cannot pay the session with it.
+fn payer_bound_signature(
+    session: &CheckoutSession,
+    router: Address,
+    intent: &PaymentIntent,
+    payer: Address,
+    deps: &AuthorizationDeps<'_>,
+) -> Result<Signature, AuthorizationError> {
+    let key = deps
+        .hosted
+        .operator_key
+        .ok_or(HostedError::NotConfigured("no operator key is configured"))?;
+    let domain = Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: session.chain.id(),
+        verifying_contract: router,
+    };
+    Ok(
+        eip712::sign(&domain, intent.payer_struct_hash(&payer), key.expose())
+            .ok_or(HostedError::NotConfigured("the operator key cannot sign"))?,
+    )
 }
 
 /// A payment intent for one-signature payment (deadline `until`, or the default) and the

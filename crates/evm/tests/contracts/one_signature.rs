@@ -34,6 +34,23 @@ fn signed(auth: &ReceiveAuthorization, c: &Chain, key: &[u8; 32]) -> Bytes {
     Bytes::from(sig.as_bytes().to_vec())
 }
 
+/// The intent bound to `payer`, signed by `key` for `payWithAuthorization`.
+fn payer_intent(
+    c: &Chain,
+    intent: &eip712::PaymentIntent,
+    payer: Address,
+    key: &[u8; 32],
+) -> (Intent, Bytes) {
+    let (on_chain, _) = signed_intent(c, intent, key);
+    let domain = eip712::Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: 84532,
+        verifying_contract: c.router,
+    };
+    let sig = eip712::sign(&domain, intent.payer_struct_hash(&payer), key).unwrap();
+    (on_chain, Bytes::from(sig.as_bytes().to_vec()))
+}
+
 /// The revert string of a failed call (FiatToken's `require` messages).
 fn reason(e: ethers::contract::ContractError<Client>) -> String {
     e.decode_revert::<String>()
@@ -119,7 +136,7 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
         fee_amount: 125_000,
         deadline,
     };
-    let (on_chain, operator_sig) = signed_intent(&c, &intent, &c.operator);
+    let (on_chain, operator_sig) = payer_intent(&c, &intent, payer, &c.operator);
     let auth = ReceiveAuthorization {
         from: payer,
         to: c.router,
@@ -185,6 +202,51 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
     // The same signature again: the token's authorization is used up.
     assert!(reason(pay.call().await.unwrap_err()).contains("used or canceled"));
 
+    // The router hashes the payer-bound intent as the service does.
+    let router_domain = eip712::Domain {
+        name: eip712::ROUTER_NAME,
+        chain_id: 84532,
+        verifying_contract: c.router,
+    };
+    assert_eq!(
+        router
+            .hash_payer_intent(on_chain.clone(), to_h160(&payer))
+            .call()
+            .await
+            .unwrap(),
+        router_domain.digest(intent.payer_struct_hash(&payer))
+    );
+    // The ref reused by a second wallet: the operator's signature names the first payer,
+    // so it pays nothing; nor does the intent handed out for approve + pay.
+    let (other_key, other) = payer_without_eth(&c, &relayer, 50_000_000).await;
+    let by_other = ReceiveAuthorization {
+        from: other,
+        ..auth
+    };
+    let (_, transaction_sig) = signed_intent(&c, &intent, &c.operator);
+    for sig in [operator_sig.clone(), transaction_sig] {
+        let err = router
+            .pay_with_authorization(
+                on_chain.clone(),
+                sig,
+                to_h160(&other),
+                U256::from(deadline),
+                signed(&by_other, &c, &other_key),
+            )
+            .call()
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            err.decode_contract_revert::<CheckoutRouterErrors>(),
+            Some(CheckoutRouterErrors::InvalidSignature(_))
+        ));
+    }
+    assert_eq!(
+        token.balance_of(to_h160(&other)).call().await.unwrap(),
+        U256::from(50_000_000u64),
+        "the second wallet kept its money"
+    );
+
     // A session `pay` already paid cannot be paid again by signature.
     let buyer = client(&c.rpc, &c.buyers[2]);
     TestToken::new(to_h160(&c.usdc), buyer.clone())
@@ -210,6 +272,7 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
         nonce: paid.reference,
         ..auth
     };
+    let (on_chain, operator_sig) = payer_intent(&c, &paid, payer, &c.operator);
     let err = router
         .pay_with_authorization(
             on_chain,
@@ -253,7 +316,7 @@ async fn bad_authorizations_move_no_money() {
             valid_before,
             nonce: intent.reference,
         };
-        let (on_chain, operator_sig) = signed_intent(&c, &intent, &c.operator);
+        let (on_chain, operator_sig) = payer_intent(&c, &intent, payer, &c.operator);
         let call = router.pay_with_authorization(
             on_chain,
             operator_sig,

@@ -24,6 +24,18 @@ pub enum StoredRelay {
     New { tx_hash: TxHash, raw: Vec<u8> },
     /// The session already had a relayed transaction: nothing was signed.
     Existing(TxHash),
+    /// An earlier relay of another payer's authorization was dropped or reverted but can
+    /// still be mined by anyone holding its bytes until `valid_before`: nothing was signed,
+    /// so the session is never paid by two wallets.
+    AnotherPayerPending { payer: Address, valid_before: u64 },
+}
+
+/// Whose authorization a relay sends, and until when it can be mined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelayFor {
+    pub session: CheckoutSessionId,
+    pub payer: Address,
+    pub valid_before: u64,
 }
 
 /// A relayed transaction not yet mined.
@@ -35,6 +47,12 @@ pub struct SentRelay {
     pub tx_hash: TxHash,
     pub raw: Vec<u8>,
     pub last_broadcast_at: Timestamp,
+}
+
+/// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
+enum Refused {
+    Existing(String),
+    AnotherPayer(String, i64),
 }
 
 impl PgStore {
@@ -56,22 +74,25 @@ impl PgStore {
     }
 
     /// In one database transaction: takes the sender's next nonce (never below
-    /// `chain_nonce`), unless the session already has a relayed transaction, signs with it
-    /// and stores the bytes. Concurrent calls for one sender queue on its nonce row, so a
-    /// second call for the same session (another api process included) finds the first's
-    /// transaction and signs nothing.
+    /// `chain_nonce`), unless the session already has a relayed transaction or another
+    /// payer's earlier one may still be mined, signs with it and stores the bytes.
+    /// Concurrent calls for one sender queue on its nonce row, so a second call for the
+    /// same session (another api process included) finds the first's transaction and signs
+    /// nothing.
     pub async fn store_relayed_payment(
         &self,
         chain: ChainId,
         sender: Address,
         chain_nonce: u64,
-        session: CheckoutSessionId,
+        relay: RelayFor,
         now: Timestamp,
         sign: impl FnOnce(u64) -> SignedCharge + Send,
     ) -> Result<StoredRelay, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
         let sender = sender.to_lower_hex();
+        let session = relay.session;
+        let payer = relay.payer.to_lower_hex();
         let stored = conn
             .transaction(async |conn| {
                 let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
@@ -83,7 +104,20 @@ impl PgStore {
                     .await
                     .optional()?;
                 if let Some(hash) = existing {
-                    return Ok(Err(hash));
+                    return Ok(Err(Refused::Existing(hash)));
+                }
+                // The token accepts an authorization until its `validBefore`, from anyone.
+                let pending: Option<(Option<String>, Option<i64>)> = rt::table
+                    .filter(rt::checkout_session_id.eq(session.uuid()))
+                    .filter(rt::payer_address.ne(&payer))
+                    .filter(rt::valid_before.gt(now.unix_seconds()))
+                    .order(rt::valid_before.desc())
+                    .select((rt::payer_address, rt::valid_before))
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if let Some((Some(other), Some(until))) = pending {
+                    return Ok(Err(Refused::AnotherPayer(other, until)));
                 }
                 let (hash, raw) = sign(nonce).map_err(|e| {
                     diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
@@ -98,6 +132,8 @@ impl PgStore {
                         rt::raw_tx.eq(&raw),
                         rt::created_at.eq(now.as_datetime()),
                         rt::last_broadcast_at.eq(now.as_datetime()),
+                        rt::payer_address.eq(&payer),
+                        rt::valid_before.eq(to_i64(relay.valid_before)),
                     ))
                     .execute(conn)
                     .await?;
@@ -108,7 +144,13 @@ impl PgStore {
             .map_err(map_diesel_error)?;
         match stored {
             Ok((tx_hash, raw)) => Ok(StoredRelay::New { tx_hash, raw }),
-            Err(existing) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),
+            Err(Refused::Existing(existing)) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),
+            Err(Refused::AnotherPayer(payer, until)) => Ok(StoredRelay::AnotherPayerPending {
+                payer: Address::parse(&payer).map_err(|_| {
+                    crate::error::corrupt("relayed_transactions.payer_address", "not an address")
+                })?,
+                valid_before: u64::try_from(until).unwrap_or(0),
+            }),
         }
     }
 

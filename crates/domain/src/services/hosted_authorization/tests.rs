@@ -264,14 +264,28 @@ fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction()
         .expect_simulate()
         .returning(|_, _| Ok(RelaySimulation::Succeeds));
     let payer = eip191::address_of_private_key(&PAYER_KEY).unwrap();
+    let operator = eip191::address_of_private_key(&OPERATOR).unwrap();
+    // The operator signs the intent bound to this payer (`PayerIntent`), not the plain
+    // intent a transaction uses, so no other wallet can pay the session with it.
+    let signer_over = |p: &OneSignaturePayment, struct_hash: [u8; 32]| {
+        let domain = Domain {
+            name: eip712::ROUTER_NAME,
+            chain_id: CHAIN.id(),
+            verifying_contract: addr(0x10),
+        };
+        eip191::recover_hash(&domain.digest(struct_hash), &p.operator_signature)
+    };
     w.relayer
         .expect_relay()
         .withf(move |chain, _, p| {
             *chain == CHAIN
                 && p.payer == payer
+                && p.router == addr(0x10)
                 && p.intent.net_amount == 12_375_000
                 && p.intent.fee_amount == 125_000
                 && p.intent.deadline == p.valid_before
+                && signer_over(p, p.intent.payer_struct_hash(&payer)) == Some(operator)
+                && signer_over(p, p.intent.struct_hash()) != Some(operator)
         })
         .times(1)
         .returning(|_, _, _| Ok(Relayed::Submitted(TxHash::from_bytes([9; 32]))));
@@ -320,4 +334,31 @@ fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
         matches!(err, AuthorizationError::ValidBeforePast),
         "{err:?}"
     );
+}
+
+#[test]
+fn another_wallets_pending_payment_refuses_this_payer_on_the_payer_field() {
+    let mut w = World::new();
+    w.chain
+        .expect_token_balance()
+        .returning(|_, _, _| Ok(50_000_000));
+    w.relayer.expect_ready().returning(|_| Ok(true));
+    w.relayer
+        .expect_simulate()
+        .returning(|_, _| Ok(RelaySimulation::Succeeds));
+    w.relayer.expect_relay().times(1).returning(|_, _, _| {
+        Err(RelayError::AnotherPayerPending {
+            payer: addr(0x44),
+            valid_before: 1_800_000_900,
+        })
+    });
+    let err = w.submit(&PAYER_KEY).unwrap_err();
+    assert!(matches!(
+        err,
+        AuthorizationError::AnotherPayerPending {
+            payer,
+            valid_before: 1_800_000_900
+        } if payer == addr(0x44)
+    ));
+    assert!(err.to_string().contains("until 1800000900"));
 }
