@@ -92,7 +92,7 @@ pub fn state_from_store(
         login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN, limits.trusted_proxies.clone()),
         account_limiter: AccountRateLimiter::new(LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MIN),
         passwords: Arc::new(ArgonPasswords::for_this_machine()),
-        relaying: chain.relayer.is_some(),
+        relayer: chain.relayer.clone(),
     });
     let api = Data::new(AppState {
         scope: store.clone(),

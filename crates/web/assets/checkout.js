@@ -87,7 +87,7 @@ const approveData = (spender, amount) => "0x095ea7b3" +
 async function api(path, init) {
   const r = await fetch(base + path, init);
   const body = await r.json();
-  if (!r.ok) throw new Error((body.error && body.error.message) || r.statusText);
+  if (!r.ok) throw Object.assign(new Error((body.error && body.error.message) || r.statusText), { status: r.status });
   return body;
 }
 
@@ -145,6 +145,9 @@ async function paySigned() {
       body: JSON.stringify({ payer: from, valid_before: auth.typed_data.message.validBefore, signature }) });
     await confirmUntilDone(sent.tx_hash);
   } catch (e) {
+    // 503: the relayer is under its balance floor (or unreachable); nothing was sent, so the
+    // buyer pays with a transaction instead.
+    if (e && e.status === 503 && $("pay-signature")) $("pay-signature").hidden = true;
     failed(e);
   }
 }

@@ -98,7 +98,12 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             SessionStatus::Expired => "expired",
         },
         subscription: session.session_mode == SessionMode::Subscription,
-        one_signature: one_signature_offered(&session, state.chain.as_ref(), state.relaying).await,
+        one_signature: one_signature_offered(
+            &session,
+            state.chain.as_ref(),
+            state.relayer.as_deref(),
+        )
+        .await,
         has_cancel: session.cancel_url.is_some(),
         data,
     };

@@ -61,9 +61,9 @@ pub struct WebState {
     pub login_limiter: IpRateLimiter,
     /// Sign-in attempts per account, whatever the address.
     pub account_limiter: AccountRateLimiter,
-    /// Whether a relayer sends one-signature payments (`STABLEPAY_RELAYER_KEY`), so the
-    /// hosted page offers them.
-    pub relaying: bool,
+    /// Sends one-signature payments (`STABLEPAY_RELAYER_KEY`); the hosted page offers them
+    /// while it is above its balance floor.
+    pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
     /// argon2id checks, off the request threads (sign-in, enrolling a second factor).
     pub passwords: Arc<dyn PasswordChecker>,
 }

@@ -238,3 +238,96 @@ async fn usdt_has_no_one_signature_path() {
         .unwrap();
     assert_eq!(res.status(), 200);
 }
+
+/// A relayer under its ETH floor takes no work: the page offers only a transaction, and a
+/// signed authorization answers 503 with `Retry-After`, nothing sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relayer_under_its_floor_sends_nothing_and_the_page_offers_a_transaction() {
+    let stack = Stack::start_with(StackOptions {
+        env: vec![(
+            "STABLEPAY_RELAYER_MIN_BALANCE_WEI".into(),
+            "1000000000000000000000000000".into(),
+        )],
+        ..StackOptions::default()
+    })
+    .await;
+    stack.fresh_verified_wallet().await;
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Beans", "amount": "2" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap();
+    let page = stack
+        .http
+        .get(format!("{}/pay/{id}", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("id=\"pay\""),
+        "the transaction button is there"
+    );
+    assert!(
+        !page.contains("id=\"pay-signature\""),
+        "no one-signature button under the floor"
+    );
+
+    let minter = funded_buyer(&stack.chain).await;
+    let payer_key: [u8; 32] = rand::random();
+    let payer = eip191::address_of_private_key(&payer_key).unwrap();
+    TestToken::new(
+        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        minter.clone(),
+    )
+    .mint(payer.to_string().parse().unwrap(), 5_000_000u64.into())
+    .send()
+    .await
+    .unwrap()
+    .await
+    .unwrap();
+    let pay = format!("{}/pay/{id}/authorization", stack.api);
+    let auth: Value = stack
+        .http
+        .get(format!("{pay}?payer={payer}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let typed = &auth["typed_data"];
+    let res = stack
+        .http
+        .post(&pay)
+        .json(&json!({
+            "payer": payer.to_string(),
+            "valid_before": typed["message"]["validBefore"],
+            "signature": sign_typed_data(typed, &payer_key),
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 503);
+    assert_eq!(res.headers()["retry-after"], "30");
+    let err: Value = res.json().await.unwrap();
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("pay with a transaction"),
+        "{err}"
+    );
+    let relayed = stablepay_postgres::testing::query_strings(
+        &stack.store,
+        "SELECT tx_hash AS value FROM relayed_transactions",
+    )
+    .await
+    .unwrap();
+    assert!(relayed.is_empty(), "nothing was relayed: {relayed:?}");
+}

@@ -96,15 +96,17 @@ impl From<RelayError> for AuthorizationError {
 }
 
 /// Whether the hosted page offers a one-signature payment first: an open payment session
-/// whose token has EIP-3009, with a relayer to send it. A node that cannot answer counts as
-/// no (the page still offers paying with a transaction).
+/// whose token has EIP-3009, with a relayer above its balance floor to send it. A node that
+/// cannot answer counts as no (the page still offers paying with a transaction).
 pub async fn one_signature_offered(
     session: &CheckoutSession,
     chain: &dyn crate::ports::ChainReader,
-    relaying: bool,
+    relayer: Option<&dyn PaymentRelayer>,
 ) -> bool {
-    relaying
-        && session.session_mode == SessionMode::Payment
+    let Some(relayer) = relayer else {
+        return false;
+    };
+    session.session_mode == SessionMode::Payment
         && session.status == crate::model::SessionStatus::Open
         && matches!(
             chain
@@ -112,6 +114,7 @@ pub async fn one_signature_offered(
                 .await,
             Ok(Some(_))
         )
+        && matches!(relayer.ready(session.chain).await, Ok(true))
 }
 
 /// The intent for paying with a transaction (approve + pay, or subscribe), unless a
