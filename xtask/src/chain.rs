@@ -51,6 +51,7 @@ pub struct DevChain {
     pub checkout_router: String,
     pub subscription_manager: String,
     pub smart_wallet: String,
+    pub deposit_factory: String,
     child: Child,
 }
 
@@ -69,6 +70,7 @@ impl DevChain {
             "usdt": self.usdt,
             "checkout_router": self.checkout_router,
             "subscription_manager": self.subscription_manager,
+            "deposit_factory": self.deposit_factory,
             "treasury": address(TREASURY),
             "smart_wallet": { "address": self.smart_wallet, "owner_private_key": key(SMART_WALLET_OWNER) },
         })
@@ -90,6 +92,10 @@ impl DevChain {
                 self.subscription_manager.clone(),
             ),
             (format!("STABLEPAY_TREASURY_{id}"), address(TREASURY)),
+            (
+                format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
+                self.deposit_factory.clone(),
+            ),
         ]
     }
 }
@@ -179,7 +185,7 @@ pub(crate) fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value
         .collect()
 }
 
-fn deploy_all(url: &str) -> Result<[String; 5], String> {
+fn deploy_all(url: &str) -> Result<[String; 6], String> {
     let deployer = address(OPERATOR);
     let datas = [
         artifact_bytecode("TestToken")? + &encode_two_strings("USD Coin", "USDC"),
@@ -193,6 +199,9 @@ fn deploy_all(url: &str) -> Result<[String; 5], String> {
             + &word_address(&address(KEEPER))
             + &word_address(&address(TREASURY)),
         artifact_bytecode("TestSmartWallet")? + &word_address(&address(SMART_WALLET_OWNER)),
+        // Last, so the earlier contracts keep their addresses (the EIP-3009 vectors name
+        // the dev USDC's).
+        artifact_bytecode("DepositFactory")? + &word_address(&address(TREASURY)),
     ];
     let hashes = datas
         .into_iter()
@@ -205,7 +214,7 @@ fn deploy_all(url: &str) -> Result<[String; 5], String> {
             .map(str::to_owned)
             .ok_or("no contract address")
     };
-    Ok([addr(0)?, addr(1)?, addr(2)?, addr(3)?, addr(4)?])
+    Ok([addr(0)?, addr(1)?, addr(2)?, addr(3)?, addr(4)?, addr(5)?])
 }
 
 fn fund(url: &str, tokens: &[&str], smart_wallet: &str) -> Result<(), String> {
@@ -250,6 +259,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
         checkout_router: String::new(),
         subscription_manager: String::new(),
         smart_wallet: String::new(),
+        deposit_factory: String::new(),
         child,
     };
     let started = Instant::now();
@@ -271,13 +281,14 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
             accounts[0]
         ));
     }
-    let [usdc, usdt, router, manager, wallet] = deploy_all(&rpc_url)?;
+    let [usdc, usdt, router, manager, wallet, factory] = deploy_all(&rpc_url)?;
     fund(&rpc_url, &[&usdc, &usdt], &wallet)?;
     chain.usdc = usdc;
     chain.usdt = usdt;
     chain.checkout_router = router;
     chain.subscription_manager = manager;
     chain.smart_wallet = wallet;
+    chain.deposit_factory = factory;
     Ok(chain)
 }
 

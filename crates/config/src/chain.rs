@@ -106,6 +106,7 @@ impl ChainEnv {
                     checkout_router,
                     treasury,
                     subscription_manager: address(&format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"))?,
+                    deposit_factory: address(&format!("STABLEPAY_DEPOSIT_FACTORY_{id}"))?,
                     confirmations,
                 }),
                 (None, None) => {}

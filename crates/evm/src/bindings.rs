@@ -27,3 +27,7 @@ pub mod erc1271 {
         r#"[function isValidSignature(bytes32 hash, bytes signature) external view returns (bytes4)]"#
     );
 }
+
+pub mod deposit_factory {
+    ethers::contract::abigen!(DepositFactory, "../../contracts/out/DepositFactory.json");
+}

@@ -45,6 +45,7 @@ pub struct ChainInfo {
     pub router: String,
     pub treasury: String,
     pub subscription_manager: String,
+    pub deposit_factory: String,
     pub operator_key: String,
     pub keeper_key: String,
 }
@@ -77,6 +78,7 @@ pub fn chain_info_of(chain_id: u64) -> ChainInfo {
         router: s(&c["checkout_router"]),
         treasury: s(&c["treasury"]),
         subscription_manager: s(&c["subscription_manager"]),
+        deposit_factory: s(&c["deposit_factory"]),
         operator_key: s(&env["operator_private_key"]),
         keeper_key: s(&env["keeper_private_key"]),
     }
@@ -173,6 +175,10 @@ impl Stack {
             // The relayer shares the keeper's key, and so its nonce sequence (D26).
             ("STABLEPAY_RELAYER_KEY".into(), c.keeper_key.clone()),
             (format!("STABLEPAY_TOKEN_USDT_{id}"), c.usdt.clone()),
+            (
+                format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
+                c.deposit_factory.clone(),
+            ),
             (
                 "STABLEPAY_ALLOW_PRIVATE_WEBHOOK_TARGETS".into(),
                 "true".into(),

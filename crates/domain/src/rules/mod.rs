@@ -4,6 +4,7 @@ pub mod api_keys;
 pub mod confirmations;
 pub mod dashboard_auth;
 pub mod delivery;
+pub mod deposit;
 pub mod dunning;
 pub mod eip191;
 pub mod eip3009;

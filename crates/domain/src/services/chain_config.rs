@@ -7,6 +7,8 @@ pub struct ChainContracts {
     pub checkout_router: Address,
     pub treasury: Address,
     pub subscription_manager: Option<Address>,
+    /// Deposit addresses (D24) for payment sessions on this chain.
+    pub deposit_factory: Option<Address>,
     /// Blocks (including the one with the transaction) before a payment is confirmed.
     pub confirmations: u64,
 }

@@ -25,6 +25,8 @@ type Client = SignerMiddleware<Provider<Http>, LocalWallet>;
 struct Chain {
     rpc: String,
     usdc: Address,
+    usdt: Address,
+    deposit_factory: Address,
     router: Address,
     manager: Address,
     treasury: Address,
@@ -50,6 +52,8 @@ fn chain() -> Chain {
     Chain {
         rpc: c["rpc_url"].as_str().unwrap().to_owned(),
         usdc: addr(&c["usdc"]),
+        usdt: addr(&c["usdt"]),
+        deposit_factory: addr(&c["deposit_factory"]),
         router: addr(&c["checkout_router"]),
         manager: addr(&c["subscription_manager"]),
         treasury: addr(&c["treasury"]),
@@ -609,4 +613,5 @@ async fn the_adapter_decodes_subscription_events_from_receipts_and_logs() {
     );
 }
 
+mod deposits;
 mod one_signature;

@@ -112,6 +112,7 @@ impl Harness {
                 checkout_router: Address::from_bytes([0x4; 20]),
                 treasury: Address::from_bytes([0x3; 20]),
                 subscription_manager: Some(Address::from_bytes(MANAGER)),
+                deposit_factory: None,
                 confirmations: 2,
             }]),
             subscriptions: MockSubscriptionStore::new(),

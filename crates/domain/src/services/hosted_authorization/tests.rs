@@ -128,6 +128,7 @@ impl World {
                 checkout_router: addr(0x10),
                 treasury: addr(0x11),
                 subscription_manager: None,
+                deposit_factory: None,
                 confirmations: 2,
             }]),
             key: PrivateKey::from_bytes(OPERATOR),

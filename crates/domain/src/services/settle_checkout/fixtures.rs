@@ -66,6 +66,7 @@ pub(super) fn directory() -> ChainDirectory {
         checkout_router: router(),
         treasury: treasury(),
         subscription_manager: None,
+        deposit_factory: None,
         confirmations: DEPTH,
     }])
 }

@@ -399,6 +399,7 @@ pub(super) fn directory(manager: Option<Address>) -> ChainDirectory {
         checkout_router: addr(0x10),
         treasury: treasury(),
         subscription_manager: manager,
+        deposit_factory: None,
         confirmations: 2,
     }])
 }
