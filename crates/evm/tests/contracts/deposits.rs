@@ -14,31 +14,6 @@ ethers::contract::abigen!(
     r#"[function pay(address token, address to, uint256 amount) external]"#
 );
 
-/// A fresh account with ETH for gas (anvil's `anvil_setBalance`) and `micros` of both dev
-/// tokens: every test sends from its own key, so parallel tests never share a nonce.
-async fn fresh_sender(c: &Chain, micros: u64) -> Arc<Client> {
-    let key = eip712::session_ref(&CheckoutSessionId::generate());
-    let sender = client(&c.rpc, &hex::encode(key));
-    sender
-        .provider()
-        .request::<_, ()>(
-            "anvil_setBalance",
-            (sender.address(), U256::exp10(18).to_string()),
-        )
-        .await
-        .unwrap();
-    for token in [c.usdc, c.usdt] {
-        TestToken::new(to_h160(&token), sender.clone())
-            .mint(sender.address(), U256::from(micros))
-            .send()
-            .await
-            .unwrap()
-            .await
-            .unwrap();
-    }
-    sender
-}
-
 fn terms(token: Address) -> DepositTerms {
     DepositTerms {
         reference: eip712::session_ref(&CheckoutSessionId::generate()),

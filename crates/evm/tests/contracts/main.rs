@@ -82,6 +82,31 @@ fn client(rpc: &str, key: &str) -> Arc<Client> {
     Arc::new(SignerMiddleware::new(provider, wallet))
 }
 
+/// A fresh account with ETH for gas (anvil's `anvil_setBalance`) and `micros` of both dev
+/// tokens: every test sends from its own key, so parallel tests never share a nonce.
+async fn fresh_sender(c: &Chain, micros: u64) -> Arc<Client> {
+    let key = eip712::session_ref(&CheckoutSessionId::generate());
+    let sender = client(&c.rpc, &hex::encode(key));
+    sender
+        .provider()
+        .request::<_, ()>(
+            "anvil_setBalance",
+            (sender.address(), U256::exp10(18).to_string()),
+        )
+        .await
+        .unwrap();
+    for token in [c.usdc, c.usdt].into_iter().filter(|_| micros > 0) {
+        TestToken::new(to_h160(&token), sender.clone())
+            .mint(sender.address(), U256::from(micros))
+            .send()
+            .await
+            .unwrap()
+            .await
+            .unwrap();
+    }
+    sender
+}
+
 fn random_address() -> Address {
     Address::from_bytes(
         eip712::session_ref(&CheckoutSessionId::generate())[..20]

@@ -60,7 +60,7 @@ fn reason(e: ethers::contract::ContractError<Client>) -> String {
 #[tokio::test]
 async fn the_dev_usdc_has_fiat_tokens_domain_and_accepts_an_outside_librarys_signature() {
     let c = chain();
-    let relayer = client(&c.rpc, &c.buyers[1]);
+    let relayer = fresh_sender(&c, 0).await;
     let token = TestToken::new(to_h160(&c.usdc), relayer.clone());
     assert_eq!(token.name().call().await.unwrap(), "USD Coin");
     assert_eq!(token.version().call().await.unwrap(), "2");
@@ -122,7 +122,7 @@ async fn the_dev_usdc_has_fiat_tokens_domain_and_accepts_an_outside_librarys_sig
 #[tokio::test]
 async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
     let c = chain();
-    let relayer = client(&c.rpc, &c.buyers[1]);
+    let relayer = fresh_sender(&c, 0).await;
     let (payer_key, payer) = payer_without_eth(&c, &relayer, 50_000_000).await;
     let token = TestToken::new(to_h160(&c.usdc), relayer.clone());
     let router = CheckoutRouter::new(to_h160(&c.router), relayer.clone());
@@ -248,7 +248,7 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
     );
 
     // A session `pay` already paid cannot be paid again by signature.
-    let buyer = client(&c.rpc, &c.buyers[2]);
+    let buyer = fresh_sender(&c, 50_000_000).await;
     TestToken::new(to_h160(&c.usdc), buyer.clone())
         .approve(to_h160(&c.router), U256::MAX)
         .send()
@@ -293,7 +293,7 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
 #[tokio::test]
 async fn bad_authorizations_move_no_money() {
     let c = chain();
-    let relayer = client(&c.rpc, &c.buyers[1]);
+    let relayer = fresh_sender(&c, 0).await;
     let (payer_key, payer) = payer_without_eth(&c, &relayer, 50_000_000).await;
     let token = TestToken::new(to_h160(&c.usdc), relayer.clone());
     let router = CheckoutRouter::new(to_h160(&c.router), relayer.clone());
