@@ -191,6 +191,8 @@ diesel::table! {
         expires_at -> Timestamptz,
         completed_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
+        deposit_address -> Nullable<Text>,
+        amount_received_micros -> Int8,
     }
 }
 

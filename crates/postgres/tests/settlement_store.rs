@@ -49,6 +49,8 @@ async fn open_session(store: &PgStore) -> CheckoutSession {
         expires_at: at(3600),
         completed_at: None,
         created_at: at(0),
+        deposit_address: None,
+        amount_received_micros: 0,
     };
     SessionRepository::insert(store, &session).await.unwrap();
     session

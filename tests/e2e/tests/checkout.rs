@@ -22,6 +22,30 @@ async fn a_buyer_pays_and_the_session_settles_exactly_once() {
         .await;
     assert_eq!(status, 201);
     let id = session["id"].as_str().unwrap();
+    // Its deposit address (D24) is the one the chain's factory computes for its terms.
+    assert_eq!(session["amount_received"], "0");
+    let deposit = session["deposit_address"].as_str().unwrap();
+    let buyer = funded_buyer(&stack.chain).await;
+    let factory = stablepay_evm::bindings::deposit_factory::DepositFactory::new(
+        stack
+            .chain
+            .deposit_factory
+            .parse::<ethers::types::Address>()
+            .unwrap(),
+        buyer,
+    );
+    let on_chain = factory
+        .deposit_address(stablepay_evm::bindings::deposit_factory::Deposit {
+            ref_: stablepay_domain::rules::eip712::session_ref(&id.parse().unwrap()),
+            token: stack.chain.usdc.parse().unwrap(),
+            recipient: recipient.parse().unwrap(),
+            fee_amount: 125_000u64.into(),
+            fee_bps: 100u64.into(),
+        })
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(deposit, ethers::utils::to_checksum(&on_chain, None));
 
     // The hosted page's public endpoints.
     let page = stack

@@ -89,6 +89,11 @@ pub struct CheckoutSession {
     pub expires_at: Timestamp,
     pub completed_at: Option<Timestamp>,
     pub created_at: Timestamp,
+    /// Where the buyer may pay by plain transfer (D24): a payment session on a chain with a
+    /// deposit factory.
+    pub deposit_address: Option<Address>,
+    /// What has arrived at `deposit_address`, confirmed at depth, in micro-units.
+    pub amount_received_micros: u64,
 }
 
 impl CheckoutSession {
@@ -150,6 +155,8 @@ mod tests {
             expires_at: at(expires),
             completed_at: None,
             created_at: at(0),
+            deposit_address: None,
+            amount_received_micros: 0,
         }
     }
 

@@ -44,6 +44,12 @@ pub struct CheckoutSessionResource {
     pub expires_at: Timestamp,
     pub completed_at: Option<Timestamp>,
     pub created_at: Timestamp,
+    /// Where the buyer may pay by plain transfer of the session's token (D24); null for
+    /// subscriptions and on chains without a deposit factory.
+    pub deposit_address: Option<Address>,
+    /// The confirmed total received at `deposit_address` (decimal string; "0" at creation).
+    #[schema(value_type = Amount)]
+    pub amount_received: String,
 }
 
 impl CheckoutSessionResource {
@@ -79,6 +85,8 @@ impl CheckoutSessionResource {
             expires_at: s.expires_at,
             completed_at: s.completed_at,
             created_at: s.created_at,
+            deposit_address: s.deposit_address,
+            amount_received: render_micros(s.amount_received_micros),
         }
     }
 }

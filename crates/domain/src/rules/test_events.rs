@@ -77,6 +77,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "customer_reference": "test_customer", "success_url": null, "cancel_url": null,
             "wallet_address": TEST_PAYER, "tx_hash": TEST_TX, "metadata": {},
             "expires_at": now.plus_seconds(86_400).to_string(), "completed_at": created, "created_at": created,
+            "deposit_address": null, "amount_received": "0",
         }),
         EventType::PaymentSucceeded => payment_object("confirmed", "0"),
         EventType::PaymentFailed => payment_object("failed", "0"),

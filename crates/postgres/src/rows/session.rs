@@ -43,6 +43,8 @@ pub(crate) struct SessionRow {
     pub expires_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    pub deposit_address: Option<String>,
+    pub amount_received_micros: i64,
 }
 
 impl SessionRow {
@@ -78,6 +80,8 @@ impl SessionRow {
             expires_at: s.expires_at.as_datetime(),
             completed_at: s.completed_at.map(|t| t.as_datetime()),
             created_at: s.created_at.as_datetime(),
+            deposit_address: s.deposit_address.map(|a| a.to_lower_hex()),
+            amount_received_micros: to_i64(s.amount_received_micros),
         }
     }
 }
@@ -117,6 +121,8 @@ impl TryFrom<SessionRow> for CheckoutSession {
             expires_at: ts(r.expires_at),
             completed_at: ts_opt(r.completed_at),
             created_at: ts(r.created_at),
+            deposit_address: address_opt(r.deposit_address.as_deref())?,
+            amount_received_micros: micros(r.amount_received_micros)?,
         })
     }
 }

@@ -369,3 +369,32 @@ fn a_live_default_recipient_is_only_ever_a_wallet_verified_in_live_mode() {
     );
     assert_eq!(fields(h.run(&test, request()).unwrap_err()), ["recipient"]);
 }
+
+#[test]
+fn a_payment_session_gets_the_deposit_address_of_its_terms_where_a_factory_is() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let mut h = Harness::new(vec![wallet(&c, 1)], 2);
+    let s = h.run(&c, request()).unwrap();
+    assert_eq!(s.deposit_address, None, "no factory on this chain");
+
+    let factory = Address::from_bytes([0x5f; 20]);
+    h.chains = ChainDirectory::new(vec![ChainContracts {
+        chain: ChainId::BaseSepolia,
+        checkout_router: Address::from_bytes([0x4; 20]),
+        treasury: Address::from_bytes([0x3; 20]),
+        subscription_manager: None,
+        deposit_factory: Some(factory),
+        confirmations: 2,
+    }]);
+    let s = h.run(&c, request()).unwrap();
+    let expected = DepositTerms {
+        reference: eip712::session_ref(&s.id),
+        token: s.token_address,
+        recipient: s.recipient_address,
+        fee_amount: u128::from(s.fee_micros),
+        fee_bps: s.fee_bps,
+    }
+    .address(&factory);
+    assert_eq!(s.deposit_address, Some(expected));
+    assert_eq!(s.amount_received_micros, 0);
+}

@@ -57,6 +57,8 @@ fn session() -> CheckoutSession {
         expires_at: at(3600),
         completed_at: None,
         created_at: at(-60),
+        deposit_address: None,
+        amount_received_micros: 0,
     }
 }
 

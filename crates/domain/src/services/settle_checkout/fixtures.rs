@@ -109,6 +109,8 @@ pub(super) fn session() -> CheckoutSession {
         expires_at: now().plus_seconds(600),
         completed_at: None,
         created_at: now().plus_seconds(-60),
+        deposit_address: None,
+        amount_received_micros: 0,
     }
 }
 
