@@ -1,9 +1,11 @@
 //! `cargo xtask bench gas`: gasUsed of every payment path on a fresh dev chain (anvil, the
 //! committed contracts), against DESIGN §10's bars in units of "two warm ERC-20 transfers"
 //! (sender and recipient both already holding the token): a router `pay` ≤ 1.25×, a
-//! one-signature `payWithAuthorization` ≤ 1.5× (relayed: the payer holds no ETH).
+//! one-signature `payWithAuthorization` ≤ 1.5× (relayed: the payer holds no ETH), a deposit
+//! sweep of a deployed forwarder ≤ 2× (the first sweep, which deploys it, is reported).
 
 use serde_json::json;
+use stablepay_domain::rules::deposit::DepositTerms;
 use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
 use stablepay_domain::rules::{eip191, eip712};
 use stablepay_domain::{Address, CheckoutSessionId, Signature};
@@ -150,12 +152,45 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         json!([payer.to_string(), "latest"]),
     )?;
 
+    // A deposit (D24): a plain transfer to the session's address, then sweeps by anyone (the
+    // relayer here) to a recipient that already holds the token.
+    let factory = addr(&dev.deposit_factory)?;
+    let terms = DepositTerms {
+        reference: eip712::session_ref(&CheckoutSessionId::generate()),
+        token: usdc,
+        recipient: merchant,
+        fee_amount: 200_000,
+        fee_bps: 100,
+    };
+    let deposit_at = terms.address(&factory);
+    let mut sweep_gas = Vec::new();
+    for part in [4_000_000, 16_000_000] {
+        gas_of(
+            &dev,
+            &buyer,
+            &dev.usdc,
+            &token_call("a9059cbb", &deposit_at, part),
+        )?;
+        sweep_gas.push(gas_of(
+            &dev,
+            &relayer,
+            &dev.deposit_factory,
+            &stablepay_evm::calldata::sweep(&terms, &usdc),
+        )?);
+    }
+
     let two = 2.0 * transfer as f64;
-    let rows: [(&str, u64, Option<f64>); 4] = [
+    let rows: [(&str, u64, Option<f64>); 6] = [
         ("transfer (warm)", transfer, None),
         ("approve (first)", approve, None),
         ("pay (router, warm treasury)", pay, Some(1.25)),
         ("payWithAuthorization (relayed)", relayed, Some(1.5)),
+        ("deposit sweep (deploys forwarder)", sweep_gas[0], None),
+        (
+            "deposit sweep (forwarder deployed)",
+            sweep_gas[1],
+            Some(2.0),
+        ),
     ];
     println!(
         "{:<34} {:>9} {:>12} {:>6}",

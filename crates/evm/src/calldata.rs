@@ -2,10 +2,12 @@
 
 use ethers::abi::AbiEncode;
 use ethers::types::{Bytes, U256};
+use stablepay_domain::rules::deposit::DepositTerms;
 use stablepay_domain::rules::eip712::{PaymentIntent, SubscribeIntent};
 use stablepay_domain::{Address, Signature};
 
 use crate::bindings::checkout_router::{Intent, PayCall, PayWithAuthorizationCall};
+use crate::bindings::deposit_factory::{Deposit, SweepCall, SweepManyCall};
 use crate::bindings::subscription_manager::{ChargeCall, SubscribeCall};
 use crate::bindings::test_token::ApproveCall;
 use crate::to_h160;
@@ -73,6 +75,35 @@ pub fn subscribe(intent: &SubscribeIntent, operator_signature: &Signature) -> Ve
 pub fn charge(chain_subscription_id: u128) -> Vec<u8> {
     ChargeCall {
         subscription_id: U256::from(chain_subscription_id),
+    }
+    .encode()
+}
+
+fn deposit(terms: &DepositTerms) -> Deposit {
+    Deposit {
+        ref_: terms.reference,
+        token: to_h160(&terms.token),
+        recipient: to_h160(&terms.recipient),
+        fee_amount: U256::from(terms.fee_amount),
+        fee_bps: U256::from(terms.fee_bps),
+    }
+}
+
+/// `DepositFactory.sweep(terms, token)` (D24): anyone may send it; `token` is the zero
+/// address for ETH.
+pub fn sweep(terms: &DepositTerms, token: &Address) -> Vec<u8> {
+    SweepCall {
+        d: deposit(terms),
+        token: to_h160(token),
+    }
+    .encode()
+}
+
+/// `DepositFactory.sweepMany(terms[], tokens[])`: one transaction for many deposits.
+pub fn sweep_many(deposits: &[(DepositTerms, Address)]) -> Vec<u8> {
+    SweepManyCall {
+        ds: deposits.iter().map(|(t, _)| deposit(t)).collect(),
+        tokens: deposits.iter().map(|(_, token)| to_h160(token)).collect(),
     }
     .encode()
 }
