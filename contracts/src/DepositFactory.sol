@@ -39,7 +39,15 @@ contract DepositFactory {
         uint256 feeAmount
     );
 
+    /// A batch entry that could not be swept (its recipient refused ETH, say); the rest of
+    /// the batch went through.
+    event SweepFailed(bytes32 indexed ref, address indexed token);
+
     error FeeTooHigh();
+    error LengthMismatch();
+    error OutOfGas();
+    error Reentered();
+    error TooLarge();
 
     constructor(address treasury_) {
         treasury = treasury_;
@@ -58,7 +66,7 @@ contract DepositFactory {
 
     /// Sweeps `token` (address(0): ETH) from `d`'s deposit address, deploying its forwarder
     /// on first use. A zero balance moves nothing. Returns what went where.
-    function sweep(Deposit calldata d, address token) public returns (uint256 net, uint256 fee) {
+    function sweep(Deposit calldata d, address token) public nonReentrant returns (uint256 net, uint256 fee) {
         if (d.feeBps > 10_000) revert FeeTooHigh();
         bytes32 s = salt(d);
         address forwarder = _forwarder(s);
@@ -69,6 +77,7 @@ contract DepositFactory {
             // this sweep takes what that total has not taken yet.
             Swept memory before = swept[s];
             uint256 received = uint256(before.received) + balance;
+            if (received > type(uint128).max) revert TooLarge();
             uint256 total = received * d.feeBps / 10_000;
             if (total > d.feeAmount) total = d.feeAmount;
             fee = total - before.fee;
@@ -77,15 +86,40 @@ contract DepositFactory {
         }
         // Other tokens and ETH carry no fee terms: all of it goes to the recipient.
         net = balance - fee;
-        DepositForwarder(payable(forwarder)).pay(token, d.recipient, net);
+        if (net > 0) DepositForwarder(payable(forwarder)).pay(token, d.recipient, net);
         if (fee > 0) DepositForwarder(payable(forwarder)).pay(token, treasury, fee);
         emit DepositSwept(d.ref, forwarder, token, d.recipient, net, fee);
     }
 
-    /// Sweeps many deposits in one transaction (the relayer's batches); each entry as `sweep`.
+    /// A token with transfer hooks must not re-enter a sweep between its two payments. The
+    /// lock lives in transient storage and is lifted on every way out, early returns included.
+    modifier nonReentrant() {
+        bool entered;
+        assembly {
+            entered := tload(0)
+        }
+        if (entered) revert Reentered();
+        assembly {
+            tstore(0, 1)
+        }
+        _;
+        assembly {
+            tstore(0, 0)
+        }
+    }
+
+    /// Sweeps many deposits in one transaction (the relayer's batches), each as `sweep`; an
+    /// entry that fails is skipped with `SweepFailed` and never blocks the others.
     function sweepMany(Deposit[] calldata ds, address[] calldata tokens) external {
+        if (ds.length != tokens.length) revert LengthMismatch();
         for (uint256 i = 0; i < ds.length; i++) {
-            sweep(ds[i], tokens[i]);
+            try this.sweep(ds[i], tokens[i]) {}
+            catch {
+                // An entry that ran out of gas leaves 1/64 behind: the whole batch fails
+                // then, so a gas estimate covers every entry rather than skipping some.
+                if (gasleft() < 50_000) revert OutOfGas();
+                emit SweepFailed(ds[i].ref, tokens[i]);
+            }
         }
     }
 

@@ -25,6 +25,6 @@ pub use migrate::run_migrations;
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{
     PgAdvisoryLock, PgDeliveryQueue, RelayFor, SentRelay, SignedCharge, StoredCharge, StoredRelay,
-    NOTIFY_CHANNEL,
+    ANOTHER_PAYER_MARGIN_SECS, NOTIFY_CHANNEL,
 };
 pub use reseal::Resealed;

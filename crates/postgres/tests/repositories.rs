@@ -359,7 +359,15 @@ async fn a_session_has_one_live_relayed_transaction() {
         panic!("the same wallet may sign again (the token spends its nonce once)")
     };
     store.relay_dropped(again).await.unwrap();
-    let later = Timestamp::from_unix_seconds(valid_before as i64).unwrap();
+    let at_expiry = Timestamp::from_unix_seconds(valid_before as i64).unwrap();
+    assert!(matches!(
+        relay_by(other, at_expiry, 0).await,
+        StoredRelay::AnotherPayerPending { .. }
+    ));
+    let later = Timestamp::from_unix_seconds(
+        valid_before as i64 + stablepay_postgres::ANOTHER_PAYER_MARGIN_SECS,
+    )
+    .unwrap();
     assert!(matches!(
         relay_by(other, later, 0).await,
         StoredRelay::New { .. }

@@ -275,3 +275,56 @@ async fn nobody_can_send_a_deposit_anywhere_else() {
     let (_, swept) = sweep(&factory, &t, c.usdc).await;
     assert_eq!(swept, Some((1_980_000, 20_000)));
 }
+
+#[tokio::test]
+async fn a_batch_sweeps_every_good_entry_and_skips_a_bad_one() {
+    let c = chain();
+    let sender = fresh_sender(&c, 10_000_000).await;
+    let factory = DepositFactory::new(to_h160(&c.deposit_factory), sender.clone());
+    let (a, empty, b) = (terms(c.usdc), terms(c.usdc), terms(c.usdc));
+    send_token(&sender, c.usdc, a.address(&c.deposit_factory), 1_000_000).await;
+    send_token(&sender, c.usdc, b.address(&c.deposit_factory), 2_000_000).await;
+    let bad = DepositTerms {
+        fee_bps: 10_001,
+        ..terms(c.usdc)
+    };
+    // An empty deposit returns early inside the batch: the next entries still run.
+    let batch = [a, empty, bad, b];
+    let receipt = factory
+        .sweep_many(
+            batch.iter().map(on_chain).collect(),
+            batch.iter().map(|t| to_h160(&t.token)).collect(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(receipt.status.unwrap().as_u64(), 1);
+    let failed: Vec<[u8; 32]> = receipt
+        .logs
+        .iter()
+        .filter_map(|log| {
+            ethers::contract::parse_log::<
+                stablepay_evm::bindings::deposit_factory::SweepFailedFilter,
+            >(log.clone())
+            .ok()
+            .map(|e| e.ref_)
+        })
+        .collect();
+    assert_eq!(failed, [bad.reference], "only the bad entry failed");
+    assert_eq!(balance(&sender, c.usdc, a.recipient).await, 990_000);
+    assert_eq!(balance(&sender, c.usdc, b.recipient).await, 1_980_000);
+    // Terms and tokens must pair up.
+    let err = factory
+        .sweep_many(vec![on_chain(&a)], vec![])
+        .call()
+        .await
+        .unwrap_err();
+    let data = err.as_revert().cloned().unwrap_or_default();
+    assert!(
+        data.starts_with(&ethers::utils::keccak256("LengthMismatch()")[..4]),
+        "{err:?}"
+    );
+}

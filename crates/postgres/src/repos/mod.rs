@@ -24,4 +24,4 @@ pub use delivery_queue::PgDeliveryQueue;
 pub use keeper::{SignedCharge, StoredCharge};
 pub use leader_lock::PgAdvisoryLock;
 pub use outbox::NOTIFY_CHANNEL;
-pub use relayed::{RelayFor, SentRelay, StoredRelay};
+pub use relayed::{RelayFor, SentRelay, StoredRelay, ANOTHER_PAYER_MARGIN_SECS};

@@ -17,6 +17,9 @@ use crate::PgStore;
 /// `dropped` ones leave the session payable.
 const LIVE: [&str; 2] = ["sent", "mined"];
 
+/// How long past an earlier payer's `validBefore` another payer is still refused.
+pub const ANOTHER_PAYER_MARGIN_SECS: i64 = 600;
+
 /// What [`PgStore::store_relayed_payment`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoredRelay {
@@ -106,11 +109,13 @@ impl PgStore {
                 if let Some(hash) = existing {
                     return Ok(Err(Refused::Existing(hash)));
                 }
-                // The token accepts an authorization until its `validBefore`, from anyone.
+                // The token accepts an authorization until its `validBefore`, from anyone;
+                // the margin covers a clock behind the chain's and a watcher that has not
+                // yet recorded one mined at the last moment.
                 let pending: Option<(Option<String>, Option<i64>)> = rt::table
                     .filter(rt::checkout_session_id.eq(session.uuid()))
                     .filter(rt::payer_address.ne(&payer))
-                    .filter(rt::valid_before.gt(now.unix_seconds()))
+                    .filter(rt::valid_before.gt(now.unix_seconds() - ANOTHER_PAYER_MARGIN_SECS))
                     .order(rt::valid_before.desc())
                     .select((rt::payer_address, rt::valid_before))
                     .first(conn)
