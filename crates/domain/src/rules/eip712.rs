@@ -81,19 +81,9 @@ impl PaymentIntent {
         let typehash = keccak(
             b"Intent(bytes32 ref,address token,address recipient,uint256 netAmount,uint256 feeAmount,uint64 deadline)",
         );
-        keccak(&encode(&[
-            typehash,
-            self.reference,
-            word_address(&self.token),
-            word_address(&self.recipient),
-            word_uint(self.net_amount),
-            word_uint(self.fee_amount),
-            word_uint(u128::from(self.deadline)),
-        ]))
+        keccak(&encode(&self.words(typehash)))
     }
-}
 
-impl PaymentIntent {
     /// `CheckoutRouter.PayerIntent`: this intent bound to one payer, which the operator
     /// signs for `payWithAuthorization` only when the relayer sends that payer's
     /// authorization (so another wallet cannot pay the session with it).
@@ -101,7 +91,14 @@ impl PaymentIntent {
         let typehash = keccak(
             b"PayerIntent(bytes32 ref,address token,address recipient,uint256 netAmount,uint256 feeAmount,uint64 deadline,address payer)",
         );
-        keccak(&encode(&[
+        let mut words = self.words(typehash).to_vec();
+        words.push(word_address(payer));
+        keccak(&encode(&words))
+    }
+
+    /// The type hash and the intent's fields, ABI-encoded in the order both types share.
+    fn words(&self, typehash: [u8; 32]) -> [[u8; 32]; 7] {
+        [
             typehash,
             self.reference,
             word_address(&self.token),
@@ -109,8 +106,7 @@ impl PaymentIntent {
             word_uint(self.net_amount),
             word_uint(self.fee_amount),
             word_uint(u128::from(self.deadline)),
-            word_address(payer),
-        ]))
+        ]
     }
 }
 
