@@ -1,8 +1,8 @@
 //! Deposit addresses (D24): where a session's buyer may send a plain transfer, and how what
 //! arrives there is split. Must match `contracts/src/DepositFactory.sol`.
 
-use crate::model::Address;
-use crate::rules::eip712::{keccak, word_address, word_uint};
+use crate::model::{Address, CheckoutSession};
+use crate::rules::eip712::{keccak, session_ref, word_address, word_uint};
 
 /// The terms a deposit address commits to (the factory's salt is their hash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,17 @@ pub struct DepositTerms {
 }
 
 impl DepositTerms {
+    /// A session's terms: its ref, token, recipient and fee snapshot.
+    pub fn of_session(session: &CheckoutSession) -> Self {
+        Self {
+            reference: session_ref(&session.id),
+            token: session.token_address,
+            recipient: session.recipient_address,
+            fee_amount: u128::from(session.fee_micros),
+            fee_bps: session.fee_bps,
+        }
+    }
+
     /// `DepositFactory.salt`: keccak256(abi.encode(ref, token, recipient, feeAmount, feeBps)).
     pub fn salt(&self) -> [u8; 32] {
         let mut bytes = Vec::with_capacity(5 * 32);

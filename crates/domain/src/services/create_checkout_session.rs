@@ -10,7 +10,7 @@ use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
 };
 use crate::rules::deposit::DepositTerms;
-use crate::rules::{eip712, fees};
+use crate::rules::fees;
 use crate::services::{ChainDirectory, TokenDirectory};
 
 mod subscription_terms;
@@ -120,25 +120,8 @@ pub async fn create_checkout_session(
     let fee_bps = ctx.fee_tier.bps();
     let split = fees::split(amount, fee_bps);
     let now = deps.clock.now();
-    let id = CheckoutSessionId::generate();
-    // A payment can also arrive by plain transfer where the chain has a deposit factory.
-    let deposit_address = deps
-        .chains
-        .get(chain)
-        .and_then(|c| c.deposit_factory)
-        .filter(|_| session_mode == crate::model::SessionMode::Payment)
-        .map(|factory| {
-            DepositTerms {
-                reference: eip712::session_ref(&id),
-                token: token_address,
-                recipient,
-                fee_amount: u128::from(split.fee_micros),
-                fee_bps,
-            }
-            .address(&factory)
-        });
-    let session = CheckoutSession {
-        id,
+    let mut session = CheckoutSession {
+        id: CheckoutSessionId::generate(),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         session_mode,
@@ -167,9 +150,15 @@ pub async fn create_checkout_session(
         expires_at: now.plus_seconds(req.expires_in_seconds as i64),
         completed_at: None,
         created_at: now,
-        deposit_address,
+        deposit_address: None,
         amount_received_micros: 0,
     };
+    // A payment can also arrive by plain transfer where the chain has a deposit factory.
+    if session_mode == crate::model::SessionMode::Payment {
+        if let Some(factory) = deps.chains.get(chain).and_then(|c| c.deposit_factory) {
+            session.deposit_address = Some(DepositTerms::of_session(&session).address(&factory));
+        }
+    }
     deps.sessions.insert(&session).await?;
     Ok(session)
 }

@@ -11,8 +11,9 @@ use crate::ports::{
     ChainError, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
 };
 use crate::rules::eip3009::{on_chain_signature, ReceiveAuthorization, TokenDomain};
-use crate::rules::eip712::{self, Domain, PaymentIntent};
-use crate::services::{public_session, sign_intent_until, HostedDeps, HostedError, Intent};
+use crate::services::{
+    prepare_intent, public_session, HostedDeps, HostedError, Intent, PreparedIntent,
+};
 
 /// An authorization must stay valid at least this long after it is submitted.
 pub const MIN_VALIDITY_SECS: u64 = 60;
@@ -147,15 +148,15 @@ pub async fn authorization_request(
     payer: Address,
     deps: &AuthorizationDeps<'_>,
 ) -> Result<AuthorizationRequest, AuthorizationError> {
-    let (signed, domain) = one_signature_intent(id, None, deps).await?;
-    let Intent::Payment(intent) = signed.intent else {
+    let (prepared, domain) = one_signature_intent(id, None, deps).await?;
+    let Intent::Payment(intent) = prepared.intent else {
         return Err(AuthorizationError::NotPaymentMode);
     };
     Ok(AuthorizationRequest {
-        session: signed.session,
-        router: signed.contract,
+        session: prepared.session,
+        router: prepared.contract,
         domain,
-        authorization: ReceiveAuthorization::paying(payer, signed.contract, &intent),
+        authorization: ReceiveAuthorization::paying(payer, prepared.contract, &intent),
     })
 }
 
@@ -179,16 +180,16 @@ pub async fn submit_authorization(
     if valid_before < now.saturating_add(MIN_VALIDITY_SECS) {
         return Err(AuthorizationError::ValidBeforePast);
     }
-    let (signed, domain) = one_signature_intent(id, Some(valid_before), deps).await?;
-    let Intent::Payment(intent) = signed.intent else {
+    let (prepared, domain) = one_signature_intent(id, Some(valid_before), deps).await?;
+    let Intent::Payment(intent) = prepared.intent else {
         return Err(AuthorizationError::NotPaymentMode);
     };
     if intent.deadline != valid_before {
         return Err(AuthorizationError::ValidBeforeTooLate(intent.deadline));
     }
-    let session = signed.session;
+    let session = &prepared.session;
     // The intent's deadline is `valid_before` (checked above).
-    let authorization = ReceiveAuthorization::paying(payer, signed.contract, &intent);
+    let authorization = ReceiveAuthorization::paying(payer, prepared.contract, &intent);
     let chain = deps.hosted.settle.chain;
     // A smart-contract wallet signs by ERC-1271: the token checks it, so the simulation
     // below decides for those.
@@ -210,9 +211,11 @@ pub async fn submit_authorization(
     if !relayer.ready(session.chain).await? {
         return Err(AuthorizationError::RelayerUnavailable);
     }
+    // Bound to this payer (`PayerIntent`), and made only here, as the relayer sends this
+    // payer's authorization: another wallet's authorization cannot pay the session with it.
     let payment = OneSignaturePayment {
-        router: signed.contract,
-        operator_signature: payer_bound_signature(&session, signed.contract, &intent, payer, deps)?,
+        router: prepared.contract,
+        operator_signature: prepared.operator_signature(intent.payer_struct_hash(&payer))?,
         intent,
         payer,
         valid_before,
@@ -222,46 +225,21 @@ pub async fn submit_authorization(
         return Err(AuthorizationError::Rejected(why));
     }
     let relayed = relayer.relay(session.chain, session.id, &payment).await?;
-    Ok((session, relayed))
+    Ok((prepared.session, relayed))
 }
 
-/// The operator's signature of `intent` bound to `payer` (`CheckoutRouter.PayerIntent`):
-/// made only here, as the relayer sends that payer's authorization, so another wallet's
-/// authorization cannot pay the session with it.
-fn payer_bound_signature(
-    session: &CheckoutSession,
-    router: Address,
-    intent: &PaymentIntent,
-    payer: Address,
-    deps: &AuthorizationDeps<'_>,
-) -> Result<Signature, AuthorizationError> {
-    let key = deps
-        .hosted
-        .operator_key
-        .ok_or(HostedError::NotConfigured("no operator key is configured"))?;
-    let domain = Domain {
-        name: eip712::ROUTER_NAME,
-        chain_id: session.chain.id(),
-        verifying_contract: router,
-    };
-    Ok(
-        eip712::sign(&domain, intent.payer_struct_hash(&payer), key.expose())
-            .ok_or(HostedError::NotConfigured("the operator key cannot sign"))?,
-    )
-}
-
-/// A payment intent for one-signature payment (deadline `until`, or the default) and the
-/// token's EIP-712 domain, which a token without EIP-3009 does not have.
-async fn one_signature_intent(
+/// An unsigned payment intent for one-signature payment (deadline `until`, or the default)
+/// and the token's EIP-712 domain, which a token without EIP-3009 does not have.
+async fn one_signature_intent<'a>(
     id: CheckoutSessionId,
     until: Option<u64>,
-    deps: &AuthorizationDeps<'_>,
-) -> Result<(crate::services::SignedIntent, TokenDomain), AuthorizationError> {
-    let signed = sign_intent_until(id, until, &deps.hosted).await?;
-    if signed.session.session_mode != SessionMode::Payment {
+    deps: &AuthorizationDeps<'a>,
+) -> Result<(PreparedIntent<'a>, TokenDomain), AuthorizationError> {
+    let prepared = prepare_intent(id, until, &deps.hosted).await?;
+    if prepared.session.session_mode != SessionMode::Payment {
         return Err(AuthorizationError::NotPaymentMode);
     }
-    let session = &signed.session;
+    let session = &prepared.session;
     let domain = deps
         .hosted
         .settle
@@ -269,7 +247,7 @@ async fn one_signature_intent(
         .authorization_domain(session.chain, session.token_address)
         .await?
         .ok_or(AuthorizationError::Unsupported(session.currency.as_str()))?;
-    Ok((signed, domain))
+    Ok((prepared, domain))
 }
 
 #[cfg(test)]

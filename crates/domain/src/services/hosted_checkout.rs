@@ -112,16 +112,54 @@ pub async fn sign_payment_intent(
     id: CheckoutSessionId,
     deps: &HostedDeps<'_>,
 ) -> Result<SignedIntent, HostedError> {
-    sign_intent_until(id, None, deps).await
+    let prepared = prepare_intent(id, None, deps).await?;
+    let signature = prepared.operator_signature(prepared.struct_hash)?;
+    let PreparedIntent {
+        session,
+        contracts,
+        contract,
+        intent,
+        ..
+    } = prepared;
+    Ok(SignedIntent {
+        session,
+        contracts,
+        contract,
+        intent,
+        signature,
+    })
 }
 
-/// [`sign_payment_intent`] whose deadline is also no later than `until` (a one-signature
-/// payment's intent ends with the payer's authorization).
-pub async fn sign_intent_until(
+/// An intent for an open session whose recipient is still verified, not yet signed: a
+/// one-signature payment signs another struct over it (`PayerIntent`), or none at all.
+pub struct PreparedIntent<'a> {
+    pub session: CheckoutSession,
+    pub contracts: ChainContracts,
+    /// The contract the intent is for.
+    pub contract: Address,
+    pub intent: Intent,
+    /// The contract's EIP-712 domain.
+    pub domain: Domain,
+    /// The intent's own struct hash (what `sign_payment_intent` signs).
+    pub struct_hash: [u8; 32],
+    key: &'a PrivateKey,
+}
+
+impl PreparedIntent<'_> {
+    /// The operator key's signature of `struct_hash` in the contract's domain.
+    pub fn operator_signature(&self, struct_hash: [u8; 32]) -> Result<Signature, HostedError> {
+        eip712::sign(&self.domain, struct_hash, self.key.expose())
+            .ok_or(HostedError::NotConfigured("the operator key cannot sign"))
+    }
+}
+
+/// The intent [`sign_payment_intent`] signs, with a deadline also no later than `until` (a
+/// one-signature payment's intent ends with the payer's authorization).
+pub async fn prepare_intent<'a>(
     id: CheckoutSessionId,
     until: Option<u64>,
-    deps: &HostedDeps<'_>,
-) -> Result<SignedIntent, HostedError> {
+    deps: &HostedDeps<'a>,
+) -> Result<PreparedIntent<'a>, HostedError> {
     let session = public_session(id, deps).await?;
     if session.status != SessionStatus::Open {
         return Err(HostedError::NotOpen(session.status.as_str()));
@@ -197,14 +235,14 @@ pub async fn sign_intent_until(
         chain_id: session.chain.id(),
         verifying_contract: contract,
     };
-    let signature = eip712::sign(&domain, struct_hash, key.expose())
-        .ok_or(HostedError::NotConfigured("the operator key cannot sign"))?;
-    Ok(SignedIntent {
+    Ok(PreparedIntent {
         session,
         contracts,
         contract,
         intent,
-        signature,
+        domain,
+        struct_hash,
+        key,
     })
 }
 

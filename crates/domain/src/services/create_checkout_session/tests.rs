@@ -6,6 +6,7 @@ use crate::ports::{
     ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,
     MockWalletRepository, OnChainPlan,
 };
+use crate::rules::eip712;
 use crate::services::{ChainContracts, ChainDirectory};
 use chrono::{TimeZone, Utc};
 use futures_executor::block_on;

@@ -14,6 +14,7 @@ use crate::ports::{
     MockSubscriptionStore, MockWalletRepository,
 };
 use crate::rules::eip191;
+use crate::rules::eip712::{self, Domain};
 use crate::services::{ChainContracts, ChainDirectory, SettleDeps};
 
 const PAYER_KEY: [u8; 32] = [0x21; 32];
