@@ -84,7 +84,8 @@ contract CheckoutRouter is Eip712 {
     }
 
     function pay(Intent calldata intent, bytes calldata operatorSignature) external {
-        _accept(intent, operatorSignature);
+        _check(intent, hashIntent(intent), operatorSignature);
+        usedRefs[intent.ref] = true;
         if (!IERC20(intent.token).transferFrom(msg.sender, intent.recipient, intent.netAmount)) revert TransferFailed();
         if (intent.feeAmount > 0) {
             if (!IERC20(intent.token).transferFrom(msg.sender, treasury, intent.feeAmount)) revert TransferFailed();
@@ -106,9 +107,7 @@ contract CheckoutRouter is Eip712 {
         uint256 validBefore,
         bytes calldata payerSignature
     ) external {
-        if (block.timestamp > intent.deadline) revert Expired();
-        if (usedRefs[intent.ref]) revert RefAlreadyUsed();
-        if (_recover(hashPayerIntent(intent, payer), operatorSignature) != operator) revert InvalidSignature();
+        _check(intent, hashPayerIntent(intent, payer), operatorSignature);
         IERC3009(intent.token).receiveWithAuthorization(
             payer, address(this), intent.netAmount + intent.feeAmount, 0, validBefore, intent.ref, payerSignature
         );
@@ -119,12 +118,11 @@ contract CheckoutRouter is Eip712 {
         emit CheckoutPaid(intent.ref, payer, intent.recipient, intent.token, intent.netAmount, intent.feeAmount);
     }
 
-    /// An unexpired intent signed by the operator, whose ref `pay` has not used: marks it used.
-    function _accept(Intent calldata intent, bytes calldata operatorSignature) internal {
+    /// An unexpired intent whose ref `pay` has not used, and whose `digest` the operator signed.
+    function _check(Intent calldata intent, bytes32 digest, bytes calldata operatorSignature) internal view {
         if (block.timestamp > intent.deadline) revert Expired();
         if (usedRefs[intent.ref]) revert RefAlreadyUsed();
-        if (_recover(hashIntent(intent), operatorSignature) != operator) revert InvalidSignature();
-        usedRefs[intent.ref] = true;
+        if (_recover(digest, operatorSignature) != operator) revert InvalidSignature();
     }
 }
 

@@ -26,6 +26,8 @@ contract DepositFactory {
 
     address public immutable implementation;
     address public immutable treasury;
+    /// keccak256 of the clone creation code: computed once, hashed into every address.
+    bytes32 private immutable cloneCodeHash;
     /// By deposit salt.
     mapping(bytes32 => Swept) public swept;
 
@@ -51,7 +53,9 @@ contract DepositFactory {
 
     constructor(address treasury_) {
         treasury = treasury_;
-        implementation = address(new DepositForwarder());
+        address impl = address(new DepositForwarder());
+        implementation = impl;
+        cloneCodeHash = keccak256(_cloneCode(impl));
     }
 
     function salt(Deposit calldata d) public pure returns (bytes32) {
@@ -60,8 +64,7 @@ contract DepositFactory {
 
     /// The CREATE2 address of `d`'s forwarder, deployed or not.
     function depositAddress(Deposit calldata d) public view returns (address) {
-        bytes32 hash = keccak256(abi.encodePacked(bytes1(0xff), address(this), salt(d), keccak256(_cloneCode())));
-        return address(uint160(uint256(hash)));
+        return _addressOf(salt(d));
     }
 
     /// Sweeps `token` (address(0): ETH) from `d`'s deposit address, deploying its forwarder
@@ -123,10 +126,14 @@ contract DepositFactory {
         }
     }
 
+    function _addressOf(bytes32 s) internal view returns (address) {
+        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), s, cloneCodeHash)))));
+    }
+
     function _forwarder(bytes32 s) internal returns (address forwarder) {
-        bytes memory code = _cloneCode();
-        forwarder = address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), s, keccak256(code))))));
+        forwarder = _addressOf(s);
         if (forwarder.code.length > 0) return forwarder;
+        bytes memory code = _cloneCode(implementation);
         assembly {
             forwarder := create2(0, add(code, 0x20), mload(code), s)
         }
@@ -134,10 +141,8 @@ contract DepositFactory {
     }
 
     /// EIP-1167 minimal proxy creation code delegating to `implementation`.
-    function _cloneCode() internal view returns (bytes memory) {
-        return abi.encodePacked(
-            hex"3d602d80600a3d3981f3363d3d373d3d3d363d73", implementation, hex"5af43d82803e903d91602b57fd5bf3"
-        );
+    function _cloneCode(address impl) internal pure returns (bytes memory) {
+        return abi.encodePacked(hex"3d602d80600a3d3981f3363d3d373d3d3d363d73", impl, hex"5af43d82803e903d91602b57fd5bf3");
     }
 }
 
