@@ -25,6 +25,28 @@ fn sign_typed_data(typed: &Value, key: &[u8; 32]) -> String {
         .to_hex()
 }
 
+/// A fresh payer holding `micros` of USDC and no ETH (its key and address), and the funded
+/// account that minted it.
+async fn payer_without_eth(
+    stack: &Stack,
+    micros: u64,
+) -> (std::sync::Arc<Client>, [u8; 32], Address) {
+    let minter = funded_buyer(&stack.chain).await;
+    let payer_key: [u8; 32] = rand::random();
+    let payer = eip191::address_of_private_key(&payer_key).unwrap();
+    TestToken::new(
+        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        minter.clone(),
+    )
+    .mint(payer.to_string().parse().unwrap(), micros.into())
+    .send()
+    .await
+    .unwrap()
+    .await
+    .unwrap();
+    (minter, payer_key, payer)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_payer_without_eth_pays_with_one_signature_exactly_once() {
     let stack = Stack::start().await;
@@ -37,19 +59,7 @@ async fn a_payer_without_eth_pays_with_one_signature_exactly_once() {
         .await;
     assert_eq!(status, 201);
     let id = session["id"].as_str().unwrap();
-    let minter = funded_buyer(&stack.chain).await;
-    let payer_key: [u8; 32] = rand::random();
-    let payer = eip191::address_of_private_key(&payer_key).unwrap();
-    TestToken::new(
-        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
-        minter.clone(),
-    )
-    .mint(payer.to_string().parse().unwrap(), 50_000_000u64.into())
-    .send()
-    .await
-    .unwrap()
-    .await
-    .unwrap();
+    let (minter, payer_key, payer) = payer_without_eth(&stack, 50_000_000).await;
     let payer_eth = || async {
         minter
             .get_balance(
@@ -278,19 +288,7 @@ async fn a_relayer_under_its_floor_sends_nothing_and_the_page_offers_a_transacti
         "no one-signature button under the floor"
     );
 
-    let minter = funded_buyer(&stack.chain).await;
-    let payer_key: [u8; 32] = rand::random();
-    let payer = eip191::address_of_private_key(&payer_key).unwrap();
-    TestToken::new(
-        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
-        minter.clone(),
-    )
-    .mint(payer.to_string().parse().unwrap(), 5_000_000u64.into())
-    .send()
-    .await
-    .unwrap()
-    .await
-    .unwrap();
+    let (_, payer_key, payer) = payer_without_eth(&stack, 5_000_000).await;
     let pay = format!("{}/pay/{id}/authorization", stack.api);
     let auth: Value = stack
         .http

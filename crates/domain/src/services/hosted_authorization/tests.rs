@@ -87,6 +87,18 @@ struct World {
 }
 
 impl World {
+    /// Every check before the relay passes: the payer holds 50 USDC, the relayer is above
+    /// its floor and the simulation succeeds.
+    fn checks_pass(&mut self) {
+        self.chain
+            .expect_token_balance()
+            .returning(|_, _, _| Ok(50_000_000));
+        self.relayer.expect_ready().returning(|_| Ok(true));
+        self.relayer
+            .expect_simulate()
+            .returning(|_, _| Ok(RelaySimulation::Succeeds));
+    }
+
     fn new() -> Self {
         let s = session();
         let mut sessions = MockSessionRepository::new();
@@ -260,13 +272,7 @@ fn a_relayer_under_its_floor_or_a_reverting_simulation_sends_nothing() {
 #[test]
 fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction() {
     let mut w = World::new();
-    w.chain
-        .expect_token_balance()
-        .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(true));
-    w.relayer
-        .expect_simulate()
-        .returning(|_, _| Ok(RelaySimulation::Succeeds));
+    w.checks_pass();
     let payer = eip191::address_of_private_key(&PAYER_KEY).unwrap();
     let operator = eip191::address_of_private_key(&OPERATOR).unwrap();
     // The operator signs the intent bound to this payer (`PayerIntent`), not the plain
@@ -343,13 +349,7 @@ fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
 #[test]
 fn another_wallets_pending_payment_refuses_this_payer_on_the_payer_field() {
     let mut w = World::new();
-    w.chain
-        .expect_token_balance()
-        .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(true));
-    w.relayer
-        .expect_simulate()
-        .returning(|_, _| Ok(RelaySimulation::Succeeds));
+    w.checks_pass();
     w.relayer.expect_relay().times(1).returning(|_, _, _| {
         Err(RelayError::AnotherPayerPending {
             payer: addr(0x44),
