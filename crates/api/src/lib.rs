@@ -106,6 +106,7 @@ pub fn state_from_store(
         recoveries: store.clone(),
         refunds: store.clone(),
         subscriptions: store.clone(),
+        deposits: store.clone(),
         settlement: store,
         plan_min_interval_secs: chain.plan_min_interval_secs,
         chain: chain.reader,

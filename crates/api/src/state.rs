@@ -25,6 +25,7 @@ pub struct AppState {
     pub recoveries: Arc<dyn RecoveryQueue>,
     pub chain: Arc<dyn ChainReader>,
     pub settlement: Arc<dyn SettlementStore>,
+    pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
     pub refunds: Arc<dyn RefundStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).

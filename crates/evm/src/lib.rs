@@ -225,6 +225,32 @@ impl ChainReader for EvmChain {
         self.logged_txs(chain, manager, topics, from, to).await
     }
 
+    async fn transfers_to(
+        &self,
+        chain: ChainId,
+        recipients: &[Address],
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LoggedTx>, ChainError> {
+        if recipients.is_empty() {
+            return Ok(Vec::new());
+        }
+        let p = self.provider(chain)?;
+        // Any emitter: the receipt decides which token it was and whether it counts.
+        let filter = ethers::types::Filter::new()
+            .topic0(H256::from(decode::TRANSFER_TOPIC))
+            .topic2(
+                recipients
+                    .iter()
+                    .map(|a| H256::from(to_h160(a)))
+                    .collect::<Vec<_>>(),
+            )
+            .from_block(from)
+            .to_block(to);
+        let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
+        logged_txs_of(&logs, from, to)
+    }
+
     async fn subscription_plan(
         &self,
         chain: ChainId,

@@ -224,6 +224,24 @@ diesel::table! {
         receipt_misses -> Int4,
         last_miss_head -> Nullable<Int8>,
         period_key -> Nullable<Timestamptz>,
+        overpaid_micros -> Int8,
+    }
+}
+
+diesel::table! {
+    deposit_transfers (chain_id, tx_hash, checkout_session_id) {
+        chain_id -> Int4,
+        tx_hash -> Text,
+        checkout_session_id -> Uuid,
+        token_address -> Text,
+        from_address -> Text,
+        amount_micros -> Int8,
+        log_index -> Int8,
+        block_number -> Int8,
+        block_hash -> Text,
+        status -> Text,
+        payment_id -> Nullable<Uuid>,
+        seen_at -> Timestamptz,
     }
 }
 
@@ -402,6 +420,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscription_plans,
     keeper_nonces,
     keeper_transactions,
+    deposit_transfers,
 );
 
 diesel::joinable!(api_keys -> merchants (merchant_id));

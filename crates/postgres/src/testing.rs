@@ -199,6 +199,7 @@ pub mod fixtures {
             fee_micros: 100_000,
             merchant_micros: 9_900_000,
             refunded_micros: 0,
+            overpaid_micros: 0,
             wallet_address: addr(0xbb),
             chain_id: if livemode { 8453 } else { 84532 },
             token_address: addr(0xcc),

@@ -21,6 +21,7 @@ pub struct BillingLoop {
     pub chains: ChainDirectory,
     pub chain: Arc<dyn ChainReader>,
     pub store: Arc<dyn SettlementStore>,
+    pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub keeper: Arc<dyn ChargeKeeper>,
     pub clock: Arc<dyn Clock>,
@@ -38,6 +39,7 @@ impl BillingLoop {
                 settle: SettleDeps {
                     chain: self.chain.as_ref(),
                     store: self.store.as_ref(),
+                    deposits: self.deposits.as_ref(),
                     subscriptions: self.subscriptions.as_ref(),
                     clock: self.clock.as_ref(),
                     chains: &self.chains,

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::ports::{ChainReader, Clock, SettlementStore, SubscriptionStore};
+use stablepay_domain::ports::{
+    ChainReader, Clock, DepositStore, SettlementStore, SubscriptionStore,
+};
 use stablepay_domain::services::{
     scan_chain, ChainContracts, ChainDirectory, ScanReport, ScanState, SettleDeps, SettleOutcome,
 };
@@ -17,6 +19,7 @@ pub struct ChainWatcher {
     pub chains: ChainDirectory,
     pub chain: Arc<dyn ChainReader>,
     pub store: Arc<dyn SettlementStore>,
+    pub deposits: Arc<dyn DepositStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
     pub lock: PgAdvisoryLock,
@@ -44,6 +47,7 @@ impl ChainWatcher {
                 let deps = SettleDeps {
                     chain: self.chain.as_ref(),
                     store: self.store.as_ref(),
+                    deposits: self.deposits.as_ref(),
                     subscriptions: self.subscriptions.as_ref(),
                     clock: self.clock.as_ref(),
                     chains: &self.chains,
@@ -80,6 +84,9 @@ fn log_report(chain: u64, report: &ScanReport, range: u64) {
     }
     for (tx, error) in &report.recheck_errors {
         tracing::warn!(chain, %tx, %error, "pending re-check failed; retrying next tick");
+    }
+    for error in &report.deposit_errors {
+        tracing::warn!(chain, %error, "deposit booking failed; retrying next tick");
     }
     metrics::gauge!("stablepay_chain_watcher_lag_blocks", "chain" => chain.to_string())
         .set(report.head.saturating_sub(report.cursor) as f64);

@@ -80,6 +80,7 @@ async fn run() -> Result<(), String> {
             chains: chain_env.contracts.clone(),
             chain: reader.clone(),
             store: Arc::new(store.clone()),
+            deposits: Arc::new(store.clone()),
             subscriptions: Arc::new(store.clone()),
             clock: Arc::new(SystemClock),
             // One advisory-lock key per chain.
@@ -111,6 +112,7 @@ async fn run() -> Result<(), String> {
                 chains: chain_env.contracts.clone(),
                 chain: reader.clone(),
                 store: Arc::new(store.clone()),
+                deposits: Arc::new(store.clone()),
                 subscriptions: Arc::new(store.clone()),
                 keeper: keeper.clone(),
                 clock: Arc::new(SystemClock),

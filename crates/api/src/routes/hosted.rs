@@ -24,6 +24,7 @@ pub(crate) fn deps(state: &AppState) -> HostedDeps<'_> {
         settle: SettleDeps {
             chain: state.chain.as_ref(),
             store: state.settlement.as_ref(),
+            deposits: state.deposits.as_ref(),
             subscriptions: state.subscriptions.as_ref(),
             clock: state.clock.as_ref(),
             chains: &state.chains,

@@ -83,6 +83,8 @@ pub struct Payment {
     pub fee_micros: u64,
     pub merchant_micros: u64,
     pub refunded_micros: u64,
+    /// What a deposit payment received beyond `amount` (D24); 0 for every other payment.
+    pub overpaid_micros: u64,
     pub wallet_address: Address,
     pub chain: ChainId,
     pub token_address: Address,
@@ -97,6 +99,18 @@ pub struct Payment {
     pub period_key: Option<Timestamp>,
     pub metadata: String,
     pub created_at: Timestamp,
+}
+
+impl Payment {
+    /// Everything the payer sent for this payment: its amount and any overpayment.
+    pub fn received_micros(&self) -> u64 {
+        self.amount.micros() + self.overpaid_micros
+    }
+
+    /// What may still be refunded: everything received (an overpayment too) less refunds.
+    pub fn refundable_micros(&self) -> u64 {
+        self.received_micros().saturating_sub(self.refunded_micros)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

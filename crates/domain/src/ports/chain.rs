@@ -143,6 +143,17 @@ pub trait ChainReader: Send + Sync {
         to: u64,
     ) -> Result<Vec<LoggedTx>, ChainError>;
 
+    /// Transactions with an ERC-20 `Transfer` (of any token) to one of `recipients` in
+    /// blocks `from..=to`, one entry per transaction, in chain order. Errors: as
+    /// `checkout_paid_logs`.
+    async fn transfers_to(
+        &self,
+        chain: ChainId,
+        recipients: &[Address],
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LoggedTx>, ChainError>;
+
     /// `SubscriptionManager.plans(plan_id)` on `manager`; `None` when no such plan exists.
     /// Errors: `NotConfigured`, `Unavailable`.
     async fn subscription_plan(

@@ -27,6 +27,10 @@ pub struct PaymentResource {
     pub merchant_amount: String,
     #[schema(value_type = Amount)]
     pub refunded_amount: String,
+    /// What arrived beyond `amount` at a session's deposit address ("0" unless more than
+    /// the session's amount arrived; D24). Refundable like the rest.
+    #[schema(value_type = Amount)]
+    pub overpaid_amount: String,
     pub wallet_address: Address,
     pub chain_id: ChainId,
     pub token_address: Address,
@@ -55,6 +59,7 @@ impl From<Payment> for PaymentResource {
             fee_amount: render_micros(p.fee_micros),
             merchant_amount: render_micros(p.merchant_micros),
             refunded_amount: render_micros(p.refunded_micros),
+            overpaid_amount: render_micros(p.overpaid_micros),
             wallet_address: p.wallet_address,
             chain_id: p.chain,
             token_address: p.token_address,

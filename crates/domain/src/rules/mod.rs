@@ -5,6 +5,7 @@ pub mod confirmations;
 pub mod dashboard_auth;
 pub mod delivery;
 pub mod deposit;
+pub mod deposit_books;
 pub mod dunning;
 pub mod eip191;
 pub mod eip3009;

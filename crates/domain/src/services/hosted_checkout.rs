@@ -289,6 +289,8 @@ pub async fn confirm_payment(
         {
             ConfirmVerdict::Pending
         }
+        // A plain transfer to the session's deposit address, below depth (D24).
+        (_, _) if outcomes.contains(&SettleOutcome::DepositPending) => ConfirmVerdict::Pending,
         (_, Some(SettleOutcome::ReceiptUnknown)) => ConfirmVerdict::NotSeen,
         (_, Some(SettleOutcome::Rejected(why))) => {
             return Err(HostedError::DoesNotPay(why.clone()))

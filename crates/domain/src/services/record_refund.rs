@@ -209,7 +209,7 @@ async fn attempt(
         .ok()
         .and_then(|v| Amount::from_micros(v).ok())
         .ok_or_else(|| reject("tx_hash", "transfers an invalid amount"))?;
-    let refundable = payment.amount.micros() - payment.refunded_micros;
+    let refundable = payment.refundable_micros();
     if value.micros() > refundable {
         return Err(reject(
             if req.amount.is_some() {
@@ -228,7 +228,7 @@ async fn attempt(
     let refunded = payment.refunded_micros + value.micros();
     let payment_after = crate::model::Payment {
         refunded_micros: refunded,
-        status: if refunded == payment.amount.micros() {
+        status: if refunded == payment.received_micros() {
             PaymentStatus::Refunded
         } else {
             payment.status

@@ -8,11 +8,12 @@ use std::collections::{HashMap, HashSet};
 
 use futures_util::StreamExt;
 
-use crate::model::{BlockHash, ChainId, PaymentId, TxHash};
+use crate::model::{Address, BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::LoggedTx;
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
-    recheck_pending_payment, settle_receipt, settle_subscription_receipt, ChainContracts,
+    recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
+    settle_deposit_receipt, settle_receipt, settle_subscription_receipt, ChainContracts,
     SettleDeps, SettleError, SettleOutcome,
 };
 
@@ -30,6 +31,12 @@ const GROW_AFTER: u32 = 16;
 /// load-balanced provider whose log node lags the head node cannot make the cursor skip
 /// a payment, as long as the lag is shorter than this.
 pub const DEFAULT_TRAIL: u64 = 16;
+/// How long after a session's expiry its deposit address is still watched: late money
+/// arriving within this window is booked (the forwarder pays the merchant regardless).
+pub const LATE_DEPOSIT_WINDOW_SECS: i64 = 7 * 24 * 3600;
+/// Deposit addresses per `eth_getLogs` topic filter: 5,000 watched addresses cost 10
+/// reads per tick.
+pub const DEPOSIT_ADDRESSES_PER_READ: usize = 500;
 
 /// The `eth_getLogs` range, adapted to what the provider accepts: halved when a read
 /// fails, doubled again after a run of successes.
@@ -138,6 +145,8 @@ pub struct ScanReport {
     pub recheck_errors: Vec<(TxHash, String)>,
     /// The router logs could not be read this tick (the re-checks still ran).
     pub log_error: Option<String>,
+    /// Deposit re-checks and bookings that failed this tick (retried on the next).
+    pub deposit_errors: Vec<String>,
 }
 
 /// A logged transaction is resolved when its receipt was fetched and settled or
@@ -170,8 +179,21 @@ pub async fn scan_chain(
     };
     let mut handled = HashSet::new();
     let read_from = from.saturating_sub(state.trail(contracts.confirmations));
+    let watched = match contracts.deposit_factory {
+        Some(_) => {
+            let since = deps.clock.now().plus_seconds(-LATE_DEPOSIT_WINDOW_SECS);
+            deps.deposits
+                .watched_deposit_addresses(chain, since)
+                .await?
+        }
+        None => Vec::new(),
+    };
     let read = if from <= head {
-        match read_logs(chain, &contracts, read_from, head, &mut state.range, deps).await {
+        let sources = LogSources {
+            contracts: &contracts,
+            deposit_addresses: &watched,
+        };
+        match read_logs(chain, &sources, read_from, head, &mut state.range, deps).await {
             Ok(read) => Some(read),
             Err(e) => {
                 report.log_error = Some(e.to_string());
@@ -247,6 +269,25 @@ pub async fn scan_chain(
             Err(e) => report.recheck_errors.push((tx, e.to_string())),
         }
     }
+    match recheck_pending_deposits(chain, head, &handled, RECHECKS_PER_TICK, deps).await {
+        Ok(rechecks) => {
+            for (tx, outcome) in rechecks {
+                match outcome {
+                    Ok(outcome) => report.rechecked.push((tx, outcome)),
+                    Err(e) => report.recheck_errors.push((tx, e.to_string())),
+                }
+            }
+        }
+        Err(e) => report.deposit_errors.push(e.to_string()),
+    }
+    match record_ended_deposits(chain, deps).await {
+        Ok(booked) => report.deposit_errors.extend(
+            booked
+                .into_iter()
+                .filter_map(|(id, r)| r.err().map(|e| format!("session {id}: {e}"))),
+        ),
+        Err(e) => report.deposit_errors.push(e.to_string()),
+    }
     Ok(report)
 }
 
@@ -254,7 +295,7 @@ pub async fn scan_chain(
 /// refuses it. Returns the logs and the last block read.
 async fn read_logs(
     chain: ChainId,
-    contracts: &ChainContracts,
+    sources: &LogSources<'_>,
     from: u64,
     head: u64,
     range: &mut LogRange,
@@ -263,7 +304,7 @@ async fn read_logs(
     let mut tries = 0;
     loop {
         let to = head.min(from + range.current() - 1);
-        match read_both(chain, contracts, from, to, deps).await {
+        match read_all(chain, sources, from, to, deps).await {
             Ok(logs) => {
                 range.succeeded();
                 return Ok((logs, to));
@@ -278,34 +319,50 @@ async fn read_logs(
     }
 }
 
-/// Router and subscription-manager logs of `from..=to`, one entry per transaction.
-async fn read_both(
+/// What a tick reads logs of.
+struct LogSources<'a> {
+    contracts: &'a ChainContracts,
+    /// Deposit addresses whose incoming Transfers are read, by topic filter in chunks.
+    deposit_addresses: &'a [Address],
+}
+
+/// Router, subscription-manager and deposit-address logs of `from..=to`, one entry per
+/// transaction, in chain order.
+async fn read_all(
     chain: ChainId,
-    contracts: &ChainContracts,
+    sources: &LogSources<'_>,
     from: u64,
     to: u64,
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<LoggedTx>, crate::ports::ChainError> {
+    let contracts = sources.contracts;
     let mut logs = deps
         .chain
         .checkout_paid_logs(chain, contracts.checkout_router, from, to)
         .await?;
+    let mut seen: HashSet<TxHash> = logs.iter().map(|l| l.tx_hash).collect();
+    let mut more = Vec::new();
     if let Some(manager) = contracts.subscription_manager {
-        for logged in deps
-            .chain
-            .subscription_logs(chain, manager, from, to)
-            .await?
-        {
-            if !logs.iter().any(|l| l.tx_hash == logged.tx_hash) {
-                logs.push(logged);
-            }
-        }
-        logs.sort_by_key(|l| l.block_number);
+        more.extend(
+            deps.chain
+                .subscription_logs(chain, manager, from, to)
+                .await?,
+        );
     }
+    for chunk in sources.deposit_addresses.chunks(DEPOSIT_ADDRESSES_PER_READ) {
+        more.extend(deps.chain.transfers_to(chain, chunk, from, to).await?);
+    }
+    for logged in more {
+        if seen.insert(logged.tx_hash) {
+            logs.push(logged);
+        }
+    }
+    logs.sort_by_key(|l| l.block_number);
     Ok(logs)
 }
 
-/// Settles whatever a receipt holds: router payments and subscription-manager events.
+/// Settles whatever a receipt holds: router payments, subscription-manager events and
+/// transfers to deposit addresses.
 pub async fn settle_any_receipt(
     chain: ChainId,
     receipt: &crate::ports::ChainReceipt,
@@ -314,9 +371,14 @@ pub async fn settle_any_receipt(
 ) -> Result<Vec<SettleOutcome>, SettleError> {
     let router = deps.contracts(chain)?.checkout_router;
     let mut outcomes = settle_subscription_receipt(chain, receipt, head, deps).await?;
-    if outcomes.is_empty() || receipt.checkout_paid.iter().any(|l| l.router == router) {
+    let deposits = settle_deposit_receipt(chain, receipt, head, deps).await?;
+    // A receipt with nothing else is judged as a router payment (and rejected as one).
+    if (outcomes.is_empty() && deposits.is_empty())
+        || receipt.checkout_paid.iter().any(|l| l.router == router)
+    {
         outcomes.extend(settle_receipt(chain, receipt, head, deps).await?);
     }
+    outcomes.extend(deposits);
     Ok(outcomes)
 }
 

@@ -48,11 +48,18 @@ pub enum SettleOutcome {
     SubscriptionRecorded(crate::model::SubscriptionId),
     /// Depends on a record not written yet (a charge before its subscribe): retried.
     Deferred(String),
+    /// A transfer to a deposit address, recorded below confirmation depth (not counted).
+    DepositPending,
+    /// Deposit money confirmed (and, when it called for one, the first payment it made).
+    DepositRecorded(Option<PaymentId>),
+    /// A pending deposit transfer whose transaction left the canonical chain: dropped.
+    DepositDropped,
 }
 
 pub struct SettleDeps<'a> {
     pub chain: &'a dyn ChainReader,
     pub store: &'a dyn SettlementStore,
+    pub deposits: &'a dyn crate::ports::DepositStore,
     pub subscriptions: &'a dyn crate::ports::SubscriptionStore,
     pub clock: &'a dyn Clock,
     pub chains: &'a ChainDirectory,
@@ -249,6 +256,7 @@ async fn decide(
         fee_micros: session.fee_micros,
         merchant_micros: session.net_micros,
         refunded_micros: 0,
+        overpaid_micros: 0,
         wallet_address: log.payer,
         chain: session.chain,
         token_address: session.token_address,

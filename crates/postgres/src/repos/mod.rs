@@ -5,6 +5,7 @@ pub(crate) use api_keys::fee_tier;
 mod dashboard;
 mod dashboard_reads;
 mod delivery_queue;
+mod deposits;
 mod idempotency;
 pub(crate) mod keeper;
 mod leader_lock;

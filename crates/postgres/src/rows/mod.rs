@@ -2,13 +2,15 @@
 //! A row that cannot become a domain value is reported as corrupt, never unwrapped.
 
 mod conv;
+mod deposit;
 mod endpoint;
 mod read_models;
 mod session;
 mod subscription;
 mod wallet;
 
-pub(crate) use conv::{to_i64, tx_hash};
+pub(crate) use conv::{address, to_i64, tx_hash};
+pub(crate) use deposit::*;
 pub(crate) use endpoint::*;
 pub(crate) use read_models::*;
 pub(crate) use session::*;

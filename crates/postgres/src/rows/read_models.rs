@@ -37,6 +37,7 @@ pub struct PaymentRow {
     pub period_key: Option<DateTime<Utc>>,
     pub metadata: String,
     pub created_at: DateTime<Utc>,
+    pub overpaid_micros: i64,
 }
 
 /// The row for a domain payment.
@@ -56,6 +57,7 @@ pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
         fee_micros: to_i64(p.fee_micros),
         merchant_micros: to_i64(p.merchant_micros),
         refunded_micros: to_i64(p.refunded_micros),
+        overpaid_micros: to_i64(p.overpaid_micros),
         wallet_address: p.wallet_address.to_lower_hex(),
         chain_id: p.chain.id() as i32,
         token_address: p.token_address.to_lower_hex(),
@@ -88,6 +90,7 @@ impl TryFrom<PaymentRow> for Payment {
             fee_micros: micros(r.fee_micros)?,
             merchant_micros: micros(r.merchant_micros)?,
             refunded_micros: micros(r.refunded_micros)?,
+            overpaid_micros: micros(r.overpaid_micros)?,
             wallet_address: address(&r.wallet_address)?,
             chain: chain(r.chain_id)?,
             token_address: address(&r.token_address)?,

@@ -176,7 +176,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
             &stablepay_domain::PageRequest::first(100),
         )
         .await?;
-    let refundable_micros = x.amount.micros().saturating_sub(x.refunded_micros);
+    let refundable_micros = x.refundable_micros();
     let wallets = s
         .wallets
         .list(ctx.merchant_id, &stablepay_domain::PageRequest::first(100))

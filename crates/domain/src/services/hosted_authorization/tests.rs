@@ -1,6 +1,7 @@
 //! `submit_authorization` with mocked ports: the checks run in order, each failure stops
 //! before anything costs gas, and a relayed session answers with its transaction.
 
+use crate::ports::MockDepositStore;
 use chrono::{TimeZone, Utc};
 use futures_executor::block_on;
 
@@ -78,6 +79,7 @@ struct World {
     wallets: MockWalletRepository,
     chain: MockChainReader,
     store: MockSettlementStore,
+    deposits: MockDepositStore,
     subscriptions: MockSubscriptionStore,
     clock: MockClock,
     chains: ChainDirectory,
@@ -136,6 +138,7 @@ impl World {
             wallets,
             chain,
             store: MockSettlementStore::new(),
+            deposits: MockDepositStore::new(),
             subscriptions: MockSubscriptionStore::new(),
             clock,
             chains: ChainDirectory::new(vec![ChainContracts {
@@ -177,6 +180,7 @@ impl World {
                 settle: SettleDeps {
                     chain: &self.chain,
                     store: &self.store,
+                    deposits: &self.deposits,
                     subscriptions: &self.subscriptions,
                     clock: &self.clock,
                     chains: &self.chains,
@@ -329,6 +333,7 @@ fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
             settle: SettleDeps {
                 chain: &w.chain,
                 store: &w.store,
+                deposits: &w.deposits,
                 subscriptions: &w.subscriptions,
                 clock: &w.clock,
                 chains: &w.chains,

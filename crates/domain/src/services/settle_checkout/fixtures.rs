@@ -2,6 +2,7 @@
 //! `recheck_pending_payment`, `scan_chain`): one chain at depth 2, one 10 USDC session, a
 //! receipt paying it with both Transfer legs, and store/chain mock helpers.
 
+use crate::ports::MockDepositStore;
 use std::sync::{Arc, Mutex};
 
 use chrono::{TimeZone, Utc};
@@ -172,6 +173,7 @@ pub(super) fn recorded(s: &CheckoutSession, r: &ChainReceipt, status: PaymentSta
         fee_micros: s.fee_micros,
         merchant_micros: s.net_micros,
         refunded_micros: 0,
+        overpaid_micros: 0,
         wallet_address: payer(),
         chain: s.chain,
         token_address: s.token_address,
@@ -294,6 +296,8 @@ pub(super) fn is_completing_write(s: &CheckoutSettlement) -> bool {
 pub(super) struct Harness {
     pub(super) chain: MockChainReader,
     pub(super) store: MockSettlementStore,
+    /// No expectations: no chain here has a deposit factory.
+    pub(super) deposits: MockDepositStore,
     /// No expectations: checkout receipts never reach the subscription store.
     pub(super) subscriptions: MockSubscriptionStore,
     pub(super) clock: MockClock,
@@ -305,6 +309,7 @@ impl Harness {
         Self {
             chain,
             store,
+            deposits: MockDepositStore::new(),
             subscriptions: MockSubscriptionStore::new(),
             clock: clock(),
             chains: directory(),
@@ -315,6 +320,7 @@ impl Harness {
         SettleDeps {
             chain: &self.chain,
             store: &self.store,
+            deposits: &self.deposits,
             subscriptions: &self.subscriptions,
             clock: &self.clock,
             chains: &self.chains,

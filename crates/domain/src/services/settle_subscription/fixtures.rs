@@ -6,6 +6,7 @@
 // Each including test module uses a subset.
 #![allow(dead_code)]
 
+use crate::ports::MockDepositStore;
 use std::sync::{Arc, Mutex};
 
 use crate::model::{
@@ -173,6 +174,7 @@ pub(super) fn payment(rec: &SubscriptionRecord, status: PaymentStatus) -> Paymen
         fee_micros: FEE,
         merchant_micros: NET,
         refunded_micros: 0,
+        overpaid_micros: 0,
         wallet_address: subscriber(),
         chain: CHAIN,
         token_address: token(),
@@ -353,6 +355,8 @@ pub(super) fn json(e: &EventDraft) -> serde_json::Value {
 pub(super) struct Harness {
     pub(super) chain: MockChainReader,
     pub(super) store: MockSettlementStore,
+    /// No expectations: no chain here has a deposit factory.
+    pub(super) deposits: MockDepositStore,
     pub(super) subscriptions: MockSubscriptionStore,
     pub(super) keeper: MockChargeKeeper,
     pub(super) clock: MockClock,
@@ -367,6 +371,7 @@ impl Harness {
         Self {
             chain: MockChainReader::new(),
             store,
+            deposits: MockDepositStore::new(),
             subscriptions,
             keeper: MockChargeKeeper::new(),
             clock,
@@ -379,6 +384,7 @@ impl Harness {
         SettleDeps {
             chain: &self.chain,
             store: &self.store,
+            deposits: &self.deposits,
             subscriptions: &self.subscriptions,
             clock: &self.clock,
             chains: &self.chains,

@@ -1,0 +1,332 @@
+//! Money at deposit addresses (D24): the transfers a receipt shows become rows (pending
+//! below depth, confirmed at depth), and confirmed money becomes payments by
+//! `rules::deposit_books`. The watcher, the pending re-checks and the fast path all come
+//! through here; the store re-checks under the session's row lock, so racing paths write
+//! each decision once.
+
+use crate::model::{
+    ChainId, ChargeType, CheckoutSession, CheckoutSessionId, EventType, Payment, PaymentId,
+    PaymentStatus, SessionStatus, TxHash, MAX_MICROS,
+};
+use crate::ports::{
+    ChainReceipt, DepositPayment, DepositTransfer, DepositWrite, EventDraft, SettlementWrite,
+    StoreError,
+};
+use crate::representation::{CheckoutSessionResource, PaymentResource};
+use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
+use crate::rules::deposit_books::{
+    plan_deposit_payments, ConfirmedDeposit, DepositSession, PlannedPayment,
+};
+use crate::services::{to_json, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS};
+
+/// Settles what a receipt sent to deposit addresses on `chain` (nothing where the chain
+/// has no deposit factory, or the receipt moves no session's token to one).
+pub async fn settle_deposit_receipt(
+    chain: ChainId,
+    receipt: &ChainReceipt,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<SettleOutcome>, SettleError> {
+    let contracts = deps.contracts(chain)?;
+    if contracts.deposit_factory.is_none() || !receipt.succeeded {
+        return Ok(Vec::new());
+    }
+    let confirmed = is_confirmed(head, receipt.block_number, contracts.confirmations);
+    let mut recipients: Vec<_> = receipt.transfers.iter().map(|t| t.to).collect();
+    recipients.dedup();
+    let mut outcomes = Vec::new();
+    for to in recipients {
+        let Some(session) = deps.deposits.session_by_deposit_address(chain, to).await? else {
+            continue;
+        };
+        // Other tokens are forwarded to the merchant by the contract but not booked here.
+        let legs: Vec<_> = receipt
+            .transfers
+            .iter()
+            .filter(|t| t.to == to && t.token == session.token_address)
+            .collect();
+        let Some(first) = legs.first() else { continue };
+        let total: u128 = legs.iter().map(|t| t.value).sum();
+        let amount = match u64::try_from(total) {
+            Ok(m) if m > 0 && m <= MAX_MICROS => m,
+            _ => {
+                outcomes.push(SettleOutcome::Rejected(format!(
+                    "a deposit of {total} base units is outside what a payment can record"
+                )));
+                continue;
+            }
+        };
+        let transfer = DepositTransfer {
+            chain,
+            tx_hash: receipt.tx_hash,
+            session: session.id,
+            token: session.token_address,
+            from: first.from,
+            amount_micros: amount,
+            log_index: first.log_index,
+            block_number: receipt.block_number,
+            block_hash: receipt.block_hash,
+            confirmed,
+            payment: None,
+            seen_at: deps.clock.now(),
+        };
+        outcomes.push(record_deposit_change(session.id, Some(transfer), deps).await?);
+    }
+    Ok(outcomes)
+}
+
+/// Applies `incoming` (a transfer as a receipt shows it now), then books whatever
+/// confirmed money calls for a payment, in one write; retried from fresh state when a
+/// racing writer won.
+async fn record_deposit_change(
+    id: CheckoutSessionId,
+    incoming: Option<DepositTransfer>,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(session) = deps.deposits.deposit_session(id).await? else {
+            return Ok(SettleOutcome::Rejected("the session is gone".into()));
+        };
+        let mut rows = deps.deposits.deposit_transfers(id).await?;
+        let mut transfer = None;
+        if let Some(t) = &incoming {
+            match rows.iter_mut().find(|r| r.tx_hash == t.tx_hash) {
+                // Confirmed at depth: final (D17), whatever a stale log says.
+                Some(r) if r.confirmed => {
+                    return Ok(SettleOutcome::DepositRecorded(r.payment));
+                }
+                Some(r)
+                    if !t.confirmed
+                        && (r.block_hash, r.log_index, r.amount_micros)
+                            == (t.block_hash, t.log_index, t.amount_micros) =>
+                {
+                    return Ok(SettleOutcome::DepositPending);
+                }
+                Some(r) => {
+                    *r = DepositTransfer {
+                        seen_at: r.seen_at,
+                        ..t.clone()
+                    };
+                    transfer = Some(r.clone());
+                }
+                None => {
+                    rows.push(t.clone());
+                    transfer = Some(t.clone());
+                }
+            }
+        }
+        let write = decide(&session, &rows, transfer, deps).await?;
+        if write.transfer.is_none() && write.payments.is_empty() {
+            return Ok(SettleOutcome::DepositRecorded(None));
+        }
+        let outcome = match write.payments.first() {
+            Some(p) => SettleOutcome::DepositRecorded(Some(p.payment.id)),
+            None if write.received_after > write.received_before => {
+                SettleOutcome::DepositRecorded(None)
+            }
+            None => SettleOutcome::DepositPending,
+        };
+        match deps.deposits.record_deposit(&write).await? {
+            SettlementWrite::Written => return Ok(outcome),
+            SettlementWrite::Stale => continue,
+        }
+    }
+    Err(SettleError::Contended)
+}
+
+/// The write for `rows` (the session's transfers with `transfer` applied).
+async fn decide(
+    session: &CheckoutSession,
+    rows: &[DepositTransfer],
+    transfer: Option<DepositTransfer>,
+    deps: &SettleDeps<'_>,
+) -> Result<DepositWrite, SettleError> {
+    let now = deps.clock.now();
+    let terms = DepositSession {
+        gross_micros: session.amount.micros(),
+        fee_bps: session.fee_bps,
+        fee_micros: session.fee_micros,
+        expires_at: session.expires_at,
+        completed: session.status == SessionStatus::Completed,
+    };
+    let confirmed: Vec<ConfirmedDeposit> = rows
+        .iter()
+        .filter(|r| r.confirmed)
+        .map(|r| ConfirmedDeposit {
+            tx_hash: r.tx_hash,
+            amount_micros: r.amount_micros,
+            position: (r.block_number, r.log_index),
+            seen_at: r.seen_at,
+            recorded: r.payment.is_some(),
+        })
+        .collect();
+    let (received_after, plan) = plan_deposit_payments(&terms, &confirmed, now);
+    let mut payments = Vec::new();
+    let mut events = Vec::new();
+    let mut completed_session = None;
+    let draft = |event_type, object_json| EventDraft {
+        merchant_id: session.merchant_id,
+        mode: session.mode,
+        event_type,
+        object_json,
+        created_at: now,
+    };
+    for planned in plan {
+        let Some(shown) = rows.iter().find(|r| r.tx_hash == planned.shown_as) else {
+            continue;
+        };
+        let payment = payment_of(session, shown, &planned, deps).await?;
+        if planned.completes {
+            let completed = CheckoutSession {
+                status: SessionStatus::Completed,
+                wallet_address: Some(shown.from),
+                tx_hash: Some(shown.tx_hash),
+                completed_at: Some(now),
+                customer: payment.customer,
+                amount_received_micros: received_after,
+                ..session.clone()
+            };
+            events.push(draft(
+                EventType::CheckoutSessionCompleted,
+                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
+            ));
+            completed_session = Some(completed);
+        }
+        events.push(draft(
+            EventType::PaymentSucceeded,
+            to_json(&PaymentResource::from(payment.clone())),
+        ));
+        payments.push(DepositPayment {
+            payment,
+            covers: planned.covers,
+        });
+    }
+    Ok(DepositWrite {
+        session: session.id,
+        received_before: session.amount_received_micros,
+        received_after,
+        transfer,
+        payments,
+        completed_session,
+        events,
+    })
+}
+
+async fn payment_of(
+    session: &CheckoutSession,
+    shown: &DepositTransfer,
+    planned: &PlannedPayment,
+    deps: &SettleDeps<'_>,
+) -> Result<Payment, SettleError> {
+    let customer = deps
+        .store
+        .customer_for(session.merchant_id, session.mode, shown.from)
+        .await?;
+    let amount = crate::model::Amount::from_micros(planned.amount_micros)
+        .map_err(|e| StoreError::Internal(format!("a deposit payment amount: {e}")))?;
+    Ok(Payment {
+        id: PaymentId::generate(),
+        merchant_id: session.merchant_id,
+        mode: session.mode,
+        status: PaymentStatus::Confirmed,
+        charge_type: ChargeType::OneTime,
+        subscription: None,
+        customer: Some(customer),
+        checkout_session: Some(session.id),
+        customer_reference: session.customer_reference.clone(),
+        amount,
+        currency: session.currency,
+        fee_micros: planned.fee_micros,
+        merchant_micros: planned.amount_micros + planned.overpaid_micros - planned.fee_micros,
+        refunded_micros: 0,
+        overpaid_micros: planned.overpaid_micros,
+        wallet_address: shown.from,
+        chain: session.chain,
+        token_address: session.token_address,
+        tx_hash: Some(shown.tx_hash),
+        log_index: Some(shown.log_index),
+        block_number: Some(shown.block_number),
+        block_hash: Some(shown.block_hash),
+        period_key: None,
+        metadata: session.metadata.clone(),
+        created_at: deps.clock.now(),
+    })
+}
+
+/// Ended sessions whose unrecorded money is booked per tick.
+const UNRECORDED_PER_TICK: u32 = 50;
+
+/// Re-checks pending deposit transfers at depth that this tick's logs did not settle
+/// (`handled`): a receipt settles them; a transaction whose block left the canonical chain
+/// at depth without a receipt is dropped (it never counted); anything else is unknown.
+pub async fn recheck_pending_deposits(
+    chain: ChainId,
+    head: u64,
+    handled: &std::collections::HashSet<TxHash>,
+    limit: u32,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<(TxHash, Result<SettleOutcome, SettleError>)>, SettleError> {
+    let contracts = deps.contracts(chain)?;
+    let deepest = deepest_confirmed_block(head, contracts.confirmations);
+    let (Some(_), Some(deepest)) = (contracts.deposit_factory, deepest) else {
+        return Ok(Vec::new());
+    };
+    let pending = deps
+        .deposits
+        .pending_deposit_transfers(chain, deepest, limit)
+        .await?;
+    let mut results = Vec::new();
+    for t in pending.iter().filter(|t| !handled.contains(&t.tx_hash)) {
+        results.push((t.tx_hash, recheck_pending(t, head, deps).await));
+    }
+    Ok(results)
+}
+
+/// Books the confirmed money of sessions that ended (expired underpaid, or completed)
+/// without a payment for it yet.
+pub async fn record_ended_deposits(
+    chain: ChainId,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<(CheckoutSessionId, Result<SettleOutcome, SettleError>)>, SettleError> {
+    if deps.contracts(chain)?.deposit_factory.is_none() {
+        return Ok(Vec::new());
+    }
+    let now = deps.clock.now();
+    let mut results = Vec::new();
+    for id in deps
+        .deposits
+        .sessions_with_unrecorded_deposits(chain, now, UNRECORDED_PER_TICK)
+        .await?
+    {
+        results.push((id, record_deposit_change(id, None, deps).await));
+    }
+    Ok(results)
+}
+
+async fn recheck_pending(
+    t: &DepositTransfer,
+    head: u64,
+    deps: &SettleDeps<'_>,
+) -> Result<SettleOutcome, SettleError> {
+    match deps.chain.receipt(t.chain, t.tx_hash).await? {
+        Some(receipt) => {
+            let outcomes = settle_deposit_receipt(t.chain, &receipt, head, deps).await?;
+            // A receipt at depth that no longer pays this session (reverted when re-mined):
+            // the pending row goes, only if it is still as read.
+            if deps.deposits.drop_pending_deposit(t).await? {
+                return Ok(SettleOutcome::DepositDropped);
+            }
+            Ok(outcomes
+                .into_iter()
+                .next()
+                .unwrap_or(SettleOutcome::DepositPending))
+        }
+        None => match deps.chain.block_hash(t.chain, t.block_number).await? {
+            Some(canonical) if canonical != t.block_hash => {
+                deps.deposits.drop_pending_deposit(t).await?;
+                Ok(SettleOutcome::DepositDropped)
+            }
+            _ => Ok(SettleOutcome::ReceiptUnknown),
+        },
+    }
+}
