@@ -31,8 +31,9 @@ pub struct ChainEnv {
     pub plan_min_interval: Duration,
     /// Retry delays after a failed recurring charge (D10: `STABLEPAY_DUNNING_DELAYS`).
     pub dunning: DunningPolicy,
-    /// The api's relayer for one-signature payments (D23, D26), when
-    /// `STABLEPAY_RELAYER_KEY` is set (it may be the keeper's key: they share nonces).
+    /// The relayer (D23, D26), when `STABLEPAY_RELAYER_KEY` is set (it may be the keeper's
+    /// key: they share nonces): the api relays one-signature payments with it and the
+    /// worker sweeps deposit addresses with it (with the keeper key when it is unset).
     pub relayer: Option<RelayerSettings>,
 }
 
@@ -167,15 +168,15 @@ impl ChainEnv {
                 KeyRole::Keeper => "STABLEPAY_KEEPER_KEY",
             })?,
             rpc_timeout: Duration::from_millis(timeout_ms),
-            relayer: match (role, key("STABLEPAY_RELAYER_KEY")?) {
-                (KeyRole::Operator, Some(key)) => Some(RelayerSettings {
+            relayer: match key("STABLEPAY_RELAYER_KEY")? {
+                Some(key) => Some(RelayerSettings {
                     key,
                     min_balance_wei: crate::number(
                         "STABLEPAY_RELAYER_MIN_BALANCE_WEI",
                         DEFAULT_RELAYER_MIN_BALANCE_WEI,
                     )?,
                 }),
-                _ => None,
+                None => None,
             },
         })
     }

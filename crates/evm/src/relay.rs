@@ -115,6 +115,35 @@ impl EvmChain {
         chain: ChainId,
         tx: TxHash,
     ) -> Result<Option<GasReceipt>, ChainError> {
+        Ok(self.mined_receipt(chain, tx).await?.map(|(gas, _)| gas))
+    }
+
+    /// A mined `sweepMany`: its gas, and the refs of the entries that failed
+    /// (`SweepFailed` logs of `factory`); `None` while it is not mined.
+    pub async fn sweep_receipt(
+        &self,
+        chain: ChainId,
+        factory: Address,
+        tx: TxHash,
+    ) -> Result<Option<(GasReceipt, Vec<[u8; 32]>)>, ChainError> {
+        use ethers::contract::EthEvent;
+        let topic = crate::bindings::deposit_factory::SweepFailedFilter::signature();
+        let Some((gas, logs)) = self.mined_receipt(chain, tx).await? else {
+            return Ok(None);
+        };
+        let failed = logs
+            .iter()
+            .filter(|l| l.address == to_h160(&factory) && l.topics.first() == Some(&topic))
+            .filter_map(|l| l.topics.get(1).map(|r| r.0))
+            .collect();
+        Ok(Some((gas, failed)))
+    }
+
+    async fn mined_receipt(
+        &self,
+        chain: ChainId,
+        tx: TxHash,
+    ) -> Result<Option<(GasReceipt, Vec<ethers::types::Log>)>, ChainError> {
         let provider = self.provider(chain)?;
         let hash = ethers::types::H256::from(*tx.as_bytes());
         let receipt = self
@@ -147,10 +176,11 @@ impl EvmChain {
             .effective_gas_price
             .and_then(|p| u128::try_from(p).ok())
             .ok_or_else(unknown)?;
-        Ok(Some(GasReceipt {
+        let gas = GasReceipt {
             succeeded,
             gas_used,
             effective_gas_price_wei: price,
-        }))
+        };
+        Ok(Some((gas, r.logs)))
     }
 }

@@ -242,6 +242,25 @@ diesel::table! {
         status -> Text,
         payment_id -> Nullable<Uuid>,
         seen_at -> Timestamptz,
+        sweep_tx_hash -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    deposit_sweeps (chain_id, sender_address, nonce) {
+        chain_id -> Int4,
+        sender_address -> Text,
+        nonce -> Int8,
+        tx_hash -> Text,
+        raw_tx -> Bytea,
+        entries -> Int4,
+        status -> Text,
+        failed_entries -> Int4,
+        gas_used -> Nullable<Int8>,
+        gas_cost_wei -> Nullable<Numeric>,
+        created_at -> Timestamptz,
+        last_broadcast_at -> Timestamptz,
+        mined_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -421,6 +440,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     keeper_nonces,
     keeper_transactions,
     deposit_transfers,
+    deposit_sweeps,
 );
 
 diesel::joinable!(api_keys -> merchants (merchant_id));

@@ -1,5 +1,5 @@
 //! stablepay's background worker: webhook delivery (and the rest of endpoint
-//! recoveries), the chain watcher and subscription billing. Any number of instances may run; they share work through leased claims and
+//! recoveries), the chain watcher, subscription billing and deposit sweeps. Any number of instances may run; they share work through leased claims and
 //! advisory locks in PostgreSQL.
 
 pub mod billing_loop;
@@ -10,3 +10,4 @@ pub mod keeper;
 pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;
+pub mod sweep_loop;

@@ -20,6 +20,7 @@ use stablepay_worker::keeper::EvmKeeper;
 use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
+use stablepay_worker::sweep_loop::SweepLoop;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -194,7 +195,38 @@ async fn run() -> Result<(), String> {
         poll_interval: cfg.chain_poll,
         rebroadcast_after: std::time::Duration::from_secs(12),
     };
-    futures_util::future::join3(
+    // Deposit sweeps (D24), sent with the relayer key (the keeper key when it is unset).
+    let sweeper = chain_env
+        .relayer
+        .as_ref()
+        .map(|r| r.key.clone())
+        .or_else(|| chain_env.signing_key.clone());
+    let sweeps = match sweeper {
+        Some(key) => Some(SweepLoop {
+            chain: evm.clone(),
+            store: store.clone(),
+            clock: Arc::new(SystemClock),
+            sender: stablepay_domain::rules::eip191::address_of_private_key(key.expose())
+                .ok_or("the sweeping key is not a valid secp256k1 key")?,
+            key,
+            factories: chain_env
+                .contracts
+                .all()
+                .iter()
+                .filter_map(|c| Some((c.chain, c.deposit_factory?)))
+                .collect(),
+            poll_interval: cfg.chain_poll,
+            rebroadcast_after: std::time::Duration::from_secs(12),
+            batch: 50,
+        }),
+        None => None,
+    };
+    let sweeping = async {
+        if let Some(s) = &sweeps {
+            s.run(stop.clone()).await;
+        }
+    };
+    futures_util::future::join4(
         futures_util::future::join5(
             delivery.run(stop.clone()),
             watching,
@@ -204,6 +236,7 @@ async fn run() -> Result<(), String> {
         ),
         recovery.run(stop.clone()),
         relays.run(stop.clone()),
+        sweeping,
     )
     .await;
     Ok(())

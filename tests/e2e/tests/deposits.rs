@@ -10,6 +10,21 @@ use serde_json::{json, Value};
 use stablepay_e2e::*;
 use stablepay_evm::bindings::test_token::TestToken;
 
+/// A stack on the shared chain whose worker sweeps with a key of its own: stacks that
+/// ran in parallel and swept with one shared key would race for its nonces.
+async fn sweeping_stack() -> Stack {
+    let key: [u8; 32] = rand::random();
+    client_for(&chain_info(), &key).await;
+    Stack::start_with(StackOptions {
+        env: vec![(
+            "STABLEPAY_RELAYER_KEY".into(),
+            format!("0x{}", hex::encode(key)),
+        )],
+        ..StackOptions::default()
+    })
+    .await
+}
+
 /// A session of `amount` and its deposit address.
 async fn deposit_session(stack: &Stack, amount: &str) -> (String, String) {
     let (status, session) = stack
@@ -69,7 +84,7 @@ async fn events_about(stack: &Stack, event_type: &str, session: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_exact_transfer_from_a_fresh_account_completes_the_session_once() {
-    let stack = Stack::start().await;
+    let stack = sweeping_stack().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -112,17 +127,35 @@ async fn an_exact_transfer_from_a_fresh_account_completes_the_session_once() {
         1
     );
     assert_eq!(events_about(&stack, "payment.succeeded", &id).await, 1);
-    // The money waits at the forwarder until a sweep (nothing reached the recipient yet).
-    assert_eq!(
-        usdc_balance(&buyer, &stack.chain, &deposit).await,
-        20_000_000
+    // The worker sweeps it: the recipient gets the net, nothing stays at the address.
+    assert_swept(&stack, &buyer, &deposit, &recipient, 19_800_000).await;
+}
+
+/// Waits until the deposit address is empty and `recipient` holds exactly `net`.
+async fn assert_swept(
+    stack: &Stack,
+    client: &Arc<Client>,
+    deposit: &str,
+    recipient: &str,
+    net: u128,
+) {
+    let swept = poll(Duration::from_secs(20), || async {
+        let at_deposit = usdc_balance(client, &stack.chain, deposit).await;
+        let received = usdc_balance(client, &stack.chain, recipient).await;
+        (at_deposit == 0 && received == net).then_some(())
+    })
+    .await;
+    assert!(
+        swept.is_some(),
+        "swept: deposit holds {}, recipient {} (expected {net})",
+        usdc_balance(client, &stack.chain, deposit).await,
+        usdc_balance(client, &stack.chain, recipient).await
     );
-    assert_eq!(usdc_balance(&buyer, &stack.chain, &recipient).await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_completes_it() {
-    let stack = Stack::start().await;
+    let stack = sweeping_stack().await;
     stack.fresh_verified_wallet().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
     let buyer = funded_buyer(&stack.chain).await;
@@ -154,9 +187,9 @@ async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_com
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_overpayment_and_money_after_completion_are_booked() {
-    let stack = Stack::start().await;
-    stack.fresh_verified_wallet().await;
+async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundable() {
+    let stack = sweeping_stack().await;
+    let (recipient, merchant_key) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
     let buyer = funded_buyer(&stack.chain).await;
@@ -196,12 +229,26 @@ async fn an_overpayment_and_money_after_completion_are_booked() {
         1
     );
     assert_eq!(events_about(&stack, "payment.succeeded", &id).await, 2);
+    // Swept: 28 arrived, the treasury took exactly the session's fee (0.2).
+    assert_swept(&stack, &buyer, &deposit, &recipient, 27_800_000).await;
+
+    // The merchant refunds the excess the usual way: a transfer back, then the record.
+    let merchant = client_for(&stack.chain, &merchant_key).await;
+    let back = transfer(&merchant, &stack.chain.usdc, &addr_of(&buyer), 5_000_000).await;
+    let (status, refund) = stack
+        .post(
+            "/api/v1/refunds",
+            json!({ "payment": p["id"], "tx_hash": back, "reason": "overpaid" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{refund}");
+    assert_eq!(refund["amount"], "5");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes_it() {
-    let stack = Stack::start().await;
-    stack.fresh_verified_wallet().await;
+    let stack = sweeping_stack().await;
+    let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
     let buyer = funded_buyer(&stack.chain).await;
@@ -241,6 +288,7 @@ async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes
         0
     );
     assert_eq!(events_about(&stack, "payment.succeeded", &id).await, 2);
+    assert_swept(&stack, &buyer, &deposit, &recipient, 19_800_000).await;
 }
 
 /// A token transfer mined (automine), not waited on for depth; returns the tx hash.

@@ -18,6 +18,7 @@ mod retention;
 mod sessions;
 mod settlement;
 mod subscriptions;
+mod sweeps;
 mod wallets;
 mod webhook_endpoints;
 

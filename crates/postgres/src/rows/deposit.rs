@@ -22,6 +22,7 @@ pub struct DepositTransferRow {
     pub status: String,
     pub payment_id: Option<Uuid>,
     pub seen_at: DateTime<Utc>,
+    pub sweep_tx_hash: Option<String>,
 }
 
 pub(crate) fn deposit_transfer_row(t: &DepositTransfer) -> DepositTransferRow {
@@ -38,6 +39,7 @@ pub(crate) fn deposit_transfer_row(t: &DepositTransfer) -> DepositTransferRow {
         status: if t.confirmed { "confirmed" } else { "pending" }.to_owned(),
         payment_id: t.payment.map(|p| p.uuid()),
         seen_at: t.seen_at.as_datetime(),
+        sweep_tx_hash: None,
     }
 }
 

@@ -1,0 +1,236 @@
+//! Sweeps of deposit addresses (D24, D26): nonces from the keeper's sequence, the signed
+//! `sweepMany` stored (with the transfer rows it moves) before the first broadcast, and
+//! the rows given back when a sweep reverts, is dropped, or fails for one session.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use stablepay_domain::ports::StoreError;
+use stablepay_domain::{Address, ChainId, CheckoutSession, CheckoutSessionId, Timestamp, TxHash};
+use uuid::Uuid;
+
+use crate::error::map_diesel_error;
+use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
+use crate::repos::SentRelay;
+use crate::rows::{to_i64, tx_hash, SessionRow};
+use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
+use crate::PgStore;
+
+/// Gives a sweep's rows back to the next sweep: all of them, or those of the sessions
+/// whose refs are listed.
+async fn release(
+    conn: &mut diesel_async::AsyncPgConnection,
+    tx: &str,
+    only_refs: Option<&[[u8; 32]]>,
+) -> Result<(), diesel::result::Error> {
+    let rows = dt::table.filter(dt::sweep_tx_hash.eq(tx));
+    match only_refs {
+        None => {
+            diesel::update(rows)
+                .set(dt::sweep_tx_hash.eq(None::<String>))
+                .execute(conn)
+                .await?;
+        }
+        Some(refs) => {
+            let refs: Vec<Vec<u8>> = refs.iter().map(|r| r.to_vec()).collect();
+            let sessions = cs::table
+                .filter(cs::session_ref.eq_any(refs))
+                .select(cs::id);
+            diesel::update(rows.filter(dt::checkout_session_id.eq_any(sessions)))
+                .set(dt::sweep_tx_hash.eq(None::<String>))
+                .execute(conn)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+impl PgStore {
+    /// Sessions on `chain` with confirmed deposit money no sweep has taken, at most `limit`.
+    pub async fn unswept_deposit_sessions(
+        &self,
+        chain: ChainId,
+        limit: u32,
+    ) -> Result<Vec<CheckoutSession>, StoreError> {
+        let mut conn = self.conn().await?;
+        let unswept = dt::table
+            .filter(dt::chain_id.eq(chain.id() as i32))
+            .filter(dt::status.eq("confirmed"))
+            .filter(dt::sweep_tx_hash.is_null())
+            .select(dt::checkout_session_id);
+        let rows: Vec<SessionRow> = cs::table
+            .filter(cs::id.eq_any(unswept))
+            .select(SessionRow::as_select())
+            .limit(i64::from(limit))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(CheckoutSession::try_from).collect()
+    }
+
+    /// In one database transaction: takes the sender's next nonce (never below
+    /// `chain_nonce`), signs the sweep with it, stores it and marks the confirmed,
+    /// unswept transfer rows of `sessions` as moved by it. `None`: nothing left to sweep
+    /// (another worker took the rows), nothing signed.
+    pub async fn store_deposit_sweep(
+        &self,
+        chain: ChainId,
+        sender: Address,
+        chain_nonce: u64,
+        sessions: &[CheckoutSessionId],
+        now: Timestamp,
+        sign: impl FnOnce(u64) -> SignedCharge + Send,
+    ) -> Result<Option<(TxHash, Vec<u8>)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let chain_id = chain.id() as i32;
+        let sender = sender.to_lower_hex();
+        let ids: Vec<Uuid> = sessions.iter().map(|s| s.uuid()).collect();
+        let stored = conn
+            .transaction(async |conn| {
+                let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
+                let unswept = || {
+                    dt::table
+                        .filter(dt::chain_id.eq(chain_id))
+                        .filter(dt::checkout_session_id.eq_any(&ids))
+                        .filter(dt::status.eq("confirmed"))
+                        .filter(dt::sweep_tx_hash.is_null())
+                };
+                let taken: Vec<Uuid> = unswept()
+                    .select(dt::checkout_session_id)
+                    .for_update()
+                    .load(conn)
+                    .await?;
+                if taken.is_empty() {
+                    return Ok(None);
+                }
+                let (hash, raw) = sign(nonce).map_err(|e| {
+                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
+                })?;
+                diesel::insert_into(ds::table)
+                    .values((
+                        ds::chain_id.eq(chain_id),
+                        ds::sender_address.eq(&sender),
+                        ds::nonce.eq(to_i64(nonce)),
+                        ds::tx_hash.eq(hash.to_string()),
+                        ds::raw_tx.eq(&raw),
+                        ds::entries.eq(i32::try_from(ids.len()).unwrap_or(i32::MAX)),
+                        ds::created_at.eq(now.as_datetime()),
+                        ds::last_broadcast_at.eq(now.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::update(unswept())
+                    .set(dt::sweep_tx_hash.eq(hash.to_string()))
+                    .execute(conn)
+                    .await?;
+                used_nonce(conn, chain_id, &sender, nonce).await?;
+                Ok::<_, diesel::result::Error>(Some((hash, raw)))
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(stored)
+    }
+
+    /// Sweeps on `chain` not yet mined, oldest nonce first.
+    pub async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentRelay>, StoreError> {
+        let mut conn = self.conn().await?;
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(String, i64, String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = ds::table
+            .filter(ds::chain_id.eq(chain.id() as i32))
+            .filter(ds::status.eq("sent"))
+            .order(ds::nonce.asc())
+            .select((
+                ds::sender_address,
+                ds::nonce,
+                ds::tx_hash,
+                ds::raw_tx,
+                ds::last_broadcast_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(sender, nonce, hash, raw, at)| {
+                Ok(SentRelay {
+                    chain,
+                    sender: crate::rows::address(&sender)?,
+                    nonce: u64::try_from(nonce).unwrap_or(0),
+                    tx_hash: tx_hash(&hash)?,
+                    raw,
+                    last_broadcast_at: Timestamp::new(at),
+                })
+            })
+            .collect()
+    }
+
+    /// Marks a sweep re-broadcast at `now`.
+    pub async fn sweep_rebroadcast(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::update(ds::table.filter(ds::tx_hash.eq(tx.to_string())))
+            .set(ds::last_broadcast_at.eq(now.as_datetime()))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
+    /// Records a sweep's receipt: mined (its rows stay moved, except those of the
+    /// sessions whose entry failed) or reverted (every row goes back), with the gas it
+    /// used and what it cost in wei (decimal text).
+    pub async fn sweep_mined(
+        &self,
+        tx: TxHash,
+        succeeded: bool,
+        failed_refs: &[[u8; 32]],
+        gas_used: u64,
+        cost_wei: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let hash = tx.to_string();
+        conn.transaction(async |conn| {
+            let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
+                .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
+                .sql("::numeric");
+            diesel::update(
+                ds::table
+                    .filter(ds::tx_hash.eq(&hash))
+                    .filter(ds::status.eq("sent")),
+            )
+            .set((
+                ds::status.eq(if succeeded { "mined" } else { "reverted" }),
+                ds::failed_entries.eq(i32::try_from(failed_refs.len()).unwrap_or(i32::MAX)),
+                ds::gas_used.eq(Some(to_i64(gas_used))),
+                ds::gas_cost_wei.eq(cost.nullable()),
+                ds::mined_at.eq(Some(now.as_datetime())),
+            ))
+            .execute(conn)
+            .await?;
+            if succeeded {
+                release(conn, &hash, Some(failed_refs)).await
+            } else {
+                release(conn, &hash, None).await
+            }
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+
+    /// Marks a sweep dropped (its nonce went to another transaction): its rows go back.
+    pub async fn sweep_dropped(&self, tx: TxHash) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let hash = tx.to_string();
+        conn.transaction(async |conn| {
+            diesel::update(
+                ds::table
+                    .filter(ds::tx_hash.eq(&hash))
+                    .filter(ds::status.eq("sent")),
+            )
+            .set(ds::status.eq("dropped"))
+            .execute(conn)
+            .await?;
+            release(conn, &hash, None).await
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+}

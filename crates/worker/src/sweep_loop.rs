@@ -1,0 +1,215 @@
+//! Sweeps of deposit addresses (D24): every poll, per chain with a deposit factory, one
+//! `sweepMany` of the sessions whose confirmed money no sweep has taken, signed with the
+//! keeper key from its nonce sequence (D26) and stored before it is broadcast. One sweep
+//! is in flight per chain; a sweep that reverts, is dropped, or fails for one session
+//! gives those sessions back to the next one, so a failure never blocks the others.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use stablepay_domain::ports::Clock;
+use stablepay_domain::rules::deposit::DepositTerms;
+use stablepay_domain::{Address, ChainId, PrivateKey};
+use stablepay_evm::calldata::sweep_many;
+use stablepay_evm::keeper::keeper_wallet;
+use stablepay_evm::relay::sign_call;
+use stablepay_evm::EvmChain;
+use stablepay_postgres::{PgStore, SentRelay};
+
+/// Gas for a `sweepMany`: a base and, per entry, more than a first sweep to a fresh
+/// recipient costs (155,449 measured), so no entry runs out (the contract reverts the
+/// batch rather than skip an entry for gas).
+const SWEEP_BASE_GAS: u64 = 60_000;
+const SWEEP_ENTRY_GAS: u64 = 180_000;
+
+pub struct SweepLoop {
+    pub chain: Arc<EvmChain>,
+    pub store: PgStore,
+    pub clock: Arc<dyn Clock>,
+    pub key: PrivateKey,
+    pub sender: Address,
+    /// (chain, its deposit factory).
+    pub factories: Vec<(ChainId, Address)>,
+    pub poll_interval: Duration,
+    /// A sweep unmined this long after its last broadcast is sent again.
+    pub rebroadcast_after: Duration,
+    /// Sessions per sweep.
+    pub batch: u32,
+}
+
+impl SweepLoop {
+    pub async fn run(&self, stop: Arc<AtomicBool>) {
+        while !stop.load(Ordering::Relaxed) {
+            for (chain, factory) in &self.factories {
+                if let Err(e) = self.tick(*chain, *factory).await {
+                    metrics::counter!("stablepay_deposit_sweep_errors_total", "chain" => chain.id().to_string())
+                        .increment(1);
+                    tracing::warn!(chain = chain.id(), error = %e, "deposit sweep tick failed; retrying");
+                }
+            }
+            let until = Instant::now() + self.poll_interval;
+            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(100).min(self.poll_interval)).await;
+            }
+        }
+    }
+
+    async fn tick(&self, chain: ChainId, factory: Address) -> Result<(), String> {
+        let sent = self
+            .store
+            .sent_sweeps(chain)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut in_flight = false;
+        for sweep in &sent {
+            in_flight |= !self.check_sent(chain, factory, sweep).await?;
+        }
+        if in_flight {
+            return Ok(());
+        }
+        self.send_next(chain, factory).await
+    }
+
+    /// Settles what a sent sweep's receipt says; false while it is still in flight.
+    async fn check_sent(
+        &self,
+        chain: ChainId,
+        factory: Address,
+        sweep: &SentRelay,
+    ) -> Result<bool, String> {
+        let now = self.clock.now();
+        let label = chain.id().to_string();
+        match self
+            .chain
+            .sweep_receipt(chain, factory, sweep.tx_hash)
+            .await
+        {
+            Ok(Some((gas, failed))) => {
+                self.store
+                    .sweep_mined(
+                        sweep.tx_hash,
+                        gas.succeeded,
+                        &failed,
+                        gas.gas_used,
+                        &gas.cost_wei().to_string(),
+                        now,
+                    )
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let outcome = if gas.succeeded { "mined" } else { "reverted" };
+                metrics::counter!("stablepay_deposit_sweeps_total", "chain" => label.clone(), "outcome" => outcome)
+                    .increment(1);
+                metrics::counter!("stablepay_deposit_sweep_gas_used_total", "chain" => label.clone())
+                    .increment(gas.gas_used);
+                if !failed.is_empty() || !gas.succeeded {
+                    metrics::counter!("stablepay_deposit_sweep_entries_failed_total", "chain" => label)
+                        .increment(failed.len().max(1) as u64);
+                    tracing::warn!(chain = chain.id(), tx = %sweep.tx_hash, failed = failed.len(), reverted = !gas.succeeded, "deposit sweep did not move everything; those sessions go to the next sweep");
+                }
+                Ok(true)
+            }
+            Ok(None) => {
+                let waited = now.unix_seconds() - sweep.last_broadcast_at.unix_seconds();
+                if waited < i64::try_from(self.rebroadcast_after.as_secs()).unwrap_or(i64::MAX) {
+                    return Ok(false);
+                }
+                let mined = self
+                    .chain
+                    .mined_nonce(chain, sweep.sender)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if mined > sweep.nonce {
+                    // Asked twice: a receipt a lagging node had not indexed shows up now.
+                    if self
+                        .chain
+                        .gas_receipt(chain, sweep.tx_hash)
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .is_none()
+                    {
+                        self.store
+                            .sweep_dropped(sweep.tx_hash)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        metrics::counter!("stablepay_deposit_sweeps_total", "chain" => label, "outcome" => "dropped")
+                            .increment(1);
+                        return Ok(true);
+                    }
+                    return Ok(false);
+                }
+                if let Err(e) = self.chain.send_raw(chain, &sweep.raw).await {
+                    tracing::info!(chain = chain.id(), tx = %sweep.tx_hash, error = %e, "deposit sweep re-broadcast refused");
+                }
+                self.store
+                    .sweep_rebroadcast(sweep.tx_hash, now)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(false)
+            }
+            // Unknown: asked again next tick.
+            Err(e) => {
+                tracing::info!(chain = chain.id(), tx = %sweep.tx_hash, error = %e, "deposit sweep receipt unknown");
+                Ok(false)
+            }
+        }
+    }
+
+    async fn send_next(&self, chain: ChainId, factory: Address) -> Result<(), String> {
+        let sessions = self
+            .store
+            .unswept_deposit_sessions(chain, self.batch)
+            .await
+            .map_err(|e| e.to_string())?;
+        // Only sessions whose address is this factory's (a rotated factory's deposits
+        // need their own; sweeping them here would move nothing).
+        let entries: Vec<_> = sessions
+            .iter()
+            .filter(|s| {
+                let ours = Some(DepositTerms::of_session(s).address(&factory)) == s.deposit_address;
+                if !ours {
+                    tracing::warn!(chain = chain.id(), session = %s.id, "deposit address of another factory; not swept");
+                }
+                ours
+            })
+            .map(|s| (s.id, (DepositTerms::of_session(s), s.token_address)))
+            .collect();
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<_> = entries.iter().map(|(id, _)| *id).collect();
+        let terms: Vec<_> = entries.into_iter().map(|(_, t)| t).collect();
+        let data = sweep_many(&terms);
+        let gas = SWEEP_BASE_GAS + SWEEP_ENTRY_GAS * terms.len() as u64;
+        let wallet = keeper_wallet(&self.key, chain)?;
+        let mined = self
+            .chain
+            .mined_nonce(chain, self.sender)
+            .await
+            .map_err(|e| e.to_string())?;
+        let gas_price = self
+            .chain
+            .charge_gas_price(chain)
+            .await
+            .map_err(|e| e.to_string())?;
+        let stored = self
+            .store
+            .store_deposit_sweep(chain, self.sender, mined, &ids, self.clock.now(), |nonce| {
+                sign_call(&wallet, chain, factory, data, gas, nonce, gas_price)
+                    .map(|signed| (signed.hash, signed.raw))
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some((tx, raw)) = stored else {
+            return Ok(());
+        };
+        metrics::counter!("stablepay_deposit_sweeps_total", "chain" => chain.id().to_string(), "outcome" => "sent")
+            .increment(1);
+        // Stored first: a failed broadcast is sent again after `rebroadcast_after`.
+        if let Err(e) = self.chain.send_raw(chain, &raw).await {
+            tracing::warn!(chain = chain.id(), %tx, error = %e, "deposit sweep broadcast failed; sent again later");
+        }
+        tracing::debug!(chain = chain.id(), %tx, sessions = ids.len(), "deposit sweep sent");
+        Ok(())
+    }
+}
