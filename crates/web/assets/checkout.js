@@ -185,10 +185,36 @@ async function pay() {
   }
 }
 
+// A decimal string with at least two decimals ("4" → "4.00"), by text, never by float.
+const twoPlaces = (d) => { const [w, f = ""] = d.split("."); return w + "." + f.padEnd(2, "0"); };
+const micros = (d) => { const [w, f = ""] = d.split("."); return BigInt(w) * 1000000n + BigInt(f.padEnd(6, "0")); };
+const decimal = (m) => twoPlaces((m / 1000000n).toString() + "." + (m % 1000000n).toString().padStart(6, "0").replace(/0+$/, ""));
+
+// A plain transfer to the deposit address (D24) is seen by the service, not the wallet:
+// the page asks for the session's state and shows what has arrived until it is paid.
+async function watchDeposit() {
+  try {
+    const s = await api("/status");
+    if (finished(s)) return;
+    if (s.amount_received !== "0") {
+      $("deposit-received").textContent = twoPlaces(s.amount_received) + " " + s.currency;
+      const left = micros(String(s.amount)) - micros(s.amount_received);
+      if (left > 0n) $("deposit-amount").textContent = decimal(left) + " " + s.currency;
+      show("confirming", "Transfer received; waiting for the rest or for confirmations…");
+    }
+  } catch (e) { /* unknown this time: asked again */ }
+  setTimeout(watchDeposit, 3000);
+}
+
 if (!finished(session)) {
   timeLeft();
   setInterval(timeLeft, 1000);
+  if ($("deposit")) setTimeout(watchDeposit, 3000);
 }
+if ($("copy-deposit")) $("copy-deposit").addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText($("copy-deposit").dataset.copy); $("copy-deposit").textContent = "Copied"; }
+  catch (e) { $("copy-deposit").textContent = "Select and copy the address"; }
+});
 $("pay").addEventListener("click", pay);
 if ($("pay-signature")) $("pay-signature").addEventListener("click", paySigned);
 if (sub) $("periods").addEventListener("input", () => { $("periods").dataset.edited = "1"; });

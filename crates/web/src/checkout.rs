@@ -7,10 +7,11 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use stablepay_domain::representation::PublicSession;
+use stablepay_domain::rules::deposit::transfer_request_uri;
 use stablepay_domain::services::{find_public_session, one_signature_offered, HostedError};
 use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
 
-use crate::format::{amount, time};
+use crate::format::{amount, money, time};
 use crate::shell::{admit_public, html, WebError};
 use crate::WebState;
 
@@ -33,8 +34,49 @@ struct CheckoutView {
     /// One signature, no gas (EIP-3009) is the primary way to pay.
     one_signature: bool,
     has_cancel: bool,
+    /// "Send from any wallet or exchange" (D24), for an open payment with an address.
+    deposit: Option<DepositPanel>,
     /// The public session for the page's script (JSON; `<` escaped).
     data: String,
+}
+
+/// The plain-transfer panel: the address, what to send, and its EIP-681 QR code.
+struct DepositPanel {
+    address: String,
+    /// What is still to send, e.g. "16.00 USDC".
+    remaining: String,
+    received: String,
+    currency: &'static str,
+    uri: String,
+    /// An inline SVG, rendered here (no third-party script or CDN).
+    qr_svg: String,
+}
+
+fn deposit_panel(session: &stablepay_domain::CheckoutSession) -> Option<DepositPanel> {
+    let address = session.deposit_address?;
+    if session.status != SessionStatus::Open || session.session_mode != SessionMode::Payment {
+        return None;
+    }
+    let left = session
+        .amount
+        .micros()
+        .saturating_sub(session.amount_received_micros);
+    let uri = transfer_request_uri(&session.token_address, session.chain, &address, left);
+    let qr_svg = qrcode::QrCode::new(uri.as_bytes())
+        .ok()?
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(200, 200)
+        .build();
+    // Inline in HTML: no XML prolog.
+    let qr_svg = qr_svg.find("<svg").map(|i| qr_svg[i..].to_owned())?;
+    Some(DepositPanel {
+        address: address.to_string(),
+        remaining: money(left, session.currency),
+        received: money(session.amount_received_micros, session.currency),
+        currency: session.currency.as_str(),
+        uri,
+        qr_svg,
+    })
 }
 
 fn every(secs: Option<u64>) -> String {
@@ -105,6 +147,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         )
         .await,
         has_cancel: session.cancel_url.is_some(),
+        deposit: deposit_panel(&session),
         data,
     };
     match view.render() {

@@ -421,3 +421,48 @@ async fn one_signature_pays_from_a_chosen_wallet_that_holds_no_eth() {
     assert_eq!(eth, json!("0x0"), "the buyer paid no gas");
     buyer.close().await;
 }
+
+/// D24 on the hosted page: the plain-transfer panel shows the deposit address, the exact
+/// amount and network, a QR code of the EIP-681 request, and progress as transfers arrive.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_deposit_panel_shows_address_amount_qr_and_progress_as_a_transfer_arrives() {
+    let chain = PrivateChain::start(Some(1)).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    verify_merchant_wallet(&stack).await;
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Kettle", "amount": "20" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let deposit = session["deposit_address"].as_str().unwrap().to_owned();
+    let page = Browser::start(&[], 390).await;
+    page.goto(session["url"].as_str().unwrap()).await;
+    assert_eq!(page.text("#deposit-address").await, deposit);
+    assert_eq!(page.text("#deposit-amount").await, "20.00 USDC");
+    page.wait_for("#deposit-qr svg").await;
+    let uri = page
+        .source()
+        .await
+        .contains(&format!("/transfer?address={deposit}&amp;uint256=20000000"));
+    assert!(uri, "the EIP-681 request names the address and base units");
+    assert!(page
+        .text("#deposit")
+        .await
+        .contains("Send only USDC on Base Sepolia"));
+
+    let buyer = stablepay_e2e::funded_buyer(&stack.chain).await;
+    stablepay_e2e::transfer(&buyer, &stack.chain.usdc, &deposit, 4_000_000).await;
+    page.wait_for_text(
+        "#deposit-progress",
+        "4.00 USDC of 20.00 USDC received",
+        WAIT,
+    )
+    .await;
+    assert_eq!(page.text("#deposit-amount").await, "16.00 USDC", "what is left to send");
+    page.screenshot(&screenshot("hosted-deposit.png")).await;
+    stablepay_e2e::transfer(&buyer, &stack.chain.usdc, &deposit, 16_000_000).await;
+    page.wait_for_text("#status", "Paid", WAIT).await;
+    page.close().await;
+}

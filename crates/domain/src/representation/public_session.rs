@@ -27,6 +27,9 @@ pub struct PublicSession {
     cancel_url: Option<String>,
     tx_hash: Option<TxHash>,
     completed_at: Option<Timestamp>,
+    /// Where a plain transfer pays the session (D24), and what has arrived there.
+    deposit_address: Option<Address>,
+    amount_received: String,
 }
 
 impl From<&CheckoutSession> for PublicSession {
@@ -50,6 +53,8 @@ impl From<&CheckoutSession> for PublicSession {
             cancel_url: s.cancel_url.clone(),
             tx_hash: s.tx_hash,
             completed_at: s.completed_at,
+            deposit_address: s.deposit_address,
+            amount_received: crate::model::render_micros(s.amount_received_micros),
         }
     }
 }

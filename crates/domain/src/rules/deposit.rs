@@ -1,7 +1,7 @@
 //! Deposit addresses (D24): where a session's buyer may send a plain transfer, and how what
 //! arrives there is split. Must match `contracts/src/DepositFactory.sol`.
 
-use crate::model::{Address, CheckoutSession};
+use crate::model::{Address, ChainId, CheckoutSession};
 use crate::rules::eip712::{keccak, session_ref, word_address, word_uint};
 
 /// The terms a deposit address commits to (the factory's salt is their hash).
@@ -60,6 +60,16 @@ pub fn fee_of_received(received: u128, fee_bps: u16, fee_amount: u128) -> u128 {
     by_rate.min(fee_amount)
 }
 
+/// The EIP-681 payment request a wallet scans to send `units` base units of `token` to
+/// `to` on `chain` with a plain `transfer`:
+/// `ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<units>`.
+pub fn transfer_request_uri(token: &Address, chain: ChainId, to: &Address, units: u64) -> String {
+    format!(
+        "ethereum:{token}@{}/transfer?address={to}&uint256={units}",
+        chain.id()
+    )
+}
+
 /// The forwarder implementation the factory deploys in its constructor: the CREATE
 /// address of the factory at nonce 1 (a contract's first nonce, EIP-161).
 pub fn forwarder_implementation(factory: &Address) -> Address {
@@ -97,6 +107,17 @@ fn address_of_hash(hash: &[u8; 32]) -> Address {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_transfer_request_is_eip_681() {
+        let token = Address::parse("0x036CbD53842c5426634e7929541eC2318f3dCF7e").unwrap();
+        let to = Address::parse("0x6ac7ea33f8831ea9dcc53393aaa88b25a785dbf0").unwrap();
+        assert_eq!(
+            transfer_request_uri(&token, ChainId::BaseSepolia, &to, 20_000_000),
+            "ethereum:0x036CbD53842c5426634e7929541eC2318f3dCF7e@84532/transfer\
+             ?address=0x6AC7EA33F8831EA9dcC53393aAA88B25A785DBF0&uint256=20000000"
+        );
+    }
 
     #[test]
     fn the_implementation_is_the_factorys_first_create() {
