@@ -460,9 +460,51 @@ async fn the_deposit_panel_shows_address_amount_qr_and_progress_as_a_transfer_ar
         WAIT,
     )
     .await;
-    assert_eq!(page.text("#deposit-amount").await, "16.00 USDC", "what is left to send");
+    assert_eq!(
+        page.text("#deposit-amount").await,
+        "16.00 USDC",
+        "what is left to send"
+    );
     page.screenshot(&screenshot("hosted-deposit.png")).await;
-    stablepay_e2e::transfer(&buyer, &stack.chain.usdc, &deposit, 16_000_000).await;
+    // One more than what is left: the payment is overpaid by 1.
+    stablepay_e2e::transfer(&buyer, &stack.chain.usdc, &deposit, 17_000_000).await;
     page.wait_for_text("#status", "Paid", WAIT).await;
     page.close().await;
+
+    // The merchant sees what arrived, the overpayment (offered as the refund) and the sweep.
+    let merchant = Browser::start(&[], 1200).await;
+    sign_in(&merchant, &stack).await;
+    let base = format!("{}/dashboard/test", stack.api);
+    merchant.goto(&format!("{base}/checkout_sessions")).await;
+    merchant
+        .wait_for_text(".received", "21.00 USDC received · overpaid", WAIT)
+        .await;
+    let id = session["id"].as_str().unwrap();
+    let pay = stack.payments_of(id).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let swept = poll(WAIT, || async {
+        merchant.goto(&format!("{base}/payments/{pay}")).await;
+        let rows = merchant.text("#deposits").await;
+        (!rows.contains("waiting")).then_some(rows)
+    })
+    .await
+    .expect("both transfers are swept");
+    assert!(
+        swept.contains("4.00 USDC") && swept.contains("17.00 USDC"),
+        "{swept}"
+    );
+    assert_eq!(
+        merchant.text("#overpaid").await.split(' ').next(),
+        Some("1.00")
+    );
+    assert!(
+        merchant
+            .source()
+            .await
+            .contains("id=\"refund-amount\" value=\"1\""),
+        "the excess is the refund offered"
+    );
+    merchant.close().await;
 }

@@ -161,6 +161,14 @@ pub trait DashboardReader: Send + Sync {
         mode: crate::model::Mode,
         since: Timestamp,
     ) -> Result<Vec<crate::model::DailyTotal>, StoreError>;
+    /// The transfers to a session's deposit address (D24), in chain order, with the
+    /// sweeps that moved them; empty for another merchant's or mode's session.
+    async fn deposit_transfers(
+        &self,
+        merchant: MerchantId,
+        mode: crate::model::Mode,
+        session: crate::model::CheckoutSessionId,
+    ) -> Result<Vec<crate::ports::DepositTransfer>, StoreError>;
     /// Customers newest first, with what each paid.
     async fn customers(
         &self,

@@ -27,6 +27,8 @@ pub struct DepositTransfer {
     pub payment: Option<PaymentId>,
     /// When the watcher first saw it (decides whether it arrived before the session expired).
     pub seen_at: Timestamp,
+    /// The sweep that moved it on to the recipient and treasury, once one was sent.
+    pub swept_by: Option<TxHash>,
 }
 
 /// A payment a deposit write creates, with the transactions whose money it records.

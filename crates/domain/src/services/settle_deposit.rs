@@ -69,6 +69,7 @@ pub async fn settle_deposit_receipt(
             confirmed,
             payment: None,
             seen_at: deps.clock.now(),
+            swept_by: None,
         };
         outcomes.push(record_deposit_change(session.id, Some(transfer), deps).await?);
     }
@@ -105,6 +106,7 @@ async fn record_deposit_change(
                 Some(r) => {
                     *r = DepositTransfer {
                         seen_at: r.seen_at,
+                        swept_by: r.swept_by,
                         ..t.clone()
                     };
                     transfer = Some(r.clone());

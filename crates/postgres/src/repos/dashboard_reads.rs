@@ -125,6 +125,31 @@ impl DashboardReader for PgStore {
             .collect()
     }
 
+    async fn deposit_transfers(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        session: stablepay_domain::CheckoutSessionId,
+    ) -> Result<Vec<stablepay_domain::ports::DepositTransfer>, StoreError> {
+        use crate::rows::DepositTransferRow;
+        use crate::schema::{checkout_sessions as cs, deposit_transfers as dt};
+        use diesel::{ExpressionMethods, JoinOnDsl, QueryDsl, SelectableHelper};
+        let mut conn = self.conn().await?;
+        let rows: Vec<DepositTransferRow> = dt::table
+            .inner_join(cs::table.on(cs::id.eq(dt::checkout_session_id)))
+            .filter(cs::merchant_id.eq(merchant.uuid()))
+            .filter(cs::livemode.eq(mode.is_live()))
+            .filter(dt::checkout_session_id.eq(session.uuid()))
+            .order((dt::block_number.asc(), dt::log_index.asc()))
+            .select(DepositTransferRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(stablepay_domain::ports::DepositTransfer::try_from)
+            .collect()
+    }
+
     async fn customers(
         &self,
         merchant: MerchantId,

@@ -60,6 +60,7 @@ impl TryFrom<DepositTransferRow> for DepositTransfer {
             confirmed: r.status == "confirmed",
             payment: r.payment_id.map(PaymentId::from_uuid),
             seen_at: ts(r.seen_at),
+            swept_by: r.sweep_tx_hash.as_deref().map(tx_hash).transpose()?,
         })
     }
 }

@@ -15,7 +15,7 @@ use stablepay_domain::{
 
 use super::payments::enc;
 use super::{next_page, page_handler, page_request};
-use crate::format::{amount, short, time};
+use crate::format::{amount, money, short, time};
 use crate::shell::{Chrome, Page, Reply, WebError};
 
 pub struct SessionLine {
@@ -24,6 +24,8 @@ pub struct SessionLine {
     pub status: &'static str,
     pub mode: &'static str,
     pub amount: String,
+    /// What arrived at the deposit address, with "underpaid" while short ("" for none).
+    pub received: String,
     pub url: String,
     pub recipient: String,
     pub customer_reference: String,
@@ -39,6 +41,16 @@ fn line(p: &Page, s: &CheckoutSession) -> SessionLine {
         status: s.status.as_str(),
         mode: s.session_mode.as_str(),
         amount: amount(s.amount, s.currency),
+        received: match s.amount_received_micros {
+            0 => String::new(),
+            got if got < s.amount.micros() => {
+                format!("{} received · underpaid", money(got, s.currency))
+            }
+            got if got > s.amount.micros() => {
+                format!("{} received · overpaid", money(got, s.currency))
+            }
+            got => format!("{} received", money(got, s.currency)),
+        },
         url: if s.status == SessionStatus::Open {
             format!("{}/pay/{}", p.state.public_url.trim_end_matches('/'), s.id)
         } else {
@@ -46,7 +58,7 @@ fn line(p: &Page, s: &CheckoutSession) -> SessionLine {
         },
         recipient: short(&s.recipient_address.to_string()),
         customer_reference: s.customer_reference.clone().unwrap_or_default(),
-        payment_link: (s.status == SessionStatus::Completed)
+        payment_link: (s.status == SessionStatus::Completed || s.amount_received_micros > 0)
             .then(|| p.link(&format!("/payments?checkout_session={}", s.id))),
         created: time(s.created_at),
         expires: time(s.expires_at),

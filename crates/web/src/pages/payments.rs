@@ -121,6 +121,17 @@ pub struct RefundLine {
     pub created: String,
 }
 
+pub struct DepositLine {
+    pub amount: String,
+    pub from: String,
+    pub tx: String,
+    pub tx_link: String,
+    pub status: &'static str,
+    /// The sweep transaction ("" before one was sent) and its explorer link.
+    pub sweep: String,
+    pub sweep_link: String,
+}
+
 #[derive(Template)]
 #[template(path = "payment.html")]
 struct DetailView {
@@ -130,6 +141,10 @@ struct DetailView {
     fee: String,
     net: String,
     refunded: String,
+    /// What arrived beyond the amount at a deposit address ("" when nothing did).
+    overpaid: String,
+    /// Transfers to the session's deposit address and the sweeps that moved them.
+    deposits: Vec<DepositLine>,
     refundable_micros: u64,
     refundable: String,
     chain_id: u64,
@@ -177,6 +192,14 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         )
         .await?;
     let refundable_micros = x.refundable_micros();
+    let deposits = match x.checkout_session {
+        Some(cs) => {
+            s.summaries
+                .deposit_transfers(ctx.merchant_id, ctx.mode, cs)
+                .await?
+        }
+        None => Vec::new(),
+    };
     let wallets = s
         .wallets
         .list(ctx.merchant_id, &stablepay_domain::PageRequest::first(100))
@@ -193,6 +216,26 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         fee: money(x.fee_micros, x.currency),
         net: money(x.merchant_micros, x.currency),
         refunded: money(x.refunded_micros, x.currency),
+        overpaid: if x.overpaid_micros > 0 {
+            money(x.overpaid_micros, x.currency)
+        } else {
+            String::new()
+        },
+        deposits: deposits
+            .iter()
+            .map(|d| DepositLine {
+                amount: money(d.amount_micros, x.currency),
+                from: short(&d.from.to_string()),
+                tx: short(&d.tx_hash.to_string()),
+                tx_link: tx_link(d.chain, &d.tx_hash),
+                status: if d.confirmed { "confirmed" } else { "pending" },
+                sweep: d
+                    .swept_by
+                    .map(|t| short(&t.to_string()))
+                    .unwrap_or_default(),
+                sweep_link: d.swept_by.map(|t| tx_link(d.chain, &t)).unwrap_or_default(),
+            })
+            .collect(),
         refundable: render_micros(refundable_micros),
         refundable_micros,
         chain_id: x.chain.id(),
@@ -237,7 +280,11 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         form_amount: p
             .form
             .text("amount")
-            .unwrap_or_else(|| render_micros(refundable_micros)),
+            // An overpaid payment offers the excess first.
+            .unwrap_or_else(|| match x.overpaid_micros {
+                0 => render_micros(refundable_micros),
+                over => render_micros(over.min(refundable_micros)),
+            }),
         form_tx: p.form.text("tx_hash").unwrap_or_default(),
         form_reason: p.form.text("reason").unwrap_or_default(),
     })
