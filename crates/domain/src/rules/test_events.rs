@@ -50,7 +50,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "subscription": if recurring { Value::from(subscription.clone()) } else { Value::Null },
             "customer": customer, "checkout_session": if recurring { Value::Null } else { Value::from(session.clone()) },
             "customer_reference": "test_customer", "amount": amount.to_string(), "currency": "USDC",
-            "fee_amount": fee, "merchant_amount": net, "refunded_amount": refunded,
+            "fee_amount": fee, "merchant_amount": net, "refunded_amount": refunded, "overpaid_amount": "0",
             "wallet_address": TEST_PAYER, "chain_id": chain_id, "token_address": token,
             "tx_hash": TEST_TX, "log_index": 0, "block_number": "1", "metadata": {}, "created_at": created,
         })
