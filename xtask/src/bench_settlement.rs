@@ -4,7 +4,9 @@
 //! (first seen by this bench) to its session completing, and payments verified per minute
 //! (DESIGN §10). `--relayed` pays every session with one EIP-3009 signature instead, sent
 //! by the api's relayer (one key, nonces in PostgreSQL): relayed payments per minute, each
-//! session settled exactly once.
+//! session settled exactly once. `--deposits` pays every session by a plain transfer to its
+//! deposit address (D24): deposits completed per minute, at-depth to completed, then the
+//! worker's sweeps (`sweepMany` batches) until every deposit is forwarded: sweeps per minute.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -38,18 +40,43 @@ fn send(url: &str, from: &str, to: &str, data: &[u8]) -> Result<String, String> 
         .ok_or_else(|| "no hash".into())
 }
 
+/// How the bench's buyers pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Paying {
+    /// Their own `pay` transactions.
+    Router,
+    /// One EIP-3009 signature each, sent by the api's relayer.
+    Relayed,
+    /// A plain USDC transfer to the session's deposit address.
+    Deposits,
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
-    let relayed = match args {
-        [] => false,
-        [flag] if flag == "--relayed" => true,
-        _ => return Err("usage: cargo xtask bench settlement [--relayed]".into()),
+    let paying = match args {
+        [] => Paying::Router,
+        [flag] if flag == "--relayed" => Paying::Relayed,
+        [flag] if flag == "--deposits" => Paying::Deposits,
+        _ => return Err("usage: cargo xtask bench settlement [--relayed | --deposits]".into()),
     };
-    let total: usize = env_number("BENCH_PAYMENTS", if relayed { 1000 } else { 300 });
+    let total: usize = env_number(
+        "BENCH_PAYMENTS",
+        if paying == Paying::Router { 300 } else { 1000 },
+    );
     let depth: u64 = env_number("BENCH_DEPTH", 2u64).max(1);
     let rig = ChainBench::start(84532, "bench_settlement")?;
     rig.setup
         .runtime
-        .block_on(bench(&rig, total, depth, relayed))
+        .block_on(bench(&rig, total, depth, paying))
+}
+
+/// ERC-20 `transfer(to, amount)` calldata.
+fn transfer_calldata(to: &Address, amount: u64) -> Vec<u8> {
+    let mut data = vec![0xa9, 0x05, 0x9c, 0xbb];
+    data.extend_from_slice(&[0u8; 12]);
+    data.extend_from_slice(to.as_bytes());
+    data.extend_from_slice(&[0u8; 24]);
+    data.extend_from_slice(&amount.to_be_bytes());
+    data
 }
 
 /// A one-signature payment of `intent` by the dev account `payer_index`.
@@ -89,7 +116,8 @@ fn one_signature(
     })
 }
 
-async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Result<(), String> {
+async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Result<(), String> {
+    let relayed = paying == Paying::Relayed;
     let (db, dev) = (rig.setup.db.as_str(), &rig.dev);
     run_migrations(db).await?;
     let store = PgStore::connect(
@@ -124,9 +152,22 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
     let usdc = Address::parse(&dev.usdc.to_lowercase()).map_err(|e| e.to_string())?;
     let router = Address::parse(&dev.checkout_router.to_lowercase()).map_err(|e| e.to_string())?;
     let tokens = TokenDirectory::new().with(ChainId::BaseSepolia, Currency::Usdc, usdc);
-    // Payment-mode sessions never read the chain or the subscription store.
+    // Payment-mode sessions never read the chain or the subscription store; with
+    // `--deposits` they carry the deposit address of the chain's factory.
     let no_chain = stablepay_evm::EvmChain::new(&[], Duration::from_secs(1))?;
-    let no_chains = ChainDirectory::default();
+    let factory = Address::parse(&dev.deposit_factory.to_lowercase()).map_err(|e| e.to_string())?;
+    let no_chains = match paying {
+        Paying::Deposits => ChainDirectory::new(vec![stablepay_domain::services::ChainContracts {
+            chain: ChainId::BaseSepolia,
+            checkout_router: router,
+            treasury: Address::parse(&chain::address(chain::TREASURY).to_lowercase())
+                .map_err(|e| e.to_string())?,
+            subscription_manager: None,
+            deposit_factory: Some(factory),
+            confirmations: depth,
+        }]),
+        _ => ChainDirectory::default(),
+    };
     let deps = CreateSessionDeps {
         sessions: &store,
         wallets: &store,
@@ -185,7 +226,12 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
         };
         let sig = eip712::sign(&domain, intent.struct_hash(), &key).ok_or("signing failed")?;
         let payment = one_signature(intent, &domain, &key, router, usdc, chain::BUYERS[i % 3])?;
-        calls.push((s.id, stablepay_evm::calldata::pay(&intent, &sig), payment));
+        let data = match (paying, s.deposit_address) {
+            (Paying::Deposits, Some(to)) => transfer_calldata(&to, s.amount.micros()),
+            (Paying::Deposits, None) => return Err("a session without a deposit address".into()),
+            _ => stablepay_evm::calldata::pay(&intent, &sig),
+        };
+        calls.push((s.id, data, payment));
     }
     // The api's relayer, as `serve` builds it (the keeper's key, as under `xtask dev`).
     let relayer = stablepay_api::relayer::EvmRelayer::new(
@@ -201,6 +247,10 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
     // Start the worker: chain watcher only (poll 500 ms).
     let mut cmd = rig.worker(&SECRETS_KEY);
     cmd.env("STABLEPAY_CONFIRMATIONS_84532", depth.to_string());
+    if paying == Paying::Deposits {
+        // The sweeps' sender.
+        cmd.env("STABLEPAY_KEEPER_KEY", chain::key(chain::KEEPER));
+    }
     let mut worker = cmd
         .spawn()
         .map_err(|e| format!("cannot start the worker: {e}"))?;
@@ -219,12 +269,11 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
                 .tx_hash()
                 .to_string()
         } else {
-            send(
-                &dev.rpc_url,
-                &buyers[i % buyers.len()],
-                &dev.checkout_router,
-                data,
-            )?
+            let to = match paying {
+                Paying::Deposits => &dev.usdc,
+                _ => &dev.checkout_router,
+            };
+            send(&dev.rpc_url, &buyers[i % buyers.len()], to, data)?
         };
         pending.insert(tx, *id);
     }
@@ -274,6 +323,36 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // Deposits: then until every one is forwarded by a mined sweep.
+    let swept = if paying == Paying::Deposits {
+        let counting = Instant::now();
+        let mut swept = String::new();
+        while counting.elapsed() < Duration::from_secs(300) {
+            swept = store_count(
+                &store,
+                "SELECT count(*)::text AS value FROM deposit_transfers WHERE sweep_tx_hash IN \
+                 (SELECT tx_hash FROM deposit_sweeps WHERE status = 'mined')",
+            )
+            .await?;
+            if swept == total.to_string() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let sweeps = store_count(
+            &store,
+            "SELECT count(*)::text || ' (' || coalesce(sum(gas_used), 0)::text || ' gas)' AS value \
+             FROM deposit_sweeps WHERE status = 'mined'",
+        )
+        .await?;
+        Some((
+            swept,
+            sweeps,
+            first_mined.map(|a| a.elapsed().as_secs_f64()),
+        ))
+    } else {
+        None
+    };
     let _ = worker.kill();
     let _ = worker.wait();
     // Exactly once: one payment per settled session, none twice.
@@ -284,10 +363,10 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
         _ => 0.0,
     };
     println!();
-    let how = if relayed {
-        "one signature each, relayed by one key"
-    } else {
-        "the buyers' own pay transactions"
+    let how = match paying {
+        Paying::Relayed => "one signature each, relayed by one key",
+        Paying::Router => "the buyers' own pay transactions",
+        Paying::Deposits => "plain transfers to deposit addresses",
     };
     println!(
         "| settlement benchmark ({how}; chain watcher only, poll 500 ms, 1 s blocks, depth {depth}) | value |"
@@ -321,6 +400,16 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, relayed: bool) -> Res
         "| payments verified per minute | {:.0} |",
         latencies.len() as f64 / span * 60.0
     );
+    if let Some((swept, sweeps, Some(secs))) = swept {
+        let n: f64 = swept.parse().unwrap_or(0.0);
+        println!("| deposits forwarded by mined sweeps | {swept} of {total} |");
+        println!("| sweep transactions mined (gas) | {sweeps} |");
+        println!("| first deposit at depth to last sweep mined | {secs:.2} s |");
+        println!(
+            "| deposits swept per minute | {:.0} |",
+            n / secs.max(0.001) * 60.0
+        );
+    }
     Ok(())
 }
 
