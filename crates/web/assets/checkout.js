@@ -200,6 +200,9 @@ async function watchDeposit() {
       $("deposit-received").textContent = twoPlaces(s.amount_received) + " " + s.currency;
       const left = micros(String(s.amount)) - micros(s.amount_received);
       if (left > 0n) $("deposit-amount").textContent = decimal(left) + " " + s.currency;
+      // The QR and the wallet link ask for the full amount: not to be scanned again.
+      $("deposit-qr").hidden = true;
+      $("deposit-uri").hidden = true;
       show("confirming", "Transfer received; waiting for the rest or for confirmations…");
     }
   } catch (e) { /* unknown this time: asked again */ }

@@ -34,6 +34,9 @@ pub struct DepositSession {
     pub expires_at: Timestamp,
     /// Completed already (by an earlier deposit or a router payment).
     pub completed: bool,
+    /// A transfer first seen before expiry is still below depth: an expired session waits
+    /// for it, since it may yet reach the gross.
+    pub pending_in_time: bool,
 }
 
 /// One payment to create.
@@ -103,8 +106,10 @@ pub fn plan_deposit_payments(
             open.retain(|t| !in_time.iter().any(|c| c.tx_hash == t.tx_hash));
         }
     }
-    // An open, underpaid session waits for more; everything else is recorded as it is.
-    if completed || now >= session.expires_at {
+    // An open, underpaid session waits for more (as does an expired one while money that
+    // arrived in time is still confirming); everything else is recorded as it is.
+    let waiting = recorded == 0 && session.pending_in_time;
+    if completed || (now >= session.expires_at && !waiting) {
         for t in open {
             payments.push(PlannedPayment {
                 covers: vec![t.tx_hash],

@@ -46,13 +46,16 @@ pub async fn settle_deposit_receipt(
             .filter(|t| t.to == to && t.token == session.token_address)
             .collect();
         let Some(first) = legs.first() else { continue };
-        let total: u128 = legs.iter().map(|t| t.value).sum();
-        let amount = match u64::try_from(total) {
-            Ok(m) if m > 0 && m <= MAX_MICROS => m,
+        // A token may log any value: a sum past u128 is refused, never wrapped.
+        let total = legs
+            .iter()
+            .try_fold(0u128, |sum, t| sum.checked_add(t.value));
+        let amount = match total.map(u64::try_from) {
+            Some(Ok(m)) if m > 0 && m <= MAX_MICROS => m,
             _ => {
-                outcomes.push(SettleOutcome::Rejected(format!(
-                    "a deposit of {total} base units is outside what a payment can record"
-                )));
+                outcomes.push(SettleOutcome::Rejected(
+                    "a deposit outside what a payment can record (0, or over 10^9 units)".into(),
+                ));
                 continue;
             }
         };
@@ -150,6 +153,9 @@ async fn decide(
         fee_micros: session.fee_micros,
         expires_at: session.expires_at,
         completed: session.status == SessionStatus::Completed,
+        pending_in_time: rows
+            .iter()
+            .any(|r| !r.confirmed && r.seen_at < session.expires_at),
     };
     let confirmed: Vec<ConfirmedDeposit> = rows
         .iter()

@@ -20,6 +20,7 @@ fn session(completed: bool) -> DepositSession {
         fee_micros: 200_000,
         expires_at: at(HOUR),
         completed,
+        pending_in_time: false,
     }
 }
 
@@ -146,6 +147,23 @@ fn a_transfer_seen_before_expiry_but_confirmed_after_still_completes() {
         at(HOUR + 3),
     );
     assert!(plan[0].completes);
+}
+
+#[test]
+fn an_expired_session_waits_for_money_that_arrived_in_time_and_is_still_confirming() {
+    let s = DepositSession {
+        pending_in_time: true,
+        ..session(false)
+    };
+    let (_, plan) = plan_deposit_payments(&s, &[deposit(1, 10_000_000, HOUR - 5)], at(HOUR + 1));
+    assert!(plan.is_empty(), "the second half may still complete it");
+    let both = [
+        deposit(1, 10_000_000, HOUR - 5),
+        deposit(2, 10_000_000, HOUR - 4),
+    ];
+    let (_, plan) = plan_deposit_payments(&session(false), &both, at(HOUR + 2));
+    assert_eq!(plan.len(), 1);
+    assert!(plan[0].completes, "both arrived in time: completed");
 }
 
 #[test]
