@@ -95,6 +95,8 @@ pub fn sign_call(
 /// What a mined transaction cost: whether it succeeded, its gas, and its effective gas price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GasReceipt {
+    /// The block that included it.
+    pub block_number: u64,
     pub succeeded: bool,
     pub gas_used: u64,
     pub effective_gas_price_wei: u128,
@@ -155,9 +157,10 @@ impl EvmChain {
         let Some(r) = receipt else {
             return Ok(None);
         };
-        if r.block_number.is_none() {
+        // U64 is a single 64-bit word: `as_u64` cannot overflow.
+        let Some(block_number) = r.block_number.map(|b| b.as_u64()) else {
             return Ok(None);
-        }
+        };
         let unknown =
             || ChainError::Unavailable("eth_getTransactionReceipt: malformed answer".into());
         if r.transaction_hash != hash {
@@ -177,6 +180,7 @@ impl EvmChain {
             .and_then(|p| u128::try_from(p).ok())
             .ok_or_else(unknown)?;
         let gas = GasReceipt {
+            block_number,
             succeeded,
             gas_used,
             effective_gas_price_wei: price,

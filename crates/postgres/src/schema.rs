@@ -243,6 +243,8 @@ diesel::table! {
         payment_id -> Nullable<Uuid>,
         seen_at -> Timestamptz,
         sweep_tx_hash -> Nullable<Text>,
+        sweep_attempts -> Int4,
+        sweep_retry_at -> Nullable<Timestamptz>,
     }
 }
 

@@ -213,7 +213,7 @@ async fn run() -> Result<(), String> {
                 .contracts
                 .all()
                 .iter()
-                .filter_map(|c| Some((c.chain, c.deposit_factory?)))
+                .filter_map(|c| Some((c.chain, c.deposit_factory?, c.confirmations)))
                 .collect(),
             poll_interval: cfg.chain_poll,
             rebroadcast_after: std::time::Duration::from_secs(12),

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stablepay_domain::ports::Clock;
+use stablepay_domain::ports::{ChainReader, Clock};
+use stablepay_domain::rules::confirmations::is_confirmed;
 use stablepay_domain::rules::deposit::DepositTerms;
 use stablepay_domain::{Address, ChainId, PrivateKey};
 use stablepay_evm::calldata::sweep_many;
@@ -29,8 +30,8 @@ pub struct SweepLoop {
     pub clock: Arc<dyn Clock>,
     pub key: PrivateKey,
     pub sender: Address,
-    /// (chain, its deposit factory).
-    pub factories: Vec<(ChainId, Address)>,
+    /// (chain, its deposit factory, its confirmation depth).
+    pub factories: Vec<(ChainId, Address, u64)>,
     pub poll_interval: Duration,
     /// A sweep unmined this long after its last broadcast is sent again.
     pub rebroadcast_after: Duration,
@@ -41,8 +42,8 @@ pub struct SweepLoop {
 impl SweepLoop {
     pub async fn run(&self, stop: Arc<AtomicBool>) {
         while !stop.load(Ordering::Relaxed) {
-            for (chain, factory) in &self.factories {
-                if let Err(e) = self.tick(*chain, *factory).await {
+            for (chain, factory, depth) in &self.factories {
+                if let Err(e) = self.tick(*chain, *factory, *depth).await {
                     metrics::counter!("stablepay_deposit_sweep_errors_total", "chain" => chain.id().to_string())
                         .increment(1);
                     tracing::warn!(chain = chain.id(), error = %e, "deposit sweep tick failed; retrying");
@@ -55,7 +56,7 @@ impl SweepLoop {
         }
     }
 
-    async fn tick(&self, chain: ChainId, factory: Address) -> Result<(), String> {
+    async fn tick(&self, chain: ChainId, factory: Address, depth: u64) -> Result<(), String> {
         let sent = self
             .store
             .sent_sweeps(chain)
@@ -63,7 +64,7 @@ impl SweepLoop {
             .map_err(|e| e.to_string())?;
         let mut in_flight = false;
         for sweep in &sent {
-            in_flight |= !self.check_sent(chain, factory, sweep).await?;
+            in_flight |= !self.check_sent(chain, factory, depth, sweep).await?;
         }
         if in_flight {
             return Ok(());
@@ -71,11 +72,13 @@ impl SweepLoop {
         self.send_next(chain, factory).await
     }
 
-    /// Settles what a sent sweep's receipt says; false while it is still in flight.
+    /// Settles what a sent sweep's receipt says once it is `depth` deep (a sweep a reorg
+    /// removes is still in flight); false while it is in flight.
     async fn check_sent(
         &self,
         chain: ChainId,
         factory: Address,
+        depth: u64,
         sweep: &SentRelay,
     ) -> Result<bool, String> {
         let now = self.clock.now();
@@ -86,6 +89,12 @@ impl SweepLoop {
             .await
         {
             Ok(Some((gas, failed))) => {
+                let head = ChainReader::block_number(self.chain.as_ref(), chain)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if !is_confirmed(head, gas.block_number, depth) {
+                    return Ok(false);
+                }
                 self.store
                     .sweep_mined(
                         sweep.tx_hash,
@@ -129,7 +138,7 @@ impl SweepLoop {
                         .is_none()
                     {
                         self.store
-                            .sweep_dropped(sweep.tx_hash)
+                            .sweep_dropped(sweep.tx_hash, now)
                             .await
                             .map_err(|e| e.to_string())?;
                         metrics::counter!("stablepay_deposit_sweeps_total", "chain" => label, "outcome" => "dropped")
@@ -158,7 +167,7 @@ impl SweepLoop {
     async fn send_next(&self, chain: ChainId, factory: Address) -> Result<(), String> {
         let sessions = self
             .store
-            .unswept_deposit_sessions(chain, self.batch)
+            .unswept_deposit_sessions(chain, self.clock.now(), self.batch)
             .await
             .map_err(|e| e.to_string())?;
         // Only sessions whose address is this factory's (a rotated factory's deposits

@@ -15,12 +15,19 @@ use crate::rows::{to_i64, tx_hash, SessionRow};
 use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
 use crate::PgStore;
 
-/// Gives a sweep's rows back to the next sweep: all of them, or those of the sessions
-/// whose refs are listed.
+/// The first retry of a session whose sweep entry failed; it doubles per failure.
+const SWEEP_RETRY_SECS: i64 = 30;
+/// The longest wait between retries.
+const SWEEP_RETRY_MAX_SECS: i64 = 3600;
+
+/// Gives a sweep's rows back to the next sweep: all of them (the sweep reverted or was
+/// dropped: nobody's fault, at once), or those of the sessions whose refs are listed
+/// (their entries failed: retried after a delay that doubles per failure).
 async fn release(
     conn: &mut diesel_async::AsyncPgConnection,
     tx: &str,
     only_refs: Option<&[[u8; 32]]>,
+    now: Timestamp,
 ) -> Result<(), diesel::result::Error> {
     let rows = dt::table.filter(dt::sweep_tx_hash.eq(tx));
     match only_refs {
@@ -35,32 +42,60 @@ async fn release(
             let sessions = cs::table
                 .filter(cs::session_ref.eq_any(refs))
                 .select(cs::id);
-            diesel::update(rows.filter(dt::checkout_session_id.eq_any(sessions)))
-                .set(dt::sweep_tx_hash.eq(None::<String>))
+            let failed: Vec<(Uuid, i32)> = rows
+                .filter(dt::checkout_session_id.eq_any(sessions))
+                .select((dt::checkout_session_id, dt::sweep_attempts))
+                .load(conn)
+                .await?;
+            for (session, attempts) in failed {
+                let delay = (SWEEP_RETRY_SECS << attempts.clamp(0, 16)).min(SWEEP_RETRY_MAX_SECS);
+                diesel::update(
+                    dt::table
+                        .filter(dt::sweep_tx_hash.eq(tx))
+                        .filter(dt::checkout_session_id.eq(session)),
+                )
+                .set((
+                    dt::sweep_tx_hash.eq(None::<String>),
+                    dt::sweep_attempts.eq(attempts.saturating_add(1)),
+                    dt::sweep_retry_at.eq(Some(now.plus_seconds(delay).as_datetime())),
+                ))
                 .execute(conn)
                 .await?;
+            }
         }
     }
     Ok(())
 }
 
 impl PgStore {
-    /// Sessions on `chain` with confirmed deposit money no sweep has taken, at most `limit`.
+    /// Sessions on `chain` with confirmed deposit money no sweep has taken and no retry
+    /// delay pending at `now`, least-failed first, at most `limit`.
     pub async fn unswept_deposit_sessions(
         &self,
         chain: ChainId,
+        now: Timestamp,
         limit: u32,
     ) -> Result<Vec<CheckoutSession>, StoreError> {
         let mut conn = self.conn().await?;
-        let unswept = dt::table
+        let due: Vec<Uuid> = dt::table
             .filter(dt::chain_id.eq(chain.id() as i32))
             .filter(dt::status.eq("confirmed"))
             .filter(dt::sweep_tx_hash.is_null())
-            .select(dt::checkout_session_id);
-        let rows: Vec<SessionRow> = cs::table
-            .filter(cs::id.eq_any(unswept))
-            .select(SessionRow::as_select())
+            .filter(
+                dt::sweep_retry_at
+                    .is_null()
+                    .or(dt::sweep_retry_at.le(now.as_datetime())),
+            )
+            .group_by(dt::checkout_session_id)
+            .order(diesel::dsl::max(dt::sweep_attempts).asc())
+            .select(dt::checkout_session_id)
             .limit(i64::from(limit))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        let rows: Vec<SessionRow> = cs::table
+            .filter(cs::id.eq_any(due))
+            .select(SessionRow::as_select())
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
@@ -206,9 +241,9 @@ impl PgStore {
             .execute(conn)
             .await?;
             if succeeded {
-                release(conn, &hash, Some(failed_refs)).await
+                release(conn, &hash, Some(failed_refs), now).await
             } else {
-                release(conn, &hash, None).await
+                release(conn, &hash, None, now).await
             }
         })
         .await
@@ -216,7 +251,7 @@ impl PgStore {
     }
 
     /// Marks a sweep dropped (its nonce went to another transaction): its rows go back.
-    pub async fn sweep_dropped(&self, tx: TxHash) -> Result<(), StoreError> {
+    pub async fn sweep_dropped(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let hash = tx.to_string();
         conn.transaction(async |conn| {
@@ -228,7 +263,7 @@ impl PgStore {
             .set(ds::status.eq("dropped"))
             .execute(conn)
             .await?;
-            release(conn, &hash, None).await
+            release(conn, &hash, None, now).await
         })
         .await
         .map_err(map_diesel_error)

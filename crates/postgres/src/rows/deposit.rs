@@ -23,6 +23,8 @@ pub struct DepositTransferRow {
     pub payment_id: Option<Uuid>,
     pub seen_at: DateTime<Utc>,
     pub sweep_tx_hash: Option<String>,
+    pub sweep_attempts: i32,
+    pub sweep_retry_at: Option<DateTime<Utc>>,
 }
 
 pub(crate) fn deposit_transfer_row(t: &DepositTransfer) -> DepositTransferRow {
@@ -40,6 +42,8 @@ pub(crate) fn deposit_transfer_row(t: &DepositTransfer) -> DepositTransferRow {
         payment_id: t.payment.map(|p| p.uuid()),
         seen_at: t.seen_at.as_datetime(),
         sweep_tx_hash: None,
+        sweep_attempts: 0,
+        sweep_retry_at: None,
     }
 }
 
