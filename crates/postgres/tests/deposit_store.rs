@@ -1,0 +1,246 @@
+//! Deposit transfers and sweeps against a real PostgreSQL (D24): the deposit write
+//! re-checks the session's confirmed total under its row lock, a confirmed transfer is
+//! final, and a sweep's rows come back when it is dropped (at once) or when its entry
+//! failed (after a delay), so one failing session never blocks the others.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use chrono::Utc;
+use stablepay_domain::ports::*;
+use stablepay_domain::rules::eip712::session_ref;
+use stablepay_domain::*;
+use stablepay_postgres::testing::fresh_store;
+use stablepay_postgres::PgStore;
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::new(Utc::now() + chrono::Duration::seconds(secs))
+}
+
+async fn deposit_session(store: &PgStore, merchant: MerchantId, n: u8) -> CheckoutSession {
+    let session = CheckoutSession {
+        id: CheckoutSessionId::generate(),
+        merchant_id: merchant,
+        mode: Mode::Test,
+        session_mode: SessionMode::Payment,
+        status: SessionStatus::Open,
+        title: "Beans".into(),
+        description: None,
+        amount: Amount::parse("10").unwrap(),
+        currency: Currency::Usdc,
+        fee_bps: 100,
+        fee_micros: 100_000,
+        net_micros: 9_900_000,
+        fee_tier: "standard".into(),
+        chain: ChainId::BaseSepolia,
+        token_address: Address::from_bytes([1; 20]),
+        interval_seconds: None,
+        chain_plan_id: None,
+        recipient_address: Address::from_bytes([2; 20]),
+        customer: None,
+        subscription: None,
+        customer_reference: None,
+        success_url: None,
+        cancel_url: None,
+        wallet_address: None,
+        tx_hash: None,
+        metadata: "{}".into(),
+        expires_at: at(3600),
+        completed_at: None,
+        created_at: at(0),
+        deposit_address: Some(Address::from_bytes([0x40 + n; 20])),
+        amount_received_micros: 0,
+    };
+    SessionRepository::insert(store, &session).await.unwrap();
+    session
+}
+
+fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> DepositTransfer {
+    DepositTransfer {
+        chain: s.chain,
+        tx_hash: TxHash::from_bytes([tx; 32]),
+        session: s.id,
+        token: s.token_address,
+        from: Address::from_bytes([3; 20]),
+        amount_micros: micros,
+        log_index: 1,
+        block_number: 10,
+        block_hash: BlockHash::from_bytes([tx; 32]),
+        confirmed,
+        payment: None,
+        seen_at: at(0),
+        swept_by: None,
+    }
+}
+
+fn write(s: &CheckoutSession, before: u64, after: u64, t: DepositTransfer) -> DepositWrite {
+    DepositWrite {
+        session: s.id,
+        received_before: before,
+        received_after: after,
+        transfer: Some(t),
+        payments: Vec::new(),
+        completed_session: None,
+        events: Vec::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_deposit_write_re_checks_the_confirmed_total_and_a_confirmed_transfer_is_final() {
+    let (store, _) = fresh_store().await;
+    let merchant = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let s = deposit_session(&store, merchant, 1).await;
+    let pending = transfer(&s, 7, 4_000_000, false);
+    assert_eq!(
+        store
+            .record_deposit(&write(&s, 0, 0, pending.clone()))
+            .await
+            .unwrap(),
+        SettlementWrite::Written
+    );
+    let confirmed = transfer(&s, 7, 4_000_000, true);
+    assert_eq!(
+        store
+            .record_deposit(&write(&s, 0, 4_000_000, confirmed.clone()))
+            .await
+            .unwrap(),
+        SettlementWrite::Written
+    );
+    // A writer that decided from the old total loses, and writes nothing.
+    let other = transfer(&s, 8, 1_000_000, true);
+    assert_eq!(
+        store
+            .record_deposit(&write(&s, 0, 1_000_000, other))
+            .await
+            .unwrap(),
+        SettlementWrite::Stale
+    );
+    // A stale log cannot move a confirmed transfer back to pending.
+    assert_eq!(
+        store
+            .record_deposit(&write(&s, 4_000_000, 4_000_000, pending))
+            .await
+            .unwrap(),
+        SettlementWrite::Stale
+    );
+    let rows = DepositStore::deposit_transfers(&store, s.id).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0].confirmed);
+    assert_eq!(
+        store
+            .deposit_session(s.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .amount_received_micros,
+        4_000_000
+    );
+    // A pending row is dropped only as it was read.
+    let p = transfer(&s, 9, 1_000_000, false);
+    store
+        .record_deposit(&write(&s, 4_000_000, 4_000_000, p.clone()))
+        .await
+        .unwrap();
+    let moved = DepositTransfer {
+        block_hash: BlockHash::from_bytes([0xee; 32]),
+        ..p.clone()
+    };
+    assert!(!store.drop_pending_deposit(&moved).await.unwrap());
+    assert!(store.drop_pending_deposit(&p).await.unwrap());
+    assert!(
+        !store.drop_pending_deposit(&confirmed).await.unwrap(),
+        "confirmed is final"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_gives_everything_back()
+{
+    let (store, _) = fresh_store().await;
+    let merchant = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let a = deposit_session(&store, merchant, 1).await;
+    let b = deposit_session(&store, merchant, 2).await;
+    for (s, tx) in [(&a, 1u8), (&b, 2u8)] {
+        let t = transfer(s, tx, 10_000_000, true);
+        store
+            .record_deposit(&write(s, 0, 10_000_000, t))
+            .await
+            .unwrap();
+    }
+    let chain = ChainId::BaseSepolia;
+    let sender = Address::from_bytes([5; 20]);
+    let now = at(0);
+    let ids = |v: Vec<CheckoutSession>| {
+        let mut ids: Vec<_> = v.into_iter().map(|s| s.id).collect();
+        ids.sort_by_key(|i| i.uuid());
+        ids
+    };
+    let mut both = vec![a.id, b.id];
+    both.sort_by_key(|i| i.uuid());
+    assert_eq!(
+        ids(store
+            .unswept_deposit_sessions(chain, now, 50)
+            .await
+            .unwrap()),
+        both
+    );
+    let sign = |byte: u8| move |_nonce: u64| Ok((TxHash::from_bytes([byte; 32]), vec![byte]));
+    let (sweep, _) = store
+        .store_deposit_sweep(chain, sender, 0, &both, now, sign(0x51))
+        .await
+        .unwrap()
+        .expect("signed");
+    assert!(store
+        .unswept_deposit_sessions(chain, now, 50)
+        .await
+        .unwrap()
+        .is_empty());
+    // Nothing left to take: nothing is signed.
+    assert!(store
+        .store_deposit_sweep(chain, sender, 0, &both, now, sign(0x52))
+        .await
+        .unwrap()
+        .is_none());
+
+    // Mined, with `a`'s entry failed: `b` stays swept, `a` comes back after its delay.
+    store
+        .sweep_mined(sweep, true, &[session_ref(&a.id)], 100_000, "1000", now)
+        .await
+        .unwrap();
+    assert!(store
+        .unswept_deposit_sessions(chain, now, 50)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        ids(store
+            .unswept_deposit_sessions(chain, at(31), 50)
+            .await
+            .unwrap()),
+        vec![a.id]
+    );
+    let swept = DepositStore::deposit_transfers(&store, b.id).await.unwrap();
+    assert_eq!(swept[0].swept_by, Some(sweep));
+
+    // A dropped sweep gives its rows back at once.
+    let (again, _) = store
+        .store_deposit_sweep(chain, sender, 0, &[a.id], at(31), sign(0x53))
+        .await
+        .unwrap()
+        .expect("signed");
+    store.sweep_dropped(again, at(31)).await.unwrap();
+    assert_eq!(
+        ids(store
+            .unswept_deposit_sessions(chain, at(31), 50)
+            .await
+            .unwrap()),
+        vec![a.id]
+    );
+    assert_eq!(store.sent_sweeps(chain).await.unwrap().len(), 0);
+}
