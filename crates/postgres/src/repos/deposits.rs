@@ -144,15 +144,8 @@ impl DepositStore for PgStore {
         &self,
         session: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        let mut conn = self.conn().await?;
-        let row = cs::table
-            .filter(cs::id.eq(session.uuid()))
-            .select(SessionRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
-        row.map(CheckoutSession::try_from).transpose()
+        // The same read as the hosted page's: a session by id alone.
+        stablepay_domain::ports::SessionRepository::get_public(self, session).await
     }
 
     async fn deposit_transfers(
