@@ -271,34 +271,18 @@ async fn decide(
     let mut events = Vec::new();
     let mut completed_session = None;
     if confirmed {
-        let draft = |event_type, object_json| EventDraft {
-            merchant_id: session.merchant_id,
-            mode: session.mode,
-            event_type,
-            object_json,
-            created_at: now,
-        };
         // Money is never dropped: a late payment completes an expired session too. A
         // session some other payment completed only gains this payment.
         if session.status != SessionStatus::Completed {
-            let completed = CheckoutSession {
-                status: SessionStatus::Completed,
-                wallet_address: Some(log.payer),
-                tx_hash: Some(receipt.tx_hash),
-                completed_at: Some(now),
-                customer: Some(customer),
-                ..session.clone()
-            };
-            events.push(draft(
-                EventType::CheckoutSessionCompleted,
-                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
+            completed_session = Some(completed_by(
+                session,
+                log.payer,
+                receipt.tx_hash,
+                Some(customer),
+                now,
             ));
-            completed_session = Some(completed);
         }
-        events.push(draft(
-            EventType::PaymentSucceeded,
-            to_json(&PaymentResource::from(payment.clone())),
-        ));
+        events = payment_events(completed_session.as_ref(), &payment, now);
     }
     Ok(CheckoutSettlement {
         payment,
@@ -306,6 +290,52 @@ async fn decide(
         completed_session,
         events,
     })
+}
+
+/// `session` completed at `now` by `payer`'s transaction `tx`.
+pub(crate) fn completed_by(
+    session: &CheckoutSession,
+    payer: Address,
+    tx: TxHash,
+    customer: Option<crate::model::CustomerId>,
+    now: crate::model::Timestamp,
+) -> CheckoutSession {
+    CheckoutSession {
+        status: SessionStatus::Completed,
+        wallet_address: Some(payer),
+        tx_hash: Some(tx),
+        completed_at: Some(now),
+        customer,
+        ..session.clone()
+    }
+}
+
+/// The events of one confirmed one-time payment, for every way a session is paid:
+/// `checkout.session.completed` when it completes `completed`, then `payment.succeeded`.
+pub(crate) fn payment_events(
+    completed: Option<&CheckoutSession>,
+    payment: &Payment,
+    now: crate::model::Timestamp,
+) -> Vec<EventDraft> {
+    let draft = |event_type, object_json| EventDraft {
+        merchant_id: payment.merchant_id,
+        mode: payment.mode,
+        event_type,
+        object_json,
+        created_at: now,
+    };
+    let mut events = Vec::with_capacity(2);
+    if let Some(done) = completed {
+        events.push(draft(
+            EventType::CheckoutSessionCompleted,
+            to_json(&CheckoutSessionResource::new(done.clone(), "")),
+        ));
+    }
+    events.push(draft(
+        EventType::PaymentSucceeded,
+        to_json(&PaymentResource::from(payment.clone())),
+    ));
+    events
 }
 
 pub(crate) fn to_json(value: &impl serde::Serialize) -> String {

@@ -5,19 +5,19 @@
 //! each decision once.
 
 use crate::model::{
-    ChainId, ChargeType, CheckoutSession, CheckoutSessionId, EventType, Payment, PaymentId,
-    PaymentStatus, SessionStatus, TxHash, MAX_MICROS,
+    ChainId, ChargeType, CheckoutSession, CheckoutSessionId, Payment, PaymentId, PaymentStatus,
+    SessionStatus, TxHash, MAX_MICROS,
 };
 use crate::ports::{
-    ChainReceipt, DepositPayment, DepositTransfer, DepositWrite, EventDraft, SettlementWrite,
-    StoreError,
+    ChainReceipt, DepositPayment, DepositTransfer, DepositWrite, SettlementWrite, StoreError,
 };
-use crate::representation::{CheckoutSessionResource, PaymentResource};
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::rules::deposit_books::{
     plan_deposit_payments, ConfirmedDeposit, DepositSession, PlannedPayment,
 };
-use crate::services::{to_json, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS};
+use crate::services::{
+    completed_by, payment_events, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS,
+};
 
 /// Settles what a receipt sent to deposit addresses on `chain` (nothing where the chain
 /// has no deposit factory, or the receipt moves no session's token to one).
@@ -172,38 +172,17 @@ async fn decide(
     let mut payments = Vec::new();
     let mut events = Vec::new();
     let mut completed_session = None;
-    let draft = |event_type, object_json| EventDraft {
-        merchant_id: session.merchant_id,
-        mode: session.mode,
-        event_type,
-        object_json,
-        created_at: now,
-    };
     for planned in plan {
         let Some(shown) = rows.iter().find(|r| r.tx_hash == planned.shown_as) else {
             continue;
         };
         let payment = payment_of(session, shown, &planned, deps).await?;
-        if planned.completes {
-            let completed = CheckoutSession {
-                status: SessionStatus::Completed,
-                wallet_address: Some(shown.from),
-                tx_hash: Some(shown.tx_hash),
-                completed_at: Some(now),
-                customer: payment.customer,
-                amount_received_micros: received_after,
-                ..session.clone()
-            };
-            events.push(draft(
-                EventType::CheckoutSessionCompleted,
-                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
-            ));
-            completed_session = Some(completed);
-        }
-        events.push(draft(
-            EventType::PaymentSucceeded,
-            to_json(&PaymentResource::from(payment.clone())),
-        ));
+        let completes = planned.completes.then(|| CheckoutSession {
+            amount_received_micros: received_after,
+            ..completed_by(session, shown.from, shown.tx_hash, payment.customer, now)
+        });
+        events.extend(payment_events(completes.as_ref(), &payment, now));
+        completed_session = completed_session.or(completes);
         payments.push(DepositPayment {
             payment,
             covers: planned.covers,
