@@ -3,13 +3,6 @@
 
 use stablepay_config::{number as parsed, optional as var, ConfigError, ProcessConfig};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_domain::services::TokenDirectory;
-use stablepay_domain::{Address, ChainId, Currency};
-
-/// Real Base USDC deployments (DESIGN §4). USDT has no default: it stays off unless
-/// an operator configures its address.
-const USDC_BASE: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const USDC_BASE_SEPOLIA: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 fn err(var: &'static str, problem: impl Into<String>) -> ConfigError {
     ConfigError::new(var, problem)
@@ -26,7 +19,6 @@ pub struct ServeConfig {
     pub rate_limit_per_min: u32,
     /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
     pub trusted_proxies: stablepay_web::TrustedProxies,
-    pub tokens: TokenDirectory,
     pub workers: usize,
     /// Dashboard sessions (D21): `STABLEPAY_DASHBOARD_IDLE_TIMEOUT` (30m) and
     /// `STABLEPAY_DASHBOARD_SESSION_LIFETIME` (12h).
@@ -79,7 +71,6 @@ impl ServeConfig {
                 &var("STABLEPAY_TRUSTED_PROXIES").unwrap_or_default(),
             )
             .map_err(|e| err("STABLEPAY_TRUSTED_PROXIES", e))?,
-            tokens: tokens()?,
             workers: parsed(
                 "STABLEPAY_HTTP_WORKERS",
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
@@ -110,42 +101,4 @@ pub fn public_url() -> Result<String, ConfigError> {
     url::Url::parse(&public_url)
         .map_err(|_| err("STABLEPAY_PUBLIC_URL", "must be an absolute URL"))?;
     Ok(public_url.trim_end_matches('/').to_owned())
-}
-
-fn tokens() -> Result<TokenDirectory, ConfigError> {
-    let mut dir = TokenDirectory::new();
-    let entries: [(&'static str, ChainId, Currency, Option<&str>); 4] = [
-        (
-            "STABLEPAY_TOKEN_USDC_8453",
-            ChainId::Base,
-            Currency::Usdc,
-            Some(USDC_BASE),
-        ),
-        (
-            "STABLEPAY_TOKEN_USDC_84532",
-            ChainId::BaseSepolia,
-            Currency::Usdc,
-            Some(USDC_BASE_SEPOLIA),
-        ),
-        (
-            "STABLEPAY_TOKEN_USDT_8453",
-            ChainId::Base,
-            Currency::Usdt,
-            None,
-        ),
-        (
-            "STABLEPAY_TOKEN_USDT_84532",
-            ChainId::BaseSepolia,
-            Currency::Usdt,
-            None,
-        ),
-    ];
-    for (name, chain, currency, default) in entries {
-        let value = var(name).or(default.map(str::to_owned));
-        if let Some(v) = value {
-            let address = Address::parse(v.trim()).map_err(|e| err(name, e.to_string()))?;
-            dir = dir.with(chain, currency, address);
-        }
-    }
-    Ok(dir)
 }

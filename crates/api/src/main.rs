@@ -174,6 +174,7 @@ async fn serve() -> Result<(), String> {
             }
             None => None,
         };
+    let tokens = chain_env.tokens;
     let chain = stablepay_api::ChainSettings {
         reader,
         relayer,
@@ -186,7 +187,7 @@ async fn serve() -> Result<(), String> {
     let state = stablepay_api::state_from_store(
         store,
         chain,
-        cfg.tokens.clone(),
+        tokens,
         cfg.public_url_for(addr),
         stablepay_api::Limits {
             per_key_per_min: cfg.rate_limit_per_min,

@@ -4,8 +4,15 @@
 use std::time::Duration;
 
 use stablepay_domain::rules::dunning::DunningPolicy;
-use stablepay_domain::services::{ChainContracts, ChainDirectory, DEFAULT_INTENT_TTL_SECS};
-use stablepay_domain::{Address, ChainId, PrivateKey};
+use stablepay_domain::services::{
+    ChainContracts, ChainDirectory, TokenDirectory, DEFAULT_INTENT_TTL_SECS,
+};
+use stablepay_domain::{Address, ChainId, Currency, PrivateKey};
+
+/// Real Base USDC deployments (DESIGN §4). USDT has no default: it stays off unless
+/// an operator configures its address.
+const USDC_BASE: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+const USDC_BASE_SEPOLIA: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 use crate::env::{optional as var, ConfigError};
 
@@ -35,6 +42,8 @@ pub struct ChainEnv {
     /// key: they share nonces): the api relays one-signature payments with it and the
     /// worker sweeps deposit addresses with it (with the keeper key when it is unset).
     pub relayer: Option<RelayerSettings>,
+    /// Which token settles each currency on each chain (`STABLEPAY_TOKEN_<CUR>_<chain>`).
+    pub tokens: TokenDirectory,
 }
 
 /// `STABLEPAY_RELAYER_KEY` and `STABLEPAY_RELAYER_MIN_BALANCE_WEI` (default 10^15 wei,
@@ -160,6 +169,7 @@ impl ChainEnv {
         Ok(Self {
             rpc_urls,
             contracts: ChainDirectory::new(contracts),
+            tokens: tokens()?,
             intent_ttl,
             plan_min_interval,
             dunning,
@@ -180,4 +190,42 @@ impl ChainEnv {
             },
         })
     }
+}
+
+fn tokens() -> Result<TokenDirectory, ConfigError> {
+    let mut dir = TokenDirectory::new();
+    let entries: [(&'static str, ChainId, Currency, Option<&str>); 4] = [
+        (
+            "STABLEPAY_TOKEN_USDC_8453",
+            ChainId::Base,
+            Currency::Usdc,
+            Some(USDC_BASE),
+        ),
+        (
+            "STABLEPAY_TOKEN_USDC_84532",
+            ChainId::BaseSepolia,
+            Currency::Usdc,
+            Some(USDC_BASE_SEPOLIA),
+        ),
+        (
+            "STABLEPAY_TOKEN_USDT_8453",
+            ChainId::Base,
+            Currency::Usdt,
+            None,
+        ),
+        (
+            "STABLEPAY_TOKEN_USDT_84532",
+            ChainId::BaseSepolia,
+            Currency::Usdt,
+            None,
+        ),
+    ];
+    for (name, chain, currency, default) in entries {
+        let value = var(name).or(default.map(str::to_owned));
+        if let Some(v) = value {
+            let address = Address::parse(v.trim()).map_err(|e| fail(name, e.to_string()))?;
+            dir = dir.with(chain, currency, address);
+        }
+    }
+    Ok(dir)
 }

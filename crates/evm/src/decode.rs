@@ -13,7 +13,7 @@ use stablepay_domain::ports::{
 };
 #[cfg(test)]
 use stablepay_domain::Address;
-use stablepay_domain::{BlockHash, TxHash};
+use stablepay_domain::{BlockHash, Timestamp, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
 use crate::bindings::subscription_manager::{CanceledFilter, ChargedFilter, SubscribedFilter};
@@ -233,6 +233,33 @@ pub(crate) fn block_hash_of(
             format_args!("asked for block {number}, got number {n:?} with hash {hash:?}"),
         )),
     }
+}
+
+/// The timestamp of the block asked for by hash; a block that answers with another hash, or
+/// a timestamp no clock can hold, is unknown rather than a time.
+pub(crate) fn block_time_of(
+    block: Option<&Block<H256>>,
+    asked: BlockHash,
+) -> Result<Option<Timestamp>, ChainError> {
+    let Some(block) = block else {
+        return Ok(None);
+    };
+    if block.hash.map(|h| h.0) != Some(*asked.as_bytes()) {
+        return Err(malformed(
+            "eth_getBlockByHash",
+            format_args!("asked for block {asked}, got {:?}", block.hash),
+        ));
+    }
+    i64::try_from(block.timestamp)
+        .ok()
+        .and_then(Timestamp::from_unix_seconds)
+        .map(Some)
+        .ok_or_else(|| {
+            malformed(
+                "eth_getBlockByHash",
+                format_args!("a timestamp out of range: {}", block.timestamp),
+            )
+        })
 }
 
 /// The answer of `SubscriptionManager.plans(plan_id)`: (merchant, token, recipient,
@@ -467,6 +494,30 @@ mod tests {
         assert!(is_unknown(logged_txs_of(&[no_hash], 10, 12)));
         assert!(is_unknown(logged_txs_of(&[located(1, Some(13))], 10, 12)));
         assert!(is_unknown(logged_txs_of(&[located(1, Some(9))], 10, 12)));
+    }
+
+    #[test]
+    fn block_times_are_of_the_block_asked() {
+        let asked = BlockHash::from_bytes([0x22; 32]);
+        let block = |hash: Option<u8>, time: u64| Block::<H256> {
+            hash: hash.map(H256::repeat_byte),
+            timestamp: U256::from(time),
+            ..Default::default()
+        };
+        assert_eq!(block_time_of(None, asked), Ok(None));
+        assert_eq!(
+            block_time_of(Some(&block(Some(0x22), 1_700_000_000)), asked),
+            Ok(Timestamp::from_unix_seconds(1_700_000_000))
+        );
+        assert!(is_unknown(block_time_of(
+            Some(&block(Some(0x23), 1_700_000_000)),
+            asked
+        )));
+        assert!(is_unknown(block_time_of(Some(&block(None, 1)), asked)));
+        assert!(is_unknown(block_time_of(
+            Some(&block(Some(0x22), u64::MAX)),
+            asked
+        )));
     }
 
     #[test]

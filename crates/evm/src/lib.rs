@@ -9,7 +9,7 @@ pub mod calldata;
 mod decode;
 pub mod keeper;
 pub mod redact;
-use decode::{block_hash_of, logged_txs_of, plan_of, receipt_facts};
+use decode::{block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts};
 pub mod relay;
 mod tokens;
 
@@ -24,7 +24,7 @@ use ethers::providers::{Http, Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
 use stablepay_domain::ports::{ChainError, ChainReader, ChainReceipt, LoggedTx, OnChainPlan};
 use stablepay_domain::rules::eip3009::TokenDomain;
-use stablepay_domain::{Address, BlockHash, ChainId, Signature, TxHash};
+use stablepay_domain::{Address, BlockHash, ChainId, Signature, Timestamp, TxHash};
 
 use crate::bindings::checkout_router::CheckoutPaidFilter;
 use crate::bindings::erc1271::Erc1271;
@@ -191,6 +191,21 @@ impl ChainReader for EvmChain {
             .timed("eth_getBlockByNumber", p.get_block(number))
             .await?;
         block_hash_of(block.as_ref(), number)
+    }
+
+    async fn block_time(
+        &self,
+        chain: ChainId,
+        block: BlockHash,
+    ) -> Result<Option<Timestamp>, ChainError> {
+        let p = self.provider(chain)?;
+        let found = self
+            .timed(
+                "eth_getBlockByHash",
+                p.get_block(ethers::types::H256(*block.as_bytes())),
+            )
+            .await?;
+        block_time_of(found.as_ref(), block)
     }
 
     async fn checkout_paid_logs(

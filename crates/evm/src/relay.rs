@@ -120,14 +120,14 @@ impl EvmChain {
         Ok(self.mined_receipt(chain, tx).await?.map(|(gas, _)| gas))
     }
 
-    /// A mined `sweepMany`: its gas, and the refs of the entries that failed
+    /// A mined `sweepMany`: its gas, and the (session ref, token) of each entry that failed
     /// (`SweepFailed` logs of `factory`); `None` while it is not mined.
     pub async fn sweep_receipt(
         &self,
         chain: ChainId,
         factory: Address,
         tx: TxHash,
-    ) -> Result<Option<(GasReceipt, Vec<[u8; 32]>)>, ChainError> {
+    ) -> Result<Option<(GasReceipt, Vec<([u8; 32], Address)>)>, ChainError> {
         use ethers::contract::EthEvent;
         let topic = crate::bindings::deposit_factory::SweepFailedFilter::signature();
         let Some((gas, logs)) = self.mined_receipt(chain, tx).await? else {
@@ -136,7 +136,13 @@ impl EvmChain {
         let failed = logs
             .iter()
             .filter(|l| l.address == to_h160(&factory) && l.topics.first() == Some(&topic))
-            .filter_map(|l| l.topics.get(1).map(|r| r.0))
+            .filter_map(|l| {
+                // SweepFailed(bytes32 indexed ref, address indexed token).
+                let session_ref = l.topics.get(1)?.0;
+                let token = l.topics.get(2)?.0;
+                let token: [u8; 20] = token[12..].try_into().ok()?;
+                Some((session_ref, Address::from_bytes(token)))
+            })
             .collect();
         Ok(Some((gas, failed)))
     }

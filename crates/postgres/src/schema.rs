@@ -229,7 +229,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    deposit_transfers (chain_id, tx_hash, checkout_session_id) {
+    deposit_transfers (chain_id, tx_hash, checkout_session_id, token_address) {
         chain_id -> Int4,
         tx_hash -> Text,
         checkout_session_id -> Uuid,
@@ -241,7 +241,7 @@ diesel::table! {
         block_hash -> Text,
         status -> Text,
         payment_id -> Nullable<Uuid>,
-        seen_at -> Timestamptz,
+        arrived_at -> Timestamptz,
         sweep_tx_hash -> Nullable<Text>,
         sweep_attempts -> Int4,
         sweep_retry_at -> Nullable<Timestamptz>,

@@ -66,7 +66,7 @@ fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> Deposi
         block_hash: BlockHash::from_bytes([tx; 32]),
         confirmed,
         payment: None,
-        seen_at: at(0),
+        arrived_at: at(0),
         swept_by: None,
     }
 }
@@ -173,74 +173,98 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
             .await
             .unwrap();
     }
+    // Another token sent to `a` in the same transaction as its own: an entry of its own.
+    let other_token = Address::from_bytes([9; 20]);
+    let other = DepositTransfer {
+        token: other_token,
+        ..transfer(&a, 1, 3_000_000, true)
+    };
+    store
+        .record_deposit(&write(&a, 10_000_000, 10_000_000, other))
+        .await
+        .unwrap();
     let chain = ChainId::BaseSepolia;
     let sender = Address::from_bytes([5; 20]);
     let now = at(0);
-    let ids = |v: Vec<CheckoutSession>| {
-        let mut ids: Vec<_> = v.into_iter().map(|s| s.id).collect();
-        ids.sort_by_key(|i| i.uuid());
-        ids
+    let entries = |v: Vec<(CheckoutSession, Address)>| {
+        let mut e: Vec<_> = v.into_iter().map(|(s, t)| (s.id, t)).collect();
+        e.sort_by_key(|(i, t)| (i.uuid(), *t));
+        e
     };
-    let mut both = vec![a.id, b.id];
-    both.sort_by_key(|i| i.uuid());
+    let mut all = vec![
+        (a.id, a.token_address),
+        (a.id, other_token),
+        (b.id, b.token_address),
+    ];
+    all.sort_by_key(|(i, t)| (i.uuid(), *t));
     assert_eq!(
-        ids(store
-            .unswept_deposit_sessions(chain, now, 50)
-            .await
-            .unwrap()),
-        both
+        entries(store.unswept_deposits(chain, now, 50).await.unwrap()),
+        all
     );
     let sign = |byte: u8| move |_nonce: u64| Ok((TxHash::from_bytes([byte; 32]), vec![byte]));
     let (sweep, _) = store
-        .store_deposit_sweep(chain, sender, 0, &both, now, sign(0x51))
+        .store_deposit_sweep(chain, sender, 0, &all, now, sign(0x51))
         .await
         .unwrap()
         .expect("signed");
     assert!(store
-        .unswept_deposit_sessions(chain, now, 50)
+        .unswept_deposits(chain, now, 50)
         .await
         .unwrap()
         .is_empty());
     // Nothing left to take: nothing is signed.
     assert!(store
-        .store_deposit_sweep(chain, sender, 0, &both, now, sign(0x52))
+        .store_deposit_sweep(chain, sender, 0, &all, now, sign(0x52))
         .await
         .unwrap()
         .is_none());
 
-    // Mined, with `a`'s entry failed: `b` stays swept, `a` comes back after its delay.
+    // Mined, with `a`'s own-token entry failed: `b` and `a`'s other token stay swept,
+    // `a`'s own token comes back after its delay.
     store
-        .sweep_mined(sweep, true, &[session_ref(&a.id)], 100_000, "1000", now)
+        .sweep_mined(
+            sweep,
+            true,
+            &[(session_ref(&a.id), a.token_address)],
+            100_000,
+            "1000",
+            now,
+        )
         .await
         .unwrap();
     assert!(store
-        .unswept_deposit_sessions(chain, now, 50)
+        .unswept_deposits(chain, now, 50)
         .await
         .unwrap()
         .is_empty());
     assert_eq!(
-        ids(store
-            .unswept_deposit_sessions(chain, at(31), 50)
-            .await
-            .unwrap()),
-        vec![a.id]
+        entries(store.unswept_deposits(chain, at(31), 50).await.unwrap()),
+        vec![(a.id, a.token_address)]
     );
     let swept = DepositStore::deposit_transfers(&store, b.id).await.unwrap();
     assert_eq!(swept[0].swept_by, Some(sweep));
+    let a_rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
+    let by_token = |t: Address| a_rows.iter().find(|r| r.token == t).unwrap().swept_by;
+    assert_eq!(by_token(other_token), Some(sweep));
+    assert_eq!(by_token(a.token_address), None);
 
     // A dropped sweep gives its rows back at once.
     let (again, _) = store
-        .store_deposit_sweep(chain, sender, 0, &[a.id], at(31), sign(0x53))
+        .store_deposit_sweep(
+            chain,
+            sender,
+            0,
+            &[(a.id, a.token_address)],
+            at(31),
+            sign(0x53),
+        )
         .await
         .unwrap()
         .expect("signed");
     store.sweep_dropped(again, at(31)).await.unwrap();
     assert_eq!(
-        ids(store
-            .unswept_deposit_sessions(chain, at(31), 50)
-            .await
-            .unwrap()),
-        vec![a.id]
+        entries(store.unswept_deposits(chain, at(31), 50).await.unwrap()),
+        vec![(a.id, a.token_address)]
     );
     assert_eq!(store.sent_sweeps(chain).await.unwrap().len(), 0);
 }

@@ -12,13 +12,14 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::rules::dunning::DunningPolicy;
 use stablepay_domain::services::{
-    bill_due_subscriptions, BillingDeps, ChainDirectory, ChargeOutcome, SettleDeps,
+    bill_due_subscriptions, BillingDeps, ChainDirectory, ChargeOutcome, SettleDeps, TokenDirectory,
 };
 use stablepay_domain::ChainId;
 
 pub struct BillingLoop {
     pub chain_id: ChainId,
     pub chains: ChainDirectory,
+    pub tokens: TokenDirectory,
     pub chain: Arc<dyn ChainReader>,
     pub store: Arc<dyn SettlementStore>,
     pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
@@ -43,6 +44,7 @@ impl BillingLoop {
                     subscriptions: self.subscriptions.as_ref(),
                     clock: self.clock.as_ref(),
                     chains: &self.chains,
+                    tokens: &self.tokens,
                 },
                 keeper: self.keeper.as_ref(),
                 policy: &self.policy,

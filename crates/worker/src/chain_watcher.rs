@@ -11,12 +11,14 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::services::{
     scan_chain, ChainContracts, ChainDirectory, ScanReport, ScanState, SettleDeps, SettleOutcome,
+    TokenDirectory,
 };
 use stablepay_postgres::PgAdvisoryLock;
 
 pub struct ChainWatcher {
     pub contracts: ChainContracts,
     pub chains: ChainDirectory,
+    pub tokens: TokenDirectory,
     pub chain: Arc<dyn ChainReader>,
     pub store: Arc<dyn SettlementStore>,
     pub deposits: Arc<dyn DepositStore>,
@@ -51,6 +53,7 @@ impl ChainWatcher {
                     subscriptions: self.subscriptions.as_ref(),
                     clock: self.clock.as_ref(),
                     chains: &self.chains,
+                    tokens: &self.tokens,
                 };
                 match scan_chain(self.contracts.chain, &mut state, &deps).await {
                     Ok(report) => log_report(chain_id, &report, state.range.current()),

@@ -79,6 +79,7 @@ async fn run() -> Result<(), String> {
         .map(|c| ChainWatcher {
             contracts: *c,
             chains: chain_env.contracts.clone(),
+            tokens: chain_env.tokens.clone(),
             chain: reader.clone(),
             store: Arc::new(store.clone()),
             deposits: Arc::new(store.clone()),
@@ -111,6 +112,7 @@ async fn run() -> Result<(), String> {
             .map(|c| BillingLoop {
                 chain_id: c.chain,
                 chains: chain_env.contracts.clone(),
+                tokens: chain_env.tokens.clone(),
                 chain: reader.clone(),
                 store: Arc::new(store.clone()),
                 deposits: Arc::new(store.clone()),

@@ -1,8 +1,8 @@
 //! Sweeps of deposit addresses (D24): every poll, per chain with a deposit factory, one
-//! `sweepMany` of the sessions whose confirmed money no sweep has taken, signed with the
+//! `sweepMany` of the (session, token) entries whose confirmed money no sweep has taken, signed with the
 //! keeper key from its nonce sequence (D26) and stored before it is broadcast. One sweep
 //! is in flight per chain; a sweep that reverts, is dropped, or fails for one session
-//! gives those sessions back to the next one, so a failure never blocks the others.
+//! gives those entries back to the next one, so a failure never blocks the others.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -35,7 +35,7 @@ pub struct SweepLoop {
     pub poll_interval: Duration,
     /// A sweep unmined this long after its last broadcast is sent again.
     pub rebroadcast_after: Duration,
-    /// Sessions per sweep.
+    /// Entries (session, token) per sweep.
     pub batch: u32,
 }
 
@@ -165,23 +165,23 @@ impl SweepLoop {
     }
 
     async fn send_next(&self, chain: ChainId, factory: Address) -> Result<(), String> {
-        let sessions = self
+        let due = self
             .store
-            .unswept_deposit_sessions(chain, self.clock.now(), self.batch)
+            .unswept_deposits(chain, self.clock.now(), self.batch)
             .await
             .map_err(|e| e.to_string())?;
         // Only sessions whose address is this factory's (a rotated factory's deposits
         // need their own; sweeping them here would move nothing).
-        let entries: Vec<_> = sessions
+        let entries: Vec<_> = due
             .iter()
-            .filter(|s| {
+            .filter(|(s, _)| {
                 let ours = Some(DepositTerms::of_session(s).address(&factory)) == s.deposit_address;
                 if !ours {
                     tracing::warn!(chain = chain.id(), session = %s.id, "deposit address of another factory; not swept");
                 }
                 ours
             })
-            .map(|s| (s.id, (DepositTerms::of_session(s), s.token_address)))
+            .map(|(s, token)| ((s.id, *token), (DepositTerms::of_session(s), *token)))
             .collect();
         if entries.is_empty() {
             return Ok(());
@@ -218,7 +218,7 @@ impl SweepLoop {
         if let Err(e) = self.chain.send_raw(chain, &raw).await {
             tracing::warn!(chain = chain.id(), %tx, error = %e, "deposit sweep broadcast failed; sent again later");
         }
-        tracing::debug!(chain = chain.id(), %tx, sessions = ids.len(), "deposit sweep sent");
+        tracing::debug!(chain = chain.id(), %tx, entries = ids.len(), "deposit sweep sent");
         Ok(())
     }
 }

@@ -28,6 +28,7 @@ pub(crate) fn deps(state: &AppState) -> HostedDeps<'_> {
             subscriptions: state.subscriptions.as_ref(),
             clock: state.clock.as_ref(),
             chains: &state.chains,
+            tokens: &state.tokens,
         },
         operator_key: state.operator_key.as_ref(),
         intent_ttl_secs: state.intent_ttl_secs,

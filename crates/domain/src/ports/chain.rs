@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 
-use crate::model::{Address, BlockHash, ChainId, Signature, TxHash};
+use crate::model::{Address, BlockHash, ChainId, Signature, Timestamp, TxHash};
 
 /// An ERC-20 `Transfer` log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +120,14 @@ pub trait ChainReader: Send + Sync {
         chain: ChainId,
         number: u64,
     ) -> Result<Option<BlockHash>, ChainError>;
+
+    /// The timestamp of the block `block`; `None` when the node has no such block (not
+    /// canonical any more, or not seen yet). Errors: `NotConfigured`, `Unavailable`.
+    async fn block_time(
+        &self,
+        chain: ChainId,
+        block: BlockHash,
+    ) -> Result<Option<Timestamp>, ChainError>;
 
     /// Transactions that emitted `CheckoutPaid` from `router` in blocks `from..=to`, one
     /// entry per transaction, in chain order. Errors: `Unavailable` (also when a provider

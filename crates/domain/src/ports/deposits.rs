@@ -26,7 +26,7 @@ pub struct DepositTransfer {
     /// The payment that recorded this money, once one did.
     pub payment: Option<PaymentId>,
     /// When the watcher first saw it (decides whether it arrived before the session expired).
-    pub seen_at: Timestamp,
+    pub arrived_at: Timestamp,
     /// The sweep that moved it on to the recipient and treasury, once one was sent.
     pub swept_by: Option<TxHash>,
 }

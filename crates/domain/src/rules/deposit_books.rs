@@ -20,7 +20,7 @@ pub struct ConfirmedDeposit {
     pub amount_micros: u64,
     /// Chain order: (block number, log index).
     pub position: (u64, u64),
-    pub seen_at: Timestamp,
+    pub arrived_at: Timestamp,
     /// Whether a payment records it already.
     pub recorded: bool,
 }
@@ -84,7 +84,7 @@ pub fn plan_deposit_payments(
         let in_time: Vec<&ConfirmedDeposit> = open
             .iter()
             .copied()
-            .filter(|t| t.seen_at < session.expires_at)
+            .filter(|t| t.arrived_at < session.expires_at)
             .collect();
         let mut sum = 0u64;
         let reaching = in_time.iter().find(|t| {

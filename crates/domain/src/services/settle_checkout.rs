@@ -63,6 +63,9 @@ pub struct SettleDeps<'a> {
     pub subscriptions: &'a dyn crate::ports::SubscriptionStore,
     pub clock: &'a dyn Clock,
     pub chains: &'a ChainDirectory,
+    /// The configured tokens: other tokens sent to a deposit address are recorded only
+    /// when configured (anyone can mint a token that logs a Transfer).
+    pub tokens: &'a crate::services::TokenDirectory,
 }
 
 impl SettleDeps<'_> {

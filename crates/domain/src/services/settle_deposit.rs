@@ -6,7 +6,7 @@
 
 use crate::model::{
     ChainId, ChargeType, CheckoutSession, CheckoutSessionId, Payment, PaymentId, PaymentStatus,
-    SessionStatus, TxHash, MAX_MICROS,
+    SessionStatus, Timestamp, TxHash, MAX_MICROS,
 };
 use crate::ports::{
     ChainReceipt, DepositPayment, DepositTransfer, DepositWrite, SettlementWrite, StoreError,
@@ -20,7 +20,10 @@ use crate::services::{
 };
 
 /// Settles what a receipt sent to deposit addresses on `chain` (nothing where the chain
-/// has no deposit factory, or the receipt moves no session's token to one).
+/// has no deposit factory, or the receipt moves no configured token to one): the
+/// session's own token counts towards it; another configured token is recorded as a
+/// payment of its own (the forwarder passes it on without a fee); unconfigured tokens are
+/// ignored (anyone can deploy a token that logs a Transfer).
 pub async fn settle_deposit_receipt(
     chain: ChainId,
     receipt: &ChainReceipt,
@@ -33,50 +36,87 @@ pub async fn settle_deposit_receipt(
     }
     let confirmed = is_confirmed(head, receipt.block_number, contracts.confirmations);
     let mut recipients: Vec<_> = receipt.transfers.iter().map(|t| t.to).collect();
+    recipients.sort_unstable();
     recipients.dedup();
     let mut outcomes = Vec::new();
     for to in recipients {
         let Some(session) = deps.deposits.session_by_deposit_address(chain, to).await? else {
             continue;
         };
-        // Other tokens are forwarded to the merchant by the contract but not booked here.
-        let legs: Vec<_> = receipt
+        let mut tokens: Vec<_> = receipt
             .transfers
             .iter()
-            .filter(|t| t.to == to && t.token == session.token_address)
+            .filter(|t| t.to == to)
+            .map(|t| t.token)
+            .filter(|token| {
+                *token == session.token_address || deps.tokens.currency_of(chain, *token).is_some()
+            })
             .collect();
-        let Some(first) = legs.first() else { continue };
-        // A token may log any value: a sum past u128 is refused, never wrapped.
-        let total = legs
-            .iter()
-            .try_fold(0u128, |sum, t| sum.checked_add(t.value));
-        let amount = match total.map(u64::try_from) {
-            Some(Ok(m)) if m > 0 && m <= MAX_MICROS => m,
-            _ => {
-                outcomes.push(SettleOutcome::Rejected(
-                    "a deposit outside what a payment can record (0, or over 10^9 units)".into(),
-                ));
+        tokens.sort_unstable();
+        tokens.dedup();
+        for token in tokens {
+            let legs: Vec<_> = receipt
+                .transfers
+                .iter()
+                .filter(|t| t.to == to && t.token == token)
+                .collect();
+            let Some(first) = legs.first() else { continue };
+            // A token may log any value: a sum past u128 is refused, never wrapped.
+            let total = legs
+                .iter()
+                .try_fold(0u128, |sum, t| sum.checked_add(t.value));
+            let amount = match total.map(u64::try_from) {
+                Some(Ok(m)) if m > 0 && m <= MAX_MICROS => m,
+                _ => {
+                    outcomes.push(SettleOutcome::Rejected(
+                        "a deposit outside what a payment can record (0, or over 10^9 units)"
+                            .into(),
+                    ));
+                    continue;
+                }
+            };
+            let Some(arrived_at) = arrival(&session, receipt, deps).await? else {
+                outcomes.push(SettleOutcome::ReceiptUnknown);
                 continue;
-            }
-        };
-        let transfer = DepositTransfer {
-            chain,
-            tx_hash: receipt.tx_hash,
-            session: session.id,
-            token: session.token_address,
-            from: first.from,
-            amount_micros: amount,
-            log_index: first.log_index,
-            block_number: receipt.block_number,
-            block_hash: receipt.block_hash,
-            confirmed,
-            payment: None,
-            seen_at: deps.clock.now(),
-            swept_by: None,
-        };
-        outcomes.push(record_deposit_change(session.id, Some(transfer), deps).await?);
+            };
+            let transfer = DepositTransfer {
+                chain,
+                tx_hash: receipt.tx_hash,
+                session: session.id,
+                token,
+                from: first.from,
+                amount_micros: amount,
+                log_index: first.log_index,
+                block_number: receipt.block_number,
+                block_hash: receipt.block_hash,
+                confirmed,
+                payment: None,
+                arrived_at,
+                swept_by: None,
+            };
+            outcomes.push(record_deposit_change(session.id, Some(transfer), deps).await?);
+        }
     }
     Ok(outcomes)
+}
+
+/// When money seen now arrived: now, unless the session has expired by now, when its
+/// block's time decides (a watcher that lagged past the expiry must not turn money sent
+/// in time into late money). `None`: the node does not know the block (unknown).
+async fn arrival(
+    session: &CheckoutSession,
+    receipt: &ChainReceipt,
+    deps: &SettleDeps<'_>,
+) -> Result<Option<Timestamp>, SettleError> {
+    let now = deps.clock.now();
+    if now < session.expires_at || session.status == SessionStatus::Completed {
+        return Ok(Some(now));
+    }
+    let mined = deps
+        .chain
+        .block_time(session.chain, receipt.block_hash)
+        .await?;
+    Ok(mined.map(|mined| mined.min(now)))
 }
 
 /// Applies `incoming` (a transfer as a receipt shows it now), then books whatever
@@ -94,7 +134,10 @@ async fn record_deposit_change(
         let mut rows = deps.deposits.deposit_transfers(id).await?;
         let mut transfer = None;
         if let Some(t) = &incoming {
-            match rows.iter_mut().find(|r| r.tx_hash == t.tx_hash) {
+            match rows
+                .iter_mut()
+                .find(|r| (r.tx_hash, r.token) == (t.tx_hash, t.token))
+            {
                 // Confirmed at depth: final (D17), whatever a stale log says.
                 Some(r) if r.confirmed => {
                     return Ok(SettleOutcome::DepositRecorded(r.payment));
@@ -108,7 +151,9 @@ async fn record_deposit_change(
                 }
                 Some(r) => {
                     *r = DepositTransfer {
-                        seen_at: r.seen_at,
+                        // Kept from the first sighting: a re-mined transfer sent in time
+                        // stays in time.
+                        arrived_at: r.arrived_at.min(t.arrived_at),
                         swept_by: r.swept_by,
                         ..t.clone()
                     };
@@ -147,35 +192,61 @@ async fn decide(
     deps: &SettleDeps<'_>,
 ) -> Result<DepositWrite, SettleError> {
     let now = deps.clock.now();
+    let (own, other): (Vec<&DepositTransfer>, Vec<&DepositTransfer>) =
+        rows.iter().partition(|r| r.token == session.token_address);
     let terms = DepositSession {
         gross_micros: session.amount.micros(),
         fee_bps: session.fee_bps,
         fee_micros: session.fee_micros,
         expires_at: session.expires_at,
         completed: session.status == SessionStatus::Completed,
-        pending_in_time: rows
+        pending_in_time: own
             .iter()
-            .any(|r| !r.confirmed && r.seen_at < session.expires_at),
+            .any(|r| !r.confirmed && r.arrived_at < session.expires_at),
     };
-    let confirmed: Vec<ConfirmedDeposit> = rows
+    let confirmed: Vec<ConfirmedDeposit> = own
         .iter()
         .filter(|r| r.confirmed)
         .map(|r| ConfirmedDeposit {
             tx_hash: r.tx_hash,
             amount_micros: r.amount_micros,
             position: (r.block_number, r.log_index),
-            seen_at: r.seen_at,
+            arrived_at: r.arrived_at,
             recorded: r.payment.is_some(),
         })
         .collect();
-    let (received_after, plan) = plan_deposit_payments(&terms, &confirmed, now);
+    let (received_after, mut plan) = plan_deposit_payments(&terms, &confirmed, now);
+    let mut planned: Vec<(&DepositTransfer, PlannedPayment)> = plan
+        .drain(..)
+        .filter_map(|p| {
+            let shown = own.iter().find(|r| r.tx_hash == p.shown_as)?;
+            Some((*shown, p))
+        })
+        .collect();
+    // Another configured token carries none of the session's terms: each confirmed
+    // transfer of it is a payment of what arrived, without a fee (as the forwarder pays).
+    planned.extend(
+        other
+            .iter()
+            .filter(|r| r.confirmed && r.payment.is_none())
+            .map(|r| {
+                (
+                    *r,
+                    PlannedPayment {
+                        covers: vec![r.tx_hash],
+                        shown_as: r.tx_hash,
+                        amount_micros: r.amount_micros,
+                        overpaid_micros: 0,
+                        fee_micros: 0,
+                        completes: false,
+                    },
+                )
+            }),
+    );
     let mut payments = Vec::new();
     let mut events = Vec::new();
     let mut completed_session = None;
-    for planned in plan {
-        let Some(shown) = rows.iter().find(|r| r.tx_hash == planned.shown_as) else {
-            continue;
-        };
+    for (shown, planned) in planned {
         let payment = payment_of(session, shown, &planned, deps).await?;
         let completes = planned.completes.then(|| CheckoutSession {
             amount_received_micros: received_after,
@@ -199,6 +270,7 @@ async fn decide(
     })
 }
 
+/// The payment recording `planned`, in the token of the transfer it is shown as.
 async fn payment_of(
     session: &CheckoutSession,
     shown: &DepositTransfer,
@@ -211,6 +283,18 @@ async fn payment_of(
         .await?;
     let amount = crate::model::Amount::from_micros(planned.amount_micros)
         .map_err(|e| StoreError::Internal(format!("a deposit payment amount: {e}")))?;
+    let currency = if shown.token == session.token_address {
+        session.currency
+    } else {
+        deps.tokens
+            .currency_of(session.chain, shown.token)
+            .ok_or_else(|| {
+                StoreError::Internal(format!(
+                    "a deposit of token {} that is no longer configured",
+                    shown.token
+                ))
+            })?
+    };
     Ok(Payment {
         id: PaymentId::generate(),
         merchant_id: session.merchant_id,
@@ -222,14 +306,14 @@ async fn payment_of(
         checkout_session: Some(session.id),
         customer_reference: session.customer_reference.clone(),
         amount,
-        currency: session.currency,
+        currency,
         fee_micros: planned.fee_micros,
         merchant_micros: planned.amount_micros + planned.overpaid_micros - planned.fee_micros,
         refunded_micros: 0,
         overpaid_micros: planned.overpaid_micros,
         wallet_address: shown.from,
         chain: session.chain,
-        token_address: session.token_address,
+        token_address: shown.token,
         tx_hash: Some(shown.tx_hash),
         log_index: Some(shown.log_index),
         block_number: Some(shown.block_number),

@@ -18,6 +18,14 @@ impl TokenDirectory {
         self
     }
 
+    /// The currency `address` settles on `chain`; `None` for a token nobody configured.
+    pub fn currency_of(&self, chain: ChainId, address: Address) -> Option<Currency> {
+        self.entries
+            .iter()
+            .find(|(c, _, a)| *c == chain && *a == address)
+            .map(|(_, cur, _)| *cur)
+    }
+
     pub fn token(&self, chain: ChainId, currency: Currency) -> Option<Address> {
         self.entries
             .iter()

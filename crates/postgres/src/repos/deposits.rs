@@ -58,7 +58,8 @@ async fn apply(
         let key = dt::table
             .filter(dt::chain_id.eq(row.chain_id))
             .filter(dt::tx_hash.eq(&row.tx_hash))
-            .filter(dt::checkout_session_id.eq(row.checkout_session_id));
+            .filter(dt::checkout_session_id.eq(row.checkout_session_id))
+            .filter(dt::token_address.eq(&row.token_address));
         let existing: Option<String> = key
             .select(dt::status)
             .for_update()
@@ -97,6 +98,7 @@ async fn apply(
         let booked = diesel::update(
             dt::table
                 .filter(dt::checkout_session_id.eq(w.session.uuid()))
+                .filter(dt::token_address.eq(planned.payment.token_address.to_lower_hex()))
                 .filter(dt::tx_hash.eq_any(&covers))
                 .filter(dt::status.eq("confirmed"))
                 .filter(dt::payment_id.is_null()),
@@ -220,6 +222,7 @@ impl DepositStore for PgStore {
                 .filter(dt::chain_id.eq(t.chain.id() as i32))
                 .filter(dt::tx_hash.eq(t.tx_hash.to_string()))
                 .filter(dt::checkout_session_id.eq(t.session.uuid()))
+                .filter(dt::token_address.eq(t.token.to_lower_hex()))
                 .filter(dt::status.eq("pending"))
                 .filter(dt::block_hash.eq(t.block_hash.to_string())),
         )

@@ -1,6 +1,6 @@
 //! Sweeps of deposit addresses (D24, D26): nonces from the keeper's sequence, the signed
 //! `sweepMany` stored (with the transfer rows it moves) before the first broadcast, and
-//! the rows given back when a sweep reverts, is dropped, or fails for one session.
+//! the rows given back when a sweep reverts, is dropped, or fails for one entry.
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -21,63 +21,62 @@ const SWEEP_RETRY_SECS: i64 = 30;
 const SWEEP_RETRY_MAX_SECS: i64 = 3600;
 
 /// Gives a sweep's rows back to the next sweep: all of them (the sweep reverted or was
-/// dropped: nobody's fault, at once), or those of the sessions whose refs are listed
-/// (their entries failed: retried after a delay that doubles per failure).
+/// dropped: nobody's fault, at once), or those of the (session ref, token) entries listed
+/// (they failed: retried after a delay that doubles per failure).
 async fn release(
     conn: &mut diesel_async::AsyncPgConnection,
     tx: &str,
-    only_refs: Option<&[[u8; 32]]>,
+    only: Option<&[([u8; 32], Address)]>,
     now: Timestamp,
 ) -> Result<(), diesel::result::Error> {
     let rows = dt::table.filter(dt::sweep_tx_hash.eq(tx));
-    match only_refs {
-        None => {
-            diesel::update(rows)
-                .set(dt::sweep_tx_hash.eq(None::<String>))
-                .execute(conn)
-                .await?;
-        }
-        Some(refs) => {
-            let refs: Vec<Vec<u8>> = refs.iter().map(|r| r.to_vec()).collect();
-            let sessions = cs::table
-                .filter(cs::session_ref.eq_any(refs))
-                .select(cs::id);
-            let failed: Vec<(Uuid, i32)> = rows
-                .filter(dt::checkout_session_id.eq_any(sessions))
-                .select((dt::checkout_session_id, dt::sweep_attempts))
-                .load(conn)
-                .await?;
-            for (session, attempts) in failed {
-                let delay = (SWEEP_RETRY_SECS << attempts.clamp(0, 16)).min(SWEEP_RETRY_MAX_SECS);
-                diesel::update(
-                    dt::table
-                        .filter(dt::sweep_tx_hash.eq(tx))
-                        .filter(dt::checkout_session_id.eq(session)),
-                )
-                .set((
-                    dt::sweep_tx_hash.eq(None::<String>),
-                    dt::sweep_attempts.eq(attempts.saturating_add(1)),
-                    dt::sweep_retry_at.eq(Some(now.plus_seconds(delay).as_datetime())),
-                ))
-                .execute(conn)
-                .await?;
-            }
-        }
+    let Some(failed) = only else {
+        diesel::update(rows)
+            .set(dt::sweep_tx_hash.eq(None::<String>))
+            .execute(conn)
+            .await?;
+        return Ok(());
+    };
+    for (session_ref, token) in failed {
+        let session = cs::table
+            .filter(cs::session_ref.eq(session_ref.to_vec()))
+            .select(cs::id);
+        let entry = || {
+            dt::table
+                .filter(dt::sweep_tx_hash.eq(tx))
+                .filter(dt::checkout_session_id.eq_any(session.clone()))
+                .filter(dt::token_address.eq(token.to_lower_hex()))
+        };
+        let attempts: Option<i32> = entry()
+            .select(diesel::dsl::max(dt::sweep_attempts))
+            .first(conn)
+            .await?;
+        let Some(attempts) = attempts else { continue };
+        let delay = (SWEEP_RETRY_SECS << attempts.clamp(0, 16)).min(SWEEP_RETRY_MAX_SECS);
+        diesel::update(entry())
+            .set((
+                dt::sweep_tx_hash.eq(None::<String>),
+                dt::sweep_attempts.eq(attempts.saturating_add(1)),
+                dt::sweep_retry_at.eq(Some(now.plus_seconds(delay).as_datetime())),
+            ))
+            .execute(conn)
+            .await?;
     }
     Ok(())
 }
 
 impl PgStore {
-    /// Sessions on `chain` with confirmed deposit money no sweep has taken and no retry
-    /// delay pending at `now`, least-failed first, at most `limit`.
-    pub async fn unswept_deposit_sessions(
+    /// Sweep entries on `chain`: (session, token) pairs with confirmed deposit money no
+    /// sweep has taken and no retry delay pending at `now`, least-failed first, at most
+    /// `limit`.
+    pub async fn unswept_deposits(
         &self,
         chain: ChainId,
         now: Timestamp,
         limit: u32,
-    ) -> Result<Vec<CheckoutSession>, StoreError> {
+    ) -> Result<Vec<(CheckoutSession, Address)>, StoreError> {
         let mut conn = self.conn().await?;
-        let due: Vec<Uuid> = dt::table
+        let due: Vec<(Uuid, String)> = dt::table
             .filter(dt::chain_id.eq(chain.id() as i32))
             .filter(dt::status.eq("confirmed"))
             .filter(dt::sweep_tx_hash.is_null())
@@ -86,20 +85,29 @@ impl PgStore {
                     .is_null()
                     .or(dt::sweep_retry_at.le(now.as_datetime())),
             )
-            .group_by(dt::checkout_session_id)
+            .group_by((dt::checkout_session_id, dt::token_address))
             .order(diesel::dsl::max(dt::sweep_attempts).asc())
-            .select(dt::checkout_session_id)
+            .select((dt::checkout_session_id, dt::token_address))
             .limit(i64::from(limit))
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let rows: Vec<SessionRow> = cs::table
-            .filter(cs::id.eq_any(due))
+        let ids: Vec<Uuid> = due.iter().map(|(id, _)| *id).collect();
+        let sessions: Vec<CheckoutSession> = cs::table
+            .filter(cs::id.eq_any(ids))
             .select(SessionRow::as_select())
             .load(&mut conn)
             .await
-            .map_err(map_diesel_error)?;
-        rows.into_iter().map(CheckoutSession::try_from).collect()
+            .map_err(map_diesel_error)?
+            .into_iter()
+            .map(CheckoutSession::try_from)
+            .collect::<Result<_, _>>()?;
+        due.into_iter()
+            .filter_map(|(id, token)| {
+                let session = sessions.iter().find(|s| s.id.uuid() == id)?;
+                Some(crate::rows::address(&token).map(|t| (session.clone(), t)))
+            })
+            .collect()
     }
 
     /// In one database transaction: takes the sender's next nonce (never below
@@ -111,14 +119,18 @@ impl PgStore {
         chain: ChainId,
         sender: Address,
         chain_nonce: u64,
-        sessions: &[CheckoutSessionId],
+        entries: &[(CheckoutSessionId, Address)],
         now: Timestamp,
         sign: impl FnOnce(u64) -> SignedCharge + Send,
     ) -> Result<Option<(TxHash, Vec<u8>)>, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
         let sender = sender.to_lower_hex();
-        let ids: Vec<Uuid> = sessions.iter().map(|s| s.uuid()).collect();
+        let ids: Vec<Uuid> = entries.iter().map(|(s, _)| s.uuid()).collect();
+        let entries: Vec<(Uuid, String)> = entries
+            .iter()
+            .map(|(s, t)| (s.uuid(), t.to_lower_hex()))
+            .collect();
         let stored = conn
             .transaction(async |conn| {
                 let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
@@ -129,12 +141,13 @@ impl PgStore {
                         .filter(dt::status.eq("confirmed"))
                         .filter(dt::sweep_tx_hash.is_null())
                 };
-                let taken: Vec<Uuid> = unswept()
-                    .select(dt::checkout_session_id)
+                let unswept_rows: Vec<(Uuid, String)> = unswept()
+                    .select((dt::checkout_session_id, dt::token_address))
                     .for_update()
                     .load(conn)
                     .await?;
-                if taken.is_empty() {
+                // Only the rows of the (session, token) entries this sweep carries.
+                if !unswept_rows.iter().any(|row| entries.contains(row)) {
                     return Ok(None);
                 }
                 let (hash, raw) = sign(nonce).map_err(|e| {
@@ -153,10 +166,16 @@ impl PgStore {
                     ))
                     .execute(conn)
                     .await?;
-                diesel::update(unswept())
+                for (session, token) in &entries {
+                    diesel::update(
+                        unswept()
+                            .filter(dt::checkout_session_id.eq(session))
+                            .filter(dt::token_address.eq(token)),
+                    )
                     .set(dt::sweep_tx_hash.eq(hash.to_string()))
                     .execute(conn)
                     .await?;
+                }
                 used_nonce(conn, chain_id, &sender, nonce).await?;
                 Ok::<_, diesel::result::Error>(Some((hash, raw)))
             })
@@ -209,13 +228,13 @@ impl PgStore {
     }
 
     /// Records a sweep's receipt: mined (its rows stay moved, except those of the
-    /// sessions whose entry failed) or reverted (every row goes back), with the gas it
+    /// (session ref, token) entries that failed) or reverted (every row goes back), with the gas it
     /// used and what it cost in wei (decimal text).
     pub async fn sweep_mined(
         &self,
         tx: TxHash,
         succeeded: bool,
-        failed_refs: &[[u8; 32]],
+        failed: &[([u8; 32], Address)],
         gas_used: u64,
         cost_wei: &str,
         now: Timestamp,
@@ -233,7 +252,7 @@ impl PgStore {
             )
             .set((
                 ds::status.eq(if succeeded { "mined" } else { "reverted" }),
-                ds::failed_entries.eq(i32::try_from(failed_refs.len()).unwrap_or(i32::MAX)),
+                ds::failed_entries.eq(i32::try_from(failed.len()).unwrap_or(i32::MAX)),
                 ds::gas_used.eq(Some(to_i64(gas_used))),
                 ds::gas_cost_wei.eq(cost.nullable()),
                 ds::mined_at.eq(Some(now.as_datetime())),
@@ -241,7 +260,7 @@ impl PgStore {
             .execute(conn)
             .await?;
             if succeeded {
-                release(conn, &hash, Some(failed_refs), now).await
+                release(conn, &hash, Some(failed), now).await
             } else {
                 release(conn, &hash, None, now).await
             }

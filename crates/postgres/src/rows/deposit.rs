@@ -21,7 +21,7 @@ pub struct DepositTransferRow {
     pub block_hash: String,
     pub status: String,
     pub payment_id: Option<Uuid>,
-    pub seen_at: DateTime<Utc>,
+    pub arrived_at: DateTime<Utc>,
     pub sweep_tx_hash: Option<String>,
     pub sweep_attempts: i32,
     pub sweep_retry_at: Option<DateTime<Utc>>,
@@ -40,7 +40,7 @@ pub(crate) fn deposit_transfer_row(t: &DepositTransfer) -> DepositTransferRow {
         block_hash: t.block_hash.to_string(),
         status: if t.confirmed { "confirmed" } else { "pending" }.to_owned(),
         payment_id: t.payment.map(|p| p.uuid()),
-        seen_at: t.seen_at.as_datetime(),
+        arrived_at: t.arrived_at.as_datetime(),
         sweep_tx_hash: None,
         sweep_attempts: 0,
         sweep_retry_at: None,
@@ -63,7 +63,7 @@ impl TryFrom<DepositTransferRow> for DepositTransfer {
             block_hash: block_hash(&r.block_hash)?,
             confirmed: r.status == "confirmed",
             payment: r.payment_id.map(PaymentId::from_uuid),
-            seen_at: ts(r.seen_at),
+            arrived_at: ts(r.arrived_at),
             swept_by: r.sweep_tx_hash.as_deref().map(tx_hash).transpose()?,
         })
     }

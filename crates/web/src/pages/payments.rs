@@ -224,7 +224,11 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         deposits: deposits
             .iter()
             .map(|d| DepositLine {
-                amount: money(d.amount_micros, x.currency),
+                // Another configured token sent to the same address shows as its own.
+                amount: match s.tokens.currency_of(d.chain, d.token) {
+                    Some(currency) => money(d.amount_micros, currency),
+                    None => money(d.amount_micros, x.currency),
+                },
                 from: short(&d.from.to_string()),
                 tx: short(&d.tx_hash.to_string()),
                 tx_link: tx_link(d.chain, &d.tx_hash),

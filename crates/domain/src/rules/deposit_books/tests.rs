@@ -29,7 +29,7 @@ fn deposit(n: u8, micros: u64, seen: i64) -> ConfirmedDeposit {
         tx_hash: tx(n),
         amount_micros: micros,
         position: (u64::from(n), 0),
-        seen_at: at(seen),
+        arrived_at: at(seen),
         recorded: false,
     }
 }

@@ -302,6 +302,7 @@ pub(super) struct Harness {
     pub(super) subscriptions: MockSubscriptionStore,
     pub(super) clock: MockClock,
     pub(super) chains: ChainDirectory,
+    pub(super) tokens: crate::services::TokenDirectory,
 }
 
 impl Harness {
@@ -313,6 +314,7 @@ impl Harness {
             subscriptions: MockSubscriptionStore::new(),
             clock: clock(),
             chains: directory(),
+            tokens: crate::services::TokenDirectory::new().with(CHAIN, Currency::Usdc, token()),
         }
     }
 
@@ -324,6 +326,7 @@ impl Harness {
             subscriptions: &self.subscriptions,
             clock: &self.clock,
             chains: &self.chains,
+            tokens: &self.tokens,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Tests of `settle_checkout` / `settle_receipt` with mocked ports. This module also
-//! holds the fixtures of all three settlement use cases and compiles the tests of
-//! `recheck_pending_payment` and `scan_chain` as submodules, so they share them.
+//! holds the fixtures of the settlement use cases and compiles the tests of
+//! `recheck_pending_payment`, `scan_chain` and `settle_deposit` as submodules, so they
+//! share them.
 
 use futures_executor::block_on;
 
@@ -15,6 +16,8 @@ mod fixtures;
 mod recheck_pending_payment;
 #[path = "../scan_chain/tests.rs"]
 mod scan_chain;
+#[path = "../settle_deposit/tests.rs"]
+mod settle_deposit;
 
 use fixtures::*;
 

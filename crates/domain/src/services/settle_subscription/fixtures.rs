@@ -361,6 +361,7 @@ pub(super) struct Harness {
     pub(super) keeper: MockChargeKeeper,
     pub(super) clock: MockClock,
     pub(super) chains: ChainDirectory,
+    pub(super) tokens: crate::services::TokenDirectory,
     pub(super) policy: DunningPolicy,
 }
 
@@ -376,6 +377,7 @@ impl Harness {
             keeper: MockChargeKeeper::new(),
             clock,
             chains: directory(Some(manager())),
+            tokens: Default::default(),
             policy: DunningPolicy::default(),
         }
     }
@@ -388,6 +390,7 @@ impl Harness {
             subscriptions: &self.subscriptions,
             clock: &self.clock,
             chains: &self.chains,
+            tokens: &self.tokens,
         }
     }
 

@@ -1,0 +1,223 @@
+//! Tests of `settle_deposit_receipt` with mocked ports (compiled as a submodule of the
+//! settlement tests, whose fixtures it shares): which tokens a deposit address books, and
+//! when money the watcher saw late counts as having arrived in time.
+
+use std::sync::{Arc, Mutex};
+
+use futures_executor::block_on;
+
+use super::fixtures::*;
+use crate::model::{CheckoutSession, Currency, EventType, SessionStatus, Timestamp};
+use crate::ports::{
+    ChainReceipt, DepositWrite, MockChainReader, MockDepositStore, MockSettlementStore,
+    SettlementWrite, TokenTransfer,
+};
+use crate::services::{
+    settle_deposit_receipt, ChainContracts, ChainDirectory, SettleDeps, SettleOutcome,
+    TokenDirectory,
+};
+
+fn deposit_address() -> crate::model::Address {
+    addr(0x40)
+}
+fn usdt() -> crate::model::Address {
+    addr(0x15)
+}
+
+/// `session()` with a deposit address, expiring `expires_in` seconds from `now()`.
+fn deposit_session(expires_in: i64) -> CheckoutSession {
+    CheckoutSession {
+        deposit_address: Some(deposit_address()),
+        expires_at: now().plus_seconds(expires_in),
+        ..session()
+    }
+}
+
+/// A receipt in `BLOCK` sending `value` of `token` from the payer to the deposit address.
+fn sent(token: crate::model::Address, value: u64) -> ChainReceipt {
+    ChainReceipt {
+        tx_hash: tx(7),
+        block_number: BLOCK,
+        block_hash: bhash(7),
+        succeeded: true,
+        transfers: vec![TokenTransfer {
+            token,
+            from: payer(),
+            to: deposit_address(),
+            value: u128::from(value),
+            log_index: 0,
+        }],
+        checkout_paid: vec![],
+        subscription_events: vec![],
+    }
+}
+
+/// A deposit store that knows `s` (with no transfers yet) and keeps what is written.
+fn deposits(s: &CheckoutSession, written: Arc<Mutex<Vec<DepositWrite>>>) -> MockDepositStore {
+    let mut store = MockDepositStore::new();
+    let by_address = s.clone();
+    store
+        .expect_session_by_deposit_address()
+        .returning(move |_, a| {
+            Ok((Some(a) == by_address.deposit_address).then(|| by_address.clone()))
+        });
+    let by_id = s.clone();
+    store
+        .expect_deposit_session()
+        .returning(move |_| Ok(Some(by_id.clone())));
+    store.expect_deposit_transfers().returning(|_| Ok(vec![]));
+    store.expect_record_deposit().returning(move |w| {
+        written.lock().unwrap().push(w.clone());
+        Ok(SettlementWrite::Written)
+    });
+    store
+}
+
+/// Settles `r` at depth with the chain `chain` (deposit factory on) and the session's
+/// token plus USDT configured.
+fn settle(
+    s: &CheckoutSession,
+    r: &ChainReceipt,
+    chain: MockChainReader,
+) -> (Vec<SettleOutcome>, Vec<DepositWrite>) {
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let deposit_store = deposits(s, written.clone());
+    let mut settlement = MockSettlementStore::new();
+    settlement
+        .expect_customer_for()
+        .returning(|_, _, _| Ok(customer()));
+    let chains = ChainDirectory::new(vec![ChainContracts {
+        deposit_factory: Some(addr(0x30)),
+        ..*directory().get(CHAIN).unwrap()
+    }]);
+    let tokens = TokenDirectory::new()
+        .with(CHAIN, Currency::Usdc, token())
+        .with(CHAIN, Currency::Usdt, usdt());
+    let harness = Harness::new(MockChainReader::new(), MockSettlementStore::new());
+    let deps = SettleDeps {
+        chain: &chain,
+        store: &settlement,
+        deposits: &deposit_store,
+        subscriptions: &harness.subscriptions,
+        clock: &harness.clock,
+        chains: &chains,
+        tokens: &tokens,
+    };
+    let outcomes = block_on(settle_deposit_receipt(CHAIN, r, BLOCK + DEPTH, &deps)).unwrap();
+    let written = written.lock().unwrap().clone();
+    (outcomes, written)
+}
+
+#[test]
+fn another_configured_token_is_a_payment_of_its_own_without_fee_and_leaves_the_session_open() {
+    let s = deposit_session(600);
+    let (outcomes, written) = settle(&s, &sent(usdt(), 3_000_000), MockChainReader::new());
+    assert!(matches!(
+        outcomes.as_slice(),
+        [SettleOutcome::DepositRecorded(Some(_))]
+    ));
+    let [w] = written.as_slice() else {
+        panic!("one write, got {written:?}")
+    };
+    assert_eq!(
+        (w.received_before, w.received_after),
+        (0, 0),
+        "USDT is not USDC received"
+    );
+    assert!(w.completed_session.is_none());
+    let transfer = w.transfer.as_ref().unwrap();
+    assert_eq!(
+        (transfer.token, transfer.amount_micros),
+        (usdt(), 3_000_000)
+    );
+    let [p] = w.payments.as_slice() else {
+        panic!("one payment")
+    };
+    assert_eq!(p.payment.currency, Currency::Usdt);
+    assert_eq!(p.payment.token_address, usdt());
+    assert_eq!(p.payment.amount.micros(), 3_000_000);
+    assert_eq!(
+        (p.payment.fee_micros, p.payment.merchant_micros),
+        (0, 3_000_000)
+    );
+    assert_eq!(p.covers, vec![tx(7)]);
+    let events: Vec<_> = w.events.iter().map(|e| e.event_type).collect();
+    assert_eq!(events, vec![EventType::PaymentSucceeded]);
+}
+
+#[test]
+fn a_token_nobody_configured_is_ignored() {
+    let s = deposit_session(600);
+    let (outcomes, written) = settle(&s, &sent(addr(0x16), 3_000_000), MockChainReader::new());
+    assert!(outcomes.is_empty());
+    assert!(written.is_empty());
+}
+
+/// A chain that knows block `bhash(7)` was mined at `at`, asked once.
+fn mined_at(at: Option<Timestamp>) -> MockChainReader {
+    let mut chain = MockChainReader::new();
+    chain
+        .expect_block_time()
+        .withf(|c, b| *c == CHAIN && *b == bhash(7))
+        .times(1)
+        .returning(move |_, _| Ok(at));
+    chain
+}
+
+#[test]
+fn money_seen_after_expiry_but_mined_before_it_completes_the_session() {
+    // Expired 30 s ago; the block carrying the exact amount was mined 60 s ago.
+    let s = deposit_session(-30);
+    let (_, written) = settle(
+        &s,
+        &sent(token(), s.amount.micros()),
+        mined_at(Some(now().plus_seconds(-60))),
+    );
+    let [w] = written.as_slice() else {
+        panic!("one write")
+    };
+    assert_eq!(
+        w.transfer.as_ref().unwrap().arrived_at,
+        now().plus_seconds(-60)
+    );
+    let done = w.completed_session.as_ref().expect("completed");
+    assert_eq!(done.status, SessionStatus::Completed);
+    assert!(w.payments[0].payment.overpaid_micros == 0);
+}
+
+#[test]
+fn money_mined_after_expiry_is_a_late_payment_that_completes_nothing() {
+    let s = deposit_session(-30);
+    let (_, written) = settle(
+        &s,
+        &sent(token(), s.amount.micros()),
+        mined_at(Some(now().plus_seconds(-10))),
+    );
+    let [w] = written.as_slice() else {
+        panic!("one write")
+    };
+    assert!(w.completed_session.is_none());
+    let events: Vec<_> = w.events.iter().map(|e| e.event_type).collect();
+    assert_eq!(events, vec![EventType::PaymentSucceeded]);
+}
+
+#[test]
+fn an_expired_session_whose_block_the_node_does_not_know_is_unknown_and_writes_nothing() {
+    let s = deposit_session(-30);
+    let (outcomes, written) = settle(&s, &sent(token(), s.amount.micros()), mined_at(None));
+    assert_eq!(outcomes, vec![SettleOutcome::ReceiptUnknown]);
+    assert!(written.is_empty());
+}
+
+#[test]
+fn an_open_session_never_asks_for_the_block_time() {
+    let s = deposit_session(600);
+    // No expectation on the chain: a block_time call would panic.
+    let (_, written) = settle(&s, &sent(token(), 4_000_000), MockChainReader::new());
+    let [w] = written.as_slice() else {
+        panic!("one write")
+    };
+    assert_eq!(w.transfer.as_ref().unwrap().arrived_at, now());
+    assert_eq!(w.received_after, 4_000_000);
+    assert!(w.payments.is_empty(), "underpaid and open: waits for more");
+}
