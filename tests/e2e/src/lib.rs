@@ -426,8 +426,13 @@ pub async fn send(client: &Client, to: &str, data: &str) -> String {
 }
 
 pub async fn usdc_balance(client: &Arc<Client>, chain: &ChainInfo, who: &str) -> u128 {
+    token_balance(client, &chain.usdc, who).await
+}
+
+/// `who`'s balance of `token`, in base units.
+pub async fn token_balance(client: &Arc<Client>, token: &str, who: &str) -> u128 {
     let token = TestToken::new(
-        chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        token.parse::<ethers::types::Address>().unwrap(),
         client.clone(),
     );
     token

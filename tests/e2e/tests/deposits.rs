@@ -246,6 +246,58 @@ async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundab
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn usdt_sent_to_a_usdc_session_is_its_own_payment_forwarded_without_a_fee() {
+    let stack = sweeping_stack().await;
+    let (recipient, _) = stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let (id, deposit) = deposit_session(&stack, "20").await;
+    let buyer = funded_buyer(&stack.chain).await;
+    let usdt = stack.chain.usdt.clone();
+    mint(&buyer, &usdt, &addr_of(&buyer), 7_000_000).await;
+    let tx = transfer(&buyer, &usdt, &deposit, 7_000_000).await;
+
+    let p = &wait_payments(&stack, &id, 1).await[0];
+    assert_eq!(p["tx_hash"], tx);
+    assert_eq!(
+        (
+            &p["currency"],
+            &p["amount"],
+            &p["fee_amount"],
+            &p["merchant_amount"],
+            &p["overpaid_amount"]
+        ),
+        (
+            &json!("USDT"),
+            &json!("7"),
+            &json!("0"),
+            &json!("7"),
+            &json!("0")
+        ),
+        "{p}"
+    );
+    // USDT is not what the USDC session asked for: it stays open, nothing received.
+    let s = session_of(&stack, &id).await;
+    assert_eq!(
+        (&s["status"], &s["amount_received"]),
+        (&json!("open"), &json!("0"))
+    );
+    assert_eq!(events_about(&stack, "payment.succeeded", &id).await, 1);
+    // Forwarded whole to the recipient; nothing stays at the address.
+    let swept = poll(Duration::from_secs(20), || async {
+        let at_deposit = token_balance(&buyer, &usdt, &deposit).await;
+        let received = token_balance(&buyer, &usdt, &recipient).await;
+        (at_deposit == 0 && received == 7_000_000).then_some(())
+    })
+    .await;
+    assert!(
+        swept.is_some(),
+        "USDT at the deposit {}, at the recipient {}",
+        token_balance(&buyer, &usdt, &deposit).await,
+        token_balance(&buyer, &usdt, &recipient).await
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes_it() {
     let stack = sweeping_stack().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
