@@ -465,3 +465,68 @@ async fn a_deposit_reorged_out_is_never_counted_and_re_mined_is_counted_once() {
     );
     assert_eq!(events_about(&stack, "payment.succeeded", &id).await, 1);
 }
+
+/// D17 for sweeps: a sweep counts as mined only at depth; one a reorg removes stays in
+/// flight, is sent again, and the money moves once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sweep_reorged_out_before_depth_is_sent_again_and_moves_the_money_once() {
+    let chain = PrivateChain::start(None).await;
+    let stack = Stack::start_with(StackOptions {
+        confirmations: 3,
+        ..StackOptions::on(&chain)
+    })
+    .await;
+    let (recipient, _) = stack.fresh_verified_wallet().await;
+    let (id, deposit) = deposit_session(&stack, "20").await;
+    let buyer = funded_buyer(&stack.chain).await;
+    let usdc = stack.chain.usdc.clone();
+    send_transfer(&buyer, &usdc, &deposit, 20_000_000).await;
+    let completed = poll(Duration::from_secs(20), || async {
+        chain.mine(1).await;
+        (session_of(&stack, &id).await["status"] == "completed").then_some(())
+    })
+    .await;
+    assert!(completed.is_some(), "the deposit completes at depth 3");
+    // No block is mined from here on but the sweep's own (automine): it stays below depth.
+    let sweeps = || async {
+        stablepay_postgres::testing::query_strings(
+            &stack.store,
+            "SELECT status AS value FROM deposit_sweeps ORDER BY nonce",
+        )
+        .await
+        .unwrap()
+    };
+    let swept = poll(Duration::from_secs(20), || async {
+        (usdc_balance(&buyer, &stack.chain, &deposit).await == 0).then_some(())
+    })
+    .await;
+    assert!(
+        swept.is_some(),
+        "the worker sweeps once the deposit is deep"
+    );
+    assert_eq!(sweeps().await, ["sent"], "mined but below depth: in flight");
+    chain.call("anvil_rollback", json!([1])).await;
+    assert_eq!(
+        usdc_balance(&buyer, &stack.chain, &deposit).await,
+        20_000_000,
+        "the reorg took the sweep out"
+    );
+    // Sent again (the same signed transaction, after the re-broadcast delay), then deep.
+    let again = poll(Duration::from_secs(40), || async {
+        (usdc_balance(&buyer, &stack.chain, &deposit).await == 0).then_some(())
+    })
+    .await;
+    assert!(again.is_some(), "the sweep is re-broadcast");
+    let mined = poll(Duration::from_secs(20), || async {
+        chain.mine(1).await;
+        (sweeps().await == ["mined"]).then_some(())
+    })
+    .await;
+    assert!(mined.is_some(), "mined at depth: {:?}", sweeps().await);
+    assert_eq!(
+        usdc_balance(&buyer, &stack.chain, &recipient).await,
+        19_800_000,
+        "the recipient got the net exactly once"
+    );
+    assert_eq!(usdc_balance(&buyer, &stack.chain, &deposit).await, 0);
+}

@@ -314,6 +314,18 @@ async fn a_batch_sweeps_every_good_entry_and_skips_a_bad_one() {
         })
         .collect();
     assert_eq!(failed, [bad.reference], "only the bad entry failed");
+    // The adapter reads the same entry, with its token, for the worker to retry.
+    let (gas, entries) = adapter(&c)
+        .sweep_receipt(
+            ChainId::BaseSepolia,
+            c.deposit_factory,
+            TxHash::from_bytes(receipt.transaction_hash.0),
+        )
+        .await
+        .unwrap()
+        .expect("mined");
+    assert!(gas.succeeded);
+    assert_eq!(entries, [(bad.reference, bad.token)]);
     assert_eq!(balance(&sender, c.usdc, a.recipient).await, 990_000);
     assert_eq!(balance(&sender, c.usdc, b.recipient).await, 1_980_000);
     // Terms and tokens must pair up.
