@@ -45,6 +45,9 @@ pub struct Stack {
     pub logins: Vec<seed::DashboardLogin>,
     pub rate_limit: u32,
     pub backoff_secs: u64,
+    /// What `stablepay-api doctor` needs to check this stack (dev secrets only):
+    /// `DATABASE_URL` and the chain variables both processes get.
+    pub service_env: Vec<(String, String)>,
 }
 
 impl Stack {
@@ -221,6 +224,9 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
         logins,
         rate_limit,
         backoff_secs,
+        service_env: std::iter::once(("DATABASE_URL".to_owned(), db.clone()))
+            .chain(chain_env)
+            .collect(),
     })
 }
 
@@ -233,10 +239,16 @@ fn write_env_json(stack: &Stack) -> Result<(), String> {
         chains,
         rate_limit,
         backoff_secs,
+        service_env,
         ..
     } = stack;
+    let database_url = service_env
+        .iter()
+        .find(|(k, _)| k == "DATABASE_URL")
+        .map(|(_, v)| v.clone());
     let env = json!({
         "api_base": api,
+        "database_url": database_url,
         "merchants": merchants.iter().zip(logins).map(|(m, login)| json!({
             "id": m.id,
             "name": m.name,
@@ -267,7 +279,14 @@ fn write_env_json(stack: &Stack) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("env.json"), text)
-        .map_err(|e| format!("cannot write target/dev/env.json: {e}"))
+        .map_err(|e| format!("cannot write target/dev/env.json: {e}"))?;
+    // For `set -a; . target/dev/stablepay.env; set +a; stablepay-api doctor`.
+    let lines: String = service_env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}\n"))
+        .collect();
+    std::fs::write(dir.join("stablepay.env"), lines)
+        .map_err(|e| format!("cannot write target/dev/stablepay.env: {e}"))
 }
 
 fn print_banner(stack: &Stack) {

@@ -31,6 +31,9 @@ enum Command {
     Serve,
     /// Apply pending database migrations.
     Migrate,
+    /// Check the configuration against each chain and the database, one line per check;
+    /// exit 1 naming the variable of the first check that did not pass.
+    Doctor,
     /// Manage merchants.
     #[command(subcommand)]
     Merchants(MerchantCommand),
@@ -126,6 +129,7 @@ async fn main() -> ExitCode {
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
         Command::Migrate => migrate().await,
+        Command::Doctor => stablepay_api::doctor::run().await,
         Command::Merchants(cmd) => merchants(cmd).await,
         Command::Keys(cmd) => keys(cmd).await,
         Command::Users(cmd) => users(cmd).await,
@@ -159,6 +163,10 @@ async fn serve() -> Result<(), String> {
         &chain_env.rpc_urls,
         chain_env.rpc_timeout,
     )?);
+    // D27: the configuration must match each chain it names before any money is judged.
+    let expected =
+        stablepay_evm::doctor::expectations(&chain_env, chain_env.signing_key.as_ref(), None)?;
+    stablepay_evm::doctor::preflight(&reader, &expected).await?;
     let relayer: Option<std::sync::Arc<dyn stablepay_domain::ports::PaymentRelayer>> =
         match chain_env.relayer {
             Some(r) => {

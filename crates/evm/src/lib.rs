@@ -7,6 +7,7 @@
 pub mod bindings;
 pub mod calldata;
 mod decode;
+pub mod doctor;
 pub mod keeper;
 pub mod redact;
 use decode::{block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts};

@@ -21,7 +21,7 @@ mod vouch;
 pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};
 pub use error::map_diesel_error;
-pub use migrate::run_migrations;
+pub use migrate::{pending_migrations, run_migrations};
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{
     PgAdvisoryLock, PgDeliveryQueue, RelayFor, SentRelay, SignedCharge, StoredCharge, StoredRelay,

@@ -19,3 +19,17 @@ pub async fn run_migrations(database_url: &str) -> Result<usize, String> {
     .await
     .map_err(|e| format!("migrate task: {e}"))?
 }
+
+/// The versions of the migrations not applied yet (empty: the schema is current).
+pub async fn pending_migrations(database_url: &str) -> Result<Vec<String>, String> {
+    let url = database_url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
+            .map_err(|e| format!("connect: {e}"))?;
+        conn.pending_migrations(MIGRATIONS)
+            .map(|v| v.iter().map(|m| m.name().version().to_string()).collect())
+            .map_err(|e| format!("read migrations: {e}"))
+    })
+    .await
+    .map_err(|e| format!("migrations task: {e}"))?
+}

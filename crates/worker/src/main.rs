@@ -70,6 +70,10 @@ async fn run() -> Result<(), String> {
         &chain_env.rpc_urls,
         chain_env.rpc_timeout,
     )?);
+    // D27: the same checks as `stablepay-api doctor`; a mismatch refuses the start.
+    let expected =
+        stablepay_evm::doctor::expectations(&chain_env, None, chain_env.signing_key.as_ref())?;
+    stablepay_evm::doctor::preflight(&evm, &expected).await?;
     let reader: Arc<dyn stablepay_domain::ports::ChainReader> = evm.clone();
     let watchers: Vec<ChainWatcher> = chain_env
         .contracts

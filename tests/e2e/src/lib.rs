@@ -252,6 +252,43 @@ impl Stack {
         Proc(proc)
     }
 
+    /// Runs `stablepay-api <args>` (or the worker, for `worker`) on this stack's
+    /// configuration with `extra` variables on top, and waits (20 s at most) for it to
+    /// exit: (success, stdout, stderr).
+    pub fn run_to_exit(
+        &self,
+        bin: &str,
+        args: &[&str],
+        extra: &[(&str, String)],
+    ) -> (bool, String, String) {
+        let mut child = Command::new(binary(bin))
+            .args(args)
+            .envs(self.env())
+            .envs(extra.iter().map(|(k, v)| (k.to_string(), v.clone())))
+            .env("STABLEPAY_BIND", "127.0.0.1:0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                child.kill().ok();
+                panic!("{bin} {args:?} did not exit within 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let output = child.wait_with_output().unwrap();
+        (
+            status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
     /// One more api process on the same database (killed when dropped), with extra
     /// variables; returns it and its base URL.
     pub async fn spawn_api(&self, extra: &[(&str, String)]) -> (Proc, String) {

@@ -1,0 +1,385 @@
+//! The configuration checked against each chain (D27): the RPC's chain id, code at every
+//! contract, the contracts' operator, keeper and treasury against the configured keys and
+//! treasury, 6-decimal tokens (EIP-3009 where one-signature payments are on), and the ETH
+//! of the keys that pay gas. `stablepay-api doctor` prints every check; `serve` and the
+//! worker run the same checks at start and refuse a mismatch. A chain that does not answer
+//! is unknown, never a mismatch: a process still starts while its provider is down.
+
+use ethers::providers::{Middleware, RpcError};
+use ethers::types::{Bytes, TransactionRequest, U256};
+use stablepay_config::ChainEnv;
+use stablepay_domain::ports::ChainReader;
+use stablepay_domain::services::ChainContracts;
+use stablepay_domain::{Address, ChainId, Currency, PrivateKey};
+
+use crate::{from_h160, to_h160, EvmChain};
+
+/// What one check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Ok(String),
+    /// The configuration and the chain disagree: the variable named is wrong.
+    Mismatch(String),
+    /// Below a floor: works now, not for long.
+    Low(String),
+    /// The chain did not answer: nothing is known.
+    Unknown(String),
+}
+
+/// One check: the variable it checks and what it found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub variable: String,
+    pub verdict: Verdict,
+}
+
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (tag, text) = match &self.verdict {
+            Verdict::Ok(t) => ("ok     ", t),
+            Verdict::Mismatch(t) => ("FAIL   ", t),
+            Verdict::Low(t) => ("LOW    ", t),
+            Verdict::Unknown(t) => ("UNKNOWN", t),
+        };
+        write!(f, "{tag} {}: {text}", self.variable)
+    }
+}
+
+/// A key the process signs with, and the ETH it should hold.
+#[derive(Debug, Clone)]
+pub struct FundedKey {
+    /// The variable that holds the key.
+    pub variable: &'static str,
+    pub address: Address,
+    pub floor_wei: u128,
+}
+
+/// What one chain should look like, from the configuration.
+#[derive(Debug, Clone)]
+pub struct ChainExpectation {
+    pub contracts: ChainContracts,
+    pub tokens: Vec<(Currency, Address)>,
+    /// The address of `STABLEPAY_OPERATOR_KEY`, when this process holds it.
+    pub operator: Option<Address>,
+    /// The address of `STABLEPAY_KEEPER_KEY`, when this process holds it.
+    pub keeper: Option<Address>,
+    pub funded: Vec<FundedKey>,
+    /// One-signature payments are on (a relayer is set): USDC must speak EIP-3009.
+    pub eip3009: bool,
+}
+
+/// The address a key signs as.
+pub fn key_address(key: &PrivateKey) -> Result<Address, String> {
+    use ethers::signers::Signer;
+    ethers::signers::LocalWallet::from_bytes(key.expose())
+        .map(|w| from_h160(w.address()))
+        .map_err(|_| "not a valid secp256k1 key".to_owned())
+}
+
+/// The expectations of every chain with an RPC URL and contracts. `operator` and
+/// `keeper` are the keys this process holds (the doctor command holds both if set).
+pub fn expectations(
+    env: &ChainEnv,
+    operator: Option<&PrivateKey>,
+    keeper: Option<&PrivateKey>,
+) -> Result<Vec<ChainExpectation>, String> {
+    let operator = operator
+        .map(key_address)
+        .transpose()
+        .map_err(|e| format!("STABLEPAY_OPERATOR_KEY: {e}"))?;
+    let keeper = keeper
+        .map(key_address)
+        .transpose()
+        .map_err(|e| format!("STABLEPAY_KEEPER_KEY: {e}"))?;
+    let relayer = env
+        .relayer
+        .as_ref()
+        .map(|r| key_address(&r.key).map(|a| (a, r.min_balance_wei)))
+        .transpose()
+        .map_err(|e| format!("STABLEPAY_RELAYER_KEY: {e}"))?;
+    let mut out = Vec::new();
+    for (chain, _) in &env.rpc_urls {
+        let Some(contracts) = env.contracts.get(*chain).copied() else {
+            continue;
+        };
+        let tokens = [Currency::Usdc, Currency::Usdt]
+            .into_iter()
+            .filter_map(|c| env.tokens.token(*chain, c).map(|a| (c, a)))
+            .collect();
+        let mut funded = Vec::new();
+        if let Some((address, floor_wei)) = relayer {
+            funded.push(FundedKey {
+                variable: "STABLEPAY_RELAYER_KEY",
+                address,
+                floor_wei,
+            });
+        }
+        if let (Some(address), Some(_)) = (keeper, contracts.subscription_manager) {
+            funded.push(FundedKey {
+                variable: "STABLEPAY_KEEPER_KEY",
+                address,
+                floor_wei: stablepay_config::DEFAULT_RELAYER_MIN_BALANCE_WEI,
+            });
+        }
+        out.push(ChainExpectation {
+            contracts,
+            tokens,
+            operator,
+            keeper,
+            funded,
+            eip3009: relayer.is_some(),
+        });
+    }
+    Ok(out)
+}
+
+fn check(variable: impl Into<String>, verdict: Verdict) -> Check {
+    Check {
+        variable: variable.into(),
+        verdict,
+    }
+}
+
+/// Every check of one chain, in a fixed order.
+pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> {
+    let chain = want.contracts.chain;
+    let id = chain.id();
+    let mut checks = Vec::new();
+    let rpc_var = format!("STABLEPAY_RPC_URL_{id}");
+    match chain_id(evm, chain).await {
+        Ok(got) if got == id => checks.push(check(&rpc_var, Verdict::Ok(format!("chain id {id}")))),
+        Ok(got) => {
+            // Nothing else is worth asking a node of another chain.
+            checks.push(check(
+                &rpc_var,
+                Verdict::Mismatch(format!("the node is on chain {got}, configured for {id}")),
+            ));
+            return checks;
+        }
+        Err(e) => {
+            checks.push(check(&rpc_var, Verdict::Unknown(e)));
+            return checks;
+        }
+    }
+    let c = &want.contracts;
+    let mut contracts = vec![(
+        format!("STABLEPAY_CHECKOUT_ROUTER_{id}"),
+        c.checkout_router,
+        "checkout router",
+    )];
+    if let Some(m) = c.subscription_manager {
+        contracts.push((
+            format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"),
+            m,
+            "subscription manager",
+        ));
+    }
+    if let Some(f) = c.deposit_factory {
+        contracts.push((
+            format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
+            f,
+            "deposit factory",
+        ));
+    }
+    for (variable, address, what) in &contracts {
+        let verdict = match ChainReader::is_contract(evm, chain, *address).await {
+            Ok(true) => Verdict::Ok(format!("{what} has code at {address}")),
+            Ok(false) => Verdict::Mismatch(format!("no contract at {address}")),
+            Err(e) => Verdict::Unknown(e.to_string()),
+        };
+        let has_code = matches!(verdict, Verdict::Ok(_));
+        checks.push(check(variable, verdict));
+        if !has_code {
+            continue;
+        }
+        // Who the contract trusts, against the keys and treasury configured.
+        let treasury_var = format!("STABLEPAY_TREASURY_{id}");
+        let mut roles: Vec<(&str, &str, Option<Address>)> =
+            vec![("treasury()", treasury_var.as_str(), Some(c.treasury))];
+        if *what != "deposit factory" {
+            roles.push(("operator()", "STABLEPAY_OPERATOR_KEY", want.operator));
+        }
+        if *what == "subscription manager" {
+            roles.push(("keeper()", "STABLEPAY_KEEPER_KEY", want.keeper));
+        }
+        for (getter, role_var, expected) in roles {
+            let Some(expected) = expected else { continue };
+            let verdict = match address_getter(evm, chain, *address, getter).await {
+                Ok(got) if got == expected => Verdict::Ok(format!("{what} {getter} is {got}")),
+                Ok(got) => Verdict::Mismatch(format!(
+                    "the {what}'s {getter} is {got}, configured {expected}"
+                )),
+                Err(e) => Verdict::Unknown(e),
+            };
+            checks.push(check(role_var, verdict));
+        }
+    }
+    for (currency, token) in &want.tokens {
+        let variable = format!("STABLEPAY_TOKEN_{}_{id}", currency.as_str());
+        let verdict = match decimals(evm, chain, *token).await {
+            Ok(Some(6)) => Verdict::Ok(format!("{currency} at {token} has 6 decimals")),
+            Ok(Some(d)) => Verdict::Mismatch(format!("{token} has {d} decimals, not 6")),
+            Ok(None) => Verdict::Mismatch(format!("{token} answers no decimals(): not a token")),
+            Err(e) => Verdict::Unknown(e),
+        };
+        let fine = matches!(verdict, Verdict::Ok(_));
+        checks.push(check(&variable, verdict));
+        if fine && want.eip3009 && *currency == Currency::Usdc {
+            let verdict = match ChainReader::authorization_domain(evm, chain, *token).await {
+                Ok(Some(d)) => Verdict::Ok(format!(
+                    "{token} speaks EIP-3009 ({} version {})",
+                    d.name, d.version
+                )),
+                Ok(None) => Verdict::Mismatch(format!(
+                    "{token} has no EIP-3009 transferWithAuthorization, which one-signature payments need"
+                )),
+                Err(e) => Verdict::Unknown(e.to_string()),
+            };
+            checks.push(check(&variable, verdict));
+        }
+    }
+    for key in &want.funded {
+        let verdict = match balance(evm, chain, key.address).await {
+            Ok(wei) if wei >= key.floor_wei => Verdict::Ok(format!(
+                "{} holds {wei} wei on chain {id} (floor {})",
+                key.address, key.floor_wei
+            )),
+            Ok(wei) => Verdict::Low(format!(
+                "{} holds {wei} wei on chain {id}, under the floor of {}",
+                key.address, key.floor_wei
+            )),
+            Err(e) => Verdict::Unknown(e),
+        };
+        checks.push(check(key.variable, verdict));
+    }
+    checks
+}
+
+async fn chain_id(evm: &EvmChain, chain: ChainId) -> Result<u64, String> {
+    let p = evm.provider(chain).map_err(|e| e.to_string())?;
+    let id = evm
+        .timed("eth_chainId", p.get_chainid())
+        .await
+        .map_err(|e| e.to_string())?;
+    u64::try_from(id).map_err(|_| format!("a chain id out of range: {id}"))
+}
+
+async fn call(
+    evm: &EvmChain,
+    chain: ChainId,
+    to: Address,
+    signature: &str,
+) -> Result<Bytes, String> {
+    let p = evm.provider(chain).map_err(|e| e.to_string())?;
+    let tx = TransactionRequest::new()
+        .to(to_h160(&to))
+        .data(ethers::utils::id(signature).to_vec());
+    match tokio::time::timeout(evm.timeout(), p.call(&tx.into(), None)).await {
+        Ok(Ok(out)) => Ok(out),
+        // A revert is an answer (no such function here), not an outage.
+        Ok(Err(e))
+            if e.as_error_response()
+                .is_some_and(|r| r.message.contains("revert")) =>
+        {
+            Ok(Bytes::new())
+        }
+        Ok(Err(e)) => Err(crate::redact_urls(&format!("eth_call {signature}: {e}"))),
+        Err(_) => Err(format!("eth_call {signature}: timed out")),
+    }
+}
+
+/// An `address`-returning getter (`operator()`, `keeper()`, `treasury()`).
+async fn address_getter(
+    evm: &EvmChain,
+    chain: ChainId,
+    contract: Address,
+    getter: &str,
+) -> Result<Address, String> {
+    let out = call(evm, chain, contract, getter).await?;
+    address_word(&out).ok_or_else(|| format!("{getter} answered {out}, not an address"))
+}
+
+fn address_word(out: &[u8]) -> Option<Address> {
+    let word: &[u8; 32] = out.get(..32)?.try_into().ok()?;
+    if word[..12].iter().any(|b| *b != 0) {
+        return None;
+    }
+    Some(Address::from_bytes(word[12..].try_into().ok()?))
+}
+
+/// `decimals()`; `None` when the answer is not a uint8 (no such function).
+async fn decimals(evm: &EvmChain, chain: ChainId, token: Address) -> Result<Option<u8>, String> {
+    let out = call(evm, chain, token, "decimals()").await?;
+    Ok(out
+        .get(..32)
+        .map(U256::from_big_endian)
+        .and_then(|d| u8::try_from(d).ok()))
+}
+
+async fn balance(evm: &EvmChain, chain: ChainId, who: Address) -> Result<u128, String> {
+    let p = evm.provider(chain).map_err(|e| e.to_string())?;
+    let wei = evm
+        .timed("eth_getBalance", p.get_balance(to_h160(&who), None))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(u128::try_from(wei).unwrap_or(u128::MAX))
+}
+
+/// The first check that must stop a process from starting: a mismatch (a low balance
+/// or an unknown answer does not).
+pub fn first_mismatch(checks: &[Check]) -> Option<&Check> {
+    checks
+        .iter()
+        .find(|c| matches!(c.verdict, Verdict::Mismatch(_)))
+}
+
+/// Runs every chain's checks at a process's start: a mismatch is an error naming its
+/// variable (the process refuses to start); the rest is logged.
+pub async fn preflight(evm: &EvmChain, chains: &[ChainExpectation]) -> Result<(), String> {
+    for want in chains {
+        let checks = check_chain(evm, want).await;
+        for c in &checks {
+            match &c.verdict {
+                Verdict::Ok(_) => tracing::debug!(check = %c, "preflight"),
+                Verdict::Low(_) | Verdict::Unknown(_) => tracing::warn!(check = %c, "preflight"),
+                Verdict::Mismatch(_) => {}
+            }
+        }
+        if let Some(bad) = first_mismatch(&checks) {
+            return Err(format!(
+                "refusing to start: {bad} (run `stablepay-api doctor` for every check)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_word_has_twelve_zero_bytes() {
+        let mut word = [0u8; 32];
+        word[12..].copy_from_slice(&[0xab; 20]);
+        assert_eq!(address_word(&word), Some(Address::from_bytes([0xab; 20])));
+        word[0] = 1;
+        assert_eq!(address_word(&word), None);
+        assert_eq!(address_word(&[0u8; 31]), None);
+    }
+
+    #[test]
+    fn only_a_mismatch_stops_a_start() {
+        let checks = vec![
+            check("A", Verdict::Unknown("timeout".into())),
+            check("B", Verdict::Low("0 wei".into())),
+            check("C", Verdict::Mismatch("wrong".into())),
+        ];
+        assert_eq!(
+            first_mismatch(&checks).map(|c| c.variable.as_str()),
+            Some("C")
+        );
+        assert!(first_mismatch(&checks[..2]).is_none());
+        assert_eq!(checks[2].to_string(), "FAIL    C: wrong");
+    }
+}
