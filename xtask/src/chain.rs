@@ -185,36 +185,77 @@ pub(crate) fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value
         .collect()
 }
 
-fn deploy_all(url: &str) -> Result<[String; 6], String> {
+fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 6], String> {
     let deployer = address(OPERATOR);
-    let datas = [
-        artifact_bytecode("TestToken")? + &encode_two_strings("USD Coin", "USDC"),
-        // Dev USDT has no EIP-3009 or EIP-2612 (as on Base): the approve + pay path stays exercised.
-        artifact_bytecode("TestTetherToken")? + &encode_two_strings("Tether USD", "USDT"),
-        artifact_bytecode("CheckoutRouter")?
-            + &word_address(&address(OPERATOR))
-            + &word_address(&address(TREASURY)),
-        artifact_bytecode("SubscriptionManager")?
-            + &word_address(&address(OPERATOR))
-            + &word_address(&address(KEEPER))
-            + &word_address(&address(TREASURY)),
-        artifact_bytecode("TestSmartWallet")? + &word_address(&address(SMART_WALLET_OWNER)),
-        // Last, so the earlier contracts keep their addresses (the EIP-3009 vectors name
-        // the dev USDC's).
-        artifact_bytecode("DepositFactory")? + &word_address(&address(TREASURY)),
-    ];
-    let hashes = datas
-        .into_iter()
-        .map(|d| send(url, &deployer, None, d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let receipts = mine_and_confirm(url, &hashes)?;
-    let addr = |i: usize| {
-        receipts[i]["contractAddress"]
+    let contract_address = |receipt: &Value| {
+        receipt["contractAddress"]
             .as_str()
             .map(str::to_owned)
             .ok_or("no contract address")
     };
-    Ok([addr(0)?, addr(1)?, addr(2)?, addr(3)?, addr(4)?, addr(5)?])
+    // The dev tokens first, at the deployer's nonces 0 and 1 (the EIP-3009 vectors name the
+    // dev USDC's address).
+    let tokens = [
+        artifact_bytecode("TestToken")? + &encode_two_strings("USD Coin", "USDC"),
+        // Dev USDT has no EIP-3009 or EIP-2612 (as on Base): the approve + pay path stays exercised.
+        artifact_bytecode("TestTetherToken")? + &encode_two_strings("Tether USD", "USDT"),
+    ]
+    .into_iter()
+    .map(|d| send(url, &deployer, None, d))
+    .collect::<Result<Vec<_>, _>>()?;
+    let receipts = mine_and_confirm(url, &tokens)?;
+    let (usdc, usdt) = (
+        contract_address(&receipts[0])?,
+        contract_address(&receipts[1])?,
+    );
+    // The service's contracts through the operators' own command's code (D27).
+    let service = deploy_service_contracts(url, chain_id)?;
+    let wallet = send(
+        url,
+        &deployer,
+        None,
+        artifact_bytecode("TestSmartWallet")? + &word_address(&address(SMART_WALLET_OWNER)),
+    )?;
+    let wallet = contract_address(&mine_and_confirm(url, &[wallet])?[0])?;
+    Ok([
+        usdc,
+        usdt,
+        service.router.to_lower_hex(),
+        service.manager.to_lower_hex(),
+        wallet,
+        service.factory.to_lower_hex(),
+    ])
+}
+
+/// `stablepay-api contracts deploy`'s code, with the dev operator, keeper and treasury,
+/// deployed by the operator's dev account, at depth 1 (dev chains never reorg).
+fn deploy_service_contracts(
+    url: &str,
+    chain_id: u64,
+) -> Result<stablepay_evm::deploy::Deployment, String> {
+    use stablepay_domain::{Address, ChainId, PrivateKey};
+    let parse = |a: String| Address::parse(&a).map_err(|e| e.to_string());
+    let plan = stablepay_evm::deploy::DeployPlan {
+        chain: ChainId::from_id(chain_id).ok_or("dev chains are 8453 and 84532")?,
+        operator: parse(address(OPERATOR))?,
+        keeper: parse(address(KEEPER))?,
+        treasury: parse(address(TREASURY))?,
+        confirmations: 1,
+        router: None,
+        manager: None,
+        factory: None,
+    };
+    let deployer = PrivateKey::parse_hex(&key(OPERATOR)).map_err(|e| e.to_string())?;
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?
+        .block_on(stablepay_evm::deploy::deploy_contracts(
+            url,
+            &deployer,
+            &plan,
+            |_| {},
+        ))
 }
 
 fn fund(url: &str, tokens: &[&str], smart_wallet: &str) -> Result<(), String> {
@@ -281,7 +322,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
             accounts[0]
         ));
     }
-    let [usdc, usdt, router, manager, wallet, factory] = deploy_all(&rpc_url)?;
+    let [usdc, usdt, router, manager, wallet, factory] = deploy_all(&rpc_url, chain_id)?;
     fund(&rpc_url, &[&usdc, &usdt], &wallet)?;
     chain.usdc = usdc;
     chain.usdt = usdt;

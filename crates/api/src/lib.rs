@@ -4,6 +4,7 @@ pub mod app;
 pub mod auth_failures;
 pub mod auth_guess;
 pub mod config;
+pub mod contracts;
 pub mod doctor;
 pub mod error;
 pub mod input;

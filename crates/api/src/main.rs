@@ -34,6 +34,9 @@ enum Command {
     /// Check the configuration against each chain and the database, one line per check;
     /// exit 1 naming the variable of the first check that did not pass.
     Doctor,
+    /// Deploy the contracts (D27).
+    #[command(subcommand)]
+    Contracts(ContractsCommand),
     /// Manage merchants.
     #[command(subcommand)]
     Merchants(MerchantCommand),
@@ -43,6 +46,13 @@ enum Command {
     /// Manage dashboard users.
     #[command(subcommand)]
     Users(UserCommand),
+}
+
+#[derive(Subcommand)]
+enum ContractsCommand {
+    /// Deploy the checkout router, subscription manager and deposit factory from the
+    /// committed bytecode; print the STABLEPAY_*_<chain> lines to configure.
+    Deploy(stablepay_api::contracts::DeployArgs),
 }
 
 #[derive(Subcommand)]
@@ -130,6 +140,9 @@ async fn main() -> ExitCode {
         Command::Serve => serve().await,
         Command::Migrate => migrate().await,
         Command::Doctor => stablepay_api::doctor::run().await,
+        Command::Contracts(ContractsCommand::Deploy(args)) => {
+            stablepay_api::contracts::deploy(args).await
+        }
         Command::Merchants(cmd) => merchants(cmd).await,
         Command::Keys(cmd) => keys(cmd).await,
         Command::Users(cmd) => users(cmd).await,

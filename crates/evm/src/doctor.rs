@@ -289,7 +289,7 @@ async fn call(
 }
 
 /// An `address`-returning getter (`operator()`, `keeper()`, `treasury()`).
-async fn address_getter(
+pub(crate) async fn address_getter(
     evm: &EvmChain,
     chain: ChainId,
     contract: Address,

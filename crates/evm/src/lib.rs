@@ -7,6 +7,7 @@
 pub mod bindings;
 pub mod calldata;
 mod decode;
+pub mod deploy;
 pub mod doctor;
 pub mod keeper;
 pub mod redact;
