@@ -14,8 +14,10 @@ pub struct DeployArgs {
     /// 8453 (Base) or 84532 (Base Sepolia).
     #[arg(long)]
     chain_id: u64,
+    /// The chain's RPC (else STABLEPAY_RPC_URL_<chain>, better for a URL with an API key:
+    /// a flag shows in `ps` and shell history).
     #[arg(long)]
-    rpc_url: String,
+    rpc_url: Option<String>,
     /// The address of STABLEPAY_OPERATOR_KEY (signs payment intents).
     #[arg(long)]
     operator: String,
@@ -85,8 +87,15 @@ pub async fn deploy(args: DeployArgs) -> Result<(), String> {
         manager: optional("--subscription-manager", &args.subscription_manager)?,
         factory: optional("--deposit-factory", &args.deposit_factory)?,
     };
+    let rpc_var = format!("STABLEPAY_RPC_URL_{}", chain.id());
+    let rpc_url = match args.rpc_url {
+        Some(url) => url,
+        None => stablepay_config::optional(&rpc_var)
+            .and_then(|list| list.split(',').next().map(|u| u.trim().to_owned()))
+            .ok_or_else(|| format!("set --rpc-url or {rpc_var}"))?,
+    };
     let key = deployer_key(&args.deployer_key_file)?;
-    let deployed = deploy_contracts(&args.rpc_url, &key, &plan, |line| eprintln!("{line}")).await?;
+    let deployed = deploy_contracts(&rpc_url, &key, &plan, |line| eprintln!("{line}")).await?;
     print!("{}", deployed.env_lines(chain, plan.treasury));
     Ok(())
 }

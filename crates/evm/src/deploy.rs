@@ -15,7 +15,7 @@ use ethers::types::{TransactionRequest, H256};
 use stablepay_domain::ports::ChainReader;
 use stablepay_domain::{Address, ChainId, PrivateKey};
 
-use crate::doctor::address_getter;
+use crate::doctor::{address_getter, not_the_contract, ServiceContract};
 use crate::{from_h160, to_h160, EvmChain};
 
 /// What to deploy, and what exists already.
@@ -67,6 +67,14 @@ impl Kind {
             Kind::Router => "checkout router",
             Kind::Manager => "subscription manager",
             Kind::Factory => "deposit factory",
+        }
+    }
+
+    fn service(self) -> ServiceContract {
+        match self {
+            Kind::Router => ServiceContract::Router,
+            Kind::Manager => ServiceContract::Manager,
+            Kind::Factory => ServiceContract::Factory,
         }
     }
 
@@ -170,7 +178,12 @@ pub async fn deploy_contracts(
             .map_err(|e| crate::redact_urls(&format!("deploying the {}: {e}", kind.name())))?
             .await
             .map_err(|e| crate::redact_urls(&format!("deploying the {}: {e}", kind.name())))?
-            .ok_or_else(|| format!("the {} deployment was dropped", kind.name()))?;
+            .ok_or_else(|| {
+                format!(
+                    "the {} deployment got no receipt (dropped, or the node lags): check the deployer's transactions, then re-run naming the contracts that exist",
+                    kind.name()
+                )
+            })?;
         let address = match (receipt.status.map(|s| s.as_u64()), receipt.contract_address) {
             (Some(1), Some(a)) => from_h160(a),
             _ => {
@@ -219,10 +232,14 @@ async fn verify(
     {
         return Err(format!("{flag} {address}: no contract there"));
     }
+    if let Some(why) = not_the_contract(evm, plan.chain, kind.service(), address).await? {
+        return Err(format!("{flag} {why}"));
+    }
     for (getter, expected) in kind.roles(plan) {
         let got = address_getter(evm, plan.chain, address, getter)
             .await
-            .map_err(|e| format!("{flag} {address}: {e}"))?;
+            .map_err(|e| format!("{flag} {address}: {e}"))?
+            .ok_or_else(|| format!("{flag} {address}: {getter} reverted or answered no address"))?;
         if got != expected {
             return Err(format!(
                 "{flag} {address}: the {}'s {getter} is {got}, not {expected}",
@@ -247,18 +264,15 @@ async fn wait_for_depth(provider: &Provider<Http>, tx: H256, depth: u64) -> Resu
             .await
             .map_err(|e| crate::redact_urls(&format!("eth_blockNumber: {e}")))?
             .as_u64();
-        match receipt.and_then(|r| r.block_number) {
-            Some(block) if head + 1 >= block.as_u64() + depth => return Ok(()),
-            Some(_) => {}
-            None => {
-                return Err(format!(
-                    "deployment {tx:#x} left the chain before it was {depth} deep; re-run, naming the contracts that exist"
-                ))
+        // A missing receipt (a lagging node, or a reorg) is unknown: asked again.
+        if let Some(block) = receipt.and_then(|r| r.block_number) {
+            if head + 1 >= block.as_u64() + depth {
+                return Ok(());
             }
         }
         if started.elapsed() > Duration::from_secs(30 * 60) {
             return Err(format!(
-                "deployment {tx:#x} was not {depth} deep after 30 minutes"
+                "deployment {tx:#x} was not {depth} deep after 30 minutes; check the deployer's transactions, then re-run naming the contracts that exist"
             ));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -165,49 +165,60 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
     let mut contracts = vec![(
         format!("STABLEPAY_CHECKOUT_ROUTER_{id}"),
         c.checkout_router,
-        "checkout router",
+        ServiceContract::Router,
     )];
     if let Some(m) = c.subscription_manager {
         contracts.push((
             format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}"),
             m,
-            "subscription manager",
+            ServiceContract::Manager,
         ));
     }
     if let Some(f) = c.deposit_factory {
         contracts.push((
             format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
             f,
-            "deposit factory",
+            ServiceContract::Factory,
         ));
     }
-    for (variable, address, what) in &contracts {
+    let treasury_var = format!("STABLEPAY_TREASURY_{id}");
+    for (variable, address, kind) in &contracts {
+        let what = kind.name();
         let verdict = match ChainReader::is_contract(evm, chain, *address).await {
-            Ok(true) => Verdict::Ok(format!("{what} has code at {address}")),
+            Ok(true) => match not_the_contract(evm, chain, *kind, *address).await {
+                Ok(None) => Verdict::Ok(format!("{what} at {address}")),
+                Ok(Some(why)) => Verdict::Mismatch(why),
+                Err(e) => Verdict::Unknown(e),
+            },
             Ok(false) => Verdict::Mismatch(format!("no contract at {address}")),
             Err(e) => Verdict::Unknown(e.to_string()),
         };
-        let has_code = matches!(verdict, Verdict::Ok(_));
+        let recognised = matches!(verdict, Verdict::Ok(_));
         checks.push(check(variable, verdict));
-        if !has_code {
+        if !recognised {
             continue;
         }
         // Who the contract trusts, against the keys and treasury configured.
-        let treasury_var = format!("STABLEPAY_TREASURY_{id}");
-        let mut roles: Vec<(&str, &str, Option<Address>)> =
-            vec![("treasury()", treasury_var.as_str(), Some(c.treasury))];
-        if *what != "deposit factory" {
-            roles.push(("operator()", "STABLEPAY_OPERATOR_KEY", want.operator));
-        }
-        if *what == "subscription manager" {
-            roles.push(("keeper()", "STABLEPAY_KEEPER_KEY", want.keeper));
-        }
+        let roles: Vec<(&str, &str, Option<Address>)> = kind
+            .roles()
+            .iter()
+            .map(|getter| match *getter {
+                "operator()" => (*getter, "STABLEPAY_OPERATOR_KEY", want.operator),
+                "keeper()" => (*getter, "STABLEPAY_KEEPER_KEY", want.keeper),
+                _ => (*getter, treasury_var.as_str(), Some(c.treasury)),
+            })
+            .collect();
         for (getter, role_var, expected) in roles {
             let Some(expected) = expected else { continue };
             let verdict = match address_getter(evm, chain, *address, getter).await {
-                Ok(got) if got == expected => Verdict::Ok(format!("{what} {getter} is {got}")),
-                Ok(got) => Verdict::Mismatch(format!(
+                Ok(Some(got)) if got == expected => {
+                    Verdict::Ok(format!("{what} {getter} is {got}"))
+                }
+                Ok(Some(got)) => Verdict::Mismatch(format!(
                     "the {what}'s {getter} is {got}, configured {expected}"
+                )),
+                Ok(None) => Verdict::Mismatch(format!(
+                    "the {what}'s {getter} reverted or answered no address"
                 )),
                 Err(e) => Verdict::Unknown(e),
             };
@@ -264,39 +275,110 @@ async fn chain_id(evm: &EvmChain, chain: ChainId) -> Result<u64, String> {
     u64::try_from(id).map_err(|_| format!("a chain id out of range: {id}"))
 }
 
+/// `eth_call` of a no-argument function; `None` when it reverted (an answer: no such
+/// function there), `Err` when the node did not answer.
 async fn call(
     evm: &EvmChain,
     chain: ChainId,
     to: Address,
     signature: &str,
-) -> Result<Bytes, String> {
+) -> Result<Option<Bytes>, String> {
     let p = evm.provider(chain).map_err(|e| e.to_string())?;
     let tx = TransactionRequest::new()
         .to(to_h160(&to))
         .data(ethers::utils::id(signature).to_vec());
     match tokio::time::timeout(evm.timeout(), p.call(&tx.into(), None)).await {
-        Ok(Ok(out)) => Ok(out),
+        Ok(Ok(out)) => Ok(Some(out)),
         // A revert is an answer (no such function here), not an outage.
         Ok(Err(e))
             if e.as_error_response()
                 .is_some_and(|r| r.message.contains("revert")) =>
         {
-            Ok(Bytes::new())
+            Ok(None)
         }
         Ok(Err(e)) => Err(crate::redact_urls(&format!("eth_call {signature}: {e}"))),
         Err(_) => Err(format!("eth_call {signature}: timed out")),
     }
 }
 
-/// An `address`-returning getter (`operator()`, `keeper()`, `treasury()`).
+/// An `address`-returning getter (`operator()`, `keeper()`, `treasury()`); `None` when it
+/// reverted or answered something else.
 pub(crate) async fn address_getter(
     evm: &EvmChain,
     chain: ChainId,
     contract: Address,
     getter: &str,
-) -> Result<Address, String> {
-    let out = call(evm, chain, contract, getter).await?;
-    address_word(&out).ok_or_else(|| format!("{getter} answered {out}, not an address"))
+) -> Result<Option<Address>, String> {
+    Ok(call(evm, chain, contract, getter)
+        .await?
+        .and_then(|out| address_word(&out)))
+}
+
+/// The service's contracts, as the doctor and the deployer recognise them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceContract {
+    Router,
+    Manager,
+    Factory,
+}
+
+impl ServiceContract {
+    pub fn name(self) -> &'static str {
+        match self {
+            ServiceContract::Router => "checkout router",
+            ServiceContract::Manager => "subscription manager",
+            ServiceContract::Factory => "deposit factory",
+        }
+    }
+
+    /// Its role getters, in constructor order.
+    pub fn roles(self) -> &'static [&'static str] {
+        match self {
+            ServiceContract::Router => &["operator()", "treasury()"],
+            ServiceContract::Manager => &["operator()", "keeper()", "treasury()"],
+            ServiceContract::Factory => &["treasury()"],
+        }
+    }
+}
+
+/// Whether `address` is that contract of the service on `chain`: `Ok(None)` when it is,
+/// `Ok(Some(why))` when the chain says it is not (any contract may have a `treasury()`:
+/// the router and manager are told apart by their EIP-712 domain, the factory by the
+/// forwarder it deployed), `Err` when the node did not answer.
+pub(crate) async fn not_the_contract(
+    evm: &EvmChain,
+    chain: ChainId,
+    kind: ServiceContract,
+    address: Address,
+) -> Result<Option<String>, String> {
+    use stablepay_domain::rules::{deposit, eip712};
+    let what = kind.name();
+    let name = match kind {
+        ServiceContract::Router => eip712::ROUTER_NAME,
+        ServiceContract::Manager => eip712::SUBSCRIPTIONS_NAME,
+        ServiceContract::Factory => {
+            let implementation = address_getter(evm, chain, address, "implementation()").await?;
+            return Ok((implementation != Some(deposit::forwarder_implementation(&address)))
+                .then(|| {
+                    format!("{address} is not a stablepay {what}: its implementation() is not the forwarder it deployed")
+                }));
+        }
+    };
+    let want = eip712::Domain {
+        name,
+        chain_id: chain.id(),
+        verifying_contract: address,
+    }
+    .separator();
+    let got = call(evm, chain, address, "DOMAIN_SEPARATOR()").await?;
+    Ok(
+        (got.as_deref().and_then(|o| o.get(..32)) != Some(&want[..])).then(|| {
+            format!(
+                "{address} is not a stablepay {what} for chain {}: its EIP-712 domain differs",
+                chain.id()
+            )
+        }),
+    )
 }
 
 fn address_word(out: &[u8]) -> Option<Address> {
@@ -309,7 +391,9 @@ fn address_word(out: &[u8]) -> Option<Address> {
 
 /// `decimals()`; `None` when the answer is not a uint8 (no such function).
 async fn decimals(evm: &EvmChain, chain: ChainId, token: Address) -> Result<Option<u8>, String> {
-    let out = call(evm, chain, token, "decimals()").await?;
+    let Some(out) = call(evm, chain, token, "decimals()").await? else {
+        return Ok(None);
+    };
     Ok(out
         .get(..32)
         .map(U256::from_big_endian)

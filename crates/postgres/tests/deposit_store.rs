@@ -267,4 +267,37 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         vec![(a.id, a.token_address)]
     );
     assert_eq!(store.sent_sweeps(chain).await.unwrap().len(), 0);
+
+    // New money for `a` while its failed row still waits out its delay: a sweep takes the
+    // new row only; the waiting one is not pulled back in early.
+    store
+        .record_deposit(&write(
+            &a,
+            10_000_000,
+            11_000_000,
+            transfer(&a, 5, 1_000_000, true),
+        ))
+        .await
+        .unwrap();
+    let (early, _) = store
+        .store_deposit_sweep(
+            chain,
+            sender,
+            0,
+            &[(a.id, a.token_address)],
+            now,
+            sign(0x54),
+        )
+        .await
+        .unwrap()
+        .expect("the new row is due");
+    let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
+    let own = |tx: u8| {
+        rows.iter()
+            .find(|r| r.token == a.token_address && r.tx_hash == TxHash::from_bytes([tx; 32]))
+            .unwrap()
+            .swept_by
+    };
+    assert_eq!(own(5), Some(early));
+    assert_eq!(own(1), None, "still waiting out its retry delay");
 }

@@ -94,3 +94,42 @@ async fn a_token_that_is_not_one_and_a_foreign_keeper_key_are_named() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn contracts_swapped_or_misplaced_are_named_and_refused() {
+    let stack = Stack::start().await;
+    let id = stack.chain.chain_id;
+    let router_var = format!("STABLEPAY_CHECKOUT_ROUTER_{id}");
+    let manager_var = format!("STABLEPAY_SUBSCRIPTION_MANAGER_{id}");
+    let factory_var = format!("STABLEPAY_DEPOSIT_FACTORY_{id}");
+    // Router and manager swapped: both have operator() and treasury(); their EIP-712
+    // domains tell them apart.
+    let swapped = [
+        (
+            router_var.as_str(),
+            stack.chain.subscription_manager.clone(),
+        ),
+        (manager_var.as_str(), stack.chain.router.clone()),
+    ];
+    let (ok, _, err) = stack.run_to_exit("stablepay-api", &["doctor"], &swapped);
+    assert!(!ok, "doctor passed swapped contracts");
+    assert!(
+        err.contains(&format!("{router_var} did not pass"))
+            && err.contains("EIP-712 domain differs"),
+        "{err}"
+    );
+    // The router named as the deposit factory: a treasury() alone does not make one.
+    let misplaced = [(factory_var.as_str(), stack.chain.router.clone())];
+    let (ok, _, err) = stack.run_to_exit("stablepay-api", &["doctor"], &misplaced);
+    assert!(!ok, "doctor passed the router as the deposit factory");
+    assert!(
+        err.contains(&format!("{factory_var} did not pass"))
+            && err.contains("not a stablepay deposit factory"),
+        "{err}"
+    );
+    let (started, _, err) = stack.run_to_exit("stablepay-api", &["serve"], &misplaced);
+    assert!(
+        !started && err.contains(&factory_var),
+        "serve refuses it: {err}"
+    );
+}

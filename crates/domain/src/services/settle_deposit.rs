@@ -75,9 +75,11 @@ pub async fn settle_deposit_receipt(
                     continue;
                 }
             };
-            let Some(arrived_at) = arrival(&session, receipt, deps).await? else {
-                outcomes.push(SettleOutcome::ReceiptUnknown);
-                continue;
+            // Only the session's own token can complete it: only its arrival time matters.
+            let arrived_at = if token == session.token_address {
+                arrival(&session, receipt, deps).await?
+            } else {
+                deps.clock.now()
             };
             let transfer = DepositTransfer {
                 chain,
@@ -102,21 +104,27 @@ pub async fn settle_deposit_receipt(
 
 /// When money seen now arrived: now, unless the session has expired by now, when its
 /// block's time decides (a watcher that lagged past the expiry must not turn money sent
-/// in time into late money). `None`: the node does not know the block (unknown).
+/// in time into late money). A block the node does not know is an error: unknown, so the
+/// transaction stays unresolved and is read again, and nothing is written or dropped.
 async fn arrival(
     session: &CheckoutSession,
     receipt: &ChainReceipt,
     deps: &SettleDeps<'_>,
-) -> Result<Option<Timestamp>, SettleError> {
+) -> Result<Timestamp, SettleError> {
     let now = deps.clock.now();
     if now < session.expires_at || session.status == SessionStatus::Completed {
-        return Ok(Some(now));
+        return Ok(now);
     }
     let mined = deps
         .chain
         .block_time(session.chain, receipt.block_hash)
-        .await?;
-    Ok(mined.map(|mined| mined.min(now)))
+        .await?
+        .ok_or_else(|| {
+            crate::ports::ChainError::Unavailable(
+                "the node does not know the block of a deposit yet".into(),
+            )
+        })?;
+    Ok(mined.min(now))
 }
 
 /// Applies `incoming` (a transfer as a receipt shows it now), then books whatever

@@ -134,12 +134,19 @@ impl PgStore {
         let stored = conn
             .transaction(async |conn| {
                 let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
+                // Rows waiting out a retry delay stay out, even when new money of the
+                // same entry is due.
                 let unswept = || {
                     dt::table
                         .filter(dt::chain_id.eq(chain_id))
                         .filter(dt::checkout_session_id.eq_any(&ids))
                         .filter(dt::status.eq("confirmed"))
                         .filter(dt::sweep_tx_hash.is_null())
+                        .filter(
+                            dt::sweep_retry_at
+                                .is_null()
+                                .or(dt::sweep_retry_at.le(now.as_datetime())),
+                        )
                 };
                 let unswept_rows: Vec<(Uuid, String)> = unswept()
                     .select((dt::checkout_session_id, dt::token_address))

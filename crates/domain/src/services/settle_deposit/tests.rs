@@ -13,7 +13,7 @@ use crate::ports::{
     SettlementWrite, TokenTransfer,
 };
 use crate::services::{
-    settle_deposit_receipt, ChainContracts, ChainDirectory, SettleDeps, SettleOutcome,
+    settle_deposit_receipt, ChainContracts, ChainDirectory, SettleDeps, SettleError, SettleOutcome,
     TokenDirectory,
 };
 
@@ -80,6 +80,15 @@ fn settle(
     r: &ChainReceipt,
     chain: MockChainReader,
 ) -> (Vec<SettleOutcome>, Vec<DepositWrite>) {
+    let (outcomes, written) = try_settle(s, r, chain);
+    (outcomes.unwrap(), written)
+}
+
+fn try_settle(
+    s: &CheckoutSession,
+    r: &ChainReceipt,
+    chain: MockChainReader,
+) -> (Result<Vec<SettleOutcome>, SettleError>, Vec<DepositWrite>) {
     let written = Arc::new(Mutex::new(Vec::new()));
     let deposit_store = deposits(s, written.clone());
     let mut settlement = MockSettlementStore::new();
@@ -103,7 +112,7 @@ fn settle(
         chains: &chains,
         tokens: &tokens,
     };
-    let outcomes = block_on(settle_deposit_receipt(CHAIN, r, BLOCK + DEPTH, &deps)).unwrap();
+    let outcomes = block_on(settle_deposit_receipt(CHAIN, r, BLOCK + DEPTH, &deps));
     let written = written.lock().unwrap().clone();
     (outcomes, written)
 }
@@ -202,11 +211,27 @@ fn money_mined_after_expiry_is_a_late_payment_that_completes_nothing() {
 }
 
 #[test]
-fn an_expired_session_whose_block_the_node_does_not_know_is_unknown_and_writes_nothing() {
+fn an_expired_session_whose_block_the_node_does_not_know_is_an_error_that_writes_nothing() {
+    // An error, not an outcome: the watcher leaves the transaction unresolved (read again
+    // next tick) and a pending re-check stops before it could drop the row.
     let s = deposit_session(-30);
-    let (outcomes, written) = settle(&s, &sent(token(), s.amount.micros()), mined_at(None));
-    assert_eq!(outcomes, vec![SettleOutcome::ReceiptUnknown]);
+    let (outcomes, written) = try_settle(&s, &sent(token(), s.amount.micros()), mined_at(None));
+    assert!(
+        matches!(outcomes, Err(SettleError::Chain(_))),
+        "{outcomes:?}"
+    );
     assert!(written.is_empty());
+}
+
+#[test]
+fn another_token_on_an_expired_session_never_asks_for_the_block_time() {
+    let s = deposit_session(-30);
+    // No expectation on the chain: a block_time call would panic.
+    let (_, written) = settle(&s, &sent(usdt(), 2_000_000), MockChainReader::new());
+    let [w] = written.as_slice() else {
+        panic!("one write")
+    };
+    assert_eq!(w.payments[0].payment.currency, Currency::Usdt);
 }
 
 #[test]
