@@ -58,6 +58,7 @@ commands:
           fails on any 5xx or response outside the document. `test` runs it with
           STABLEPAY_FUZZ_CASES (default 20) when given no test filter
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
+  contracts test  the Solidity tests in contracts/test (forge from npm; also part of `test`)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell);
           --typed-data --key 0x…: sign the ReceiveWithAuthorization on stdin (a one-signature payment)
 ";
@@ -78,7 +79,10 @@ fn main() -> ExitCode {
             _ => bench::run(&args[1..]),
         },
         Some("fuzz") => fuzz::run(&args[1..]),
-        Some("contracts") => tools::compile_contracts(),
+        Some("contracts") => match args.get(1).map(String::as_str) {
+            Some("test") => tools::forge_test(),
+            _ => tools::compile_contracts(),
+        },
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

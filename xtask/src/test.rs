@@ -1,5 +1,5 @@
 //! `cargo xtask test`: fmt --check, clippy -D warnings, every test, against a throwaway
-//! PostgreSQL.
+//! PostgreSQL, then the contracts' Solidity tests (forge) and the API contract fuzz.
 
 use crate::chain;
 use crate::pg::Postgres;
@@ -16,6 +16,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         lint_workspace()?;
     }
     run_tests(extra)?;
+    if extra.is_empty() {
+        tools::forge_test()?;
+    }
     // The whole suite also fuzzes the API contract, in a bounded number of cases.
     // (Never against a DATABASE_URL server: the fuzzer would write into it.)
     if extra.is_empty() {

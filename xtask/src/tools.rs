@@ -1,5 +1,6 @@
-//! Node-packaged tools under `target/tools`: anvil (npm `@foundry-rs/anvil`, which ships
-//! the platform's binary) and solc (npm `solc`). Installed on first use.
+//! Node-packaged tools under `target/tools`: anvil and forge (npm `@foundry-rs/anvil` and
+//! `@foundry-rs/forge`, which ship the platform's binaries) and solc (npm `solc`, solcjs).
+//! Installed on first use.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -8,6 +9,30 @@ use crate::util::{output, root, run};
 
 pub const ANVIL_PACKAGE: &str = "@foundry-rs/anvil@1.7.1";
 pub const SOLC_PACKAGE: &str = "solc@0.8.30";
+pub const FORGE_PACKAGE: &str = "@foundry-rs/forge@1.7.1";
+
+/// forge asks `solc --version` and compiles through `--standard-json`; npm's solc is
+/// solcjs (WebAssembly), so this face answers the one and passes the other to it. Only the
+/// npm and Debian registries are reachable here, and Debian has no solc.
+const SOLC_FACE: &str = r#"#!/bin/sh
+for a in "$@"; do
+  if [ "$a" = "--version" ]; then
+    echo "solc, the solidity compiler commandline interface"
+    echo "Version: 0.8.30+commit.73712a01.Linux.g++"
+    exit 0
+  fi
+done
+exec node -e '
+const solc = require(process.argv[1]);
+const fs = require("fs");
+let input = "";
+process.stdin.on("data", d => input += d).on("end", () => {
+  const findImports = p => {
+    try { return { contents: fs.readFileSync(p, "utf8") }; } catch (e) { return { error: "not found: " + p }; }
+  };
+  process.stdout.write(solc.compile(input, { import: findImports }));
+});' "$(dirname "$0")/node_modules/solc"
+"#;
 
 pub fn tools_dir() -> PathBuf {
     root().join("target/tools")
@@ -57,6 +82,51 @@ pub fn anvil() -> Result<PathBuf, String> {
     let version = output(Command::new(&bin).arg("--version"))?;
     println!("xtask: {}", version.lines().next().unwrap_or("anvil"));
     Ok(bin)
+}
+
+/// forge's platform binary, and the solc face it compiles with.
+pub fn forge() -> Result<(PathBuf, PathBuf), String> {
+    let find = || {
+        let scope = tools_dir().join("node_modules/@foundry-rs");
+        std::fs::read_dir(scope)
+            .ok()?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("bin/forge"))
+            .find(|p| p.is_file())
+    };
+    let forge = match find() {
+        Some(bin) => bin,
+        None => {
+            npm_install(&[ANVIL_PACKAGE, SOLC_PACKAGE, FORGE_PACKAGE])?;
+            find().ok_or("the @foundry-rs/forge package installed no binary for this platform")?
+        }
+    };
+    solc_ready()?;
+    let face = tools_dir().join("solc-face");
+    std::fs::write(&face, SOLC_FACE).map_err(|e| format!("{}: {e}", face.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&face, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok((forge, face))
+}
+
+/// The Solidity tests in contracts/test (unit, fuzz and invariant; contracts/foundry.toml
+/// fixes the fuzz seed and keeps the output under target/forge).
+pub fn forge_test() -> Result<(), String> {
+    let (forge, solc) = forge()?;
+    println!("xtask: forge test (contracts/test)");
+    // From contracts/, where forge resolves the fuzz failure files (relative to the
+    // working directory, unlike the rest of foundry.toml) under target/ too.
+    run(Command::new(forge)
+        .current_dir(root().join("contracts"))
+        .arg("test")
+        .arg("--root")
+        .arg(root().join("contracts"))
+        .arg("--use")
+        .arg(solc))
 }
 
 pub fn solc_ready() -> Result<(), String> {

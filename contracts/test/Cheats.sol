@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity ^0.8.24;
+
+/// The forge cheatcodes these tests use, declared here rather than taken from forge-std
+/// (which is fetched with git, unreachable from this build).
+interface Vm {
+    function assume(bool) external;
+    function deal(address who, uint256 wei_) external;
+    function prank(address sender) external;
+    function expectRevert(bytes4 selector) external;
+    function warp(uint256 timestamp) external;
+    function addr(uint256 privateKey) external returns (address);
+    function sign(uint256 privateKey, bytes32 digest) external returns (uint8 v, bytes32 r, bytes32 s);
+}
+
+Vm constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
