@@ -393,3 +393,51 @@ pub mod fixtures {
         stablepay_domain::WebhookAttemptId::from_uuid(id)
     }
 }
+
+/// A stored, open 10 USDC payment session of `merchant` on Base Sepolia (9.9 net, 0.1
+/// fee), created now and expiring in an hour; `deposit_address` as given.
+pub async fn stored_session(
+    store: &PgStore,
+    merchant: stablepay_domain::MerchantId,
+    deposit_address: Option<stablepay_domain::Address>,
+) -> stablepay_domain::CheckoutSession {
+    use stablepay_domain::*;
+    let now = chrono::Utc::now();
+    let session = CheckoutSession {
+        id: CheckoutSessionId::generate(),
+        merchant_id: merchant,
+        mode: Mode::Test,
+        session_mode: SessionMode::Payment,
+        status: SessionStatus::Open,
+        title: "Beans".into(),
+        description: None,
+        amount: Amount::parse("10").expect("amount"),
+        currency: Currency::Usdc,
+        fee_bps: 100,
+        fee_micros: 100_000,
+        net_micros: 9_900_000,
+        fee_tier: "standard".into(),
+        chain: ChainId::BaseSepolia,
+        token_address: Address::from_bytes([1; 20]),
+        interval_seconds: None,
+        chain_plan_id: None,
+        recipient_address: Address::from_bytes([2; 20]),
+        customer: None,
+        subscription: None,
+        customer_reference: None,
+        success_url: None,
+        cancel_url: None,
+        wallet_address: None,
+        tx_hash: None,
+        metadata: "{}".into(),
+        expires_at: Timestamp::new(now + chrono::Duration::seconds(3600)),
+        completed_at: None,
+        created_at: Timestamp::new(now),
+        deposit_address,
+        amount_received_micros: 0,
+    };
+    stablepay_domain::ports::SessionRepository::insert(store, &session)
+        .await
+        .expect("session");
+    session
+}

@@ -8,7 +8,7 @@ use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::rules::eip712::session_ref;
 use stablepay_domain::*;
-use stablepay_postgres::testing::fresh_store;
+use stablepay_postgres::testing::{fresh_store, stored_session};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -16,41 +16,7 @@ fn at(secs: i64) -> Timestamp {
 }
 
 async fn deposit_session(store: &PgStore, merchant: MerchantId, n: u8) -> CheckoutSession {
-    let session = CheckoutSession {
-        id: CheckoutSessionId::generate(),
-        merchant_id: merchant,
-        mode: Mode::Test,
-        session_mode: SessionMode::Payment,
-        status: SessionStatus::Open,
-        title: "Beans".into(),
-        description: None,
-        amount: Amount::parse("10").unwrap(),
-        currency: Currency::Usdc,
-        fee_bps: 100,
-        fee_micros: 100_000,
-        net_micros: 9_900_000,
-        fee_tier: "standard".into(),
-        chain: ChainId::BaseSepolia,
-        token_address: Address::from_bytes([1; 20]),
-        interval_seconds: None,
-        chain_plan_id: None,
-        recipient_address: Address::from_bytes([2; 20]),
-        customer: None,
-        subscription: None,
-        customer_reference: None,
-        success_url: None,
-        cancel_url: None,
-        wallet_address: None,
-        tx_hash: None,
-        metadata: "{}".into(),
-        expires_at: at(3600),
-        completed_at: None,
-        created_at: at(0),
-        deposit_address: Some(Address::from_bytes([0x40 + n; 20])),
-        amount_received_micros: 0,
-    };
-    SessionRepository::insert(store, &session).await.unwrap();
-    session
+    stored_session(store, merchant, Some(Address::from_bytes([0x40 + n; 20]))).await
 }
 
 fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> DepositTransfer {

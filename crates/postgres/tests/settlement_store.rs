@@ -6,7 +6,7 @@
 use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
-use stablepay_postgres::testing::fresh_store;
+use stablepay_postgres::testing::{fresh_store, stored_session};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -19,41 +19,7 @@ async fn open_session(store: &PgStore) -> CheckoutSession {
         .await
         .unwrap()
         .id;
-    let session = CheckoutSession {
-        id: CheckoutSessionId::generate(),
-        merchant_id: merchant,
-        mode: Mode::Test,
-        session_mode: SessionMode::Payment,
-        status: SessionStatus::Open,
-        title: "Beans".into(),
-        description: None,
-        amount: Amount::parse("10").unwrap(),
-        currency: Currency::Usdc,
-        fee_bps: 100,
-        fee_micros: 100_000,
-        net_micros: 9_900_000,
-        fee_tier: "standard".into(),
-        chain: ChainId::BaseSepolia,
-        token_address: Address::from_bytes([1; 20]),
-        interval_seconds: None,
-        chain_plan_id: None,
-        recipient_address: Address::from_bytes([2; 20]),
-        customer: None,
-        subscription: None,
-        customer_reference: None,
-        success_url: None,
-        cancel_url: None,
-        wallet_address: None,
-        tx_hash: None,
-        metadata: "{}".into(),
-        expires_at: at(3600),
-        completed_at: None,
-        created_at: at(0),
-        deposit_address: None,
-        amount_received_micros: 0,
-    };
-    SessionRepository::insert(store, &session).await.unwrap();
-    session
+    stored_session(store, merchant, None).await
 }
 
 fn payment(s: &CheckoutSession, status: PaymentStatus, block: u64) -> Payment {
