@@ -96,7 +96,12 @@ pub async fn settle_deposit_receipt(
                 arrived_at,
                 swept_by: None,
             };
-            outcomes.push(record_deposit_change(session.id, Some(transfer), deps).await?);
+            // The session just read by address serves the first attempt (no second read
+            // on the watcher's path); the store re-checks it under the row lock.
+            outcomes.push(
+                record_deposit_change(session.id, Some(session.clone()), Some(transfer), deps)
+                    .await?,
+            );
         }
     }
     Ok(outcomes)
@@ -129,15 +134,20 @@ async fn arrival(
 
 /// Applies `incoming` (a transfer as a receipt shows it now), then books whatever
 /// confirmed money calls for a payment, in one write; retried from fresh state when a
-/// racing writer won.
+/// racing writer won. `read` is the session as the caller just read it, if it did.
 async fn record_deposit_change(
     id: CheckoutSessionId,
+    mut read: Option<CheckoutSession>,
     incoming: Option<DepositTransfer>,
     deps: &SettleDeps<'_>,
 ) -> Result<SettleOutcome, SettleError> {
     for _ in 0..WRITE_ATTEMPTS {
-        let Some(session) = deps.deposits.deposit_session(id).await? else {
-            return Ok(SettleOutcome::Rejected("the session is gone".into()));
+        let session = match read.take() {
+            Some(session) => session,
+            None => match deps.deposits.deposit_session(id).await? {
+                Some(session) => session,
+                None => return Ok(SettleOutcome::Rejected("the session is gone".into())),
+            },
         };
         let mut rows = deps.deposits.deposit_transfers(id).await?;
         let mut transfer = None;
@@ -377,7 +387,7 @@ pub async fn record_ended_deposits(
         .sessions_with_unrecorded_deposits(chain, now, UNRECORDED_PER_TICK)
         .await?
     {
-        results.push((id, record_deposit_change(id, None, deps).await));
+        results.push((id, record_deposit_change(id, None, None, deps).await));
     }
     Ok(results)
 }
