@@ -52,78 +52,57 @@ impl Deployment {
     }
 }
 
-/// A contract of the service: its artifact, and the getters that must answer what the
-/// plan says.
-#[derive(Clone, Copy)]
-enum Kind {
-    Router,
-    Manager,
-    Factory,
+/// The flag that names an existing `kind` on a re-run.
+fn flag(kind: ServiceContract) -> &'static str {
+    match kind {
+        ServiceContract::Router => "--router",
+        ServiceContract::Manager => "--subscription-manager",
+        ServiceContract::Factory => "--deposit-factory",
+    }
 }
 
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Router => "checkout router",
-            Kind::Manager => "subscription manager",
-            Kind::Factory => "deposit factory",
+fn artifact(kind: ServiceContract) -> &'static str {
+    match kind {
+        ServiceContract::Router => include_str!("../../../contracts/out/CheckoutRouter.json"),
+        ServiceContract::Manager => {
+            include_str!("../../../contracts/out/SubscriptionManager.json")
         }
+        ServiceContract::Factory => include_str!("../../../contracts/out/DepositFactory.json"),
     }
+}
 
-    fn service(self) -> ServiceContract {
-        match self {
-            Kind::Router => ServiceContract::Router,
-            Kind::Manager => ServiceContract::Manager,
-            Kind::Factory => ServiceContract::Factory,
-        }
-    }
+/// (getter, what the plan says it answers), in constructor order: the role table is the
+/// doctor's (`ServiceContract::roles`).
+fn expected(kind: ServiceContract, plan: &DeployPlan) -> Vec<(&'static str, Address)> {
+    kind.roles()
+        .iter()
+        .map(|getter| {
+            let address = match *getter {
+                "operator()" => plan.operator,
+                "keeper()" => plan.keeper,
+                _ => plan.treasury,
+            };
+            (*getter, address)
+        })
+        .collect()
+}
 
-    fn flag(self) -> &'static str {
-        match self {
-            Kind::Router => "--router",
-            Kind::Manager => "--subscription-manager",
-            Kind::Factory => "--deposit-factory",
-        }
-    }
-
-    fn artifact(self) -> &'static str {
-        match self {
-            Kind::Router => include_str!("../../../contracts/out/CheckoutRouter.json"),
-            Kind::Manager => include_str!("../../../contracts/out/SubscriptionManager.json"),
-            Kind::Factory => include_str!("../../../contracts/out/DepositFactory.json"),
-        }
-    }
-
-    /// (getter, expected) pairs, in constructor order.
-    fn roles(self, plan: &DeployPlan) -> Vec<(&'static str, Address)> {
-        match self {
-            Kind::Router => vec![("operator()", plan.operator), ("treasury()", plan.treasury)],
-            Kind::Manager => vec![
-                ("operator()", plan.operator),
-                ("keeper()", plan.keeper),
-                ("treasury()", plan.treasury),
-            ],
-            Kind::Factory => vec![("treasury()", plan.treasury)],
-        }
-    }
-
-    /// Creation code with the constructor's arguments (its roles, in order).
-    fn creation_code(self, plan: &DeployPlan) -> Result<Vec<u8>, String> {
-        let artifact: serde_json::Value = serde_json::from_str(self.artifact())
-            .map_err(|e| format!("the {} artifact: {e}", self.name()))?;
-        let hex_code = artifact["bytecode"]
-            .as_str()
-            .ok_or_else(|| format!("the {} artifact has no bytecode", self.name()))?;
-        let mut code = hex::decode(hex_code.trim_start_matches("0x"))
-            .map_err(|e| format!("the {} bytecode: {e}", self.name()))?;
-        let args: Vec<Token> = self
-            .roles(plan)
-            .into_iter()
-            .map(|(_, a)| Token::Address(to_h160(&a)))
-            .collect();
-        code.extend(ethers::abi::encode(&args));
-        Ok(code)
-    }
+/// Creation code with the constructor's arguments (its roles, in order).
+fn creation_code(kind: ServiceContract, plan: &DeployPlan) -> Result<Vec<u8>, String> {
+    let name = kind.name();
+    let artifact: serde_json::Value =
+        serde_json::from_str(artifact(kind)).map_err(|e| format!("the {name} artifact: {e}"))?;
+    let hex_code = artifact["bytecode"]
+        .as_str()
+        .ok_or_else(|| format!("the {name} artifact has no bytecode"))?;
+    let mut code = hex::decode(hex_code.trim_start_matches("0x"))
+        .map_err(|e| format!("the {name} bytecode: {e}"))?;
+    let args: Vec<Token> = expected(kind, plan)
+        .into_iter()
+        .map(|(_, a)| Token::Address(to_h160(&a)))
+        .collect();
+    code.extend(ethers::abi::encode(&args));
+    Ok(code)
 }
 
 /// Deploys what `plan` does not name, verifies what it does, and waits until every new
@@ -158,12 +137,12 @@ pub async fn deploy_contracts(
         plan.chain.id()
     ));
     let client = Arc::new(SignerMiddleware::new(provider.clone(), wallet));
-    let mut sent: Vec<(Kind, Address, H256)> = Vec::new();
+    let mut sent: Vec<(ServiceContract, Address, H256)> = Vec::new();
     let mut addresses = Vec::new();
     for (kind, given) in [
-        (Kind::Router, plan.router),
-        (Kind::Manager, plan.manager),
-        (Kind::Factory, plan.factory),
+        (ServiceContract::Router, plan.router),
+        (ServiceContract::Manager, plan.manager),
+        (ServiceContract::Factory, plan.factory),
     ] {
         if let Some(address) = given {
             verify(&evm, plan, kind, address).await?;
@@ -171,7 +150,7 @@ pub async fn deploy_contracts(
             addresses.push(address);
             continue;
         }
-        let tx = TransactionRequest::new().data(kind.creation_code(plan)?);
+        let tx = TransactionRequest::new().data(creation_code(kind, plan)?);
         let receipt = client
             .send_transaction(tx, None)
             .await
@@ -222,20 +201,20 @@ pub async fn deploy_contracts(
 async fn verify(
     evm: &EvmChain,
     plan: &DeployPlan,
-    kind: Kind,
+    kind: ServiceContract,
     address: Address,
 ) -> Result<(), String> {
-    let flag = kind.flag();
+    let flag = flag(kind);
     if !ChainReader::is_contract(evm, plan.chain, address)
         .await
         .map_err(|e| e.to_string())?
     {
         return Err(format!("{flag} {address}: no contract there"));
     }
-    if let Some(why) = not_the_contract(evm, plan.chain, kind.service(), address).await? {
+    if let Some(why) = not_the_contract(evm, plan.chain, kind, address).await? {
         return Err(format!("{flag} {why}"));
     }
-    for (getter, expected) in kind.roles(plan) {
+    for (getter, expected) in expected(kind, plan) {
         let got = address_getter(evm, plan.chain, address, getter)
             .await
             .map_err(|e| format!("{flag} {address}: {e}"))?
@@ -298,12 +277,12 @@ mod tests {
 
     #[test]
     fn creation_code_ends_with_the_constructor_roles_in_order() {
-        let code = Kind::Manager.creation_code(&plan()).unwrap();
+        let code = creation_code(ServiceContract::Manager, &plan()).unwrap();
         let tail = &code[code.len() - 96..];
         assert_eq!(&tail[12..32], &[1; 20]);
         assert_eq!(&tail[44..64], &[2; 20]);
         assert_eq!(&tail[76..96], &[3; 20]);
-        let factory = Kind::Factory.creation_code(&plan()).unwrap();
+        let factory = creation_code(ServiceContract::Factory, &plan()).unwrap();
         assert_eq!(&factory[factory.len() - 20..], &[3; 20]);
     }
 
