@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity ^0.8.24;
 
-/// The forge cheatcodes these tests use, declared here rather than taken from forge-std
+/// The forge cheatcodes these tests use, and the parties they play, declared here rather than taken from forge-std
 /// (which is fetched with git, unreachable from this build).
 interface Vm {
     function assume(bool) external;
@@ -14,3 +14,10 @@ interface Vm {
 }
 
 Vm constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+// The parties every test plays: the service's operator key, the treasury, a merchant's
+// recipient and a payer.
+uint256 constant OPERATOR_KEY = 0xA11CE;
+address constant TREASURY = address(0x7EA5);
+address constant RECIPIENT = address(0xBEEF);
+address constant PAYER = address(0xB0B);

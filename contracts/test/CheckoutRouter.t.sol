@@ -4,15 +4,11 @@ pragma solidity ^0.8.24;
 import {CheckoutRouter} from "../src/CheckoutRouter.sol";
 import {Eip712} from "../src/Eip712.sol";
 import {TestToken} from "../src/TestToken.sol";
-import {vm} from "./Cheats.sol";
+import {vm, OPERATOR_KEY, TREASURY, RECIPIENT, PAYER} from "./Cheats.sol";
 
 /// `pay` moves exactly what the operator signed, once per ref, before the deadline; any
 /// other intent, signer or second use is refused and moves nothing.
 contract CheckoutRouterTest {
-    uint256 constant OPERATOR_KEY = 0xA11CE;
-    address constant TREASURY = address(0x7EA5);
-    address constant RECIPIENT = address(0xBEEF);
-    address constant PAYER = address(0xB0B);
     CheckoutRouter router;
     TestToken usdc;
 

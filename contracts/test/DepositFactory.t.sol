@@ -3,11 +3,9 @@ pragma solidity ^0.8.24;
 
 import {DepositFactory, DepositForwarder} from "../src/DepositFactory.sol";
 import {TestToken} from "../src/TestToken.sol";
-import {vm} from "./Cheats.sol";
+import {vm, TREASURY, RECIPIENT} from "./Cheats.sol";
 
 abstract contract Fixture {
-    address constant TREASURY = address(0x7EA5);
-    address constant RECIPIENT = address(0xBEEF);
     DepositFactory factory;
     TestToken usdc;
     TestToken other;

@@ -3,16 +3,13 @@ pragma solidity ^0.8.24;
 
 import {SubscriptionManager} from "../src/SubscriptionManager.sol";
 import {TestToken} from "../src/TestToken.sol";
-import {vm} from "./Cheats.sol";
+import {vm, OPERATOR_KEY, TREASURY, RECIPIENT, PAYER} from "./Cheats.sol";
 
 /// At most one charge per period, only by the keeper, never after a cancel, never more
 /// than the plan's amount; a subscribe ref is usable once.
 contract SubscriptionManagerTest {
-    uint256 constant OPERATOR_KEY = 0xA11CE;
     address constant KEEPER = address(0x4EE9);
-    address constant TREASURY = address(0x7EA5);
-    address constant RECIPIENT = address(0xBEEF);
-    address constant SUBSCRIBER = address(0xB0B);
+    address constant SUBSCRIBER = PAYER;
     uint256 constant AMOUNT = 10_000_000;
     uint256 constant FEE = 100_000;
     uint64 constant INTERVAL = 30 days;
