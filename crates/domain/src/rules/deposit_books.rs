@@ -9,6 +9,7 @@
 //!   arrived is ever off the books.
 //! - The fee of each payment is what D24's cumulative rule adds for the money it covers,
 //!   so the payments' fees sum to exactly what the forwarder pays the treasury.
+//! - Another configured token is one fee-less payment per confirmed transaction.
 
 use crate::model::{Timestamp, TxHash};
 use crate::rules::deposit::fee_of_received;
@@ -123,6 +124,20 @@ pub fn plan_deposit_payments(
         }
     }
     (received, payments)
+}
+
+/// The payment of a confirmed transfer of another configured token: it carries none of
+/// the session's terms, so it records what arrived, without a fee (as the forwarder pays
+/// it on), and completes nothing.
+pub fn other_token_payment(tx_hash: TxHash, amount_micros: u64) -> PlannedPayment {
+    PlannedPayment {
+        covers: vec![tx_hash],
+        shown_as: tx_hash,
+        amount_micros,
+        overpaid_micros: 0,
+        fee_micros: 0,
+        completes: false,
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::ports::{
 };
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::rules::deposit_books::{
-    plan_deposit_payments, ConfirmedDeposit, DepositSession, PlannedPayment,
+    other_token_payment, plan_deposit_payments, ConfirmedDeposit, DepositSession, PlannedPayment,
 };
 use crate::services::{
     completed_by, payment_events, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS,
@@ -241,25 +241,11 @@ async fn decide(
             Some((*shown, p))
         })
         .collect();
-    // Another configured token carries none of the session's terms: each confirmed
-    // transfer of it is a payment of what arrived, without a fee (as the forwarder pays).
     planned.extend(
         other
             .iter()
             .filter(|r| r.confirmed && r.payment.is_none())
-            .map(|r| {
-                (
-                    *r,
-                    PlannedPayment {
-                        covers: vec![r.tx_hash],
-                        shown_as: r.tx_hash,
-                        amount_micros: r.amount_micros,
-                        overpaid_micros: 0,
-                        fee_micros: 0,
-                        completes: false,
-                    },
-                )
-            }),
+            .map(|r| (*r, other_token_payment(r.tx_hash, r.amount_micros))),
     );
     let mut payments = Vec::new();
     let mut events = Vec::new();
