@@ -13,7 +13,7 @@ pub async fn run() -> Result<(), String> {
     let keeper = ChainEnv::from_env(KeyRole::Keeper)
         .map_err(|e| e.to_string())?
         .signing_key;
-    let evm = stablepay_evm::EvmChain::new(&operator.rpc_urls, operator.rpc_timeout)?;
+    let evm = stablepay_evm::EvmChain::from_env(&operator)?;
     let chains = expectations(&operator, operator.signing_key.as_ref(), keeper.as_ref())?;
     let mut checks: Vec<Check> = Vec::new();
     if chains.is_empty() {

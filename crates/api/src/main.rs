@@ -172,10 +172,7 @@ async fn serve() -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let chain_env =
         stablepay_config::ChainEnv::from_env(KeyRole::Operator).map_err(|e| e.to_string())?;
-    let reader = std::sync::Arc::new(stablepay_evm::EvmChain::new(
-        &chain_env.rpc_urls,
-        chain_env.rpc_timeout,
-    )?);
+    let reader = std::sync::Arc::new(stablepay_evm::EvmChain::from_env(&chain_env)?);
     // D27: the configuration must match each chain it names before any money is judged.
     let expected =
         stablepay_evm::doctor::expectations(&chain_env, chain_env.signing_key.as_ref(), None)?;

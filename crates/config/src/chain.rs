@@ -26,6 +26,7 @@ pub enum KeyRole {
 
 /// Everything chain-related a process needs.
 pub struct ChainEnv {
+    /// Each chain's `STABLEPAY_RPC_URL_<chain>`: one http(s) URL or a comma-separated list.
     pub rpc_urls: Vec<(ChainId, String)>,
     pub contracts: ChainDirectory,
     /// The role's key (`STABLEPAY_OPERATOR_KEY` signs EIP-712 intents, which the
@@ -92,11 +93,20 @@ impl ChainEnv {
         for chain in ChainId::ALL {
             let id = chain.id();
             let rpc_var = format!("STABLEPAY_RPC_URL_{id}");
-            if let Some(url) = var(&rpc_var) {
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(fail(&rpc_var, "must be an http(s) URL"));
+            if let Some(urls) = var(&rpc_var) {
+                // One URL or a list in order of preference (D27: calls fail over).
+                for (i, url) in urls.split(',').map(str::trim).enumerate() {
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(fail(
+                            &rpc_var,
+                            format!(
+                                "entry {} must be an http(s) URL (a comma-separated list in order of preference)",
+                                i + 1
+                            ),
+                        ));
+                    }
                 }
-                rpc_urls.push((chain, url));
+                rpc_urls.push((chain, urls));
             }
             let router = address(&format!("STABLEPAY_CHECKOUT_ROUTER_{id}"))?;
             let treasury = address(&format!("STABLEPAY_TREASURY_{id}"))?;

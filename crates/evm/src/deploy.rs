@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ethers::abi::Token;
 use ethers::middleware::SignerMiddleware;
-use ethers::providers::{Http, Middleware, Provider};
+use ethers::providers::Middleware;
 use ethers::signers::{LocalWallet, Signer};
 use ethers::types::{TransactionRequest, H256};
 use stablepay_domain::ports::ChainReader;
@@ -231,7 +231,7 @@ async fn verify(
 
 /// Polls until the transaction's block is `depth` deep and the receipt is still there
 /// (a deployment a reorg removed fails: re-run with the addresses that exist).
-async fn wait_for_depth(provider: &Provider<Http>, tx: H256, depth: u64) -> Result<(), String> {
+async fn wait_for_depth(provider: &crate::RpcProvider, tx: H256, depth: u64) -> Result<(), String> {
     let started = std::time::Instant::now();
     loop {
         let receipt = provider

@@ -146,20 +146,35 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
     let id = chain.id();
     let mut checks = Vec::new();
     let rpc_var = format!("STABLEPAY_RPC_URL_{id}");
-    match chain_id(evm, chain).await {
-        Ok(got) if got == id => checks.push(check(&rpc_var, Verdict::Ok(format!("chain id {id}")))),
-        Ok(got) => {
-            // Nothing else is worth asking a node of another chain.
-            checks.push(check(
-                &rpc_var,
-                Verdict::Mismatch(format!("the node is on chain {got}, configured for {id}")),
-            ));
-            return checks;
+    // Each listed provider on its own: one on another chain would feed it wrong answers.
+    let total = evm.provider_count(chain);
+    let mut answered = false;
+    for position in 1..=total {
+        let who = if total > 1 {
+            format!("provider {position} of {total}: ")
+        } else {
+            String::new()
+        };
+        match chain_id(evm, chain, position).await {
+            Ok(got) if got == id => {
+                answered = true;
+                checks.push(check(&rpc_var, Verdict::Ok(format!("{who}chain id {id}"))));
+            }
+            Ok(got) => {
+                // Nothing else is worth asking a node of another chain.
+                checks.push(check(
+                    &rpc_var,
+                    Verdict::Mismatch(format!(
+                        "{who}the node is on chain {got}, configured for {id}"
+                    )),
+                ));
+                return checks;
+            }
+            Err(e) => checks.push(check(&rpc_var, Verdict::Unknown(format!("{who}{e}")))),
         }
-        Err(e) => {
-            checks.push(check(&rpc_var, Verdict::Unknown(e)));
-            return checks;
-        }
+    }
+    if !answered {
+        return checks;
     }
     let c = &want.contracts;
     let mut contracts = vec![(
@@ -266,8 +281,11 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
     checks
 }
 
-async fn chain_id(evm: &EvmChain, chain: ChainId) -> Result<u64, String> {
-    let p = evm.provider(chain).map_err(|e| e.to_string())?;
+/// The chain id that the provider at `position` (1-based) in the chain's list answers.
+async fn chain_id(evm: &EvmChain, chain: ChainId, position: usize) -> Result<u64, String> {
+    let p = evm
+        .provider_at(chain, position)
+        .map_err(|e| e.to_string())?;
     let id = evm
         .timed("eth_chainId", p.get_chainid())
         .await
@@ -287,7 +305,7 @@ async fn call(
     let tx = TransactionRequest::new()
         .to(to_h160(&to))
         .data(ethers::utils::id(signature).to_vec());
-    match tokio::time::timeout(evm.timeout(), p.call(&tx.into(), None)).await {
+    match tokio::time::timeout(evm.call_budget(), p.call(&tx.into(), None)).await {
         Ok(Ok(out)) => Ok(Some(out)),
         // A revert is an answer (no such function here), not an outage.
         Ok(Err(e))

@@ -66,7 +66,7 @@ impl EvmChain {
         // Against the pending block: the charge is mined in the next block, whose timestamp
         // is the one `NotDue` is judged by.
         let pending = Some(BlockNumber::Pending.into());
-        let call = tokio::time::timeout(self.timeout, provider.call(&tx, pending)).await;
+        let call = tokio::time::timeout(self.call_budget(), provider.call(&tx, pending)).await;
         match call {
             Ok(Ok(_)) => Ok(ChargeSimulation::Chargeable),
             Ok(Err(e)) => e

@@ -10,6 +10,7 @@ mod decode;
 pub mod deploy;
 pub mod doctor;
 pub mod keeper;
+pub mod providers;
 pub mod redact;
 use decode::{block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts};
 pub mod relay;
@@ -22,7 +23,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use ethers::contract::EthEvent;
-use ethers::providers::{Http, Middleware, Provider};
+use ethers::providers::{Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
 use stablepay_domain::ports::{ChainError, ChainReader, ChainReceipt, LoggedTx, OnChainPlan};
 use stablepay_domain::rules::eip3009::TokenDomain;
@@ -44,8 +45,11 @@ pub fn from_h160(a: H160) -> Address {
     Address::from_bytes(a.0)
 }
 
+/// A chain's providers as one ethers provider (failover and lag exclusion inside).
+pub type RpcProvider = Provider<providers::Failover>;
+
 pub struct EvmChain {
-    providers: HashMap<u64, Provider<Http>>,
+    providers: HashMap<u64, RpcProvider>,
     timeout: Duration,
     /// Tokens' EIP-3009 domains (or their absence), read once: immutable facts.
     domains: std::sync::Mutex<HashMap<(u64, Address), Option<TokenDomain>>>,
@@ -67,13 +71,16 @@ pub(crate) fn custom_error_name(selector: &[u8; 4]) -> Option<&'static str> {
 }
 
 impl EvmChain {
-    /// One HTTP provider per configured chain.
+    /// The providers of each configured chain: `urls` is the configured value, one URL or
+    /// a comma-separated list in order of preference. `timeout` bounds each attempt.
     pub fn new(rpc_urls: &[(ChainId, String)], timeout: Duration) -> Result<Self, String> {
         let mut providers = HashMap::new();
-        for (chain, url) in rpc_urls {
-            let provider = Provider::<Http>::try_from(url.as_str())
-                .map_err(|e| redact_urls(&format!("RPC URL for chain {}: {e}", chain.id())))?;
-            providers.insert(chain.id(), provider.interval(Duration::from_millis(250)));
+        for (chain, urls) in rpc_urls {
+            let failover = providers::Failover::new(chain.id(), urls, timeout)?;
+            providers.insert(
+                chain.id(),
+                Provider::new(failover).interval(Duration::from_millis(250)),
+            );
         }
         Ok(Self {
             providers,
@@ -82,8 +89,34 @@ impl EvmChain {
         })
     }
 
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
+    /// The providers a process's configuration names, each chain's lag limit at its
+    /// confirmation depth.
+    pub fn from_env(env: &stablepay_config::ChainEnv) -> Result<Self, String> {
+        let depths: Vec<(ChainId, u64)> = env
+            .contracts
+            .all()
+            .iter()
+            .map(|c| (c.chain, c.confirmations))
+            .collect();
+        Ok(Self::new(&env.rpc_urls, env.rpc_timeout)?.with_lag_limits(depths))
+    }
+
+    /// Excludes a chain's providers that lag the best head by more than `blocks` (its
+    /// confirmation depth): they are not asked for verdicts.
+    pub fn with_lag_limits(self, limits: impl IntoIterator<Item = (ChainId, u64)>) -> Self {
+        for (chain, blocks) in limits {
+            if let Some(p) = self.providers.get(&chain.id()) {
+                p.as_ref().set_lag_limit(blocks);
+            }
+        }
+        self
+    }
+
+    /// A whole call's bound (`timeout` bounds each attempt): every provider of the chain
+    /// may be tried once.
+    pub(crate) fn call_budget(&self) -> Duration {
+        let most = self.providers.values().map(|p| p.as_ref().len()).max();
+        self.timeout * u32::try_from(most.unwrap_or(1).max(1)).unwrap_or(1)
     }
 
     fn known_domain(&self, chain: ChainId, token: Address) -> Option<Option<TokenDomain>> {
@@ -96,9 +129,29 @@ impl EvmChain {
         domains.insert((chain.id(), token), domain);
     }
 
-    pub fn provider(&self, chain: ChainId) -> Result<&Provider<Http>, ChainError> {
+    pub fn provider(&self, chain: ChainId) -> Result<&RpcProvider, ChainError> {
         self.providers
             .get(&chain.id())
+            .ok_or(ChainError::NotConfigured(chain.id()))
+    }
+
+    /// How many providers the chain has configured (0 when none).
+    pub fn provider_count(&self, chain: ChainId) -> usize {
+        self.providers
+            .get(&chain.id())
+            .map_or(0, |p| p.as_ref().len())
+    }
+
+    /// The provider at 1-based `position` in the chain's list, alone (no failover).
+    pub fn provider_at(
+        &self,
+        chain: ChainId,
+        position: usize,
+    ) -> Result<Provider<ethers::providers::Http>, ChainError> {
+        self.provider(chain)?
+            .as_ref()
+            .only(position)
+            .map(Provider::new)
             .ok_or(ChainError::NotConfigured(chain.id()))
     }
 
@@ -108,7 +161,8 @@ impl EvmChain {
         f: impl std::future::Future<Output = Result<T, E>>,
     ) -> Result<T, ChainError> {
         let started = std::time::Instant::now();
-        let result = tokio::time::timeout(self.timeout, f).await;
+        let budget = self.call_budget();
+        let result = tokio::time::timeout(budget, f).await;
         let method = what.to_owned();
         metrics::histogram!("stablepay_rpc_request_seconds", "method" => method.clone())
             .record(started.elapsed().as_secs_f64());
@@ -125,8 +179,7 @@ impl EvmChain {
                 metrics::counter!("stablepay_rpc_errors_total", "method" => method, "kind" => "timeout")
                     .increment(1);
                 Err(ChainError::Unavailable(format!(
-                    "{what}: timed out after {:?}",
-                    self.timeout
+                    "{what}: timed out after {budget:?}"
                 )))
             }
         }
@@ -318,7 +371,7 @@ impl ChainReader for EvmChain {
         let contract = Erc1271::new(to_h160(&wallet), std::sync::Arc::new(p));
         let call = contract.is_valid_signature(hash, Bytes::from(signature.as_bytes().to_vec()));
         // A revert means "not valid", not "unavailable".
-        match tokio::time::timeout(self.timeout, call.call()).await {
+        match tokio::time::timeout(self.call_budget(), call.call()).await {
             Ok(Ok(magic)) => Ok(magic == ERC1271_MAGIC),
             Ok(Err(e)) if e.is_revert() => Ok(false),
             Ok(Err(e)) => Err(ChainError::Unavailable(redact_urls(&format!(

@@ -47,7 +47,7 @@ impl EvmChain {
             request = request.from(to_h160(&from));
         }
         let tx: TypedTransaction = request.into();
-        match tokio::time::timeout(self.timeout(), provider.call(&tx, block)).await {
+        match tokio::time::timeout(self.call_budget(), provider.call(&tx, block)).await {
             Ok(Ok(out)) => Ok(CallOutcome::Returned(out)),
             Ok(Err(e)) => match e.as_error_response() {
                 Some(r) if r.as_revert_data().is_some() || r.message.contains("revert") => Ok(

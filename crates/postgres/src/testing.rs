@@ -260,6 +260,29 @@ pub mod fixtures {
         wallet: u8,
     ) -> SubscriptionId {
         let id = Uuid::now_v7();
+        subscription_on(
+            store,
+            merchant,
+            status,
+            wallet,
+            0xee,
+            &id.simple().to_string(),
+        )
+        .await
+        .expect("insert subscription")
+    }
+
+    /// A live-mode subscription held by manager `0xMM…` (`manager` repeated) as
+    /// `chain_subscription_id`; the database's refusal, if any, as text.
+    pub async fn subscription_on(
+        store: &PgStore,
+        merchant: MerchantId,
+        status: &str,
+        wallet: u8,
+        manager: u8,
+        chain_subscription_id: &str,
+    ) -> Result<SubscriptionId, String> {
+        let id = Uuid::now_v7();
         let row = SubscriptionRow {
             id,
             merchant_id: merchant.uuid(),
@@ -269,7 +292,7 @@ pub mod fixtures {
             customer_id: customer(store, merchant, true).await,
             wallet_address: addr(wallet),
             chain_id: 8453,
-            chain_subscription_id: id.simple().to_string(),
+            chain_subscription_id: chain_subscription_id.into(),
             chain_plan_id: "7".into(),
             amount_micros: 5_000_000,
             fee_micros: 50_000,
@@ -285,14 +308,14 @@ pub mod fixtures {
         diesel::insert_into(subscriptions::table)
             .values((
                 &row,
-                subscriptions::manager_address.eq(addr(0xee)),
+                subscriptions::manager_address.eq(addr(manager)),
                 subscriptions::recipient_address.eq(addr(0xef)),
                 subscriptions::token_address.eq(addr(0xed)),
             ))
             .execute(&mut conn)
             .await
-            .expect("insert subscription");
-        SubscriptionId::from_uuid(id)
+            .map_err(|e| e.to_string())?;
+        Ok(SubscriptionId::from_uuid(id))
     }
 
     pub async fn attempt(

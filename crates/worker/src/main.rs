@@ -66,10 +66,7 @@ async fn run() -> Result<(), String> {
     };
     let chain_env =
         stablepay_config::ChainEnv::from_env(KeyRole::Keeper).map_err(|e| e.to_string())?;
-    let evm = Arc::new(stablepay_evm::EvmChain::new(
-        &chain_env.rpc_urls,
-        chain_env.rpc_timeout,
-    )?);
+    let evm = Arc::new(stablepay_evm::EvmChain::from_env(&chain_env)?);
     // D27: the same checks as `stablepay-api doctor`; a mismatch refuses the start.
     let expected =
         stablepay_evm::doctor::expectations(&chain_env, None, chain_env.signing_key.as_ref())?;

@@ -1,7 +1,9 @@
 //! A fault-injecting JSON-RPC proxy in front of anvil: the load-balanced, lagging, flaky
 //! provider the service must survive. Receipts and blocks come back `null` (a node that
 //! lags), calls fail with JSON-RPC errors or answer late (past the service's timeout),
-//! and `eth_getLogs` over a wide range is refused as too large.
+//! and `eth_getLogs` over a wide range is refused as too large. It can also be down
+//! (HTTP 503 with a load balancer's text body) or stuck at a block (a node that stopped
+//! syncing: its head, blocks, receipts and logs end there).
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +30,10 @@ pub struct Faults {
     pub delay: Duration,
     /// `eth_getLogs` over more blocks than this is refused.
     pub max_log_range: u64,
+    /// Every call answers HTTP 503 with a text body.
+    pub down: bool,
+    /// The node stopped syncing at this block: nothing above it exists for it.
+    pub stuck_at: Option<u64>,
 }
 
 /// What the proxy did, for the test's report.
@@ -38,6 +44,10 @@ pub struct FaultCounts {
     pub errors: AtomicU64,
     pub delays: AtomicU64,
     pub refused_ranges: AtomicU64,
+    /// Calls answered 503 while down.
+    pub downs: AtomicU64,
+    /// Answers cut at the stuck block (a head, a block, a receipt or logs withheld).
+    pub stuck_answers: AtomicU64,
 }
 
 pub struct FaultProxy {
@@ -137,6 +147,20 @@ impl State {
         let c = &self.counts;
         c.calls.fetch_add(1, Ordering::Relaxed);
         let error = |message: &str| json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
+        if faults.down {
+            c.downs.fetch_add(1, Ordering::Relaxed);
+            return Response::builder()
+                .status(503)
+                .header("content-type", "text/plain")
+                .body(Full::new(Bytes::from_static(b"no healthy upstream")))
+                .unwrap();
+        }
+        if let Some(stuck) = faults.stuck_at {
+            if method == "eth_blockNumber" {
+                c.stuck_answers.fetch_add(1, Ordering::Relaxed);
+                return reply(json!({"jsonrpc": "2.0", "id": id, "result": format!("{stuck:#x}")}));
+            }
+        }
         if self.roll() < faults.delay_percent {
             c.delays.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(faults.delay).await;
@@ -167,6 +191,15 @@ impl State {
             c.nulls.fetch_add(1, Ordering::Relaxed);
             return reply(json!({"jsonrpc": "2.0", "id": id, "result": null}));
         }
+        let body = match (faults.stuck_at, method.as_str()) {
+            // "latest" is the stuck block for a stuck node.
+            (Some(stuck), "eth_getBlockByNumber") if call["params"][0] == "latest" => {
+                let mut call = call.clone();
+                call["params"][0] = json!(format!("{stuck:#x}"));
+                Bytes::from(call.to_string())
+            }
+            _ => body,
+        };
         match self
             .http
             .post(&self.upstream)
@@ -176,14 +209,51 @@ impl State {
             .await
         {
             Ok(r) => match r.bytes().await {
-                Ok(bytes) => Response::builder()
-                    .header("content-type", "application/json")
-                    .body(Full::new(bytes))
-                    .unwrap(),
+                Ok(bytes) => match faults.stuck_at {
+                    Some(stuck) => reply(self.cut_at(stuck, &method, &bytes)),
+                    None => Response::builder()
+                        .header("content-type", "application/json")
+                        .body(Full::new(bytes))
+                        .unwrap(),
+                },
                 Err(_) => reply(error("upstream body")),
             },
             Err(_) => reply(error("upstream unreachable")),
         }
+    }
+
+    /// What a node stuck at `stuck` would answer: blocks and receipts above it are
+    /// unknown (`null`) and logs above it missing.
+    fn cut_at(&self, stuck: u64, method: &str, bytes: &[u8]) -> Value {
+        let mut answer: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+        let number = |v: &Value, key: &str| {
+            v[key]
+                .as_str()
+                .and_then(|h| u64::from_str_radix(h.trim_start_matches("0x"), 16).ok())
+        };
+        let result = &mut answer["result"];
+        let cut = match method {
+            "eth_getBlockByNumber" | "eth_getBlockByHash" => {
+                number(result, "number").is_some_and(|n| n > stuck)
+            }
+            "eth_getTransactionReceipt" => number(result, "blockNumber").is_some_and(|n| n > stuck),
+            "eth_getLogs" => {
+                if let Some(logs) = result.as_array_mut() {
+                    let before = logs.len();
+                    logs.retain(|l| number(l, "blockNumber").is_some_and(|n| n <= stuck));
+                    if logs.len() < before {
+                        self.counts.stuck_answers.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                false
+            }
+            _ => false,
+        };
+        if cut {
+            self.counts.stuck_answers.fetch_add(1, Ordering::Relaxed);
+            *result = Value::Null;
+        }
+        answer
     }
 }
 

@@ -129,6 +129,10 @@ pub trait SubscriptionStore: Send + Sync {
     /// The merchant's display name (for the public portal).
     async fn merchant_name(&self, merchant: MerchantId) -> Result<Option<String>, StoreError>;
 
+    /// The subscription managers on `chain` that hold subscriptions not canceled or
+    /// expired: after a rotation the old manager's events are still read and recorded.
+    async fn managers_in_use(&self, chain: ChainId) -> Result<Vec<Address>, StoreError>;
+
     /// The merchant's subscriptions that pay `recipient` and are not canceled or expired.
     async fn live_for_recipient(
         &self,

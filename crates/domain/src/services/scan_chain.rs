@@ -12,7 +12,7 @@ use crate::model::{Address, BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::LoggedTx;
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
-    recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
+    followed_managers, recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
     settle_deposit_receipt, settle_receipt, settle_subscription_receipt, ChainContracts,
     SettleDeps, SettleError, SettleOutcome,
 };
@@ -188,10 +188,12 @@ pub async fn scan_chain(
         }
         None => Vec::new(),
     };
+    let managers = followed_managers(chain, deps).await?;
     let read = if from <= head {
         let sources = LogSources {
             contracts: &contracts,
             deposit_addresses: &watched,
+            managers: &managers,
         };
         match read_logs(chain, &sources, read_from, head, &mut state.range, deps).await {
             Ok(read) => Some(read),
@@ -324,6 +326,8 @@ struct LogSources<'a> {
     contracts: &'a ChainContracts,
     /// Deposit addresses whose incoming Transfers are read, by topic filter in chunks.
     deposit_addresses: &'a [Address],
+    /// Subscription managers whose events are read (see `followed_managers`).
+    managers: &'a [Address],
 }
 
 /// Router, subscription-manager and deposit-address logs of `from..=to`, one entry per
@@ -342,10 +346,10 @@ async fn read_all(
         .await?;
     let mut seen: HashSet<TxHash> = logs.iter().map(|l| l.tx_hash).collect();
     let mut more = Vec::new();
-    if let Some(manager) = contracts.subscription_manager {
+    for manager in sources.managers {
         more.extend(
             deps.chain
-                .subscription_logs(chain, manager, from, to)
+                .subscription_logs(chain, *manager, from, to)
                 .await?,
         );
     }

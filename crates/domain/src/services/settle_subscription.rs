@@ -22,8 +22,28 @@ use crate::services::{
     WRITE_ATTEMPTS,
 };
 
+/// The managers whose events are read and recorded on `chain`: none while subscriptions
+/// are off (no manager configured); else the configured one and every manager that still
+/// holds live subscriptions, since a rotation leaves old subscriptions on the old one.
+pub async fn followed_managers(
+    chain: ChainId,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<crate::model::Address>, SettleError> {
+    let Some(configured) = deps.contracts(chain)?.subscription_manager else {
+        return Ok(Vec::new());
+    };
+    let mut managers = vec![configured];
+    for m in deps.subscriptions.managers_in_use(chain).await? {
+        if !managers.contains(&m) {
+            managers.push(m);
+        }
+    }
+    Ok(managers)
+}
+
 /// Settles every `SubscriptionManager` event of a fetched receipt, given the head. An
-/// empty answer means the receipt has no event from the configured manager.
+/// empty answer means the receipt has no event from a followed manager (any contract can
+/// log an event of the same shape: those of others are ignored).
 pub async fn settle_subscription_receipt(
     chain: ChainId,
     receipt: &ChainReceipt,
@@ -31,17 +51,27 @@ pub async fn settle_subscription_receipt(
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<SettleOutcome>, SettleError> {
     let contracts = deps.contracts(chain)?;
-    let Some(manager) = contracts.subscription_manager else {
+    let Some(configured) = contracts.subscription_manager else {
         return Ok(Vec::new());
     };
-    if !receipt.succeeded {
+    if !receipt.succeeded || receipt.subscription_events.is_empty() {
         return Ok(Vec::new());
     }
+    // Only a receipt with events of another manager costs a read of the followed ones.
+    let followed = if receipt
+        .subscription_events
+        .iter()
+        .all(|l| l.manager == configured)
+    {
+        vec![configured]
+    } else {
+        followed_managers(chain, deps).await?
+    };
     let confirmed = is_confirmed(head, receipt.block_number, contracts.confirmations);
     let logs: Vec<&SubscriptionLog> = receipt
         .subscription_events
         .iter()
-        .filter(|l| l.manager == manager)
+        .filter(|l| followed.contains(&l.manager))
         .collect();
     let mut outcomes = Vec::new();
     for log in &logs {

@@ -31,6 +31,23 @@ use crate::PgStore;
 
 type RecordRow = (SubscriptionRow, SubscriptionTermsRow);
 
+/// Distinct managers of live subscriptions, by skipping through the partial index
+/// `subscriptions_live_managers` (one probe per manager, however many subscriptions):
+/// the watcher asks every tick. The status list must match the index's predicate.
+const MANAGERS_IN_USE_SQL: &str = "
+WITH RECURSIVE managers AS (
+    (SELECT manager_address FROM subscriptions
+      WHERE chain_id = $1 AND status IN ('pending', 'active', 'past_due', 'paused')
+      ORDER BY manager_address LIMIT 1)
+    UNION ALL
+    SELECT (SELECT s.manager_address FROM subscriptions s
+             WHERE s.chain_id = $1 AND s.status IN ('pending', 'active', 'past_due', 'paused')
+               AND s.manager_address > managers.manager_address
+             ORDER BY s.manager_address LIMIT 1)
+      FROM managers WHERE managers.manager_address IS NOT NULL
+)
+SELECT manager_address FROM managers WHERE manager_address IS NOT NULL";
+
 fn record_select() -> (
     diesel::helper_types::AsSelect<SubscriptionRow, diesel::pg::Pg>,
     diesel::helper_types::AsSelect<SubscriptionTermsRow, diesel::pg::Pg>,
@@ -199,6 +216,23 @@ impl SubscriptionStore for PgStore {
         row.map(subscription_record).transpose()
     }
 
+    async fn managers_in_use(&self, chain: ChainId) -> Result<Vec<Address>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Manager {
+            #[diesel(sql_type = sql_types::Text)]
+            manager_address: String,
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<Manager> = diesel::sql_query(MANAGERS_IN_USE_SQL)
+            .bind::<sql_types::Integer, _>(chain.id() as i32)
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.iter()
+            .map(|r| crate::rows::address(&r.manager_address))
+            .collect()
+    }
+
     async fn subscription_public(
         &self,
         id: SubscriptionId,
@@ -265,6 +299,7 @@ impl SubscriptionStore for PgStore {
                     .await?;
                 let exists: i64 = s::table
                     .filter(s::chain_id.eq(rec.subscription.chain.id() as i32))
+                    .filter(s::manager_address.eq(rec.manager.to_lower_hex()))
                     .filter(s::chain_subscription_id.eq(&rec.subscription.chain_subscription_id))
                     .count()
                     .get_result(conn)

@@ -294,6 +294,9 @@ fn logs_of_another_manager_reverted_receipts_and_chains_without_a_manager_are_ig
         let store = no_sessions();
         let mut subs = MockSubscriptionStore::new();
         subs.expect_subscription_by_chain_id().never();
+        // No live subscription on the other manager: it is not followed.
+        subs.expect_managers_in_use()
+            .returning(|_| Ok(vec![manager()]));
         no_writes(&mut subs);
         (store, subs)
     };
@@ -318,6 +321,37 @@ fn logs_of_another_manager_reverted_receipts_and_chains_without_a_manager_are_ig
         &h.settle_deps(),
     ));
     assert_eq!(outcomes.unwrap(), []);
+}
+
+#[test]
+fn after_a_rotation_a_charge_on_the_old_manager_is_recorded_on_its_subscription() {
+    let old = addr(0x77);
+    let rec = SubscriptionRecord {
+        manager: old,
+        ..record(SubscriptionStatus::Active)
+    };
+    let mut subs = MockSubscriptionStore::new();
+    subs.expect_managers_in_use()
+        .withf(|c| *c == CHAIN)
+        .times(1)
+        .returning(move |_| Ok(vec![manager(), old]));
+    let known = rec.clone();
+    subs.expect_subscription_by_chain_id()
+        .withf(move |c, m, id| (*c, *m, *id) == (CHAIN, old, SUB))
+        .return_const(Ok(Some(known)));
+    period_reads(&mut subs, rec.subscription.id, None, 0);
+    let seen = expect_billing(&mut subs);
+    let mut on_old = charged();
+    on_old.manager = old;
+    let outcomes = settle(no_sessions(), subs, &receipt(vec![on_old]), DEEP);
+    let w = written(&seen).remove(0);
+    let p = &w.payment.clone().unwrap().payment;
+    assert_eq!(outcomes, [SettleOutcome::Confirmed(p.id)]);
+    assert_eq!(p.subscription, Some(rec.subscription.id));
+    assert_eq!(
+        w.subscription.manager, old,
+        "the subscription stays on its manager"
+    );
 }
 
 // ---- a later charge -------------------------------------------------------------------
