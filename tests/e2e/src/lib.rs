@@ -347,6 +347,17 @@ impl Stack {
         self.worker = None;
     }
 
+    /// Stops the api and the worker and starts both again on the stack's configuration as
+    /// it is now (after a test changed `chain`, as an operator changes variables).
+    pub async fn restart(&mut self) {
+        self.worker = None;
+        self.api_proc = None;
+        let (proc, mut reported) = self.api_process(&[], &[LISTENING]).await;
+        self.api_proc = Some(proc);
+        self.api = reported.remove(0);
+        self.start_worker();
+    }
+
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let r = self
             .http
