@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import "./Eip712.sol";
+import "./SafeTransfer.sol";
 
 /// @notice Atomic checkout split: the payer's tokens go to the merchant (net) and the
 /// treasury (fee) in one transaction, against an operator-signed, single-use, expiring
@@ -86,9 +87,9 @@ contract CheckoutRouter is Eip712 {
     function pay(Intent calldata intent, bytes calldata operatorSignature) external {
         _check(intent, hashIntent(intent), operatorSignature);
         usedRefs[intent.ref] = true;
-        if (!IERC20(intent.token).transferFrom(msg.sender, intent.recipient, intent.netAmount)) revert TransferFailed();
+        if (!SafeTransfer.transferFrom(intent.token, msg.sender, intent.recipient, intent.netAmount)) revert TransferFailed();
         if (intent.feeAmount > 0) {
-            if (!IERC20(intent.token).transferFrom(msg.sender, treasury, intent.feeAmount)) revert TransferFailed();
+            if (!SafeTransfer.transferFrom(intent.token, msg.sender, treasury, intent.feeAmount)) revert TransferFailed();
         }
         emit CheckoutPaid(intent.ref, msg.sender, intent.recipient, intent.token, intent.netAmount, intent.feeAmount);
     }
@@ -111,9 +112,9 @@ contract CheckoutRouter is Eip712 {
         IERC3009(intent.token).receiveWithAuthorization(
             payer, address(this), intent.netAmount + intent.feeAmount, 0, validBefore, intent.ref, payerSignature
         );
-        if (!IERC20(intent.token).transfer(intent.recipient, intent.netAmount)) revert TransferFailed();
+        if (!SafeTransfer.transfer(intent.token, intent.recipient, intent.netAmount)) revert TransferFailed();
         if (intent.feeAmount > 0) {
-            if (!IERC20(intent.token).transfer(treasury, intent.feeAmount)) revert TransferFailed();
+            if (!SafeTransfer.transfer(intent.token, treasury, intent.feeAmount)) revert TransferFailed();
         }
         emit CheckoutPaid(intent.ref, payer, intent.recipient, intent.token, intent.netAmount, intent.feeAmount);
     }

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import "./Eip712.sol";
+import "./SafeTransfer.sol";
 
 /// @notice Recurring charges against immutable, merchant-created plans. The first charge
 /// is taken at subscribe (operator-signed, single-use, expiring); later charges are pulled
@@ -123,9 +124,9 @@ contract SubscriptionManager is Eip712 {
     }
 
     function _collect(Plan memory plan, address from, uint256 feeAmount) internal {
-        if (!IERC20(plan.token).transferFrom(from, plan.recipient, plan.amount - feeAmount)) revert TransferFailed();
+        if (!SafeTransfer.transferFrom(plan.token, from, plan.recipient, plan.amount - feeAmount)) revert TransferFailed();
         if (feeAmount > 0) {
-            if (!IERC20(plan.token).transferFrom(from, treasury, feeAmount)) revert TransferFailed();
+            if (!SafeTransfer.transferFrom(plan.token, from, treasury, feeAmount)) revert TransferFailed();
         }
     }
 }

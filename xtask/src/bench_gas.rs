@@ -3,6 +3,8 @@
 //! (sender and recipient both already holding the token): a router `pay` ≤ 1.25×, a
 //! one-signature `payWithAuthorization` ≤ 1.5× (relayed: the payer holds no ETH), a deposit
 //! sweep of a deployed forwarder ≤ 2× (the first sweep, which deploys it, is reported).
+//! Then forge's gas of the Solidity unit tests, compared with the committed
+//! `contracts/gas-snapshot`.
 
 use serde_json::json;
 use stablepay_domain::rules::deposit::DepositTerms;
@@ -212,6 +214,10 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     if payer_eth != "0x0" {
         return Err("the one-signature payer spent ETH".into());
     }
+    // The contracts' own unit tests against the committed snapshot (forge prints each
+    // test's gas and its change; an unchanged contract shows no change).
+    println!("\nforge snapshot --diff {}:", crate::tools::GAS_SNAPSHOT);
+    println!("{}", crate::tools::forge_snapshot(false)?);
     match over.as_slice() {
         [] => Ok(()),
         paths => Err(format!("over DESIGN §10's gas bar: {}", paths.join(", "))),

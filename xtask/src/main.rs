@@ -59,6 +59,8 @@ commands:
           STABLEPAY_FUZZ_CASES (default 20) when given no test filter
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   contracts test  the Solidity tests in contracts/test (forge from npm; also part of `test`)
+  contracts snapshot  refresh contracts/gas-snapshot (forge's gas of the unit tests; `bench
+          gas` compares a run with it)
   sign    --key 0x<private key>: EIP-191-sign stdin (to verify a wallet from a shell);
           --typed-data --key 0x…: sign the ReceiveWithAuthorization on stdin (a one-signature payment)
 ";
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("contracts") => match args.get(1).map(String::as_str) {
             Some("test") => tools::forge_test(),
+            Some("snapshot") => tools::forge_snapshot(true).map(|done| println!("xtask: {done}")),
             _ => tools::compile_contracts(),
         },
         Some("-h" | "--help" | "help") | None => {

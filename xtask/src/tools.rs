@@ -129,6 +129,33 @@ pub fn forge_test() -> Result<(), String> {
         .arg(solc))
 }
 
+/// The committed gas snapshot of the Solidity unit tests (fuzz and invariant tests left
+/// out: their gas is an average over random inputs).
+pub const GAS_SNAPSHOT: &str = "contracts/gas-snapshot";
+
+/// `forge snapshot` over the unit tests: `write` refreshes the committed file (on
+/// purpose, after a contract change); otherwise the run is compared with it (`--diff`)
+/// and the output returned.
+pub fn forge_snapshot(write: bool) -> Result<String, String> {
+    let (forge, solc) = forge()?;
+    let mut cmd = Command::new(forge);
+    cmd.current_dir(root().join("contracts"))
+        .arg("snapshot")
+        .arg("--root")
+        .arg(root().join("contracts"))
+        .arg("--use")
+        .arg(solc)
+        .args(["--no-match-test", "testFuzz|invariant"]);
+    let snapshot = root().join(GAS_SNAPSHOT);
+    if write {
+        cmd.arg("--snap").arg(&snapshot);
+        run(&mut cmd)?;
+        return Ok(format!("wrote {GAS_SNAPSHOT}"));
+    }
+    cmd.arg("--diff").arg(&snapshot);
+    output(&mut cmd)
+}
+
 pub fn solc_ready() -> Result<(), String> {
     if tools_dir().join("node_modules/solc/package.json").exists() {
         return Ok(());
