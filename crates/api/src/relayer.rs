@@ -105,7 +105,7 @@ impl PaymentRelayer for EvmRelayer {
         let wallet =
             keeper_wallet(&self.key, chain).map_err(|_| RelayError::Unavailable(chain.id()))?;
         let mined = self.chain.mined_nonce(chain, self.address).await?;
-        let gas_price = self.chain.charge_gas_price(chain).await?;
+        let fees = self.chain.suggest_fees(chain).await?;
         let data = payment_calldata(payment);
         let router = payment.router;
         let stored = self
@@ -121,16 +121,8 @@ impl PaymentRelayer for EvmRelayer {
                 },
                 self.clock.now(),
                 |nonce| {
-                    sign_call(
-                        &wallet,
-                        chain,
-                        router,
-                        data,
-                        ONE_SIGNATURE_GAS,
-                        nonce,
-                        gas_price,
-                    )
-                    .map(|signed| (signed.hash, signed.raw))
+                    sign_call(&wallet, chain, router, data, ONE_SIGNATURE_GAS, nonce, fees)
+                        .map(|signed| (signed.hash, signed.raw))
                 },
             )
             .await?;

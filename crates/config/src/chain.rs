@@ -45,6 +45,9 @@ pub struct ChainEnv {
     pub relayer: Option<RelayerSettings>,
     /// Which token settles each currency on each chain (`STABLEPAY_TOKEN_<CUR>_<chain>`).
     pub tokens: TokenDirectory,
+    /// The most the service's own transactions pay per gas, in wei, on the chains that set
+    /// `STABLEPAY_MAX_FEE_GWEI_<chain>` (D26; the others use the sender's default).
+    pub max_fee_wei: Vec<(ChainId, u128)>,
 }
 
 /// `STABLEPAY_RELAYER_KEY` and `STABLEPAY_RELAYER_MIN_BALANCE_WEI` (default 10^15 wei,
@@ -90,8 +93,16 @@ impl ChainEnv {
     pub fn from_env(role: KeyRole) -> Result<Self, ConfigError> {
         let mut rpc_urls = Vec::new();
         let mut contracts = Vec::new();
+        let mut max_fee_wei = Vec::new();
         for chain in ChainId::ALL {
             let id = chain.id();
+            let cap_var = format!("STABLEPAY_MAX_FEE_GWEI_{id}");
+            if let Some(v) = var(&cap_var) {
+                let wei = parse_gwei(&v).filter(|w| *w > 0).ok_or_else(|| {
+                    fail(&cap_var, "must be a positive number of gwei with at most 9 decimals (e.g. 2 or 0.05)")
+                })?;
+                max_fee_wei.push((chain, wei));
+            }
             let rpc_var = format!("STABLEPAY_RPC_URL_{id}");
             if let Some(urls) = var(&rpc_var) {
                 // One URL or a list in order of preference (D27: calls fail over).
@@ -180,6 +191,7 @@ impl ChainEnv {
             rpc_urls,
             contracts: ChainDirectory::new(contracts),
             tokens: tokens()?,
+            max_fee_wei,
             intent_ttl,
             plan_min_interval,
             dunning,
@@ -200,6 +212,20 @@ impl ChainEnv {
             },
         })
     }
+}
+
+/// An exact amount of gwei in wei: "2" → 2·10⁹, "0.05" → 5·10⁷; no floats, at most 9
+/// decimals (a wei is 10⁻⁹ gwei).
+fn parse_gwei(text: &str) -> Option<u128> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 9 {
+        return None;
+    }
+    let whole: u128 = whole.parse().ok()?;
+    let fraction: u128 = format!("{fraction:0<9}").parse().ok()?;
+    whole.checked_mul(1_000_000_000)?.checked_add(fraction)
 }
 
 fn tokens() -> Result<TokenDirectory, ConfigError> {
@@ -238,4 +264,20 @@ fn tokens() -> Result<TokenDirectory, ConfigError> {
         }
     }
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_gwei;
+
+    #[test]
+    fn gwei_amounts_are_read_exactly() {
+        assert_eq!(parse_gwei("2"), Some(2_000_000_000));
+        assert_eq!(parse_gwei(" 0.05 "), Some(50_000_000));
+        assert_eq!(parse_gwei("0.000000001"), Some(1));
+        assert_eq!(parse_gwei("1.5"), Some(1_500_000_000));
+        for bad in ["", ".5", "1.0000000001", "-1", "1e9", "one", "1.2.3"] {
+            assert_eq!(parse_gwei(bad), None, "{bad}");
+        }
+    }
 }

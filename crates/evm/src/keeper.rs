@@ -5,7 +5,7 @@
 use ethers::providers::{Middleware, RpcError};
 use ethers::signers::{LocalWallet, Signer};
 use ethers::types::transaction::eip2718::TypedTransaction;
-use ethers::types::{BlockNumber, Bytes, TransactionRequest, U256};
+use ethers::types::{BlockNumber, Bytes, TransactionRequest};
 use ethers::utils::id;
 use stablepay_domain::ports::{ChainError, ChargeSimulation};
 use stablepay_domain::rules::dunning::FailureCode;
@@ -97,13 +97,6 @@ impl EvmChain {
         })
     }
 
-    /// A gas price that gets a charge mined promptly (the node's suggestion, plus a quarter).
-    pub async fn charge_gas_price(&self, chain: ChainId) -> Result<U256, ChainError> {
-        let provider = self.provider(chain)?;
-        let suggested = self.timed("eth_gasPrice", provider.get_gas_price()).await?;
-        charge_gas_price_of(suggested)
-    }
-
     /// Broadcasts signed bytes. A node that already has the transaction (or has mined its
     /// nonce) answers an error that means nothing is lost: callers follow the receipt.
     pub async fn send_raw(&self, chain: ChainId, raw: &[u8]) -> Result<(), ChainError> {
@@ -117,24 +110,14 @@ impl EvmChain {
     }
 }
 
-/// The node's suggested gas price plus a quarter; U256 `+` panics on overflow, so a
-/// suggestion that large is a malformed answer, unknown.
-fn charge_gas_price_of(suggested: U256) -> Result<U256, ChainError> {
-    suggested.checked_add(suggested / 4).ok_or_else(|| {
-        ChainError::Unavailable(format!(
-            "eth_gasPrice: malformed answer: gas price {suggested} overflows"
-        ))
-    })
-}
-
-/// Signs `charge(id)` on `manager` with `nonce` (legacy transaction, fixed gas).
+/// Signs `charge(id)` on `manager` with `nonce` (EIP-1559, fixed gas, the given fees).
 pub fn sign_charge(
     wallet: &LocalWallet,
     chain: ChainId,
     manager: Address,
     chain_subscription_id: u128,
     nonce: u64,
-    gas_price: U256,
+    fees: crate::fees::Fees,
 ) -> Result<SignedTx, String> {
     crate::relay::sign_call(
         wallet,
@@ -143,22 +126,13 @@ pub fn sign_charge(
         calldata::charge(chain_subscription_id),
         CHARGE_GAS,
         nonce,
-        gas_price,
+        fees,
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_gas_price_that_would_overflow_is_unknown_not_a_panic() {
-        assert_eq!(charge_gas_price_of(U256::from(100)), Ok(U256::from(125)));
-        assert!(matches!(
-            charge_gas_price_of(U256::MAX),
-            Err(ChainError::Unavailable(_))
-        ));
-    }
 
     #[test]
     fn known_reverts_map_and_short_or_unknown_ones_do_not() {

@@ -9,6 +9,7 @@ pub mod calldata;
 mod decode;
 pub mod deploy;
 pub mod doctor;
+pub mod fees;
 pub mod keeper;
 pub mod providers;
 pub mod redact;
@@ -51,6 +52,8 @@ pub type RpcProvider = Provider<providers::Failover>;
 pub struct EvmChain {
     providers: HashMap<u64, RpcProvider>,
     timeout: Duration,
+    /// Each chain's fee cap in wei (`STABLEPAY_MAX_FEE_GWEI_<chain>`, D26).
+    fee_caps: HashMap<u64, u128>,
     /// Tokens' EIP-3009 domains (or their absence), read once: immutable facts.
     domains: std::sync::Mutex<HashMap<(u64, Address), Option<TokenDomain>>>,
 }
@@ -85,6 +88,7 @@ impl EvmChain {
         Ok(Self {
             providers,
             timeout,
+            fee_caps: HashMap::new(),
             domains: Default::default(),
         })
     }
@@ -98,7 +102,24 @@ impl EvmChain {
             .iter()
             .map(|c| (c.chain, c.confirmations))
             .collect();
-        Ok(Self::new(&env.rpc_urls, env.rpc_timeout)?.with_lag_limits(depths))
+        Ok(Self::new(&env.rpc_urls, env.rpc_timeout)?
+            .with_lag_limits(depths)
+            .with_fee_caps(env.max_fee_wei.iter().copied()))
+    }
+
+    /// The most a transaction of ours may pay per gas on each chain (D26).
+    pub fn with_fee_caps(mut self, caps: impl IntoIterator<Item = (ChainId, u128)>) -> Self {
+        self.fee_caps
+            .extend(caps.into_iter().map(|(chain, wei)| (chain.id(), wei)));
+        self
+    }
+
+    /// The chain's fee cap in wei (`fees::DEFAULT_MAX_FEE_WEI` unless configured).
+    pub fn max_fee_wei(&self, chain: ChainId) -> u128 {
+        self.fee_caps
+            .get(&chain.id())
+            .copied()
+            .unwrap_or(fees::DEFAULT_MAX_FEE_WEI)
     }
 
     /// Excludes a chain's providers that lag the best head by more than `blocks` (its

@@ -4,11 +4,12 @@
 use ethers::providers::Middleware;
 use ethers::signers::{LocalWallet, Signer};
 use ethers::types::transaction::eip2718::TypedTransaction;
-use ethers::types::{BlockNumber, Bytes, TransactionRequest, U256};
+use ethers::types::{BlockNumber, Bytes, Eip1559TransactionRequest, U256};
 use ethers::utils::keccak256;
 use stablepay_domain::ports::{ChainError, OneSignaturePayment, RelaySimulation};
 use stablepay_domain::{Address, ChainId, TxHash};
 
+use crate::fees::Fees;
 use crate::keeper::SignedTx;
 use crate::tokens::{revert_reason, CallOutcome};
 use crate::{calldata, redact_urls, to_h160, EvmChain};
@@ -65,7 +66,8 @@ impl EvmChain {
     }
 }
 
-/// Signs a call of `data` on `to` with `nonce` (legacy transaction, fixed gas).
+/// Signs a call of `data` on `to` with `nonce` (an EIP-1559 transaction, fixed gas, the
+/// given fees: D26).
 pub fn sign_call(
     wallet: &LocalWallet,
     chain: ChainId,
@@ -73,15 +75,16 @@ pub fn sign_call(
     data: Vec<u8>,
     gas: u64,
     nonce: u64,
-    gas_price: U256,
+    fees: Fees,
 ) -> Result<SignedTx, String> {
-    let tx: TypedTransaction = TransactionRequest::new()
+    let tx: TypedTransaction = Eip1559TransactionRequest::new()
         .from(wallet.address())
         .to(to_h160(&to))
         .data(Bytes::from(data))
         .nonce(nonce)
         .gas(gas)
-        .gas_price(gas_price)
+        .max_fee_per_gas(fees.max_fee_per_gas)
+        .max_priority_fee_per_gas(fees.max_priority_fee_per_gas)
         .chain_id(chain.id())
         .into();
     let signature = wallet

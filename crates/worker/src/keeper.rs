@@ -72,7 +72,7 @@ impl ChargeKeeper for EvmKeeper {
     ) -> Result<TxHash, KeeperError> {
         let wallet = self.wallet(chain)?;
         let mined = self.chain.mined_nonce(chain, self.address).await?;
-        let gas_price = self.chain.charge_gas_price(chain).await?;
+        let fees = self.chain.suggest_fees(chain).await?;
         let stored = self
             .store
             .store_keeper_charge(
@@ -83,15 +83,8 @@ impl ChargeKeeper for EvmKeeper {
                 period_key,
                 self.clock.now(),
                 |nonce| {
-                    sign_charge(
-                        &wallet,
-                        chain,
-                        manager,
-                        chain_subscription_id,
-                        nonce,
-                        gas_price,
-                    )
-                    .map(|signed| (signed.hash, signed.raw))
+                    sign_charge(&wallet, chain, manager, chain_subscription_id, nonce, fees)
+                        .map(|signed| (signed.hash, signed.raw))
                 },
             )
             .await?;

@@ -196,15 +196,15 @@ impl SweepLoop {
             .mined_nonce(chain, self.sender)
             .await
             .map_err(|e| e.to_string())?;
-        let gas_price = self
+        let fees = self
             .chain
-            .charge_gas_price(chain)
+            .suggest_fees(chain)
             .await
             .map_err(|e| e.to_string())?;
         let stored = self
             .store
             .store_deposit_sweep(chain, self.sender, mined, &ids, self.clock.now(), |nonce| {
-                sign_call(&wallet, chain, factory, data, gas, nonce, gas_price)
+                sign_call(&wallet, chain, factory, data, gas, nonce, fees)
                     .map(|signed| (signed.hash, signed.raw))
             })
             .await
