@@ -1,9 +1,10 @@
 //! EIP-1559 fees for the service's own transactions (D26): keeper charges, relayed
 //! payments and deposit sweeps. The tip is the median of what the last blocks' included
-//! transactions paid (never below [`MIN_TIP_WEI`]); the fee cap leaves room for the base
-//! fee to double, and never exceeds the operator's `STABLEPAY_MAX_FEE_GWEI_<chain>`. When
-//! the next block's base fee and the tip alone are over that cap, nothing is sent: the
-//! work waits for cheaper blocks rather than paying more than the operator allowed.
+//! transactions paid (never below [`MIN_TIP_WEI`], and never more than the cap leaves
+//! above the next base fee); the fee cap leaves room for the base fee to double, and
+//! never exceeds the operator's `STABLEPAY_MAX_FEE_GWEI_<chain>`. When the next block's
+//! base fee and the smallest tip are over that cap, nothing is sent: the work waits for
+//! cheaper blocks rather than paying more than the operator allowed.
 
 use ethers::providers::Middleware;
 use ethers::types::{BlockNumber, FeeHistory, U256};
@@ -51,14 +52,15 @@ pub fn fees_for(next_base_fee: u128, tips: &[u128], cap: u128) -> Result<Fees, F
     let mut sorted = tips.to_vec();
     sorted.sort_unstable();
     let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
-    let tip = median.max(MIN_TIP_WEI);
-    let needed = next_base_fee.saturating_add(tip);
+    let needed = next_base_fee.saturating_add(MIN_TIP_WEI);
     if needed > cap {
         return Err(FeeRefusal::AboveCap {
             needed_wei: needed,
             cap_wei: cap,
         });
     }
+    // Others' generous tips do not carry ours past the cap.
+    let tip = median.max(MIN_TIP_WEI).min(cap - next_base_fee);
     // Room for two full blocks in a row (the base fee rises at most 12.5 % a block).
     let max_fee = next_base_fee.saturating_mul(2).saturating_add(tip).min(cap);
     Ok(Fees {
@@ -132,6 +134,15 @@ mod tests {
             Fees {
                 max_fee_per_gas: 2 * GWEI / 100 + 2_000_000,
                 max_priority_fee_per_gas: 2_000_000,
+            }
+        );
+        // Tips others overpay are followed only as far as the cap allows.
+        let generous = fees_for(GWEI / 2, &[3 * GWEI], GWEI).unwrap();
+        assert_eq!(
+            generous,
+            Fees {
+                max_fee_per_gas: GWEI,
+                max_priority_fee_per_gas: GWEI / 2,
             }
         );
         // Empty blocks pay no tips: the floor applies.

@@ -95,6 +95,46 @@ pub fn sign_call(
     Ok(SignedTx { hash, raw })
 }
 
+/// Gas of a 0-value transfer to an account without code.
+pub const FILL_GAS: u64 = 21_000;
+
+/// The call of the signed transaction `raw` (its target, data and gas) signed again at
+/// `nonce` with `fees`: a replacement at higher fees (D26). A transaction that cannot be
+/// decoded, or calls nothing, is an error.
+pub fn resign(
+    wallet: &LocalWallet,
+    chain: ChainId,
+    raw: &[u8],
+    nonce: u64,
+    fees: Fees,
+) -> Result<SignedTx, String> {
+    let rlp = ethers::utils::rlp::Rlp::new(raw);
+    let (tx, _) = TypedTransaction::decode_signed(&rlp)
+        .map_err(|e| format!("a stored transaction does not decode: {e}"))?;
+    let to = tx
+        .to_addr()
+        .copied()
+        .ok_or("a stored transaction calls nothing")?;
+    let gas = tx
+        .gas()
+        .and_then(|g| u64::try_from(*g).ok())
+        .ok_or("a stored transaction has no gas limit")?;
+    let data = tx.data().map(|d| d.to_vec()).unwrap_or_default();
+    sign_call(wallet, chain, crate::from_h160(to), data, gas, nonce, fees)
+}
+
+/// A 0-value transfer from the wallet to itself at `nonce`: it uses the nonce up and does
+/// nothing else, so the nonces after it are not stuck behind work no longer wanted.
+pub fn sign_fill(
+    wallet: &LocalWallet,
+    chain: ChainId,
+    nonce: u64,
+    fees: Fees,
+) -> Result<SignedTx, String> {
+    let me = crate::from_h160(wallet.address());
+    sign_call(wallet, chain, me, Vec::new(), FILL_GAS, nonce, fees)
+}
+
 /// What a mined transaction cost: whether it succeeded, its gas, and its effective gas price.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GasReceipt {
@@ -195,5 +235,66 @@ impl EvmChain {
             effective_gas_price_wei: price,
         };
         Ok(Some((gas, r.logs)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wallet() -> LocalWallet {
+        LocalWallet::from_bytes(&[7u8; 32])
+            .unwrap()
+            .with_chain_id(84532u64)
+    }
+
+    const FEES: Fees = Fees {
+        max_fee_per_gas: 3_000_000_000,
+        max_priority_fee_per_gas: 1_000_000,
+    };
+
+    #[test]
+    fn a_replacement_is_the_same_call_at_the_same_nonce_with_the_new_fees() {
+        let to = Address::from_bytes([0x11; 20]);
+        let first = sign_call(
+            &wallet(),
+            ChainId::BaseSepolia,
+            to,
+            vec![1, 2, 3],
+            90_000,
+            7,
+            FEES,
+        )
+        .unwrap();
+        let higher = Fees {
+            max_fee_per_gas: 4_000_000_000,
+            max_priority_fee_per_gas: 2_000_000,
+        };
+        let again = resign(&wallet(), ChainId::BaseSepolia, &first.raw, 7, higher).unwrap();
+        let expected = sign_call(
+            &wallet(),
+            ChainId::BaseSepolia,
+            to,
+            vec![1, 2, 3],
+            90_000,
+            7,
+            higher,
+        )
+        .unwrap();
+        assert_eq!(again.raw, expected.raw);
+        assert_ne!(again.hash, first.hash);
+        assert!(resign(&wallet(), ChainId::BaseSepolia, &[0x02, 0xc0], 7, higher).is_err());
+    }
+
+    #[test]
+    fn a_fill_sends_nothing_to_the_sender_itself() {
+        let fill = sign_fill(&wallet(), ChainId::BaseSepolia, 9, FEES).unwrap();
+        let rlp = ethers::utils::rlp::Rlp::new(&fill.raw);
+        let (tx, _) = TypedTransaction::decode_signed(&rlp).unwrap();
+        assert_eq!(tx.to_addr(), Some(&wallet().address()));
+        assert_eq!(tx.value().copied().unwrap_or_default(), U256::zero());
+        assert_eq!(tx.gas(), Some(&U256::from(FILL_GAS)));
+        assert_eq!(tx.nonce(), Some(&U256::from(9)));
+        assert!(tx.data().is_none_or(|d| d.is_empty()));
     }
 }

@@ -421,6 +421,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sender_attempts (tx_hash) {
+        tx_hash -> Text,
+        chain_id -> Int4,
+        sender_address -> Text,
+        nonce -> Int8,
+        raw_tx -> Bytea,
+        max_fee_wei -> Int8,
+        priority_fee_wei -> Int8,
+        fill -> Bool,
+        sent_block -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     merchants,
     api_keys,
@@ -441,6 +456,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscription_plans,
     keeper_nonces,
     keeper_transactions,
+    sender_attempts,
     deposit_transfers,
     deposit_sweeps,
 );

@@ -20,9 +20,36 @@ pub enum ChargeSimulation {
 pub struct InFlightCharge {
     pub chain: ChainId,
     pub subscription: SubscriptionId,
+    /// The newest transaction signed at the charge's nonce.
     pub tx_hash: TxHash,
     pub period_key: Timestamp,
     pub last_broadcast_at: Timestamp,
+    /// Every transaction signed at the charge's nonce, newest first (D26): the charge,
+    /// its replacements at higher fees and, once the charge was no longer wanted, 0-value
+    /// fills. Any of them may be the one mined.
+    pub attempts: Vec<ChargeAttempt>,
+    /// The head when the newest attempt was broadcast.
+    pub sent_block: u64,
+}
+
+/// One transaction signed at a charge's nonce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChargeAttempt {
+    pub tx_hash: TxHash,
+    /// A 0-value transfer to the keeper itself: it uses the nonce up and charges nothing.
+    pub fill: bool,
+}
+
+/// What `ChargeKeeper::replace` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// The charge again, at fees raised by at least 12.5 %.
+    Charge(TxHash),
+    /// A 0-value transfer to the keeper at the nonce: the charge is no longer wanted.
+    Fill(TxHash),
+    /// No raise fits under the fee cap (or the chain asks more than the cap): the newest
+    /// attempt was broadcast again as it was.
+    Resent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +91,15 @@ pub trait ChargeKeeper: Send + Sync {
     /// Charges sent on `chain` and not yet settled, oldest nonce first.
     async fn in_flight(&self, chain: ChainId) -> Result<Vec<InFlightCharge>, KeeperError>;
 
-    /// Broadcasts a stored charge again (a node dropped it, or the first send failed).
-    async fn rebroadcast(&self, chain: ChainId, tx: TxHash) -> Result<(), KeeperError>;
+    /// Replaces the newest attempt of an unmined charge at its nonce (D26): with the
+    /// charge again at fees raised by at least 12.5 % when it is `still_wanted`, else
+    /// with a 0-value transfer to the keeper itself, so the nonces after it are not stuck.
+    /// Under the chain's fee cap; when no raise fits, the newest attempt is broadcast
+    /// again. The attempt is stored before it is broadcast. Errors: `Chain` (fees or the
+    /// head unknown), `Store`.
+    async fn replace(
+        &self,
+        charge: &InFlightCharge,
+        still_wanted: bool,
+    ) -> Result<Replacement, KeeperError>;
 }

@@ -1,7 +1,7 @@
 //! One billing tick on one chain (D10, D19): claim due subscriptions, simulate `charge`
 //! with `eth_call`, send the chargeable ones through the keeper, record every failed try
 //! as an attempt with the dunning transition it causes, then follow the charges in
-//! flight (re-broadcast the dropped, settle the mined at depth, record the reverted).
+//! flight (`in_flight`: settle the mined at depth, record the reverted, replace the stuck).
 
 use futures_util::StreamExt;
 
@@ -11,15 +11,13 @@ use crate::model::{
     TxHash,
 };
 use crate::ports::{
-    BillingWrite, ChargeKeeper, ChargeSimulation, EventDraft, InFlightCharge, KeeperError,
-    PaymentUpsert, SettlementWrite, SubscriptionRecord,
+    BillingWrite, ChargeKeeper, ChargeSimulation, EventDraft, PaymentUpsert, SettlementWrite,
+    SubscriptionRecord,
 };
 use crate::representation::{PaymentResource, SubscriptionResource};
-use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
 use crate::services::{
-    settle_subscription_receipt, to_json, write_billing, BillingWriteOutcome, SettleDeps,
-    SettleError, SettleOutcome, WRITE_ATTEMPTS,
+    to_json, write_billing, BillingWriteOutcome, SettleDeps, SettleError, WRITE_ATTEMPTS,
 };
 
 /// How long a claim keeps other workers off a subscription (also the pause before a try
@@ -28,8 +26,6 @@ pub const CLAIM_LEASE_SECS: i64 = 60;
 /// A subscription the chain called not due yet is tried again after this long (the
 /// chain's clock may trail the service's by a block).
 pub const NOT_DUE_RETRY_SECS: i64 = 2;
-/// A charge without a receipt is broadcast again after this long.
-pub const REBROADCAST_AFTER_SECS: i64 = 30;
 const CONCURRENCY: usize = 16;
 
 pub struct BillingDeps<'a> {
@@ -55,7 +51,10 @@ pub enum ChargeOutcome {
 pub struct BillingReport {
     pub charges: Vec<(SubscriptionId, ChargeOutcome)>,
     pub in_flight: usize,
-    pub rebroadcast: usize,
+    /// Stuck charges replaced at their nonce (or sent again as they were, at the cap).
+    pub replaced: usize,
+    /// Of those, replaced by a 0-value fill: the subscription stopped charging.
+    pub filled: usize,
     pub settled: usize,
     pub errors: Vec<String>,
 }
@@ -114,6 +113,13 @@ async fn charge_one(rec: SubscriptionRecord, deps: &BillingDeps<'_>) -> ChargeOu
         .await;
     let code = match simulation {
         Ok(ChargeSimulation::Chargeable) => {
+            // Read again right before the send (D26): a portal cancel or a paused
+            // recipient since the claim means no charge.
+            match deps.settle.subscriptions.subscription_public(sub.id).await {
+                Ok(Some(now)) if still_charges(now.subscription.status) => {}
+                Ok(_) => return ChargeOutcome::NotLive,
+                Err(e) => return ChargeOutcome::Error(e.to_string()),
+            }
             return match deps
                 .keeper
                 .send_charge(sub.chain, manager, sub.id, chain_id, period)
@@ -258,157 +264,12 @@ fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -
     }
 }
 
-/// Follows the keeper's charges in flight: a mined charge is settled at depth (the same
-/// use case as the watcher), a reverted one at depth is recorded as a failed try with
-/// the reason the chain gives now, and one without a receipt is sent again.
-async fn follow_in_flight(chain: ChainId, deps: &BillingDeps<'_>, report: &mut BillingReport) {
-    let in_flight = match deps.keeper.in_flight(chain).await {
-        Ok(list) => list,
-        Err(e) => {
-            report.errors.push(e.to_string());
-            return;
-        }
-    };
-    report.in_flight = in_flight.len();
-    if in_flight.is_empty() {
-        return;
-    }
-    let head = match deps.settle.chain.block_number(chain).await {
-        Ok(head) => head,
-        Err(e) => {
-            report.errors.push(e.to_string());
-            return;
-        }
-    };
-    let results: Vec<Result<InFlightResult, String>> = futures_util::stream::iter(in_flight)
-        .map(|charge| async move { follow_one(&charge, head, deps).await })
-        .buffer_unordered(CONCURRENCY)
-        .collect()
-        .await;
-    for result in results {
-        match result {
-            Ok(InFlightResult::Rebroadcast) => report.rebroadcast += 1,
-            Ok(InFlightResult::Settled) => report.settled += 1,
-            Ok(InFlightResult::Waiting) => {}
-            Err(e) => report.errors.push(e),
-        }
-    }
-}
-
-enum InFlightResult {
-    Waiting,
-    Rebroadcast,
-    Settled,
-}
-
-async fn follow_one(
-    charge: &InFlightCharge,
-    head: u64,
-    deps: &BillingDeps<'_>,
-) -> Result<InFlightResult, String> {
-    let chain = charge.chain;
-    let receipt = deps
-        .settle
-        .chain
-        .receipt(chain, charge.tx_hash)
-        .await
-        .map_err(|e| e.to_string())?;
-    let Some(receipt) = receipt else {
-        let now = deps.settle.clock.now();
-        if now.unix_seconds() - charge.last_broadcast_at.unix_seconds() >= REBROADCAST_AFTER_SECS {
-            deps.keeper
-                .rebroadcast(chain, charge.tx_hash)
-                .await
-                .map_err(|e: KeeperError| e.to_string())?;
-            return Ok(InFlightResult::Rebroadcast);
-        }
-        return Ok(InFlightResult::Waiting);
-    };
-    let depth = deps
-        .settle
-        .contracts(chain)
-        .map_err(|e| e.to_string())?
-        .confirmations;
-    if !is_confirmed(head, receipt.block_number, depth) {
-        return Ok(InFlightResult::Waiting);
-    }
-    if receipt.succeeded {
-        let outcomes = settle_subscription_receipt(chain, &receipt, head, &deps.settle)
-            .await
-            .map_err(|e| e.to_string())?;
-        let deferred = outcomes
-            .iter()
-            .any(|o| matches!(o, SettleOutcome::Deferred(_)));
-        let recorded = outcomes.iter().any(|o| {
-            matches!(
-                o,
-                SettleOutcome::Confirmed(_) | SettleOutcome::AlreadyRecorded(_)
-            )
-        });
-        if deferred {
-            return Ok(InFlightResult::Waiting);
-        }
-        if !recorded {
-            // A successful charge the books cannot take: never expected, so it is
-            // reported, and the keeper transaction closed so billing goes on.
-            let store = deps.settle.subscriptions;
-            if let Some(rec) = store
-                .subscription_public(charge.subscription)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                close_charge(rec, charge.tx_hash, deps).await?;
-            }
-            return Err(format!(
-                "charge {} succeeded but was not recorded: {outcomes:?}",
-                charge.tx_hash
-            ));
-        }
-        return Ok(InFlightResult::Settled);
-    }
-    // Reverted at depth (the subscriber moved funds or canceled between simulation and
-    // mining): record why, as the chain tells it now.
-    let store = deps.settle.subscriptions;
-    let Some(rec) = store
-        .subscription_public(charge.subscription)
-        .await
-        .map_err(|e| e.to_string())?
-    else {
-        return Err(format!(
-            "charge {} names an unknown subscription",
-            charge.tx_hash
-        ));
-    };
-    let manager = rec.manager;
-    let chain_id = rec
-        .subscription
-        .chain_subscription_id
-        .parse::<u128>()
-        .unwrap_or(0);
-    let code = match deps.keeper.simulate_charge(chain, manager, chain_id).await {
-        Ok(ChargeSimulation::Fails(code)) => Some(code),
-        Ok(_) => None,
-        Err(e) => return Err(e.to_string()),
-    };
-    match code {
-        Some(code) => {
-            let written = record_failure(
-                rec.clone(),
-                charge.period_key,
-                code,
-                Some(charge.tx_hash),
-                deps,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            if !written {
-                close_charge(rec, charge.tx_hash, deps).await?;
-            }
-        }
-        // Chargeable again (or charged meanwhile): close this one; the claim retries.
-        None => close_charge(rec, charge.tx_hash, deps).await?,
-    }
-    Ok(InFlightResult::Settled)
+/// Whether a subscription in `status` is still billed (not canceled, paused or expired).
+fn still_charges(status: SubscriptionStatus) -> bool {
+    matches!(
+        status,
+        SubscriptionStatus::Active | SubscriptionStatus::PastDue
+    )
 }
 
 /// Marks a keeper charge done without changing the subscription's billing state.
@@ -450,6 +311,9 @@ async fn unchanged_write(
         BillingWriteOutcome::Contended => Err("the subscription kept changing".into()),
     }
 }
+
+mod in_flight;
+use in_flight::follow_in_flight;
 
 #[cfg(test)]
 mod tests;

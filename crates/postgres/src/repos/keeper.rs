@@ -5,14 +5,24 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{InFlightCharge, StoreError};
+use stablepay_domain::ports::{ChargeAttempt, InFlightCharge, StoreError};
 use stablepay_domain::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 use uuid::Uuid;
 
+use super::sender_attempts::{insert_attempt, AtNonce, AttemptFees};
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, tx_hash};
 use crate::schema::{keeper_nonces as kn, keeper_transactions as kt};
 use crate::PgStore;
+
+/// (nonce, subscription, newest tx, period, last broadcast) of an open charge.
+type OpenChargeRow = (
+    i64,
+    Uuid,
+    String,
+    chrono::DateTime<chrono::Utc>,
+    chrono::DateTime<chrono::Utc>,
+);
 
 /// A charge transaction as stored before its first broadcast.
 #[derive(Debug, Clone)]
@@ -85,6 +95,7 @@ impl PgStore {
         subscription: SubscriptionId,
         period_key: Timestamp,
         now: Timestamp,
+        fees: AttemptFees,
         sign: impl FnOnce(u64) -> SignedCharge + Send,
     ) -> Result<StoredCharge, StoreError> {
         let mut conn = self.conn().await?;
@@ -112,6 +123,13 @@ impl PgStore {
                     .execute(conn)
                     .await?;
                 used_nonce(conn, chain_id, &keeper, nonce).await?;
+                let signed = (&hash, raw.as_slice());
+                let at = AtNonce {
+                    chain_id,
+                    sender: &keeper,
+                    nonce,
+                };
+                insert_attempt(conn, at, signed, fees, false, now).await?;
                 Ok::<_, diesel::result::Error>(StoredCharge {
                     nonce,
                     tx_hash: hash,
@@ -123,57 +141,64 @@ impl PgStore {
         Ok(stored)
     }
 
-    /// Charges sent on `chain` and not yet settled, oldest nonce first.
+    /// `keeper`'s charges sent on `chain` and not yet settled, oldest nonce first, each
+    /// with every attempt at its nonce (a charge stored before attempts were kept has its
+    /// own hash as its only attempt, sent at block 0: due for replacement).
     pub async fn open_keeper_charges(
         &self,
         chain: ChainId,
+        keeper: Address,
     ) -> Result<Vec<InFlightCharge>, StoreError> {
-        let mut conn = self.conn().await?;
-        let rows: Vec<(
-            Uuid,
-            String,
-            chrono::DateTime<chrono::Utc>,
-            chrono::DateTime<chrono::Utc>,
-        )> = kt::table
-            .filter(kt::chain_id.eq(chain.id() as i32))
-            .filter(kt::status.eq("sent"))
-            .order(kt::nonce.asc())
-            .select((
-                kt::subscription_id,
-                kt::tx_hash,
-                kt::period_key,
-                kt::last_broadcast_at,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let rows: Vec<OpenChargeRow> = {
+            let mut conn = self.conn().await?;
+            kt::table
+                .filter(kt::chain_id.eq(chain.id() as i32))
+                .filter(kt::keeper_address.eq(keeper.to_lower_hex()))
+                .filter(kt::status.eq("sent"))
+                .order(kt::nonce.asc())
+                .select((
+                    kt::nonce,
+                    kt::subscription_id,
+                    kt::tx_hash,
+                    kt::period_key,
+                    kt::last_broadcast_at,
+                ))
+                .load(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+        };
+        let nonces: Vec<u64> = rows
+            .iter()
+            .map(|r| u64::try_from(r.0).unwrap_or(0))
+            .collect();
+        let mut attempts = self.attempts_at(chain, keeper, &nonces).await?;
         rows.into_iter()
-            .map(|(sub, hash, period, broadcast)| {
+            .map(|(nonce, sub, hash, period, broadcast)| {
+                let hash = tx_hash(&hash)?;
+                let nonce = u64::try_from(nonce).unwrap_or(0);
+                let (attempts, sent_block) = match attempts.iter().position(|a| a.0 == nonce) {
+                    Some(i) => {
+                        let (_, list, block) = attempts.swap_remove(i);
+                        (list, block)
+                    }
+                    None => (
+                        vec![ChargeAttempt {
+                            tx_hash: hash,
+                            fill: false,
+                        }],
+                        0,
+                    ),
+                };
                 Ok(InFlightCharge {
                     chain,
                     subscription: SubscriptionId::from_uuid(sub),
-                    tx_hash: tx_hash(&hash)?,
+                    tx_hash: hash,
                     period_key: Timestamp::new(period),
                     last_broadcast_at: Timestamp::new(broadcast),
+                    attempts,
+                    sent_block,
                 })
             })
             .collect()
-    }
-
-    /// The stored bytes of a charge, and marks it broadcast at `now`.
-    pub async fn keeper_charge_for_rebroadcast(
-        &self,
-        tx: TxHash,
-        now: Timestamp,
-    ) -> Result<Option<Vec<u8>>, StoreError> {
-        let mut conn = self.conn().await?;
-        let raw: Option<Vec<u8>> = diesel::update(kt::table.filter(kt::tx_hash.eq(tx.to_string())))
-            .set(kt::last_broadcast_at.eq(now.as_datetime()))
-            .returning(kt::raw_tx)
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
-        Ok(raw)
     }
 }

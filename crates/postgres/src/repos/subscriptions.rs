@@ -24,8 +24,8 @@ use crate::rows::{
     SubscriptionRow, SubscriptionTermsRow,
 };
 use crate::schema::{
-    checkout_sessions as cs, keeper_transactions as kt, payment_attempts as pa, payments as p,
-    subscription_plans as plans, subscriptions as s,
+    checkout_sessions as cs, payment_attempts as pa, payments as p, subscription_plans as plans,
+    subscriptions as s,
 };
 use crate::PgStore;
 
@@ -156,10 +156,16 @@ async fn write_billing(
             .await?;
     }
     if let Some(tx) = w.settles_charge_tx {
-        diesel::update(kt::table.filter(kt::tx_hash.eq(tx.to_string())))
-            .set(kt::status.eq("done"))
-            .execute(conn)
-            .await?;
+        // The mined transaction may be an earlier attempt at the charge's nonce (D26).
+        diesel::sql_query(
+            "UPDATE keeper_transactions kt SET status = 'done' WHERE kt.tx_hash = $1 \
+             OR EXISTS (SELECT 1 FROM sender_attempts a WHERE a.tx_hash = $1 \
+             AND a.chain_id = kt.chain_id AND a.sender_address = kt.keeper_address \
+             AND a.nonce = kt.nonce)",
+        )
+        .bind::<sql_types::Text, _>(tx.to_string())
+        .execute(conn)
+        .await?;
     }
     for event in &w.events {
         write_event(conn, event).await?;

@@ -6,7 +6,10 @@ use futures_executor::block_on;
 
 use super::*;
 use crate::model::{Mode, Subscription};
-use crate::ports::{ChainError, ChainReceipt, MockSubscriptionStore};
+use crate::ports::{
+    ChainError, ChainReceipt, ChargeAttempt, InFlightCharge, KeeperError, MockSubscriptionStore,
+    Replacement,
+};
 
 // The subscription fixtures, compiled into each of the three test modules that share them.
 #[allow(clippy::duplicate_mod)]
@@ -124,8 +127,14 @@ fn sent(
     answer: Result<TxHash, KeeperError>,
 ) -> ChargeOutcome {
     let id = rec.subscription.id;
-    let mut h = claiming(vec![rec]);
+    let mut h = claiming(vec![rec.clone()]);
     simulating(&mut h, Ok(ChargeSimulation::Chargeable));
+    // Read again right before the send.
+    h.subscriptions
+        .expect_subscription_public()
+        .withf(move |s| *s == id)
+        .times(1)
+        .return_const(Ok(Some(rec)));
     h.keeper
         .expect_send_charge()
         .withf(move |c, m, s, n, p| (*c, *m, *s, *n, *p) == (CHAIN, manager(), id, SUB, period))
@@ -159,6 +168,33 @@ fn a_failed_send_is_an_error_without_a_write() {
     let why = "billing is not configured on chain 84532".to_owned();
     let refused = Err(KeeperError::NotConfigured(84532));
     assert_eq!(sent(rec, period(), refused), ChargeOutcome::Error(why));
+}
+
+#[test]
+fn a_portal_cancel_between_the_claim_and_the_send_means_no_charge() {
+    for status in [
+        SubscriptionStatus::Canceled,
+        SubscriptionStatus::Paused,
+        SubscriptionStatus::Expired,
+    ] {
+        let rec = record(SubscriptionStatus::Active);
+        let id = rec.subscription.id;
+        let mut fresh = rec.clone();
+        fresh.subscription.status = status;
+        let mut h = claiming(vec![rec]);
+        simulating(&mut h, Ok(ChargeSimulation::Chargeable));
+        h.subscriptions
+            .expect_subscription_public()
+            .times(1)
+            .return_const(Ok(Some(fresh)));
+        h.keeper.expect_send_charge().never();
+        no_writes(&mut h.subscriptions);
+        assert_eq!(
+            bill(&h),
+            report(vec![(id, ChargeOutcome::NotLive)]),
+            "{status:?}"
+        );
+    }
 }
 
 #[test]
@@ -435,15 +471,34 @@ fn following(charges: Vec<InFlightCharge>, head: u64) -> Harness {
     h
 }
 
-/// `tx(1)`, the keeper's charge of `rec` for `period()`, last broadcast `age` s ago.
-fn in_flight(rec: &SubscriptionRecord, age: i64) -> InFlightCharge {
+/// `tx(1)`, the keeper's charge of `rec` for `period()`, broadcast at block `sent_block`.
+fn in_flight(rec: &SubscriptionRecord, sent_block: u64) -> InFlightCharge {
     InFlightCharge {
         chain: CHAIN,
         subscription: rec.subscription.id,
         tx_hash: tx(1),
         period_key: period(),
-        last_broadcast_at: now().plus_seconds(-age),
+        last_broadcast_at: now(),
+        attempts: vec![ChargeAttempt {
+            tx_hash: tx(1),
+            fill: false,
+        }],
+        sent_block,
     }
+}
+
+/// `rec`'s charge replaced once: `tx(2)` (a fill when `fill`) over the charge `tx(1)`.
+fn replaced_once(rec: &SubscriptionRecord, fill: bool) -> InFlightCharge {
+    let mut charge = in_flight(rec, BLOCK);
+    charge.tx_hash = tx(2);
+    charge.attempts.insert(
+        0,
+        ChargeAttempt {
+            tx_hash: tx(2),
+            fill,
+        },
+    );
+    charge
 }
 
 fn receipt_of_tx1(h: &mut Harness, r: Option<ChainReceipt>) {
@@ -454,49 +509,137 @@ fn receipt_of_tx1(h: &mut Harness, r: Option<ChainReceipt>) {
         .return_const(Ok(r));
 }
 
-#[test]
-fn an_in_flight_charge_without_a_receipt_is_rebroadcast_after_thirty_seconds() {
+/// A charge unmined `REPLACE_AFTER_BLOCKS` after its broadcast, whose subscription now
+/// reads `status`: replaced with `still_wanted` as expected.
+fn stuck(status: SubscriptionStatus, still_wanted: bool, answer: Replacement) -> BillingReport {
     let rec = record(SubscriptionStatus::Active);
-    let mut h = following(vec![in_flight(&rec, REBROADCAST_AFTER_SECS)], DEEP);
+    let mut fresh = rec.clone();
+    fresh.subscription.status = status;
+    let mut h = following(
+        vec![in_flight(&rec, BLOCK)],
+        BLOCK + in_flight::REPLACE_AFTER_BLOCKS,
+    );
     receipt_of_tx1(&mut h, None);
-    h.keeper
-        .expect_rebroadcast()
-        .withf(|c, t| (*c, *t) == (CHAIN, tx(1)))
+    h.subscriptions
+        .expect_subscription_public()
         .times(1)
-        .return_const(Ok(()));
+        .return_const(Ok(Some(fresh)));
+    h.keeper
+        .expect_replace()
+        .withf(move |c, wanted| c.tx_hash == tx(1) && *wanted == still_wanted)
+        .times(1)
+        .return_const(Ok(answer));
     no_writes(&mut h.subscriptions);
-    let got = bill(&h);
-    assert_eq!((got.in_flight, got.rebroadcast, got.settled), (1, 1, 0));
-    assert_eq!(got.errors, Vec::<String>::new());
+    bill(&h)
+}
+
+#[test]
+fn a_charge_unmined_for_three_blocks_is_replaced_at_higher_fees_while_it_still_charges() {
+    for status in [SubscriptionStatus::Active, SubscriptionStatus::PastDue] {
+        let got = stuck(status, true, Replacement::Charge(tx(2)));
+        assert_eq!(
+            (got.in_flight, got.replaced, got.filled, got.settled),
+            (1, 1, 0, 0)
+        );
+        assert_eq!(got.errors, Vec::<String>::new());
+    }
+}
+
+#[test]
+fn a_stuck_charge_of_a_subscription_canceled_since_is_replaced_by_a_fill() {
+    for status in [
+        SubscriptionStatus::Canceled,
+        SubscriptionStatus::Paused,
+        SubscriptionStatus::Expired,
+    ] {
+        let got = stuck(status, false, Replacement::Fill(tx(2)));
+        assert_eq!(
+            (got.in_flight, got.replaced, got.filled),
+            (1, 1, 1),
+            "{status:?}"
+        );
+    }
 }
 
 #[test]
 fn a_younger_in_flight_charge_without_a_receipt_is_left_alone() {
     let rec = record(SubscriptionStatus::Active);
-    let mut h = following(vec![in_flight(&rec, REBROADCAST_AFTER_SECS - 1)], DEEP);
+    let head = BLOCK + in_flight::REPLACE_AFTER_BLOCKS - 1;
+    let mut h = following(vec![in_flight(&rec, BLOCK)], head);
     receipt_of_tx1(&mut h, None);
-    h.keeper.expect_rebroadcast().never();
+    h.keeper.expect_replace().never();
     no_writes(&mut h.subscriptions);
     let got = bill(&h);
-    assert_eq!((got.in_flight, got.rebroadcast, got.settled), (1, 0, 0));
+    assert_eq!((got.in_flight, got.replaced, got.settled), (1, 0, 0));
+}
+
+#[test]
+fn an_earlier_attempt_that_was_mined_settles_the_charge() {
+    let rec = record(SubscriptionStatus::Active);
+    let mut h = following(vec![replaced_once(&rec, false)], DEEP);
+    h.chain
+        .expect_receipt()
+        .withf(|c, t| (*c, *t) == (CHAIN, tx(2)))
+        .times(1)
+        .return_const(Ok(None));
+    receipt_of_tx1(&mut h, Some(receipt(vec![charged()])));
+    h.keeper.expect_replace().never();
+    h.subscriptions
+        .expect_subscription_by_chain_id()
+        .return_const(Ok(Some(rec.clone())));
+    period_reads(&mut h, rec.subscription.id, None, 0);
+    let seen = expect_billing(&mut h.subscriptions);
+    let got = bill(&h);
+    assert_eq!((got.in_flight, got.settled, got.replaced), (1, 1, 0));
+    assert_eq!(written(&seen).remove(0).settles_charge_tx, Some(tx(1)));
+}
+
+#[test]
+fn a_mined_fill_at_depth_closes_the_charge_without_a_payment() {
+    let rec = record(SubscriptionStatus::Canceled);
+    let mut h = following(vec![replaced_once(&rec, true)], DEEP);
+    let mut fill = receipt(vec![]);
+    fill.tx_hash = tx(2);
+    h.chain
+        .expect_receipt()
+        .withf(|c, t| (*c, *t) == (CHAIN, tx(2)))
+        .times(1)
+        .return_const(Ok(Some(fill)));
+    h.subscriptions
+        .expect_subscription_public()
+        .times(1)
+        .return_const(Ok(Some(rec.clone())));
+    h.subscriptions.expect_subscription_by_chain_id().never();
+    let seen = expect_billing(&mut h.subscriptions);
+    let got = bill(&h);
+    assert_eq!((got.in_flight, got.settled), (1, 1));
+    let w = written(&seen).remove(0);
+    assert_eq!(
+        (w.settles_charge_tx, w.payment, w.events.len()),
+        (Some(tx(2)), None, 0)
+    );
+    assert_eq!(
+        w.subscription.subscription.status,
+        SubscriptionStatus::Canceled
+    );
 }
 
 #[test]
 fn an_in_flight_charge_below_depth_waits() {
     let rec = record(SubscriptionStatus::Active);
-    let mut h = following(vec![in_flight(&rec, 600)], BLOCK);
+    let mut h = following(vec![in_flight(&rec, BLOCK)], BLOCK);
     receipt_of_tx1(&mut h, Some(receipt(vec![charged()])));
-    h.keeper.expect_rebroadcast().never();
+    h.keeper.expect_replace().never();
     h.subscriptions.expect_subscription_by_chain_id().never();
     no_writes(&mut h.subscriptions);
     let got = bill(&h);
-    assert_eq!((got.in_flight, got.rebroadcast, got.settled), (1, 0, 0));
+    assert_eq!((got.in_flight, got.replaced, got.settled), (1, 0, 0));
 }
 
 #[test]
 fn a_mined_in_flight_charge_at_depth_is_settled_as_the_period_payment() {
     let rec = record(SubscriptionStatus::Active);
-    let mut h = following(vec![in_flight(&rec, 600)], DEEP);
+    let mut h = following(vec![in_flight(&rec, BLOCK)], DEEP);
     receipt_of_tx1(&mut h, Some(receipt(vec![charged()])));
     h.subscriptions
         .expect_subscription_by_chain_id()
@@ -517,7 +660,7 @@ fn a_mined_in_flight_charge_at_depth_is_settled_as_the_period_payment() {
 fn reverted(rec: &SubscriptionRecord, now_says: ChargeSimulation) -> Harness {
     let mut reverted = receipt(vec![]);
     reverted.succeeded = false;
-    let mut h = following(vec![in_flight(rec, 600)], DEEP);
+    let mut h = following(vec![in_flight(rec, BLOCK)], DEEP);
     receipt_of_tx1(&mut h, Some(reverted));
     let id = rec.subscription.id;
     h.subscriptions

@@ -1,0 +1,206 @@
+//! Following the keeper's charges in flight (D19, D26): any transaction signed at a
+//! charge's nonce may be the one mined, so each attempt's receipt is asked for. A mined
+//! charge is settled at depth (the watcher's use case), a reverted one at depth recorded
+//! as a failed try with the reason the chain gives now, and a mined 0-value fill closes
+//! the charge with nothing recorded. One that no attempt of has been mined for
+//! [`REPLACE_AFTER_BLOCKS`] is replaced at its nonce, after the subscription is read
+//! again: still charging, at higher fees; canceled, paused or expired meanwhile, by a fill
+//! (nothing is charged, and the nonces after it are not stuck).
+
+use futures_util::StreamExt;
+
+use super::{close_charge, record_failure, BillingDeps, BillingReport, CONCURRENCY};
+use crate::model::ChainId;
+use crate::ports::{
+    ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, KeeperError, Replacement,
+};
+use crate::rules::confirmations::is_confirmed;
+use crate::services::{settle_subscription_receipt, SettleOutcome};
+
+/// Blocks after its newest broadcast before an unmined charge is replaced: long enough
+/// for a transaction paying the going rate to be included, short enough that one stuck
+/// nonce holds the ones after it for seconds on Base.
+pub const REPLACE_AFTER_BLOCKS: u64 = 3;
+
+pub(super) async fn follow_in_flight(
+    chain: ChainId,
+    deps: &BillingDeps<'_>,
+    report: &mut BillingReport,
+) {
+    let in_flight = match deps.keeper.in_flight(chain).await {
+        Ok(list) => list,
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return;
+        }
+    };
+    report.in_flight = in_flight.len();
+    if in_flight.is_empty() {
+        return;
+    }
+    let head = match deps.settle.chain.block_number(chain).await {
+        Ok(head) => head,
+        Err(e) => {
+            report.errors.push(e.to_string());
+            return;
+        }
+    };
+    let results: Vec<Result<Followed, String>> = futures_util::stream::iter(in_flight)
+        .map(|charge| async move { follow_one(&charge, head, deps).await })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    for result in results {
+        match result {
+            Ok(Followed::Replaced(Replacement::Fill(_))) => {
+                report.replaced += 1;
+                report.filled += 1;
+            }
+            Ok(Followed::Replaced(_)) => report.replaced += 1,
+            Ok(Followed::Settled) => report.settled += 1,
+            Ok(Followed::Waiting) => {}
+            Err(e) => report.errors.push(e),
+        }
+    }
+}
+
+enum Followed {
+    Waiting,
+    Replaced(Replacement),
+    Settled,
+}
+
+/// The first attempt with a receipt, newest first (the node's answer for each).
+async fn mined_attempt(
+    charge: &InFlightCharge,
+    deps: &BillingDeps<'_>,
+) -> Result<Option<(ChargeAttempt, ChainReceipt)>, String> {
+    for attempt in &charge.attempts {
+        let receipt = deps
+            .settle
+            .chain
+            .receipt(charge.chain, attempt.tx_hash)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(r) = receipt {
+            return Ok(Some((*attempt, r)));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether the subscription still wants its charge, read afresh (a portal cancel or a
+/// paused recipient may have come after the claim).
+async fn still_wanted(charge: &InFlightCharge, deps: &BillingDeps<'_>) -> Result<bool, String> {
+    let rec = deps
+        .settle
+        .subscriptions
+        .subscription_public(charge.subscription)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(rec.is_some_and(|r| super::still_charges(r.subscription.status)))
+}
+
+async fn follow_one(
+    charge: &InFlightCharge,
+    head: u64,
+    deps: &BillingDeps<'_>,
+) -> Result<Followed, String> {
+    let chain = charge.chain;
+    let Some((attempt, receipt)) = mined_attempt(charge, deps).await? else {
+        if head.saturating_sub(charge.sent_block) < REPLACE_AFTER_BLOCKS {
+            return Ok(Followed::Waiting);
+        }
+        let wanted = still_wanted(charge, deps).await?;
+        let done = deps
+            .keeper
+            .replace(charge, wanted)
+            .await
+            .map_err(|e: KeeperError| e.to_string())?;
+        return Ok(Followed::Replaced(done));
+    };
+    let depth = deps
+        .settle
+        .contracts(chain)
+        .map_err(|e| e.to_string())?
+        .confirmations;
+    if !is_confirmed(head, receipt.block_number, depth) {
+        return Ok(Followed::Waiting);
+    }
+    let store = deps.settle.subscriptions;
+    let rec = || async {
+        store
+            .subscription_public(charge.subscription)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("charge {} names an unknown subscription", receipt.tx_hash))
+    };
+    if attempt.fill {
+        // The nonce went to a fill: nothing was charged, nothing is recorded.
+        close_charge(rec().await?, receipt.tx_hash, deps).await?;
+        return Ok(Followed::Settled);
+    }
+    if receipt.succeeded {
+        let outcomes = settle_subscription_receipt(chain, &receipt, head, &deps.settle)
+            .await
+            .map_err(|e| e.to_string())?;
+        if outcomes
+            .iter()
+            .any(|o| matches!(o, SettleOutcome::Deferred(_)))
+        {
+            return Ok(Followed::Waiting);
+        }
+        let recorded = outcomes.iter().any(|o| {
+            matches!(
+                o,
+                SettleOutcome::Confirmed(_) | SettleOutcome::AlreadyRecorded(_)
+            )
+        });
+        if !recorded {
+            // A successful charge the books cannot take: never expected, so it is
+            // reported, and the keeper transaction closed so billing goes on.
+            close_charge(rec().await?, receipt.tx_hash, deps).await?;
+            return Err(format!(
+                "charge {} succeeded but was not recorded: {outcomes:?}",
+                receipt.tx_hash
+            ));
+        }
+        return Ok(Followed::Settled);
+    }
+    // Reverted at depth (the subscriber moved funds or canceled between simulation and
+    // mining): record why, as the chain tells it now.
+    let rec = rec().await?;
+    let chain_id = rec
+        .subscription
+        .chain_subscription_id
+        .parse::<u128>()
+        .unwrap_or(0);
+    let code = match deps
+        .keeper
+        .simulate_charge(chain, rec.manager, chain_id)
+        .await
+    {
+        Ok(ChargeSimulation::Fails(code)) => Some(code),
+        Ok(_) => None,
+        Err(e) => return Err(e.to_string()),
+    };
+    match code {
+        Some(code) => {
+            let written = record_failure(
+                rec.clone(),
+                charge.period_key,
+                code,
+                Some(receipt.tx_hash),
+                deps,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            if !written {
+                close_charge(rec, receipt.tx_hash, deps).await?;
+            }
+        }
+        // Chargeable again (or charged meanwhile): close this one; the claim retries.
+        None => close_charge(rec, receipt.tx_hash, deps).await?,
+    }
+    Ok(Followed::Settled)
+}

@@ -1,0 +1,132 @@
+//! The keeper's transactions (D19, D26): every attempt at a nonce is kept, the charge
+//! names its newest, a replacement of a settled charge stores nothing, and a charge is
+//! closed by whichever of its attempts was mined.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stablepay_domain::ports::{BillingWrite, ChargeAttempt, SubscriptionStore};
+use stablepay_domain::{Address, ChainId, FeeTier, Timestamp, TxHash};
+use stablepay_postgres::testing::{fixtures, fresh_store};
+use stablepay_postgres::AttemptFees;
+
+fn tx(n: u8) -> TxHash {
+    TxHash::from_bytes([n; 32])
+}
+
+fn fees(max_fee_wei: u128, sent_block: u64) -> AttemptFees {
+    AttemptFees {
+        max_fee_wei,
+        priority_fee_wei: max_fee_wei / 10,
+        sent_block,
+    }
+}
+
+#[tokio::test]
+async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_charge() {
+    let (store, _) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
+    let keeper = Address::from_bytes([0x4e; 20]);
+    let now = Timestamp::new(chrono::Utc::now());
+    let stored = store
+        .store_keeper_charge(
+            ChainId::Base,
+            keeper,
+            5,
+            sub,
+            now,
+            now,
+            fees(1_000, 40),
+            |nonce| {
+                assert_eq!(nonce, 5, "never below the chain's count");
+                Ok((tx(1), vec![1]))
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((stored.nonce, stored.tx_hash), (5, tx(1)));
+    let open = store
+        .open_keeper_charges(ChainId::Base, keeper)
+        .await
+        .unwrap();
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].sent_block, 40);
+    assert_eq!(
+        open[0].attempts,
+        [ChargeAttempt {
+            tx_hash: tx(1),
+            fill: false
+        }]
+    );
+
+    // A replacement at higher fees, then a fill: newest first, the charge names the fill.
+    for (n, fill, block) in [(2, false, 43), (3, true, 46)] {
+        let stored = store
+            .store_keeper_replacement(
+                ChainId::Base,
+                keeper,
+                5,
+                (&tx(n), &[n]),
+                fees(1_000 + u128::from(n) * 200, block),
+                fill,
+                now,
+            )
+            .await
+            .unwrap();
+        assert!(stored);
+    }
+    let open = store
+        .open_keeper_charges(ChainId::Base, keeper)
+        .await
+        .unwrap();
+    assert_eq!((open[0].tx_hash, open[0].sent_block), (tx(3), 46));
+    let hashes: Vec<(TxHash, bool)> = open[0]
+        .attempts
+        .iter()
+        .map(|a| (a.tx_hash, a.fill))
+        .collect();
+    assert_eq!(hashes, [(tx(3), true), (tx(2), false), (tx(1), false)]);
+    let newest = store.attempt(tx(3)).await.unwrap().unwrap();
+    assert_eq!(
+        (newest.nonce, newest.fill, newest.raw.as_slice()),
+        (5, true, &[3u8][..])
+    );
+    assert_eq!(newest.fees, fees(1_600, 46));
+
+    // The first attempt was the one mined: the charge is closed all the same.
+    let rec = store.subscription_public(sub).await.unwrap().unwrap();
+    store
+        .record_billing(&BillingWrite {
+            subscription: rec,
+            payment: None,
+            attempt: None,
+            events: vec![],
+            settles_charge_tx: Some(tx(1)),
+            hold_until: None,
+        })
+        .await
+        .unwrap();
+    assert!(store
+        .open_keeper_charges(ChainId::Base, keeper)
+        .await
+        .unwrap()
+        .is_empty());
+    // A replacement of a settled charge stores nothing (and is not to be broadcast).
+    let late = store
+        .store_keeper_replacement(
+            ChainId::Base,
+            keeper,
+            5,
+            (&tx(4), &[4]),
+            fees(2_000, 50),
+            false,
+            now,
+        )
+        .await
+        .unwrap();
+    assert!(!late);
+    assert!(store.attempt(tx(4)).await.unwrap().is_none());
+}

@@ -1,0 +1,1 @@
+DROP TABLE sender_attempts;
