@@ -10,7 +10,8 @@ use stablepay_domain::ports::{
     ChainError, Clock, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
     StoreError,
 };
-use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, Timestamp, TxHash};
+use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
+use stablepay_evm::balance::KeyBalance;
 use stablepay_evm::keeper::keeper_wallet;
 use stablepay_evm::relay::{payment_calldata, sign_call, ONE_SIGNATURE_GAS};
 use stablepay_evm::EvmChain;
@@ -22,13 +23,9 @@ pub struct EvmRelayer {
     clock: Arc<dyn Clock>,
     key: PrivateKey,
     address: Address,
-    min_balance_wei: u128,
-    /// The last balance read per chain and when: every hosted page render asks `ready`.
-    balances: std::sync::Mutex<std::collections::HashMap<ChainId, (Timestamp, u128)>>,
+    /// Its ETH against `STABLEPAY_RELAYER_MIN_BALANCE_WEI`: every hosted page asks `ready`.
+    balance: KeyBalance,
 }
-
-/// How long a balance read answers `ready` (a page view need not cost an RPC call).
-const BALANCE_TTL_SECS: i64 = 5;
 
 impl EvmRelayer {
     pub fn new(
@@ -46,8 +43,7 @@ impl EvmRelayer {
             clock,
             key,
             address,
-            min_balance_wei,
-            balances: Default::default(),
+            balance: KeyBalance::new(address, min_balance_wei, "stablepay_relayer_balance_gwei"),
         })
     }
 
@@ -63,27 +59,9 @@ impl PaymentRelayer for EvmRelayer {
     }
 
     async fn ready(&self, chain: ChainId) -> Result<bool, ChainError> {
-        let now = self.clock.now();
-        let cached = self
-            .balances
-            .lock()
-            .ok()
-            .and_then(|b| b.get(&chain).copied())
-            .filter(|(at, _)| now.unix_seconds() - at.unix_seconds() < BALANCE_TTL_SECS);
-        let wei = match cached {
-            Some((_, wei)) => wei,
-            None => {
-                let wei = self.chain.native_balance(chain, self.address).await?;
-                // Whole gwei as a float: a gauge, not money.
-                metrics::gauge!("stablepay_relayer_balance_gwei", "chain" => chain.id().to_string())
-                    .set((wei / 1_000_000_000) as f64);
-                if let Ok(mut b) = self.balances.lock() {
-                    b.insert(chain, (now, wei));
-                }
-                wei
-            }
-        };
-        Ok(wei >= self.min_balance_wei)
+        self.balance
+            .above_floor(&self.chain, chain, self.clock.now())
+            .await
     }
 
     async fn simulate(

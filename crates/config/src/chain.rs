@@ -45,6 +45,9 @@ pub struct ChainEnv {
     pub relayer: Option<RelayerSettings>,
     /// Which token settles each currency on each chain (`STABLEPAY_TOKEN_<CUR>_<chain>`).
     pub tokens: TokenDirectory,
+    /// `STABLEPAY_KEEPER_MIN_BALANCE_WEI` (default 0.001 ETH): under it the keeper sends
+    /// no new charge (a stuck one is still replaced).
+    pub keeper_min_balance_wei: u128,
     /// The most the service's own transactions pay per gas, in wei, on the chains that set
     /// `STABLEPAY_MAX_FEE_GWEI_<chain>` (D26; the others use the sender's default).
     pub max_fee_wei: Vec<(ChainId, u128)>,
@@ -192,6 +195,10 @@ impl ChainEnv {
             contracts: ChainDirectory::new(contracts),
             tokens: tokens()?,
             max_fee_wei,
+            keeper_min_balance_wei: crate::number(
+                "STABLEPAY_KEEPER_MIN_BALANCE_WEI",
+                DEFAULT_RELAYER_MIN_BALANCE_WEI,
+            )?,
             intent_ttl,
             plan_min_interval,
             dunning,

@@ -118,7 +118,7 @@ pub fn expectations(
             funded.push(FundedKey {
                 variable: "STABLEPAY_KEEPER_KEY",
                 address,
-                floor_wei: stablepay_config::DEFAULT_RELAYER_MIN_BALANCE_WEI,
+                floor_wei: env.keeper_min_balance_wei,
             });
         }
         out.push(ChainExpectation {

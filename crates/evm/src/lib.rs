@@ -4,6 +4,7 @@
 //! an answer (D17) is `Unavailable` too: unknown, never a guessed value. Error text is
 //! passed through [`redact_urls`], so no provider URL (and its API key) reaches a message.
 
+pub mod balance;
 pub mod bindings;
 pub mod calldata;
 mod decode;

@@ -11,6 +11,7 @@ use stablepay_domain::ports::{
     Replacement,
 };
 use stablepay_domain::{Address, ChainId, PrivateKey, SubscriptionId, Timestamp, TxHash};
+use stablepay_evm::balance::KeyBalance;
 use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::{keeper_wallet, sign_charge};
 use stablepay_evm::relay::{resign, sign_fill};
@@ -23,6 +24,8 @@ pub struct EvmKeeper {
     clock: Arc<dyn Clock>,
     key: PrivateKey,
     address: Address,
+    /// Its ETH against `STABLEPAY_KEEPER_MIN_BALANCE_WEI` (gauge `stablepay_keeper_balance_gwei`).
+    balance: KeyBalance,
 }
 
 impl EvmKeeper {
@@ -31,6 +34,7 @@ impl EvmKeeper {
         store: PgStore,
         clock: Arc<dyn Clock>,
         key: PrivateKey,
+        min_balance_wei: u128,
     ) -> Result<Self, String> {
         let wallet = keeper_wallet(&key, ChainId::Base)?;
         let address = Address::from_bytes(wallet.address().0);
@@ -40,6 +44,7 @@ impl EvmKeeper {
             clock,
             key,
             address,
+            balance: KeyBalance::new(address, min_balance_wei, "stablepay_keeper_balance_gwei"),
         })
     }
 
@@ -74,6 +79,16 @@ impl ChargeKeeper for EvmKeeper {
         period_key: Timestamp,
     ) -> Result<TxHash, KeeperError> {
         let wallet = self.wallet(chain)?;
+        // Under its floor the keeper takes no new work (stuck charges are still replaced).
+        if !self
+            .balance
+            .above_floor(&self.chain, chain, self.clock.now())
+            .await?
+        {
+            return Err(KeeperError::Chain(ChainError::Unavailable(
+                "the keeper holds less ETH than STABLEPAY_KEEPER_MIN_BALANCE_WEI: fund it".into(),
+            )));
+        }
         let mined = self.chain.mined_nonce(chain, self.address).await?;
         let fees = self.chain.suggest_fees(chain).await?;
         let head = self.chain.block_number(chain).await?;

@@ -99,6 +99,7 @@ async fn run() -> Result<(), String> {
             store.clone(),
             Arc::new(SystemClock),
             key,
+            chain_env.keeper_min_balance_wei,
         )?)),
         None => None,
     };
