@@ -16,3 +16,11 @@ CREATE TABLE sender_attempts (
     created_at timestamptz NOT NULL
 );
 CREATE INDEX sender_attempts_by_nonce ON sender_attempts (chain_id, sender_address, nonce);
+-- Charges in flight across the upgrade: their one attempt, with unknown fees (0, so any
+-- raise is the chain's current price) sent at block 0 (due for replacement at once).
+INSERT INTO sender_attempts
+    (tx_hash, chain_id, sender_address, nonce, raw_tx, max_fee_wei, priority_fee_wei, fill,
+     sent_block, created_at)
+SELECT tx_hash, chain_id, keeper_address, nonce, raw_tx, 0, 0, false, 0, created_at
+FROM keeper_transactions
+WHERE status = 'sent';

@@ -33,3 +33,17 @@ pub async fn pending_migrations(database_url: &str) -> Result<Vec<String>, Strin
     .await
     .map_err(|e| format!("migrations task: {e}"))?
 }
+
+/// Reverts the newest applied migration; returns its version (tests of an upgrade path).
+pub(crate) async fn revert_last(database_url: &str) -> Result<String, String> {
+    let url = database_url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
+            .map_err(|e| format!("connect: {e}"))?;
+        conn.revert_last_migration(MIGRATIONS)
+            .map(|v| v.to_string())
+            .map_err(|e| format!("revert: {e}"))
+    })
+    .await
+    .map_err(|e| format!("migrations task: {e}"))?
+}

@@ -121,6 +121,12 @@ pub async fn fresh_database() -> String {
 }
 
 /// A store on a fresh database.
+/// Reverts the newest migration of the database at `url` (to test what it does to rows
+/// written before it); returns its version. `run_migrations` applies it again.
+pub async fn revert_last_migration(url: &str) -> String {
+    crate::migrate::revert_last(url).await.expect("revert")
+}
+
 pub async fn fresh_store() -> (PgStore, String) {
     let url = fresh_database().await;
     let store = PgStore::connect(

@@ -5,7 +5,7 @@
 
 use stablepay_domain::ports::{BillingWrite, ChargeAttempt, SubscriptionStore};
 use stablepay_domain::{Address, ChainId, FeeTier, Timestamp, TxHash};
-use stablepay_postgres::testing::{fixtures, fresh_store};
+use stablepay_postgres::testing::{fixtures, fresh_store, revert_last_migration};
 use stablepay_postgres::AttemptFees;
 
 fn tx(n: u8) -> TxHash {
@@ -129,4 +129,65 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .unwrap();
     assert!(!late);
     assert!(store.attempt(tx(4)).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
+    let (store, url) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
+    let keeper = Address::from_bytes([0x4e; 20]);
+    let now = Timestamp::new(chrono::Utc::now());
+    // Written by the release before attempts were kept: the charge row alone.
+    assert_eq!(revert_last_migration(&url).await, "20261126000011");
+    store
+        .store_keeper_charge(ChainId::Base, keeper, 0, sub, now, now, fees(1, 1), |_| {
+            Ok((tx(9), vec![9]))
+        })
+        .await
+        .expect_err("no attempts table before the upgrade");
+    old_release_charge(&url, sub).await;
+    stablepay_postgres::run_migrations(&url).await.unwrap();
+    let open = store
+        .open_keeper_charges(ChainId::Base, keeper)
+        .await
+        .unwrap();
+    assert_eq!(
+        (open.len(), open[0].sent_block),
+        (1, 0),
+        "due for replacement at once"
+    );
+    let attempt = store.attempt(tx(9)).await.unwrap().unwrap();
+    assert_eq!(
+        (attempt.nonce, attempt.raw.as_slice(), attempt.fill),
+        (3, &[9u8][..], false)
+    );
+    assert_eq!(
+        attempt.fees,
+        fees(0, 0),
+        "fees unknown: any raise is the chain's price"
+    );
+}
+
+/// The old release's write: a charge row without an attempt.
+async fn old_release_charge(url: &str, sub: stablepay_domain::SubscriptionId) {
+    use diesel::sql_types::{Bytea, Text, Uuid};
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    diesel::sql_query(
+        "INSERT INTO keeper_transactions (chain_id, keeper_address, nonce, subscription_id, \
+         period_key, tx_hash, raw_tx, status, created_at, last_broadcast_at) \
+         VALUES (8453, $1, 3, $2, now(), $3, $4, 'sent', now(), now())",
+    )
+    .bind::<Text, _>(format!("0x{}", "4e".repeat(20)))
+    .bind::<Uuid, _>(sub.uuid())
+    .bind::<Text, _>(tx(9).to_string())
+    .bind::<Bytea, _>(vec![9u8])
+    .execute(&mut conn)
+    .await
+    .unwrap();
 }

@@ -649,6 +649,40 @@ impl Stack {
     }
 }
 
+/// The address of a 0x-hex private key, as 0x-hex.
+pub fn address_of_key(key: &str) -> String {
+    format!("{:#x}", key.parse::<LocalWallet>().unwrap().address())
+}
+
+/// `contracts deploy` arguments for `chain` with its service keys' roles and treasury, at
+/// a depth of 2; flags naming contracts to keep go after them.
+pub fn deploy_args(chain: &ChainInfo) -> Vec<String> {
+    let id = chain.chain_id.to_string();
+    let (operator, keeper) = (
+        address_of_key(&chain.operator_key),
+        address_of_key(&chain.keeper_key),
+    );
+    [
+        "contracts",
+        "deploy",
+        "--chain-id",
+        &id,
+        "--rpc-url",
+        &chain.rpc,
+        "--operator",
+        &operator,
+        "--keeper",
+        &keeper,
+        "--treasury",
+        &chain.treasury,
+        "--confirmations",
+        "2",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect()
+}
+
 /// Waits until the chain is `n` blocks past where it is now (a poll on the head): time,
 /// measured in blocks, for anything that would react to a transaction to have done so.
 pub async fn wait_for_blocks(client: &Client, n: u64) {

@@ -4,12 +4,7 @@
 //! naming a contract with other roles is refused, naming its flag.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ethers::signers::{LocalWallet, Signer};
 use stablepay_e2e::*;
-
-fn address_of(key: &str) -> String {
-    format!("{:#x}", key.parse::<LocalWallet>().unwrap().address())
-}
 
 /// `KEY=value` lines of `out`.
 fn lines(out: &str) -> Vec<(String, String)> {
@@ -31,26 +26,7 @@ async fn deployed_contracts_pass_the_doctor_and_a_re_run_keeps_them() {
         format!("0x{}", hex::encode(deployer)),
     );
     let id = info.chain_id.to_string();
-    let (operator, keeper) = (address_of(&info.operator_key), address_of(&info.keeper_key));
-    let base: Vec<String> = [
-        "contracts",
-        "deploy",
-        "--chain-id",
-        &id,
-        "--rpc-url",
-        &info.rpc,
-        "--operator",
-        &operator,
-        "--keeper",
-        &keeper,
-        "--treasury",
-        &info.treasury,
-        "--confirmations",
-        "2",
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect();
+    let base = deploy_args(&info);
     let args = |extra: &[String]| -> Vec<String> { base.iter().chain(extra).cloned().collect() };
     let run = |a: Vec<String>| {
         let refs: Vec<&str> = a.iter().map(String::as_str).collect();

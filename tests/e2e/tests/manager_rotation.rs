@@ -7,14 +7,11 @@
 
 use std::time::Duration;
 
-use ethers::signers::{LocalWallet, Signer};
 use serde_json::json;
 use stablepay_e2e::subscriptions::*;
-use stablepay_e2e::{client_for, funded_buyer, pay_intent, poll, usdc_balance, PrivateChain};
-
-fn address_of(key: &str) -> String {
-    format!("{:#x}", key.parse::<LocalWallet>().unwrap().address())
-}
+use stablepay_e2e::{
+    client_for, deploy_args, funded_buyer, pay_intent, poll, usdc_balance, PrivateChain,
+};
 
 /// Waits until the subscription has `n` more succeeded periods than `before`.
 async fn renewed(stack: &stablepay_e2e::Stack, id: &str, before: usize, n: usize) -> Vec<i64> {
@@ -42,27 +39,17 @@ async fn old_subscriptions_renew_on_the_old_manager_while_new_ones_start_on_the_
     let deployer: [u8; 32] = rand::random();
     client_for(&info, &deployer).await;
     let id = info.chain_id.to_string();
-    let (operator, keeper) = (address_of(&info.operator_key), address_of(&info.keeper_key));
-    let args = [
-        "contracts",
-        "deploy",
-        "--chain-id",
-        &id,
-        "--rpc-url",
-        &info.rpc,
-        "--operator",
-        &operator,
-        "--keeper",
-        &keeper,
-        "--treasury",
-        &info.treasury,
-        "--confirmations",
-        "2",
-        "--router",
-        &info.router,
-        "--deposit-factory",
-        &info.deposit_factory,
-    ];
+    let mut args = deploy_args(&info);
+    args.extend(
+        [
+            "--router",
+            &info.router,
+            "--deposit-factory",
+            &info.deposit_factory,
+        ]
+        .map(str::to_owned),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (ok, out, err) = stack.run_to_exit(
         "stablepay-api",
         &args,

@@ -45,6 +45,18 @@ async fn charges_in_the_pool(chain: &PrivateChain, stack: &Stack, n: usize) -> V
     attempts
 }
 
+/// Sets the next block's base fee to 3× the highest fee cap of `pending`: none of them
+/// can be included until replaced.
+async fn price_out(chain: &PrivateChain, pending: &[NewestAttempt]) {
+    let highest = pending.iter().map(|p| p.fees.max_fee_wei).max().unwrap();
+    chain
+        .call(
+            "anvil_setNextBlockBaseFeePerGas",
+            json!([format!("{:#x}", highest * 3)]),
+        )
+        .await;
+}
+
 fn resume(chain: &PrivateChain) -> impl std::future::Future<Output = Value> + '_ {
     chain.call("evm_setIntervalMining", json!([1]))
 }
@@ -100,13 +112,7 @@ async fn stuck_charges_are_replaced_and_a_canceled_one_is_filled_without_blockin
     // 1. The base fee jumps over the pending charges' fee cap: replaced at higher fees.
     let before = paid_periods(&stack, &a).await.len();
     let pending = charges_in_the_pool(&chain, &stack, 2).await;
-    let highest = pending.iter().map(|p| p.fees.max_fee_wei).max().unwrap();
-    chain
-        .call(
-            "anvil_setNextBlockBaseFeePerGas",
-            json!([format!("{:#x}", highest * 3)]),
-        )
-        .await;
+    price_out(&chain, &pending).await;
     let first_hashes: Vec<String> = pending.iter().map(|p| p.tx_hash.to_string()).collect();
     resume(&chain).await;
     let paid = paid_more(&stack, &a, before).await;
@@ -135,13 +141,7 @@ async fn stuck_charges_are_replaced_and_a_canceled_one_is_filled_without_blockin
     let before_b = paid_periods(&stack, &b).await.len();
     let a_paid = paid_periods(&stack, &a).await;
     let pending = charges_in_the_pool(&chain, &stack, 2).await;
-    let highest = pending.iter().map(|p| p.fees.max_fee_wei).max().unwrap();
-    chain
-        .call(
-            "anvil_setNextBlockBaseFeePerGas",
-            json!([format!("{:#x}", highest * 3)]),
-        )
-        .await;
+    price_out(&chain, &pending).await;
     let message = portal_cancel_message(&stack, &a).await;
     let key: [u8; 32] = buyer.signer().signer().to_bytes().into();
     let sig = eip191::sign(message.as_bytes(), &key).unwrap().to_hex();

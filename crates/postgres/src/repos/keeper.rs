@@ -142,8 +142,8 @@ impl PgStore {
     }
 
     /// `keeper`'s charges sent on `chain` and not yet settled, oldest nonce first, each
-    /// with every attempt at its nonce (a charge stored before attempts were kept has its
-    /// own hash as its only attempt, sent at block 0: due for replacement).
+    /// with every attempt at its nonce (migration 000011 gave charges in flight across the
+    /// upgrade their one attempt; a charge without any is listed with its own hash).
     pub async fn open_keeper_charges(
         &self,
         chain: ChainId,
