@@ -1,4 +1,4 @@
-DROP INDEX subscriptions_live_managers;
+DROP INDEX subscriptions_by_manager;
 ALTER TABLE subscriptions DROP CONSTRAINT subscriptions_one_per_manager_id;
 ALTER TABLE subscriptions
     ADD CONSTRAINT subscriptions_chain_id_chain_subscription_id_key

@@ -5,6 +5,6 @@ ALTER TABLE subscriptions DROP CONSTRAINT subscriptions_chain_id_chain_subscript
 ALTER TABLE subscriptions
     ADD CONSTRAINT subscriptions_one_per_manager_id
     UNIQUE (chain_id, manager_address, chain_subscription_id);
--- The watcher reads every manager that still has live subscriptions, each tick.
-CREATE INDEX subscriptions_live_managers ON subscriptions (chain_id, manager_address)
-    WHERE status IN ('pending', 'active', 'past_due', 'paused');
+-- The watcher reads every manager that holds a recorded subscription, each tick (a charge
+-- mined after the last one was canceled is still booked).
+CREATE INDEX subscriptions_by_manager ON subscriptions (chain_id, manager_address);

@@ -69,6 +69,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
                 ChainId::Base,
                 keeper,
                 5,
+                &tx(n - 1),
                 (&tx(n), &[n]),
                 fees(1_000 + u128::from(n) * 200, block),
                 fill,
@@ -78,6 +79,22 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
             .unwrap();
         assert!(stored);
     }
+    // Another worker's replacement of an attempt that is no longer the newest stores nothing.
+    let stale = store
+        .store_keeper_replacement(
+            ChainId::Base,
+            keeper,
+            5,
+            &tx(1),
+            (&tx(7), &[7]),
+            fees(9_000, 47),
+            false,
+            now,
+        )
+        .await
+        .unwrap();
+    assert!(!stale);
+    assert!(store.attempt(tx(7)).await.unwrap().is_none());
     let open = store
         .open_keeper_charges(ChainId::Base, keeper)
         .await
@@ -120,6 +137,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
             ChainId::Base,
             keeper,
             5,
+            &tx(3),
             (&tx(4), &[4]),
             fees(2_000, 50),
             false,

@@ -48,7 +48,7 @@ async fn each_manager_numbers_its_own_subscriptions() {
 }
 
 #[tokio::test]
-async fn managers_in_use_are_those_with_live_subscriptions_on_the_chain() {
+async fn managers_in_use_are_those_holding_recorded_subscriptions_on_the_chain() {
     let (store, _) = fresh_store().await;
     let m = store
         .create_merchant("M", FeeTier::Standard)
@@ -73,12 +73,13 @@ async fn managers_in_use_are_those_with_live_subscriptions_on_the_chain() {
     add("active", 0x03).await;
     add("paused", 0x03).await;
     add("past_due", 0x02).await;
-    // A manager whose subscriptions all ended is not read any more.
+    // A manager whose subscriptions all ended is still read: a charge in flight at the
+    // cancel may be mined and must be booked.
     add("canceled", 0x04).await;
     add("expired", 0x04).await;
     assert_eq!(
         store.managers_in_use(ChainId::Base).await.unwrap(),
-        [manager(0x01), manager(0x02), manager(0x03)]
+        [manager(0x01), manager(0x02), manager(0x03), manager(0x04)]
     );
     // The fixtures' subscriptions are all on Base.
     assert_eq!(

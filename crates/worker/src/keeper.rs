@@ -144,6 +144,12 @@ impl ChargeKeeper for EvmKeeper {
             Err(_) => None,
         };
         let Some(fees) = raised else {
+            // A charge no longer wanted is never sent again: left to the pool, it may
+            // still be mined (and is then booked), but it is not put back in.
+            if !still_wanted && !newest.fill {
+                tracing::warn!(chain = chain.id(), tx = %charge.tx_hash, "an unwanted charge cannot be filled under the fee cap; not sent again");
+                return Ok(Replacement::Resent);
+            }
             self.broadcast(chain, charge.tx_hash, &newest.raw, "re-sent as it was")
                 .await;
             self.store
@@ -166,6 +172,7 @@ impl ChargeKeeper for EvmKeeper {
                 chain,
                 self.address,
                 newest.nonce,
+                &charge.tx_hash,
                 (&signed.hash, &signed.raw),
                 attempt_fees(fees, head),
                 fill,

@@ -129,8 +129,9 @@ pub trait SubscriptionStore: Send + Sync {
     /// The merchant's display name (for the public portal).
     async fn merchant_name(&self, merchant: MerchantId) -> Result<Option<String>, StoreError>;
 
-    /// The subscription managers on `chain` that hold subscriptions not canceled or
-    /// expired: after a rotation the old manager's events are still read and recorded.
+    /// The subscription managers on `chain` that hold recorded subscriptions (live or
+    /// ended): after a rotation the old manager's events are still read and recorded, and
+    /// a charge mined after the last of them was canceled is still booked.
     async fn managers_in_use(&self, chain: ChainId) -> Result<Vec<Address>, StoreError>;
 
     /// The merchant's subscriptions that pay `recipient` and are not canceled or expired.

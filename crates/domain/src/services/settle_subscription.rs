@@ -23,8 +23,9 @@ use crate::services::{
 };
 
 /// The managers whose events are read and recorded on `chain`: none while subscriptions
-/// are off (no manager configured); else the configured one and every manager that still
-/// holds live subscriptions, since a rotation leaves old subscriptions on the old one.
+/// are off (no manager configured); else the configured one and every manager that holds
+/// recorded subscriptions, since a rotation leaves old subscriptions on the old one (and
+/// a charge in flight when the last of them was canceled may still be mined).
 pub async fn followed_managers(
     chain: ChainId,
     deps: &SettleDeps<'_>,

@@ -153,14 +153,16 @@ impl PgStore {
     }
 
     /// Stores a replacement of the keeper's charge at `nonce` and makes it the charge's
-    /// newest attempt, in one transaction. False (nothing stored) when the charge was
-    /// settled meanwhile: then nothing is to be broadcast.
+    /// newest attempt, in one transaction, if `replaces` is still its newest. False
+    /// (nothing stored) when the charge was settled or replaced by another worker
+    /// meanwhile: then nothing is to be broadcast.
     #[allow(clippy::too_many_arguments)]
     pub async fn store_keeper_replacement(
         &self,
         chain: ChainId,
         keeper: Address,
         nonce: u64,
+        replaces: &TxHash,
         signed: (&TxHash, &[u8]),
         fees: AttemptFees,
         fill: bool,
@@ -175,6 +177,7 @@ impl PgStore {
                     .filter(kt::chain_id.eq(chain_id))
                     .filter(kt::keeper_address.eq(&keeper))
                     .filter(kt::nonce.eq(to_i64(nonce)))
+                    .filter(kt::tx_hash.eq(replaces.to_string()))
                     .filter(kt::status.eq("sent")),
             )
             .set((

@@ -31,18 +31,17 @@ use crate::PgStore;
 
 type RecordRow = (SubscriptionRow, SubscriptionTermsRow);
 
-/// Distinct managers of live subscriptions, by skipping through the partial index
-/// `subscriptions_live_managers` (one probe per manager, however many subscriptions):
-/// the watcher asks every tick. The status list must match the index's predicate.
+/// Distinct managers of recorded subscriptions, by skipping through the index
+/// `subscriptions_by_manager` (one probe per manager, however many subscriptions): the
+/// watcher asks every tick.
 const MANAGERS_IN_USE_SQL: &str = "
 WITH RECURSIVE managers AS (
     (SELECT manager_address FROM subscriptions
-      WHERE chain_id = $1 AND status IN ('pending', 'active', 'past_due', 'paused')
+      WHERE chain_id = $1
       ORDER BY manager_address LIMIT 1)
     UNION ALL
     SELECT (SELECT s.manager_address FROM subscriptions s
-             WHERE s.chain_id = $1 AND s.status IN ('pending', 'active', 'past_due', 'paused')
-               AND s.manager_address > managers.manager_address
+             WHERE s.chain_id = $1 AND s.manager_address > managers.manager_address
              ORDER BY s.manager_address LIMIT 1)
       FROM managers WHERE managers.manager_address IS NOT NULL
 )
@@ -157,11 +156,15 @@ async fn write_billing(
     }
     if let Some(tx) = w.settles_charge_tx {
         // The mined transaction may be an earlier attempt at the charge's nonce (D26).
+        // Joined on the primary key (an OR over a correlated subquery would scan).
         diesel::sql_query(
-            "UPDATE keeper_transactions kt SET status = 'done' WHERE kt.tx_hash = $1 \
-             OR EXISTS (SELECT 1 FROM sender_attempts a WHERE a.tx_hash = $1 \
-             AND a.chain_id = kt.chain_id AND a.sender_address = kt.keeper_address \
-             AND a.nonce = kt.nonce)",
+            "UPDATE keeper_transactions kt SET status = 'done' \
+             FROM (SELECT chain_id, sender_address AS keeper_address, nonce \
+                   FROM sender_attempts WHERE tx_hash = $1 \
+                   UNION SELECT chain_id, keeper_address, nonce \
+                   FROM keeper_transactions WHERE tx_hash = $1) t \
+             WHERE kt.chain_id = t.chain_id AND kt.keeper_address = t.keeper_address \
+             AND kt.nonce = t.nonce",
         )
         .bind::<sql_types::Text, _>(tx.to_string())
         .execute(conn)
