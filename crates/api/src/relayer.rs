@@ -1,21 +1,22 @@
 //! The `PaymentRelayer` adapter (D23, D26): the EVM calls (simulate, sign, broadcast)
 //! composed with the PostgreSQL nonce manager the keeper uses, so a nonce is taken and the
 //! signed payment stored with its session in one database transaction before anything
-//! reaches the node. The worker re-broadcasts what a node dropped and records gas.
+//! reaches the node, with its first attempt (fees, head). The worker's sender follows it from
+//! there: records gas, replaces it at higher fees or fills its nonce (D26).
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use stablepay_domain::ports::{
-    ChainError, Clock, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
-    StoreError,
+    ChainError, ChainReader, Clock, OneSignaturePayment, PaymentRelayer, RelayError,
+    RelaySimulation, Relayed, StoreError,
 };
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
 use stablepay_evm::balance::KeyBalance;
 use stablepay_evm::keeper::keeper_wallet;
 use stablepay_evm::relay::{payment_calldata, sign_call, ONE_SIGNATURE_GAS};
 use stablepay_evm::EvmChain;
-use stablepay_postgres::{PgStore, RelayFor, StoredRelay};
+use stablepay_postgres::{AttemptFees, PgStore, RelayFor, StoredRelay};
 
 pub struct EvmRelayer {
     chain: Arc<EvmChain>,
@@ -82,8 +83,11 @@ impl PaymentRelayer for EvmRelayer {
     ) -> Result<Relayed, RelayError> {
         let wallet =
             keeper_wallet(&self.key, chain).map_err(|_| RelayError::Unavailable(chain.id()))?;
-        let mined = self.chain.mined_nonce(chain, self.address).await?;
-        let fees = self.chain.suggest_fees(chain).await?;
+        let (mined, fees, head) = tokio::try_join!(
+            self.chain.mined_nonce(chain, self.address),
+            self.chain.suggest_fees(chain),
+            ChainReader::block_number(self.chain.as_ref(), chain),
+        )?;
         let data = payment_calldata(payment);
         let router = payment.router;
         let stored = self
@@ -98,6 +102,11 @@ impl PaymentRelayer for EvmRelayer {
                     valid_before: payment.valid_before,
                 },
                 self.clock.now(),
+                AttemptFees {
+                    max_fee_wei: fees.max_fee_per_gas,
+                    priority_fee_wei: fees.max_priority_fee_per_gas,
+                    sent_block: head,
+                },
                 |nonce| {
                     sign_call(&wallet, chain, router, data, ONE_SIGNATURE_GAS, nonce, fees)
                         .map(|signed| (signed.hash, signed.raw))

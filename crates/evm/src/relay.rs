@@ -6,7 +6,7 @@ use ethers::signers::{LocalWallet, Signer};
 use ethers::types::transaction::eip2718::TypedTransaction;
 use ethers::types::{BlockNumber, Bytes, Eip1559TransactionRequest, U256};
 use ethers::utils::keccak256;
-use stablepay_domain::ports::{ChainError, OneSignaturePayment, RelaySimulation};
+use stablepay_domain::ports::{ChainError, ChargeAttempt, OneSignaturePayment, RelaySimulation};
 use stablepay_domain::{Address, ChainId, TxHash};
 
 use crate::fees::Fees;
@@ -108,6 +108,12 @@ pub fn resign(
     nonce: u64,
     fees: Fees,
 ) -> Result<SignedTx, String> {
+    let (to, data, gas) = signed_call(raw)?;
+    sign_call(wallet, chain, to, data, gas, nonce, fees)
+}
+
+/// The target, data and gas limit of the signed transaction `raw`.
+fn signed_call(raw: &[u8]) -> Result<(Address, Vec<u8>, u64), String> {
     let rlp = ethers::utils::rlp::Rlp::new(raw);
     let (tx, _) = TypedTransaction::decode_signed(&rlp)
         .map_err(|e| format!("a stored transaction does not decode: {e}"))?;
@@ -120,7 +126,27 @@ pub fn resign(
         .and_then(|g| u64::try_from(*g).ok())
         .ok_or("a stored transaction has no gas limit")?;
     let data = tx.data().map(|d| d.to_vec()).unwrap_or_default();
-    sign_call(wallet, chain, crate::from_h160(to), data, gas, nonce, fees)
+    Ok((crate::from_h160(to), data, gas))
+}
+
+impl EvmChain {
+    /// `eth_call` from `from`, against the latest block, of the call the signed
+    /// transaction `raw` makes: whether sending it again would still do its work. The
+    /// latest block, not the pending one, so the transaction itself waiting in the pool
+    /// never makes its own re-check fail. A revert is an answer; anything else is unknown.
+    pub async fn simulate_signed(
+        &self,
+        chain: ChainId,
+        from: Address,
+        raw: &[u8],
+    ) -> Result<RelaySimulation, ChainError> {
+        let (to, data, _) = signed_call(raw).map_err(ChainError::Unavailable)?;
+        let latest = Some(BlockNumber::Latest.into());
+        match self.call_raw(chain, Some(from), to, data, latest).await? {
+            CallOutcome::Returned(_) => Ok(RelaySimulation::Succeeds),
+            CallOutcome::Reverted(data) => Ok(RelaySimulation::Reverts(revert_reason(&data))),
+        }
+    }
 }
 
 /// A 0-value transfer from the wallet to itself at `nonce`: it uses the nonce up and does
@@ -161,6 +187,21 @@ impl EvmChain {
         tx: TxHash,
     ) -> Result<Option<GasReceipt>, ChainError> {
         Ok(self.mined_receipt(chain, tx).await?.map(|(gas, _)| gas))
+    }
+
+    /// The first of `attempts` (every transaction signed at one nonce, newest first) with a
+    /// receipt, and what it cost; `None` while none is mined.
+    pub async fn mined_attempt(
+        &self,
+        chain: ChainId,
+        attempts: &[ChargeAttempt],
+    ) -> Result<Option<(ChargeAttempt, GasReceipt)>, ChainError> {
+        for attempt in attempts {
+            if let Some(gas) = self.gas_receipt(chain, attempt.tx_hash).await? {
+                return Ok(Some((*attempt, gas)));
+            }
+        }
+        Ok(None)
     }
 
     /// A mined `sweepMany`: its gas, and the (session ref, token) of each entry that failed

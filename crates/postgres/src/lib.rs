@@ -24,7 +24,7 @@ pub use error::map_diesel_error;
 pub use migrate::{pending_migrations, run_migrations};
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{
-    AttemptFees, NewestAttempt, PgAdvisoryLock, PgDeliveryQueue, RelayFor, SentRelay, SignedCharge,
-    StoredCharge, StoredRelay, ANOTHER_PAYER_MARGIN_SECS, NOTIFY_CHANNEL,
+    AttemptFees, NewestAttempt, PgAdvisoryLock, PgDeliveryQueue, RelayFor, SenderWork, SentTx,
+    SignedCharge, StoredCharge, StoredRelay, ANOTHER_PAYER_MARGIN_SECS, NOTIFY_CHANNEL,
 };
 pub use reseal::Resealed;

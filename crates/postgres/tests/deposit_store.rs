@@ -168,8 +168,22 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         all
     );
     let sign = |byte: u8| move |_nonce: u64| Ok((TxHash::from_bytes([byte; 32]), vec![byte]));
+    let fees = || stablepay_postgres::AttemptFees {
+        max_fee_wei: 3_000,
+        priority_fee_wei: 300,
+        sent_block: 20,
+    };
+    // The one sweep in flight; its newest attempt first.
+    let in_flight = || async {
+        let mut sent = store.sent_sweeps(chain).await.unwrap();
+        assert_eq!(sent.len(), 1);
+        let sweep = sent.remove(0);
+        assert_eq!(sweep.attempts[0].tx_hash, sweep.tx_hash);
+        assert_eq!(sweep.session, None);
+        sweep
+    };
     let (sweep, _) = store
-        .store_deposit_sweep(chain, sender, 0, &all, now, sign(0x51))
+        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), sign(0x51))
         .await
         .unwrap()
         .expect("signed");
@@ -180,7 +194,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         .is_empty());
     // Nothing left to take: nothing is signed.
     assert!(store
-        .store_deposit_sweep(chain, sender, 0, &all, now, sign(0x52))
+        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), sign(0x52))
         .await
         .unwrap()
         .is_none());
@@ -189,6 +203,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     // `a`'s own token comes back after its delay.
     store
         .sweep_mined(
+            &in_flight().await,
             sweep,
             true,
             &[(session_ref(&a.id), a.token_address)],
@@ -222,12 +237,15 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
             0,
             &[(a.id, a.token_address)],
             at(31),
+            fees(),
             sign(0x53),
         )
         .await
         .unwrap()
         .expect("signed");
-    store.sweep_dropped(again, at(31)).await.unwrap();
+    let dropped = in_flight().await;
+    assert_eq!(dropped.tx_hash, again);
+    store.sweep_dropped(&dropped, at(31)).await.unwrap();
     assert_eq!(
         entries(store.unswept_deposits(chain, at(31), 50).await.unwrap()),
         vec![(a.id, a.token_address)]
@@ -252,6 +270,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
             0,
             &[(a.id, a.token_address)],
             now,
+            fees(),
             sign(0x54),
         )
         .await
@@ -266,4 +285,52 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     };
     assert_eq!(own(5), Some(early));
     assert_eq!(own(1), None, "still waiting out its retry delay");
+
+    // Replaced at higher fees: the sweep and its rows name the replacement.
+    let sweep = in_flight().await;
+    let replacement = TxHash::from_bytes([0x55; 32]);
+    let raised = stablepay_postgres::AttemptFees {
+        max_fee_wei: 3_375,
+        priority_fee_wei: 338,
+        sent_block: 23,
+    };
+    let replace = |replaces: TxHash| {
+        let store = store.clone();
+        async move {
+            store
+                .store_replacement(
+                    stablepay_postgres::SenderWork::Sweep,
+                    chain,
+                    sender,
+                    sweep.nonce,
+                    &replaces,
+                    (&replacement, &[0x55]),
+                    raised,
+                    false,
+                    now,
+                )
+                .await
+                .unwrap()
+        }
+    };
+    assert!(replace(early).await);
+    assert!(!replace(early).await, "only over the newest attempt");
+    let swept_by = |rows: Vec<DepositTransfer>| {
+        rows.iter()
+            .find(|r| r.token == a.token_address && r.tx_hash == TxHash::from_bytes([5; 32]))
+            .unwrap()
+            .swept_by
+    };
+    let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
+    assert_eq!(swept_by(rows), Some(replacement));
+    let sweep = in_flight().await;
+    assert_eq!((sweep.attempts.len(), sweep.sent_block), (2, 23));
+    // The first attempt is the one mined: the sweep and its rows name it again.
+    store
+        .sweep_mined(&sweep, early, true, &[], 90_000, "900", now)
+        .await
+        .unwrap();
+    let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
+    assert_eq!(swept_by(rows), Some(early));
+    assert!(store.sent_sweeps(chain).await.unwrap().is_empty());
 }

@@ -1,12 +1,13 @@
-//! The keeper's transactions (D19, D26): every attempt at a nonce is kept, the charge
-//! names its newest, a replacement of a settled charge stores nothing, and a charge is
-//! closed by whichever of its attempts was mined.
+//! The sender's store for the keeper's transactions (D19, D26): every attempt at a nonce
+//! is kept, the charge names its newest, a replacement of a settled charge stores nothing,
+//! and a charge is closed by whichever of its attempts was mined. (Relays and sweeps are
+//! tested with their own stores, in repositories.rs and deposit_store.rs.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::{BillingWrite, ChargeAttempt, SubscriptionStore};
 use stablepay_domain::{Address, ChainId, FeeTier, Timestamp, TxHash};
 use stablepay_postgres::testing::{fixtures, fresh_store, revert_last_migration};
-use stablepay_postgres::AttemptFees;
+use stablepay_postgres::{AttemptFees, SenderWork};
 
 fn tx(n: u8) -> TxHash {
     TxHash::from_bytes([n; 32])
@@ -65,7 +66,8 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
     // A replacement at higher fees, then a fill: newest first, the charge names the fill.
     for (n, fill, block) in [(2, false, 43), (3, true, 46)] {
         let stored = store
-            .store_keeper_replacement(
+            .store_replacement(
+                SenderWork::Charge,
                 ChainId::Base,
                 keeper,
                 5,
@@ -81,7 +83,8 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
     }
     // Another worker's replacement of an attempt that is no longer the newest stores nothing.
     let stale = store
-        .store_keeper_replacement(
+        .store_replacement(
+            SenderWork::Charge,
             ChainId::Base,
             keeper,
             5,
@@ -133,7 +136,8 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .is_empty());
     // A replacement of a settled charge stores nothing (and is not to be broadcast).
     let late = store
-        .store_keeper_replacement(
+        .store_replacement(
+            SenderWork::Charge,
             ChainId::Base,
             keeper,
             5,
@@ -161,6 +165,7 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
     // Written by the release before attempts were kept: the charge row alone.
+    assert_eq!(revert_last_migration(&url).await, "20261127000012");
     assert_eq!(revert_last_migration(&url).await, "20261126000011");
     store
         .store_keeper_charge(ChainId::Base, keeper, 0, sub, now, now, fees(1, 1), |_| {
@@ -189,6 +194,11 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
         fees(0, 0),
         "fees unknown: any raise is the chain's price"
     );
+    // A relayed payment in flight across the upgrade (000012) gets its one attempt too.
+    let relayed = store.attempt(tx(10)).await.unwrap().unwrap();
+    assert_eq!((relayed.nonce, relayed.fees), (4, fees(0, 0)));
+    let relays = store.sent_relays(ChainId::Base).await.unwrap();
+    assert_eq!(relays[0].attempts.len(), 1);
 }
 
 /// The old release's write: a charge row without an attempt.
@@ -205,6 +215,17 @@ async fn old_release_charge(url: &str, sub: stablepay_domain::SubscriptionId) {
     .bind::<Uuid, _>(sub.uuid())
     .bind::<Text, _>(tx(9).to_string())
     .bind::<Bytea, _>(vec![9u8])
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    diesel::sql_query(
+        "INSERT INTO relayed_transactions (chain_id, sender_address, nonce, \
+         checkout_session_id, tx_hash, raw_tx, status, created_at, last_broadcast_at) \
+         VALUES (8453, $1, 4, gen_random_uuid(), $2, $3, 'sent', now(), now())",
+    )
+    .bind::<Text, _>(format!("0x{}", "4e".repeat(20)))
+    .bind::<Text, _>(tx(10).to_string())
+    .bind::<Bytea, _>(vec![10u8])
     .execute(&mut conn)
     .await
     .unwrap();

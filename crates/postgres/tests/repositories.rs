@@ -289,6 +289,20 @@ async fn a_session_has_one_live_relayed_transaction() {
     let session = CheckoutSessionId::generate();
     let now = Timestamp::new(chrono::Utc::now());
     let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 1; 32]), vec![n as u8]));
+    let fees = stablepay_postgres::AttemptFees {
+        max_fee_wei: 2_000,
+        priority_fee_wei: 200,
+        sent_block: 11,
+    };
+    // The one relay in flight; its newest attempt first.
+    let in_flight = || async {
+        let mut sent = store.sent_relays(chain).await.unwrap();
+        assert_eq!(sent.len(), 1);
+        let relay = sent.remove(0);
+        assert_eq!(relay.attempts[0].tx_hash, relay.tx_hash);
+        assert_eq!(relay.session, Some(session));
+        relay
+    };
     let (payer, other) = (
         Address::from_bytes([0xa1; 20]),
         Address::from_bytes([0xb2; 20]),
@@ -303,7 +317,7 @@ async fn a_session_has_one_live_relayed_transaction() {
         };
         async move {
             store
-                .store_relayed_payment(chain, sender, chain_nonce, relay, at, signed)
+                .store_relayed_payment(chain, sender, chain_nonce, relay, at, fees, signed)
                 .await
                 .unwrap()
         }
@@ -326,9 +340,49 @@ async fn a_session_has_one_live_relayed_transaction() {
         store.relayed_for_session(session).await.unwrap(),
         Some(TxHash::from_bytes([8; 32]))
     );
-    // Reverted: the session is payable again, with the next nonce.
+    assert_eq!(in_flight().await.sent_block, 11);
+    // Replaced at higher fees: the session's transaction is the replacement, both are
+    // attempts; a replacement of an attempt that is no longer the newest stores nothing.
+    let (replacement, raised) = (TxHash::from_bytes([0x77; 32]), {
+        let mut f = fees;
+        f.max_fee_wei = 2_250;
+        f.sent_block = 14;
+        f
+    });
+    for (replaces, stored) in [([8; 32], true), ([8; 32], false)] {
+        let done = store
+            .store_replacement(
+                stablepay_postgres::SenderWork::Relay,
+                chain,
+                sender,
+                7,
+                &TxHash::from_bytes(replaces),
+                (&replacement, &[0x77]),
+                raised,
+                false,
+                now,
+            )
+            .await
+            .unwrap();
+        assert_eq!(done, stored);
+    }
+    assert_eq!(
+        store.relayed_for_session(session).await.unwrap(),
+        Some(replacement)
+    );
+    let replaced = in_flight().await;
+    assert_eq!((replaced.attempts.len(), replaced.sent_block), (2, 14));
+    // The first attempt is the one mined (reverted): the session is payable again, with
+    // the next nonce.
     store
-        .relay_mined(TxHash::from_bytes([8; 32]), false, 90_000, "900000", now)
+        .relay_mined(
+            &replaced,
+            TxHash::from_bytes([8; 32]),
+            false,
+            90_000,
+            "900000",
+            now,
+        )
         .await
         .unwrap();
     assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
@@ -340,10 +394,7 @@ async fn a_session_has_one_live_relayed_transaction() {
         }
     );
     // Dropped (its nonce went to another transaction): payable again too.
-    store
-        .relay_dropped(TxHash::from_bytes([9; 32]))
-        .await
-        .unwrap();
+    store.relay_dropped(&in_flight().await).await.unwrap();
     assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
     assert!(store.sent_relays(chain).await.unwrap().is_empty());
     // Anyone who saw the dropped transaction can still send its authorization until
@@ -355,10 +406,10 @@ async fn a_session_has_one_live_relayed_transaction() {
             valid_before
         }
     );
-    let StoredRelay::New { tx_hash: again, .. } = relay(0).await else {
+    let StoredRelay::New { .. } = relay(0).await else {
         panic!("the same wallet may sign again (the token spends its nonce once)")
     };
-    store.relay_dropped(again).await.unwrap();
+    store.relay_dropped(&in_flight().await).await.unwrap();
     let at_expiry = Timestamp::from_unix_seconds(valid_before as i64).unwrap();
     assert!(matches!(
         relay_by(other, at_expiry, 0).await,

@@ -12,11 +12,11 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::{Address, ChainId, PrivateKey, SubscriptionId, Timestamp, TxHash};
 use stablepay_evm::balance::KeyBalance;
-use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::{keeper_wallet, sign_charge};
-use stablepay_evm::relay::{resign, sign_fill};
 use stablepay_evm::EvmChain;
-use stablepay_postgres::{AttemptFees, PgStore};
+use stablepay_postgres::{PgStore, SenderWork};
+
+use crate::sender::{attempt_fees, Resent, Sender};
 
 pub struct EvmKeeper {
     chain: Arc<EvmChain>,
@@ -26,6 +26,8 @@ pub struct EvmKeeper {
     address: Address,
     /// Its ETH against `STABLEPAY_KEEPER_MIN_BALANCE_WEI` (gauge `stablepay_keeper_balance_gwei`).
     balance: KeyBalance,
+    /// Replaces and fills its stuck charges.
+    sender: Sender,
 }
 
 impl EvmKeeper {
@@ -39,6 +41,7 @@ impl EvmKeeper {
         let wallet = keeper_wallet(&key, ChainId::Base)?;
         let address = Address::from_bytes(wallet.address().0);
         Ok(Self {
+            sender: Sender::new(chain.clone(), store.clone(), clock.clone(), key.clone())?,
             chain,
             store,
             clock,
@@ -124,103 +127,20 @@ impl ChargeKeeper for EvmKeeper {
         charge: &InFlightCharge,
         still_wanted: bool,
     ) -> Result<Replacement, KeeperError> {
-        let chain = charge.chain;
-        let head = self.chain.block_number(chain).await?;
-        let Some(newest) = self.store.attempt(charge.tx_hash).await? else {
-            return Err(KeeperError::Store(
-                stablepay_domain::ports::StoreError::Internal(format!(
-                    "charge {} has no stored attempt",
-                    charge.tx_hash
-                )),
-            ));
-        };
-        let sent = Fees {
-            max_fee_per_gas: newest.fees.max_fee_wei,
-            max_priority_fee_per_gas: newest.fees.priority_fee_wei,
-        };
-        // Over the cap now, or no raise fits under it: the same bytes again.
-        let raised = match self.chain.suggest_fees(chain).await {
-            Ok(now) => sent.bumped(&now, self.chain.max_fee_wei(chain)),
-            Err(_) => None,
-        };
-        let Some(fees) = raised else {
-            // A charge no longer wanted is never sent again: left to the pool, it may
-            // still be mined (and is then booked), but it is not put back in.
-            if !still_wanted && !newest.fill {
-                tracing::warn!(chain = chain.id(), tx = %charge.tx_hash, "an unwanted charge cannot be filled under the fee cap; not sent again");
-                return Ok(Replacement::Resent);
-            }
-            self.broadcast(chain, charge.tx_hash, &newest.raw, "re-sent as it was")
-                .await;
-            self.store
-                .keeper_attempt_resent(charge.tx_hash, head, self.clock.now())
-                .await?;
-            return Ok(Replacement::Resent);
-        };
-        let wallet = self.wallet(chain)?;
-        // Once filled, a nonce stays a fill: the claim charges again if it still should.
-        let fill = newest.fill || !still_wanted;
-        let signed = if fill {
-            sign_fill(&wallet, chain, newest.nonce, fees)
-        } else {
-            resign(&wallet, chain, &newest.raw, newest.nonce, fees)
-        }
-        .map_err(|e| KeeperError::Store(stablepay_domain::ports::StoreError::Internal(e)))?;
-        let stored = self
-            .store
-            .store_keeper_replacement(
-                chain,
-                self.address,
-                newest.nonce,
-                &charge.tx_hash,
-                (&signed.hash, &signed.raw),
-                attempt_fees(fees, head),
-                fill,
-                self.clock.now(),
+        let resent = self
+            .sender
+            .resend(
+                SenderWork::Charge,
+                charge.chain,
+                charge.tx_hash,
+                still_wanted,
             )
-            .await?;
-        if !stored {
-            // Settled meanwhile: nothing to replace.
-            return Ok(Replacement::Resent);
-        }
-        let what = if fill {
-            "filled"
-        } else {
-            "replaced at higher fees"
-        };
-        self.broadcast(chain, signed.hash, &signed.raw, what).await;
-        Ok(if fill {
-            Replacement::Fill(signed.hash)
-        } else {
-            Replacement::Charge(signed.hash)
+            .await
+            .map_err(|e| KeeperError::Chain(ChainError::Unavailable(e)))?;
+        Ok(match resent {
+            Resent::Replaced(tx) => Replacement::Charge(tx),
+            Resent::Filled(tx) => Replacement::Fill(tx),
+            Resent::Unchanged => Replacement::Resent,
         })
-    }
-}
-
-impl EvmKeeper {
-    /// Broadcasts stored bytes; "already known" or "nonce too low" mean the node has it or
-    /// mined the nonce, so a refusal is only logged (the receipts decide).
-    async fn broadcast(
-        &self,
-        chain: ChainId,
-        tx: stablepay_domain::TxHash,
-        raw: &[u8],
-        what: &str,
-    ) {
-        match self.chain.send_raw(chain, raw).await {
-            Ok(()) => tracing::info!(chain = chain.id(), %tx, "stuck charge {what}"),
-            Err(e) => {
-                tracing::info!(chain = chain.id(), %tx, error = %e, "charge broadcast refused ({what})")
-            }
-        }
-    }
-}
-
-/// What the store keeps of an attempt's fees.
-fn attempt_fees(fees: Fees, sent_block: u64) -> AttemptFees {
-    AttemptFees {
-        max_fee_wei: fees.max_fee_per_gas,
-        priority_fee_wei: fees.max_priority_fee_per_gas,
-        sent_block,
     }
 }

@@ -10,4 +10,5 @@ pub mod keeper;
 pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;
+pub mod sender;
 pub mod sweep_loop;

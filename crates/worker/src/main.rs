@@ -20,6 +20,7 @@ use stablepay_worker::keeper::EvmKeeper;
 use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
+use stablepay_worker::sender::Sender;
 use stablepay_worker::sweep_loop::SweepLoop;
 
 #[tokio::main]
@@ -190,14 +191,21 @@ async fn run() -> Result<(), String> {
         clock: Arc::new(SystemClock),
         poll_interval: cfg.poll_interval,
     };
+    let sender = |key: stablepay_domain::PrivateKey| {
+        Sender::new(evm.clone(), store.clone(), Arc::new(SystemClock), key)
+    };
     // Relayed payments (the api sends them) on every chain with an RPC endpoint.
     let relays = RelayLoop {
         chain: evm.clone(),
         store: store.clone(),
         clock: Arc::new(SystemClock),
+        sender: chain_env
+            .relayer
+            .as_ref()
+            .map(|r| sender(r.key.clone()))
+            .transpose()?,
         chains: chain_env.rpc_urls.iter().map(|(id, _)| *id).collect(),
         poll_interval: cfg.chain_poll,
-        rebroadcast_after: std::time::Duration::from_secs(12),
     };
     // Deposit sweeps (D24), sent with the relayer key (the keeper key when it is unset).
     let sweeper = chain_env
@@ -210,9 +218,7 @@ async fn run() -> Result<(), String> {
             chain: evm.clone(),
             store: store.clone(),
             clock: Arc::new(SystemClock),
-            sender: stablepay_domain::rules::eip191::address_of_private_key(key.expose())
-                .ok_or("the sweeping key is not a valid secp256k1 key")?,
-            key,
+            sender: sender(key)?,
             factories: chain_env
                 .contracts
                 .all()
@@ -220,7 +226,6 @@ async fn run() -> Result<(), String> {
                 .filter_map(|c| Some((c.chain, c.deposit_factory?, c.confirmations)))
                 .collect(),
             poll_interval: cfg.chain_poll,
-            rebroadcast_after: std::time::Duration::from_secs(12),
             batch: 50,
         }),
         None => None,

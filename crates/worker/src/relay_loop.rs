@@ -1,25 +1,29 @@
-//! The relayer's transactions after the api sent them (D26): records each mined one's gas
-//! and cost, and sends again from the stored bytes what a node dropped (or never got).
-//! Fee bumping comes with the real-chain work; until then a stuck transaction is re-sent
-//! as it was.
+//! The relayer's transactions after the api sent them (D26), through the one sender:
+//! records the attempt that was mined (its gas and cost), replaces one unmined for
+//! [`REPLACE_AFTER_BLOCKS`](crate::sender::REPLACE_AFTER_BLOCKS) at higher fees while its
+//! session is still open and the payment would still go through, and fills its nonce when
+//! not (a session paid meanwhile by its deposit address is never paid twice).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stablepay_domain::ports::Clock;
-use stablepay_domain::ChainId;
+use stablepay_domain::ports::{Clock, DepositStore, RelaySimulation};
+use stablepay_domain::{ChainId, SessionStatus};
 use stablepay_evm::EvmChain;
-use stablepay_postgres::PgStore;
+use stablepay_postgres::{PgStore, SenderWork, SentTx};
+
+use crate::sender::{Resent, Sender};
 
 pub struct RelayLoop {
     pub chain: Arc<EvmChain>,
     pub store: PgStore,
     pub clock: Arc<dyn Clock>,
+    /// Signs replacements with the relayer's key (`None` without one: stuck relays of a
+    /// removed key are only followed).
+    pub sender: Option<Sender>,
     pub chains: Vec<ChainId>,
     pub poll_interval: Duration,
-    /// A transaction unmined this long after its last broadcast is sent again.
-    pub rebroadcast_after: Duration,
 }
 
 impl RelayLoop {
@@ -37,30 +41,6 @@ impl RelayLoop {
         }
     }
 
-    /// Whether the sender's mined nonce is past this transaction's while its receipt is
-    /// still missing, asked twice (a receipt a lagging node had not indexed yet shows up
-    /// on the second ask): then another transaction took the nonce.
-    async fn nonce_taken_by_another(
-        &self,
-        chain: ChainId,
-        relay: &stablepay_postgres::SentRelay,
-    ) -> Result<bool, String> {
-        let mined = self
-            .chain
-            .mined_nonce(chain, relay.sender)
-            .await
-            .map_err(|e| e.to_string())?;
-        if mined <= relay.nonce {
-            return Ok(false);
-        }
-        let receipt = self
-            .chain
-            .gas_receipt(chain, relay.tx_hash)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(receipt.is_none())
-    }
-
     async fn tick(&self, chain: ChainId) -> Result<(), String> {
         let sent = self
             .store
@@ -68,55 +48,124 @@ impl RelayLoop {
             .await
             .map_err(|e| e.to_string())?;
         for relay in sent {
-            let now = self.clock.now();
-            match self.chain.gas_receipt(chain, relay.tx_hash).await {
-                Ok(Some(gas)) => {
-                    let cost = gas.cost_wei();
-                    self.store
-                        .relay_mined(
-                            relay.tx_hash,
-                            gas.succeeded,
-                            gas.gas_used,
-                            &cost.to_string(),
-                            now,
-                        )
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    let chain_id = chain.id().to_string();
-                    metrics::counter!("stablepay_relayer_gas_used_total", "chain" => chain_id.clone())
-                        .increment(gas.gas_used);
-                    metrics::counter!("stablepay_relayer_mined_total", "chain" => chain_id, "succeeded" => gas.succeeded.to_string())
-                        .increment(1);
-                }
-                Ok(None) => {
-                    let waited = now.unix_seconds() - relay.last_broadcast_at.unix_seconds();
-                    if waited >= i64::try_from(self.rebroadcast_after.as_secs()).unwrap_or(i64::MAX)
-                    {
-                        if self.nonce_taken_by_another(chain, &relay).await? {
-                            self.store
-                                .relay_dropped(relay.tx_hash)
-                                .await
-                                .map_err(|e| e.to_string())?;
-                            tracing::warn!(chain = chain.id(), tx = %relay.tx_hash, nonce = relay.nonce, "relayed payment dropped: its nonce was mined in another transaction; the session can be paid again");
-                            continue;
-                        }
-                        // "already known" / "nonce too low" mean the node has it or mined its
-                        // nonce: the receipt decides, so a refusal is only logged.
-                        if let Err(e) = self.chain.send_raw(chain, &relay.raw).await {
-                            tracing::info!(chain = chain.id(), tx = %relay.tx_hash, error = %e, "relayed payment re-broadcast refused");
-                        }
-                        self.store
-                            .relay_rebroadcast(relay.tx_hash, now)
-                            .await
-                            .map_err(|e| e.to_string())?;
-                    }
-                }
-                // Unknown: asked again next tick.
-                Err(e) => {
-                    tracing::info!(chain = chain.id(), tx = %relay.tx_hash, error = %e, "relayed payment receipt unknown")
-                }
+            // Unknown answers leave the relay as it is: asked again next tick.
+            if let Err(e) = self.follow(chain, &relay).await {
+                tracing::info!(chain = chain.id(), tx = %relay.tx_hash, error = %e, "relayed payment unchecked");
             }
         }
         Ok(())
+    }
+
+    async fn follow(&self, chain: ChainId, relay: &SentTx) -> Result<(), String> {
+        let Some(sender) = &self.sender else {
+            return self.record_mined(chain, relay).await.map(|_| ());
+        };
+        if self.record_mined(chain, relay).await? {
+            return Ok(());
+        }
+        let e = |e: stablepay_domain::ports::ChainError| e.to_string();
+        if !sender.due(chain, relay.sent_block).await.map_err(e)? {
+            return Ok(());
+        }
+        if sender
+            .nonce_lost(chain, relay.sender, relay.nonce, &relay.attempts)
+            .await
+            .map_err(e)?
+        {
+            self.store
+                .relay_dropped(relay)
+                .await
+                .map_err(|e| e.to_string())?;
+            tracing::warn!(chain = chain.id(), tx = %relay.tx_hash, nonce = relay.nonce, "relayed payment dropped: its nonce was mined in another transaction; the session can be paid again");
+            return Ok(());
+        }
+        let wanted = self.still_wanted(chain, relay).await?;
+        match sender
+            .resend(SenderWork::Relay, chain, relay.tx_hash, wanted)
+            .await?
+        {
+            Resent::Filled(tx) => {
+                tracing::warn!(chain = chain.id(), %tx, nonce = relay.nonce, "relayed payment no longer wanted; its nonce filled")
+            }
+            Resent::Replaced(tx) => {
+                tracing::info!(chain = chain.id(), %tx, nonce = relay.nonce, "relayed payment replaced at higher fees")
+            }
+            Resent::Unchanged => {}
+        }
+        Ok(())
+    }
+
+    /// Records the attempt mined at the relay's nonce, if one is; true when one was. A
+    /// mined fill means the payment was given up: the relay is dropped.
+    async fn record_mined(&self, chain: ChainId, relay: &SentTx) -> Result<bool, String> {
+        let mined = self
+            .chain
+            .mined_attempt(chain, &relay.attempts)
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some((attempt, gas)) = mined else {
+            return Ok(false);
+        };
+        let store_err = |e: stablepay_domain::ports::StoreError| e.to_string();
+        if attempt.fill {
+            self.store.relay_dropped(relay).await.map_err(store_err)?;
+        } else {
+            let cost = gas.cost_wei();
+            self.store
+                .relay_mined(
+                    relay,
+                    attempt.tx_hash,
+                    gas.succeeded,
+                    gas.gas_used,
+                    &cost.to_string(),
+                    self.clock.now(),
+                )
+                .await
+                .map_err(store_err)?;
+        }
+        let chain_id = chain.id().to_string();
+        metrics::counter!("stablepay_relayer_gas_used_total", "chain" => chain_id.clone())
+            .increment(gas.gas_used);
+        let outcome = if attempt.fill {
+            "filled"
+        } else if gas.succeeded {
+            "true"
+        } else {
+            "false"
+        };
+        metrics::counter!("stablepay_relayer_mined_total", "chain" => chain_id, "succeeded" => outcome)
+            .increment(1);
+        Ok(true)
+    }
+
+    /// Whether the relayed payment is still wanted, read afresh: its session is still
+    /// open, and the payment would still go through now (the authorization unexpired and
+    /// unused, the payer still holding the money).
+    async fn still_wanted(&self, chain: ChainId, relay: &SentTx) -> Result<bool, String> {
+        let Some(session) = relay.session else {
+            return Ok(false);
+        };
+        let open = DepositStore::deposit_session(&self.store, session)
+            .await
+            .map_err(|e| e.to_string())?
+            .is_some_and(|s| s.status == SessionStatus::Open);
+        if !open {
+            return Ok(false);
+        }
+        let newest = self
+            .store
+            .attempt(relay.tx_hash)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("{} has no stored attempt", relay.tx_hash))?;
+        if newest.fill {
+            return Ok(false);
+        }
+        let simulated = self
+            .chain
+            .simulate_signed(chain, relay.sender, &newest.raw)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(simulated == RelaySimulation::Succeeds)
     }
 }

@@ -314,6 +314,7 @@ async fn unchanged_write(
 
 mod in_flight;
 use in_flight::follow_in_flight;
+pub use in_flight::REPLACE_AFTER_BLOCKS;
 
 #[cfg(test)]
 mod tests;

@@ -1,14 +1,16 @@
 //! The relayer's transactions (D23, D26): one per checkout session, nonces from the
-//! keeper's sequence (`take_nonce`), stored before the first broadcast so that a
-//! transaction a node dropped is sent again from its bytes.
+//! keeper's sequence (`take_nonce`), stored with its first attempt before the first
+//! broadcast; the worker's sender follows it from there (replacements, fills).
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
+use uuid::Uuid;
 
 use crate::error::map_diesel_error;
 use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
+use crate::repos::sender_attempts::{insert_attempt, AtNonce, AttemptFees, SentTx};
 use crate::rows::{to_i64, tx_hash};
 use crate::schema::relayed_transactions as rt;
 use crate::PgStore;
@@ -41,17 +43,6 @@ pub struct RelayFor {
     pub valid_before: u64,
 }
 
-/// A relayed transaction not yet mined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SentRelay {
-    pub chain: ChainId,
-    pub sender: Address,
-    pub nonce: u64,
-    pub tx_hash: TxHash,
-    pub raw: Vec<u8>,
-    pub last_broadcast_at: Timestamp,
-}
-
 /// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
 enum Refused {
     Existing(String),
@@ -82,6 +73,7 @@ impl PgStore {
     /// Concurrent calls for one sender queue on its nonce row, so a second call for the
     /// same session (another api process included) finds the first's transaction and signs
     /// nothing.
+    #[allow(clippy::too_many_arguments)]
     pub async fn store_relayed_payment(
         &self,
         chain: ChainId,
@@ -89,6 +81,7 @@ impl PgStore {
         chain_nonce: u64,
         relay: RelayFor,
         now: Timestamp,
+        fees: AttemptFees,
         sign: impl FnOnce(u64) -> SignedCharge + Send,
     ) -> Result<StoredRelay, StoreError> {
         let mut conn = self.conn().await?;
@@ -143,6 +136,12 @@ impl PgStore {
                     .execute(conn)
                     .await?;
                 used_nonce(conn, chain_id, &sender, nonce).await?;
+                let at = AtNonce {
+                    chain_id,
+                    sender: &sender,
+                    nonce,
+                };
+                insert_attempt(conn, at, (&hash, &raw), fees, false, now).await?;
                 Ok::<_, diesel::result::Error>(Ok((hash, raw)))
             })
             .await
@@ -159,61 +158,49 @@ impl PgStore {
         }
     }
 
-    /// Relayed transactions on `chain` not yet mined, oldest nonce first.
-    pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentRelay>, StoreError> {
-        let mut conn = self.conn().await?;
-        #[allow(clippy::type_complexity)]
-        let rows: Vec<(String, i64, String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = rt::table
-            .filter(rt::chain_id.eq(chain.id() as i32))
-            .filter(rt::status.eq("sent"))
-            .order(rt::nonce.asc())
-            .select((
-                rt::sender_address,
-                rt::nonce,
-                rt::tx_hash,
-                rt::raw_tx,
-                rt::last_broadcast_at,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        rows.into_iter()
-            .map(|(sender, nonce, hash, raw, at)| {
-                Ok(SentRelay {
-                    chain,
-                    sender: Address::parse(&sender).map_err(|_| {
-                        crate::error::corrupt(
-                            "relayed_transactions.sender_address",
-                            "not an address",
-                        )
-                    })?,
-                    nonce: u64::try_from(nonce).unwrap_or(0),
-                    tx_hash: tx_hash(&hash)?,
-                    raw,
-                    last_broadcast_at: Timestamp::new(at),
-                })
+    /// Relayed transactions on `chain` not yet settled, oldest nonce first, each with every
+    /// attempt at its nonce.
+    pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
+        let rows: Vec<(String, i64, String, Uuid)> = {
+            let mut conn = self.conn().await?;
+            rt::table
+                .filter(rt::chain_id.eq(chain.id() as i32))
+                .filter(rt::status.eq("sent"))
+                .order(rt::nonce.asc())
+                .select((
+                    rt::sender_address,
+                    rt::nonce,
+                    rt::tx_hash,
+                    rt::checkout_session_id,
+                ))
+                .load(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+        };
+        let work = rows
+            .into_iter()
+            .map(|(sender, nonce, hash, session)| {
+                Ok((
+                    crate::rows::address(&sender)?,
+                    u64::try_from(nonce).unwrap_or(0),
+                    tx_hash(&hash)?,
+                    Some(CheckoutSessionId::from_uuid(session)),
+                ))
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.with_attempts(chain, work).await
     }
 
-    /// Marks a relayed transaction re-broadcast at `now`.
-    pub async fn relay_rebroadcast(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        diesel::update(rt::table.filter(rt::tx_hash.eq(tx.to_string())))
-            .set(rt::last_broadcast_at.eq(now.as_datetime()))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
-    }
-
-    /// Marks a relayed transaction dropped: its nonce was mined in another transaction, so
-    /// it can never be; the session is payable again.
-    pub async fn relay_dropped(&self, tx: TxHash) -> Result<(), StoreError> {
+    /// Marks a relayed transaction dropped: its nonce went to another transaction (a fill
+    /// of its own, or one the relay never sent), so it can never be mined; the session is
+    /// payable again.
+    pub async fn relay_dropped(&self, relay: &SentTx) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::update(
             rt::table
-                .filter(rt::tx_hash.eq(tx.to_string()))
+                .filter(rt::chain_id.eq(relay.chain.id() as i32))
+                .filter(rt::sender_address.eq(relay.sender.to_lower_hex()))
+                .filter(rt::nonce.eq(to_i64(relay.nonce)))
                 .filter(rt::status.eq("sent")),
         )
         .set(rt::status.eq("dropped"))
@@ -223,11 +210,13 @@ impl PgStore {
         Ok(())
     }
 
-    /// Records a relayed transaction's receipt: mined or reverted, the gas it used and
-    /// what it cost in wei (gasUsed × effective gas price, as decimal text).
+    /// Records the receipt of `mined`, an attempt at `relay`'s nonce (it becomes the relay's
+    /// transaction): mined or reverted, the gas it used and what it cost in wei (gasUsed ×
+    /// effective gas price, as decimal text).
     pub async fn relay_mined(
         &self,
-        tx: TxHash,
+        relay: &SentTx,
+        mined: TxHash,
         succeeded: bool,
         gas_used: u64,
         cost_wei: &str,
@@ -237,16 +226,23 @@ impl PgStore {
         let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
             .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
             .sql("::numeric");
-        diesel::update(rt::table.filter(rt::tx_hash.eq(tx.to_string())))
-            .set((
-                rt::status.eq(if succeeded { "mined" } else { "reverted" }),
-                rt::gas_used.eq(Some(to_i64(gas_used))),
-                rt::gas_cost_wei.eq(cost.nullable()),
-                rt::mined_at.eq(Some(now.as_datetime())),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        diesel::update(
+            rt::table
+                .filter(rt::chain_id.eq(relay.chain.id() as i32))
+                .filter(rt::sender_address.eq(relay.sender.to_lower_hex()))
+                .filter(rt::nonce.eq(to_i64(relay.nonce)))
+                .filter(rt::status.eq("sent")),
+        )
+        .set((
+            rt::tx_hash.eq(mined.to_string()),
+            rt::status.eq(if succeeded { "mined" } else { "reverted" }),
+            rt::gas_used.eq(Some(to_i64(gas_used))),
+            rt::gas_cost_wei.eq(cost.nullable()),
+            rt::mined_at.eq(Some(now.as_datetime())),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(map_diesel_error)?;
         Ok(())
     }
 }

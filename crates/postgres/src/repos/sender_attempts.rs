@@ -1,16 +1,48 @@
-//! Every transaction signed at one of the service's nonces (D26), for the keeper's charges:
-//! the first send and each replacement are stored before they are broadcast, so whichever
-//! is mined is known, and a stuck nonce is replaced from what was sent.
+//! The sender's store (D26): every transaction signed at one of the service's nonces
+//! (keeper charges, relayed payments, deposit sweeps). The first send and each
+//! replacement are stored before they are broadcast, so whichever is mined is known, and a
+//! stuck nonce is replaced from what was sent.
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{ChargeAttempt, StoreError};
-use stablepay_domain::{Address, ChainId, Timestamp, TxHash};
+use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
 
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, tx_hash};
-use crate::schema::{keeper_transactions as kt, sender_attempts as sa};
+use crate::schema::{
+    deposit_sweeps as ds, deposit_transfers as dt, keeper_transactions as kt,
+    relayed_transactions as rt, sender_attempts as sa,
+};
 use crate::PgStore;
+
+/// Which work a nonce of the service's carries (D26): each kind has its own table, whose
+/// row names the work's newest attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SenderWork {
+    /// A keeper charge (`keeper_transactions`).
+    Charge,
+    /// A relayed one-signature payment (`relayed_transactions`).
+    Relay,
+    /// A deposit sweep (`deposit_sweeps`; its transfer rows name its newest attempt too).
+    Sweep,
+}
+
+/// A relayed payment or a sweep sent and not yet settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentTx {
+    pub chain: ChainId,
+    pub sender: Address,
+    pub nonce: u64,
+    /// The newest attempt at the nonce.
+    pub tx_hash: TxHash,
+    /// Every attempt at the nonce, newest first: any of them may be the one mined.
+    pub attempts: Vec<ChargeAttempt>,
+    /// The head when the newest attempt was broadcast.
+    pub sent_block: u64,
+    /// The session a relayed payment pays (`None` for sweeps).
+    pub session: Option<CheckoutSessionId>,
+}
 
 /// What an attempt paid per gas, and the head it was broadcast at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +55,8 @@ pub struct AttemptFees {
 /// The newest attempt at a nonce: what a replacement starts from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewestAttempt {
+    /// The key that signed it.
+    pub sender: Address,
     pub nonce: u64,
     pub tx_hash: TxHash,
     pub raw: Vec<u8>,
@@ -78,7 +112,7 @@ fn unwei(v: i64) -> u128 {
     u128::try_from(v).unwrap_or(0)
 }
 
-type AttemptRow = (String, i64, Vec<u8>, i64, i64, bool, i64);
+type AttemptRow = (String, String, i64, Vec<u8>, i64, i64, bool, i64);
 
 impl PgStore {
     /// Every attempt at each of `nonces` of (`chain`, `sender`), newest first, with the
@@ -125,6 +159,7 @@ impl PgStore {
             .filter(sa::tx_hash.eq(tx.to_string()))
             .select((
                 sa::tx_hash,
+                sa::sender_address,
                 sa::nonce,
                 sa::raw_tx,
                 sa::max_fee_wei,
@@ -136,31 +171,35 @@ impl PgStore {
             .await
             .optional()
             .map_err(map_diesel_error)?;
-        row.map(|(hash, nonce, raw, max_fee, tip, fill, sent_block)| {
-            Ok(NewestAttempt {
-                nonce: u64::try_from(nonce).unwrap_or(0),
-                tx_hash: tx_hash(&hash)?,
-                raw,
-                fees: AttemptFees {
-                    max_fee_wei: unwei(max_fee),
-                    priority_fee_wei: unwei(tip),
-                    sent_block: u64::try_from(sent_block).unwrap_or(0),
-                },
-                fill,
-            })
-        })
+        row.map(
+            |(hash, sender, nonce, raw, max_fee, tip, fill, sent_block)| {
+                Ok(NewestAttempt {
+                    sender: crate::rows::address(&sender)?,
+                    nonce: u64::try_from(nonce).unwrap_or(0),
+                    tx_hash: tx_hash(&hash)?,
+                    raw,
+                    fees: AttemptFees {
+                        max_fee_wei: unwei(max_fee),
+                        priority_fee_wei: unwei(tip),
+                        sent_block: u64::try_from(sent_block).unwrap_or(0),
+                    },
+                    fill,
+                })
+            },
+        )
         .transpose()
     }
 
-    /// Stores a replacement of the keeper's charge at `nonce` and makes it the charge's
-    /// newest attempt, in one transaction, if `replaces` is still its newest. False
-    /// (nothing stored) when the charge was settled or replaced by another worker
-    /// meanwhile: then nothing is to be broadcast.
+    /// Stores a replacement at `nonce` of `kind`'s work and makes it the work's newest
+    /// attempt, in one transaction, if `replaces` is still its newest (a sweep's transfer
+    /// rows follow it). False (nothing stored) when the work was settled or replaced by
+    /// another worker meanwhile: then nothing is to be broadcast.
     #[allow(clippy::too_many_arguments)]
-    pub async fn store_keeper_replacement(
+    pub async fn store_replacement(
         &self,
+        kind: SenderWork,
         chain: ChainId,
-        keeper: Address,
+        sender: Address,
         nonce: u64,
         replaces: &TxHash,
         signed: (&TxHash, &[u8]),
@@ -170,29 +209,77 @@ impl PgStore {
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
-        let keeper = keeper.to_lower_hex();
+        let sender = sender.to_lower_hex();
+        let (old, new) = (replaces.to_string(), signed.0.to_string());
+        let at_nonce = to_i64(nonce);
+        let broadcast = now.as_datetime();
         conn.transaction(async |conn| {
-            let open = diesel::update(
-                kt::table
-                    .filter(kt::chain_id.eq(chain_id))
-                    .filter(kt::keeper_address.eq(&keeper))
-                    .filter(kt::nonce.eq(to_i64(nonce)))
-                    .filter(kt::tx_hash.eq(replaces.to_string()))
-                    .filter(kt::status.eq("sent")),
-            )
-            .set((
-                kt::tx_hash.eq(signed.0.to_string()),
-                kt::raw_tx.eq(signed.1),
-                kt::last_broadcast_at.eq(now.as_datetime()),
-            ))
-            .execute(conn)
-            .await?;
+            let open = match kind {
+                SenderWork::Charge => {
+                    diesel::update(
+                        kt::table
+                            .filter(kt::chain_id.eq(chain_id))
+                            .filter(kt::keeper_address.eq(&sender))
+                            .filter(kt::nonce.eq(at_nonce))
+                            .filter(kt::tx_hash.eq(&old))
+                            .filter(kt::status.eq("sent")),
+                    )
+                    .set((
+                        kt::tx_hash.eq(&new),
+                        kt::raw_tx.eq(signed.1),
+                        kt::last_broadcast_at.eq(broadcast),
+                    ))
+                    .execute(conn)
+                    .await?
+                }
+                SenderWork::Relay => {
+                    diesel::update(
+                        rt::table
+                            .filter(rt::chain_id.eq(chain_id))
+                            .filter(rt::sender_address.eq(&sender))
+                            .filter(rt::nonce.eq(at_nonce))
+                            .filter(rt::tx_hash.eq(&old))
+                            .filter(rt::status.eq("sent")),
+                    )
+                    .set((
+                        rt::tx_hash.eq(&new),
+                        rt::raw_tx.eq(signed.1),
+                        rt::last_broadcast_at.eq(broadcast),
+                    ))
+                    .execute(conn)
+                    .await?
+                }
+                SenderWork::Sweep => {
+                    let open = diesel::update(
+                        ds::table
+                            .filter(ds::chain_id.eq(chain_id))
+                            .filter(ds::sender_address.eq(&sender))
+                            .filter(ds::nonce.eq(at_nonce))
+                            .filter(ds::tx_hash.eq(&old))
+                            .filter(ds::status.eq("sent")),
+                    )
+                    .set((
+                        ds::tx_hash.eq(&new),
+                        ds::raw_tx.eq(signed.1),
+                        ds::last_broadcast_at.eq(broadcast),
+                    ))
+                    .execute(conn)
+                    .await?;
+                    if open > 0 {
+                        diesel::update(dt::table.filter(dt::sweep_tx_hash.eq(&old)))
+                            .set(dt::sweep_tx_hash.eq(&new))
+                            .execute(conn)
+                            .await?;
+                    }
+                    open
+                }
+            };
             if open == 0 {
                 return Ok(false);
             }
             let at = AtNonce {
                 chain_id,
-                sender: &keeper,
+                sender: &sender,
                 nonce,
             };
             insert_attempt(conn, at, signed, fees, fill, now).await?;
@@ -202,24 +289,93 @@ impl PgStore {
         .map_err(map_diesel_error)
     }
 
-    /// Marks the newest attempt of an open charge broadcast again, at `sent_block`.
-    pub async fn keeper_attempt_resent(
+    /// Marks the newest attempt of `kind`'s open work broadcast again, at `sent_block`.
+    pub async fn attempt_resent(
         &self,
+        kind: SenderWork,
         tx: TxHash,
         sent_block: u64,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::update(sa::table.filter(sa::tx_hash.eq(tx.to_string())))
-            .set(sa::sent_block.eq(to_i64(sent_block)))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        diesel::update(kt::table.filter(kt::tx_hash.eq(tx.to_string())))
-            .set(kt::last_broadcast_at.eq(now.as_datetime()))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
+        let hash = tx.to_string();
+        let at = now.as_datetime();
+        conn.transaction(async |conn| {
+            diesel::update(sa::table.filter(sa::tx_hash.eq(&hash)))
+                .set(sa::sent_block.eq(to_i64(sent_block)))
+                .execute(conn)
+                .await?;
+            match kind {
+                SenderWork::Charge => {
+                    diesel::update(kt::table.filter(kt::tx_hash.eq(&hash)))
+                        .set(kt::last_broadcast_at.eq(at))
+                        .execute(conn)
+                        .await?
+                }
+                SenderWork::Relay => {
+                    diesel::update(rt::table.filter(rt::tx_hash.eq(&hash)))
+                        .set(rt::last_broadcast_at.eq(at))
+                        .execute(conn)
+                        .await?
+                }
+                SenderWork::Sweep => {
+                    diesel::update(ds::table.filter(ds::tx_hash.eq(&hash)))
+                        .set(ds::last_broadcast_at.eq(at))
+                        .execute(conn)
+                        .await?
+                }
+            };
+            Ok::<_, diesel::result::Error>(())
+        })
+        .await
+        .map_err(map_diesel_error)
+    }
+
+    /// Each of `work` (sender, nonce, newest attempt, relayed session) with every attempt
+    /// at its nonce, newest first, and the head the newest was broadcast at (work without
+    /// a stored attempt is listed with its own hash, due at once).
+    pub(crate) async fn with_attempts(
+        &self,
+        chain: ChainId,
+        work: Vec<(Address, u64, TxHash, Option<CheckoutSessionId>)>,
+    ) -> Result<Vec<SentTx>, StoreError> {
+        let mut senders: Vec<Address> = work.iter().map(|w| w.0).collect();
+        senders.sort_by_key(|a| a.to_lower_hex());
+        senders.dedup();
+        let mut attempts = Vec::new();
+        for sender in senders {
+            let nonces: Vec<u64> = work.iter().filter(|w| w.0 == sender).map(|w| w.1).collect();
+            for (nonce, list, block) in self.attempts_at(chain, sender, &nonces).await? {
+                attempts.push((sender, nonce, list, block));
+            }
+        }
+        Ok(work
+            .into_iter()
+            .map(|(sender, nonce, tx_hash, session)| {
+                let found = attempts
+                    .iter()
+                    .position(|a| a.0 == sender && a.1 == nonce)
+                    .map(|i| attempts.swap_remove(i));
+                let (attempts, sent_block) = match found {
+                    Some((_, _, list, block)) => (list, block),
+                    None => (
+                        vec![ChargeAttempt {
+                            tx_hash,
+                            fill: false,
+                        }],
+                        0,
+                    ),
+                };
+                SentTx {
+                    chain,
+                    sender,
+                    nonce,
+                    tx_hash,
+                    attempts,
+                    sent_block,
+                    session,
+                }
+            })
+            .collect())
     }
 }

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::error::map_diesel_error;
 use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
-use crate::repos::SentRelay;
+use crate::repos::sender_attempts::{insert_attempt, AtNonce, AttemptFees, SentTx};
 use crate::rows::{to_i64, tx_hash, SessionRow};
 use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
 use crate::PgStore;
@@ -65,6 +65,43 @@ async fn release(
     Ok(())
 }
 
+/// Makes `hash`, an attempt at `sweep`'s nonce, the open sweep's transaction and its
+/// rows', under the sweep row's lock (a replacement stored meanwhile moved them to its
+/// own hash). False when the sweep is no longer open: nothing to record.
+async fn adopt(
+    conn: &mut diesel_async::AsyncPgConnection,
+    sweep: &SentTx,
+    hash: &str,
+) -> Result<bool, diesel::result::Error> {
+    let row = || {
+        ds::table
+            .filter(ds::chain_id.eq(sweep.chain.id() as i32))
+            .filter(ds::sender_address.eq(sweep.sender.to_lower_hex()))
+            .filter(ds::nonce.eq(to_i64(sweep.nonce)))
+            .filter(ds::status.eq("sent"))
+    };
+    let current: Option<String> = row()
+        .select(ds::tx_hash)
+        .for_update()
+        .first(conn)
+        .await
+        .optional()?;
+    let Some(current) = current else {
+        return Ok(false);
+    };
+    if current != hash {
+        diesel::update(dt::table.filter(dt::sweep_tx_hash.eq(&current)))
+            .set(dt::sweep_tx_hash.eq(hash))
+            .execute(conn)
+            .await?;
+        diesel::update(row())
+            .set(ds::tx_hash.eq(hash))
+            .execute(conn)
+            .await?;
+    }
+    Ok(true)
+}
+
 impl PgStore {
     /// Sweep entries on `chain`: (session, token) pairs with confirmed deposit money no
     /// sweep has taken and no retry delay pending at `now`, least-failed first, at most
@@ -114,6 +151,7 @@ impl PgStore {
     /// `chain_nonce`), signs the sweep with it, stores it and marks the confirmed,
     /// unswept transfer rows of `sessions` as moved by it. `None`: nothing left to sweep
     /// (another worker took the rows), nothing signed.
+    #[allow(clippy::too_many_arguments)]
     pub async fn store_deposit_sweep(
         &self,
         chain: ChainId,
@@ -121,6 +159,7 @@ impl PgStore {
         chain_nonce: u64,
         entries: &[(CheckoutSessionId, Address)],
         now: Timestamp,
+        fees: AttemptFees,
         sign: impl FnOnce(u64) -> SignedCharge + Send,
     ) -> Result<Option<(TxHash, Vec<u8>)>, StoreError> {
         let mut conn = self.conn().await?;
@@ -184,6 +223,12 @@ impl PgStore {
                     .await?;
                 }
                 used_nonce(conn, chain_id, &sender, nonce).await?;
+                let at = AtNonce {
+                    chain_id,
+                    sender: &sender,
+                    nonce,
+                };
+                insert_attempt(conn, at, (&hash, &raw), fees, false, now).await?;
                 Ok::<_, diesel::result::Error>(Some((hash, raw)))
             })
             .await
@@ -191,55 +236,43 @@ impl PgStore {
         Ok(stored)
     }
 
-    /// Sweeps on `chain` not yet mined, oldest nonce first.
-    pub async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentRelay>, StoreError> {
-        let mut conn = self.conn().await?;
-        #[allow(clippy::type_complexity)]
-        let rows: Vec<(String, i64, String, Vec<u8>, chrono::DateTime<chrono::Utc>)> = ds::table
-            .filter(ds::chain_id.eq(chain.id() as i32))
-            .filter(ds::status.eq("sent"))
-            .order(ds::nonce.asc())
-            .select((
-                ds::sender_address,
-                ds::nonce,
-                ds::tx_hash,
-                ds::raw_tx,
-                ds::last_broadcast_at,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        rows.into_iter()
-            .map(|(sender, nonce, hash, raw, at)| {
-                Ok(SentRelay {
-                    chain,
-                    sender: crate::rows::address(&sender)?,
-                    nonce: u64::try_from(nonce).unwrap_or(0),
-                    tx_hash: tx_hash(&hash)?,
-                    raw,
-                    last_broadcast_at: Timestamp::new(at),
-                })
+    /// Sweeps on `chain` not yet settled, oldest nonce first, each with every attempt at
+    /// its nonce.
+    pub async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
+        let rows: Vec<(String, i64, String)> = {
+            let mut conn = self.conn().await?;
+            ds::table
+                .filter(ds::chain_id.eq(chain.id() as i32))
+                .filter(ds::status.eq("sent"))
+                .order(ds::nonce.asc())
+                .select((ds::sender_address, ds::nonce, ds::tx_hash))
+                .load(&mut conn)
+                .await
+                .map_err(map_diesel_error)?
+        };
+        let work = rows
+            .into_iter()
+            .map(|(sender, nonce, hash)| {
+                Ok((
+                    crate::rows::address(&sender)?,
+                    u64::try_from(nonce).unwrap_or(0),
+                    tx_hash(&hash)?,
+                    None,
+                ))
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.with_attempts(chain, work).await
     }
 
-    /// Marks a sweep re-broadcast at `now`.
-    pub async fn sweep_rebroadcast(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        diesel::update(ds::table.filter(ds::tx_hash.eq(tx.to_string())))
-            .set(ds::last_broadcast_at.eq(now.as_datetime()))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
-    }
-
-    /// Records a sweep's receipt: mined (its rows stay moved, except those of the
-    /// (session ref, token) entries that failed) or reverted (every row goes back), with the gas it
-    /// used and what it cost in wei (decimal text).
+    /// Records the receipt of `mined`, an attempt at `sweep`'s nonce (it becomes the
+    /// sweep's transaction, and its rows'): mined (its rows stay moved, except those of the
+    /// (session ref, token) entries that failed) or reverted (every row goes back), with
+    /// the gas it used and what it cost in wei (decimal text).
+    #[allow(clippy::too_many_arguments)]
     pub async fn sweep_mined(
         &self,
-        tx: TxHash,
+        sweep: &SentTx,
+        mined: TxHash,
         succeeded: bool,
         failed: &[([u8; 32], Address)],
         gas_used: u64,
@@ -247,8 +280,11 @@ impl PgStore {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let hash = tx.to_string();
+        let hash = mined.to_string();
         conn.transaction(async |conn| {
+            if !adopt(conn, sweep, &hash).await? {
+                return Ok(());
+            }
             let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
                 .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
                 .sql("::numeric");
@@ -276,11 +312,15 @@ impl PgStore {
         .map_err(map_diesel_error)
     }
 
-    /// Marks a sweep dropped (its nonce went to another transaction): its rows go back.
-    pub async fn sweep_dropped(&self, tx: TxHash, now: Timestamp) -> Result<(), StoreError> {
+    /// Marks a sweep dropped (its nonce went to a transaction it never sent): its rows go
+    /// back.
+    pub async fn sweep_dropped(&self, sweep: &SentTx, now: Timestamp) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let hash = tx.to_string();
+        let hash = sweep.tx_hash.to_string();
         conn.transaction(async |conn| {
+            if !adopt(conn, sweep, &hash).await? {
+                return Ok(());
+            }
             diesel::update(
                 ds::table
                     .filter(ds::tx_hash.eq(&hash))
