@@ -64,7 +64,7 @@ impl RelayLoop {
             return Ok(());
         }
         let e = |e: stablepay_domain::ports::ChainError| e.to_string();
-        if !sender.due(chain, relay.sent_block).await.map_err(e)? {
+        if !sender.due(relay).await.map_err(e)? {
             return Ok(());
         }
         if sender

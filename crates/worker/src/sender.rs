@@ -15,9 +15,13 @@ use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::keeper_wallet;
 use stablepay_evm::relay::{resign, sign_fill};
 use stablepay_evm::EvmChain;
-use stablepay_postgres::{AttemptFees, PgStore, SenderWork};
+use stablepay_postgres::{AttemptFees, PgStore, SenderWork, SentTx};
 
 pub use stablepay_domain::services::REPLACE_AFTER_BLOCKS;
+
+/// Seconds after its newest broadcast at which unmined work is due however few blocks
+/// came since (six Base blocks).
+pub const RESEND_AFTER_SECS: i64 = 12;
 
 /// What [`Sender::resend`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,10 +87,16 @@ impl Sender {
         Ok(self.chain.mined_attempt(chain, attempts).await?.is_none())
     }
 
-    /// Whether the newest attempt was broadcast at least [`REPLACE_AFTER_BLOCKS`] ago.
-    pub async fn due(&self, chain: ChainId, sent_block: u64) -> Result<bool, ChainError> {
-        let head = ChainReader::block_number(self.chain.as_ref(), chain).await?;
-        Ok(head.saturating_sub(sent_block) >= REPLACE_AFTER_BLOCKS)
+    /// Whether the newest attempt of `work` was broadcast at least [`REPLACE_AFTER_BLOCKS`]
+    /// ago, or [`RESEND_AFTER_SECS`] ago on a chain that mined nothing since (a node that
+    /// lost it, or a reorg that took it out, on a chain that mines only on demand).
+    pub async fn due(&self, work: &SentTx) -> Result<bool, ChainError> {
+        let waited = self.clock.now().unix_seconds() - work.last_broadcast_at.unix_seconds();
+        if waited >= RESEND_AFTER_SECS {
+            return Ok(true);
+        }
+        let head = ChainReader::block_number(self.chain.as_ref(), work.chain).await?;
+        Ok(head.saturating_sub(work.sent_block) >= REPLACE_AFTER_BLOCKS)
     }
 
     /// Sends `kind`'s work whose newest attempt is `newest` again: replaced at higher fees

@@ -94,7 +94,7 @@ impl SweepLoop {
             }
         };
         let Some((attempt, gas)) = mined else {
-            if !self.sender.due(chain, sweep.sent_block).await.map_err(e)? {
+            if !self.sender.due(sweep).await.map_err(e)? {
                 return Ok(false);
             }
             if self

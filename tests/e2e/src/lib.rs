@@ -8,6 +8,7 @@ pub use process::{poll, spawn_reporting, Proc};
 use process::{LISTENING, OPERATOR};
 pub mod browser;
 mod fault_proxy;
+pub mod one_signature;
 mod private_chain;
 pub mod receiver;
 pub mod subscriptions;

@@ -7,44 +7,12 @@ use std::time::Duration;
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
-use stablepay_domain::rules::eip3009::ReceiveAuthorization;
 use stablepay_domain::Address;
+use stablepay_e2e::one_signature::{payer_without_eth, sign_typed_data};
 use stablepay_e2e::*;
-use stablepay_evm::bindings::test_token::TestToken;
 
 fn addr(v: &Value) -> Address {
     Address::parse(&v.as_str().unwrap().to_lowercase()).unwrap()
-}
-
-/// Signs the typed data the service handed out, as a wallet's `eth_signTypedData_v4`
-/// would (the digest is rebuilt from the JSON alone).
-fn sign_typed_data(typed: &Value, key: &[u8; 32]) -> String {
-    let (domain, authorization) = ReceiveAuthorization::from_typed_data(typed).unwrap();
-    eip191::sign_hash(&authorization.digest(&domain), key)
-        .unwrap()
-        .to_hex()
-}
-
-/// A fresh payer holding `micros` of USDC and no ETH (its key and address), and the funded
-/// account that minted it.
-async fn payer_without_eth(
-    stack: &Stack,
-    micros: u64,
-) -> (std::sync::Arc<Client>, [u8; 32], Address) {
-    let minter = funded_buyer(&stack.chain).await;
-    let payer_key: [u8; 32] = rand::random();
-    let payer = eip191::address_of_private_key(&payer_key).unwrap();
-    TestToken::new(
-        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
-        minter.clone(),
-    )
-    .mint(payer.to_string().parse().unwrap(), micros.into())
-    .send()
-    .await
-    .unwrap()
-    .await
-    .unwrap();
-    (minter, payer_key, payer)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -161,7 +161,8 @@ impl PgStore {
     /// Relayed transactions on `chain` not yet settled, oldest nonce first, each with every
     /// attempt at its nonce.
     pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
-        let rows: Vec<(String, i64, String, Uuid)> = {
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(String, i64, String, chrono::DateTime<chrono::Utc>, Uuid)> = {
             let mut conn = self.conn().await?;
             rt::table
                 .filter(rt::chain_id.eq(chain.id() as i32))
@@ -171,6 +172,7 @@ impl PgStore {
                     rt::sender_address,
                     rt::nonce,
                     rt::tx_hash,
+                    rt::last_broadcast_at,
                     rt::checkout_session_id,
                 ))
                 .load(&mut conn)
@@ -179,11 +181,12 @@ impl PgStore {
         };
         let work = rows
             .into_iter()
-            .map(|(sender, nonce, hash, session)| {
+            .map(|(sender, nonce, hash, at, session)| {
                 Ok((
                     crate::rows::address(&sender)?,
                     u64::try_from(nonce).unwrap_or(0),
                     tx_hash(&hash)?,
+                    Timestamp::new(at),
                     Some(CheckoutSessionId::from_uuid(session)),
                 ))
             })

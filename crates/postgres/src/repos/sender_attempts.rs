@@ -40,6 +40,8 @@ pub struct SentTx {
     pub attempts: Vec<ChargeAttempt>,
     /// The head when the newest attempt was broadcast.
     pub sent_block: u64,
+    /// When the newest attempt was last broadcast.
+    pub last_broadcast_at: Timestamp,
     /// The session a relayed payment pays (`None` for sweeps).
     pub session: Option<CheckoutSessionId>,
 }
@@ -331,13 +333,13 @@ impl PgStore {
         .map_err(map_diesel_error)
     }
 
-    /// Each of `work` (sender, nonce, newest attempt, relayed session) with every attempt
+    /// Each of `work` (sender, nonce, newest attempt, last broadcast, relayed session) with every attempt
     /// at its nonce, newest first, and the head the newest was broadcast at (work without
     /// a stored attempt is listed with its own hash, due at once).
     pub(crate) async fn with_attempts(
         &self,
         chain: ChainId,
-        work: Vec<(Address, u64, TxHash, Option<CheckoutSessionId>)>,
+        work: Vec<(Address, u64, TxHash, Timestamp, Option<CheckoutSessionId>)>,
     ) -> Result<Vec<SentTx>, StoreError> {
         let mut senders: Vec<Address> = work.iter().map(|w| w.0).collect();
         senders.sort_by_key(|a| a.to_lower_hex());
@@ -351,7 +353,7 @@ impl PgStore {
         }
         Ok(work
             .into_iter()
-            .map(|(sender, nonce, tx_hash, session)| {
+            .map(|(sender, nonce, tx_hash, last_broadcast_at, session)| {
                 let found = attempts
                     .iter()
                     .position(|a| a.0 == sender && a.1 == nonce)
@@ -373,6 +375,7 @@ impl PgStore {
                     tx_hash,
                     attempts,
                     sent_block,
+                    last_broadcast_at,
                     session,
                 }
             })

@@ -239,24 +239,30 @@ impl PgStore {
     /// Sweeps on `chain` not yet settled, oldest nonce first, each with every attempt at
     /// its nonce.
     pub async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
-        let rows: Vec<(String, i64, String)> = {
+        let rows: Vec<(String, i64, String, chrono::DateTime<chrono::Utc>)> = {
             let mut conn = self.conn().await?;
             ds::table
                 .filter(ds::chain_id.eq(chain.id() as i32))
                 .filter(ds::status.eq("sent"))
                 .order(ds::nonce.asc())
-                .select((ds::sender_address, ds::nonce, ds::tx_hash))
+                .select((
+                    ds::sender_address,
+                    ds::nonce,
+                    ds::tx_hash,
+                    ds::last_broadcast_at,
+                ))
                 .load(&mut conn)
                 .await
                 .map_err(map_diesel_error)?
         };
         let work = rows
             .into_iter()
-            .map(|(sender, nonce, hash)| {
+            .map(|(sender, nonce, hash, at)| {
                 Ok((
                     crate::rows::address(&sender)?,
                     u64::try_from(nonce).unwrap_or(0),
                     tx_hash(&hash)?,
+                    Timestamp::new(at),
                     None,
                 ))
             })
