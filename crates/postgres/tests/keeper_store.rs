@@ -197,8 +197,62 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     // A relayed payment in flight across the upgrade (000012) gets its one attempt too.
     let relayed = store.attempt(tx(10)).await.unwrap().unwrap();
     assert_eq!((relayed.nonce, relayed.fees), (4, fees(0, 0)));
-    let relays = store.sent_relays(ChainId::Base).await.unwrap();
-    assert_eq!(relays[0].attempts.len(), 1);
+    // And a sweep.
+    let swept = store.attempt(tx(11)).await.unwrap().unwrap();
+    assert_eq!((swept.nonce, swept.fees), (6, fees(0, 0)));
+}
+
+/// A relay an older api wrote after the upgrade, without its attempt (a rolling deploy):
+/// listed with its own hash, due at once, and replaceable from its own row.
+#[tokio::test]
+async fn work_written_without_an_attempt_is_its_own_attempt() {
+    let (store, url) = fresh_store().await;
+    old_release_relay(&url, 4, tx(10)).await;
+    let sent = store.sent_relays(ChainId::Base).await.unwrap();
+    assert_eq!(
+        (sent.len(), sent[0].sent_block, sent[0].attempts.as_slice()),
+        (
+            1,
+            0,
+            &[ChargeAttempt {
+                tx_hash: tx(10),
+                fill: false
+            }][..]
+        )
+    );
+    let newest = store
+        .newest_attempt(SenderWork::Relay, tx(10))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (newest.nonce, newest.raw.as_slice(), newest.fees),
+        (4, &[10u8][..], fees(0, 0))
+    );
+    let keeper = Address::from_bytes([0x4e; 20]);
+    let now = Timestamp::new(chrono::Utc::now());
+    let replaced = store
+        .store_replacement(
+            SenderWork::Relay,
+            ChainId::Base,
+            keeper,
+            4,
+            &tx(10),
+            (&tx(12), &[12]),
+            fees(5, 9),
+            false,
+            now,
+        )
+        .await
+        .unwrap();
+    assert!(replaced);
+    let sent = store.sent_relays(ChainId::Base).await.unwrap();
+    assert_eq!((sent[0].tx_hash, sent[0].sent_block), (tx(12), 9));
+    assert!(store
+        .newest_attempt(SenderWork::Relay, tx(99))
+        .await
+        .unwrap()
+        .is_none());
 }
 
 /// The old release's write: a charge row without an attempt.
@@ -218,14 +272,34 @@ async fn old_release_charge(url: &str, sub: stablepay_domain::SubscriptionId) {
     .execute(&mut conn)
     .await
     .unwrap();
+    old_release_relay(url, 4, tx(10)).await;
+    diesel::sql_query(
+        "INSERT INTO deposit_sweeps (chain_id, sender_address, nonce, tx_hash, raw_tx, \
+         entries, status, created_at, last_broadcast_at) \
+         VALUES (8453, $1, 6, $2, $3, 1, 'sent', now(), now())",
+    )
+    .bind::<Text, _>(format!("0x{}", "4e".repeat(20)))
+    .bind::<Text, _>(tx(11).to_string())
+    .bind::<Bytea, _>(vec![11u8])
+    .execute(&mut conn)
+    .await
+    .unwrap();
+}
+
+/// An older release's relayed payment: the row alone, without an attempt.
+async fn old_release_relay(url: &str, nonce: i64, hash: TxHash) {
+    use diesel::sql_types::{BigInt, Bytea, Text};
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
     diesel::sql_query(
         "INSERT INTO relayed_transactions (chain_id, sender_address, nonce, \
          checkout_session_id, tx_hash, raw_tx, status, created_at, last_broadcast_at) \
-         VALUES (8453, $1, 4, gen_random_uuid(), $2, $3, 'sent', now(), now())",
+         VALUES (8453, $1, $2, gen_random_uuid(), $3, $4, 'sent', now(), now())",
     )
     .bind::<Text, _>(format!("0x{}", "4e".repeat(20)))
-    .bind::<Text, _>(tx(10).to_string())
-    .bind::<Bytea, _>(vec![10u8])
+    .bind::<BigInt, _>(nonce)
+    .bind::<Text, _>(hash.to_string())
+    .bind::<Bytea, _>(hash.as_bytes()[..1].to_vec())
     .execute(&mut conn)
     .await
     .unwrap();

@@ -386,6 +386,17 @@ async fn a_session_has_one_live_relayed_transaction() {
         .await
         .unwrap();
     assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
+    let recorded = stablepay_postgres::testing::query_strings(
+        &store,
+        "SELECT tx_hash AS value FROM relayed_transactions WHERE status = 'reverted'",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        recorded,
+        [TxHash::from_bytes([8; 32]).to_string()],
+        "the mined attempt is the one on record"
+    );
     assert_eq!(
         relay(0).await,
         StoredRelay::New {

@@ -67,11 +67,7 @@ impl RelayLoop {
         if !sender.due(relay).await.map_err(e)? {
             return Ok(());
         }
-        if sender
-            .nonce_lost(chain, relay.sender, relay.nonce, &relay.attempts)
-            .await
-            .map_err(e)?
-        {
+        if sender.nonce_lost(relay).await? {
             self.store
                 .relay_dropped(relay)
                 .await
@@ -139,25 +135,38 @@ impl RelayLoop {
     }
 
     /// Whether the relayed payment is still wanted, read afresh: its session is still
-    /// open, and the payment would still go through now (the authorization unexpired and
-    /// unused, the payer still holding the money).
+    /// open with no money of its token seen at its deposit address (pending or confirmed:
+    /// the buyer paid another way while the relay was stuck), and the payment would
+    /// still go through now (the authorization unexpired and unused, the payer still
+    /// holding the money).
     async fn still_wanted(&self, chain: ChainId, relay: &SentTx) -> Result<bool, String> {
+        let store_err = |e: stablepay_domain::ports::StoreError| e.to_string();
         let Some(session) = relay.session else {
             return Ok(false);
         };
-        let open = DepositStore::deposit_session(&self.store, session)
+        let Some(session) = DepositStore::deposit_session(&self.store, session)
             .await
-            .map_err(|e| e.to_string())?
-            .is_some_and(|s| s.status == SessionStatus::Open);
-        if !open {
+            .map_err(store_err)?
+            .filter(|s| s.status == SessionStatus::Open)
+        else {
+            return Ok(false);
+        };
+        let deposited = DepositStore::deposit_transfers(&self.store, session.id)
+            .await
+            .map_err(store_err)?
+            .iter()
+            .any(|t| t.token == session.token_address);
+        if deposited {
             return Ok(false);
         }
-        let newest = self
+        let Some(newest) = self
             .store
-            .attempt(relay.tx_hash)
+            .newest_attempt(SenderWork::Relay, relay.tx_hash)
             .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("{} has no stored attempt", relay.tx_hash))?;
+            .map_err(store_err)?
+        else {
+            return Ok(false);
+        };
         if newest.fill {
             return Ok(false);
         }

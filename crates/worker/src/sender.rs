@@ -71,20 +71,40 @@ impl Sender {
         keeper_wallet(&self.key, chain)
     }
 
-    /// Whether `sender`'s nonce went to a transaction none of `attempts` is: the account's
-    /// mined nonce is past it and still no attempt has a receipt (asked again after the
-    /// nonce, so one mined meanwhile, or one a lagging node had not indexed, is seen).
-    pub async fn nonce_lost(
-        &self,
-        chain: ChainId,
-        sender: Address,
-        nonce: u64,
-        attempts: &[ChargeAttempt],
-    ) -> Result<bool, ChainError> {
-        if self.chain.mined_nonce(chain, sender).await? <= nonce {
+    /// Whether `work`'s nonce went to a transaction that is none of its attempts: the
+    /// account's mined nonce is past it and still no attempt has a receipt. The attempts
+    /// are read again from the store and asked for after the nonce, so a replacement
+    /// another worker stored meanwhile, one mined meanwhile, or one a lagging node had not
+    /// indexed, is seen and the work is never written off while it went through.
+    pub async fn nonce_lost(&self, work: &SentTx) -> Result<bool, String> {
+        let (chain, nonce) = (work.chain, work.nonce);
+        let mined = self
+            .chain
+            .mined_nonce(chain, work.sender)
+            .await
+            .map_err(|e| e.to_string())?;
+        if mined <= nonce {
             return Ok(false);
         }
-        Ok(self.chain.mined_attempt(chain, attempts).await?.is_none())
+        let mut attempts: Vec<ChargeAttempt> = self
+            .store
+            .attempts_at(chain, work.sender, &[nonce])
+            .await
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .flat_map(|(_, list, _)| list)
+            .collect();
+        for known in &work.attempts {
+            if !attempts.iter().any(|a| a.tx_hash == known.tx_hash) {
+                attempts.push(*known);
+            }
+        }
+        let receipt = self
+            .chain
+            .mined_attempt(chain, &attempts)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(receipt.is_none())
     }
 
     /// Whether the newest attempt of `work` was broadcast at least [`REPLACE_AFTER_BLOCKS`]
@@ -114,8 +134,14 @@ impl Sender {
         let head = ChainReader::block_number(self.chain.as_ref(), chain)
             .await
             .map_err(|x| e(&x))?;
-        let Some(attempt) = self.store.attempt(newest).await.map_err(|x| e(&x))? else {
-            return Err(format!("{newest} has no stored attempt"));
+        let Some(attempt) = self
+            .store
+            .newest_attempt(kind, newest)
+            .await
+            .map_err(|x| e(&x))?
+        else {
+            // Settled meanwhile.
+            return Ok(Resent::Unchanged);
         };
         let sent = Fees {
             max_fee_per_gas: attempt.fees.max_fee_wei,
@@ -134,6 +160,11 @@ impl Sender {
             // mined (and is then booked), but it is not sent again.
             if !wanted && !attempt.fill {
                 tracing::warn!(chain = chain.id(), tx = %newest, "unwanted work cannot be filled under the fee cap; not sent again");
+                // Not broadcast, only marked: asked again once it is due again.
+                self.store
+                    .attempt_resent(kind, newest, head, self.clock.now())
+                    .await
+                    .map_err(|x| e(&x))?;
                 return Ok(Resent::Unchanged);
             }
             self.broadcast(chain, newest, &attempt.raw, "re-sent as it was")

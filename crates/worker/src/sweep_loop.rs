@@ -97,12 +97,7 @@ impl SweepLoop {
             if !self.sender.due(sweep).await.map_err(e)? {
                 return Ok(false);
             }
-            if self
-                .sender
-                .nonce_lost(chain, sweep.sender, sweep.nonce, &sweep.attempts)
-                .await
-                .map_err(e)?
-            {
+            if self.sender.nonce_lost(sweep).await? {
                 self.store
                     .sweep_dropped(sweep, now)
                     .await

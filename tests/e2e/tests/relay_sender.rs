@@ -199,6 +199,16 @@ async fn stuck_relays_are_replaced_or_filled_and_a_stuck_sweep_is_replaced() {
     .await
     .expect("the sweep was replaced and mined");
     assert_ne!(swept, sweep, "moved by the replacement");
+    let named = rows(
+        &stack,
+        "SELECT DISTINCT sweep_tx_hash AS value FROM deposit_transfers \
+         WHERE sweep_tx_hash IS NOT NULL",
+    )
+    .await;
+    assert!(
+        named.contains(&swept) && !named.contains(&sweep),
+        "the transfer rows name the mined sweep: {named:?}"
+    );
 
     // The books equal the chain: each session's net, once.
     assert_eq!(

@@ -196,7 +196,8 @@ impl PgStore {
 
     /// Marks a relayed transaction dropped: its nonce went to another transaction (a fill
     /// of its own, or one the relay never sent), so it can never be mined; the session is
-    /// payable again.
+    /// payable again. Only while `relay.tx_hash` is still its newest attempt (a
+    /// replacement stored meanwhile is followed first).
     pub async fn relay_dropped(&self, relay: &SentTx) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::update(
@@ -204,6 +205,7 @@ impl PgStore {
                 .filter(rt::chain_id.eq(relay.chain.id() as i32))
                 .filter(rt::sender_address.eq(relay.sender.to_lower_hex()))
                 .filter(rt::nonce.eq(to_i64(relay.nonce)))
+                .filter(rt::tx_hash.eq(relay.tx_hash.to_string()))
                 .filter(rt::status.eq("sent")),
         )
         .set(rt::status.eq("dropped"))

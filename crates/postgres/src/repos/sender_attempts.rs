@@ -192,6 +192,57 @@ impl PgStore {
         .transpose()
     }
 
+    /// The attempt stored as `tx`, or, for work written before its attempts were kept (an
+    /// older api during a rolling upgrade), the work's own row as its one attempt with
+    /// unknown fees (0: any raise is the chain's price). `None`: no such work.
+    pub async fn newest_attempt(
+        &self,
+        kind: SenderWork,
+        tx: TxHash,
+    ) -> Result<Option<NewestAttempt>, StoreError> {
+        if let Some(attempt) = self.attempt(tx).await? {
+            return Ok(Some(attempt));
+        }
+        let mut conn = self.conn().await?;
+        let hash = tx.to_string();
+        let row: Option<(String, i64, Vec<u8>)> = match kind {
+            SenderWork::Charge => kt::table
+                .filter(kt::tx_hash.eq(&hash))
+                .select((kt::keeper_address, kt::nonce, kt::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+            SenderWork::Relay => rt::table
+                .filter(rt::tx_hash.eq(&hash))
+                .select((rt::sender_address, rt::nonce, rt::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+            SenderWork::Sweep => ds::table
+                .filter(ds::tx_hash.eq(&hash))
+                .select((ds::sender_address, ds::nonce, ds::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+        }
+        .map_err(map_diesel_error)?;
+        row.map(|(sender, nonce, raw)| {
+            Ok(NewestAttempt {
+                sender: crate::rows::address(&sender)?,
+                nonce: u64::try_from(nonce).unwrap_or(0),
+                tx_hash: tx,
+                raw,
+                fees: AttemptFees {
+                    max_fee_wei: 0,
+                    priority_fee_wei: 0,
+                    sent_block: 0,
+                },
+                fill: false,
+            })
+        })
+        .transpose()
+    }
+
     /// Stores a replacement at `nonce` of `kind`'s work and makes it the work's newest
     /// attempt, in one transaction, if `replaces` is still its newest (a sweep's transfer
     /// rows follow it). False (nothing stored) when the work was settled or replaced by

@@ -319,22 +319,26 @@ impl PgStore {
     }
 
     /// Marks a sweep dropped (its nonce went to a transaction it never sent): its rows go
-    /// back.
+    /// back. Only while `sweep.tx_hash` is still its newest attempt (a replacement stored
+    /// meanwhile is followed first).
     pub async fn sweep_dropped(&self, sweep: &SentTx, now: Timestamp) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let hash = sweep.tx_hash.to_string();
         conn.transaction(async |conn| {
-            if !adopt(conn, sweep, &hash).await? {
-                return Ok(());
-            }
-            diesel::update(
+            let dropped = diesel::update(
                 ds::table
+                    .filter(ds::chain_id.eq(sweep.chain.id() as i32))
+                    .filter(ds::sender_address.eq(sweep.sender.to_lower_hex()))
+                    .filter(ds::nonce.eq(to_i64(sweep.nonce)))
                     .filter(ds::tx_hash.eq(&hash))
                     .filter(ds::status.eq("sent")),
             )
             .set(ds::status.eq("dropped"))
             .execute(conn)
             .await?;
+            if dropped == 0 {
+                return Ok(());
+            }
             release(conn, &hash, None, now).await
         })
         .await
