@@ -47,6 +47,20 @@ pub async fn pay_with_signature(
     key: &[u8; 32],
     payer: Address,
 ) -> (u16, Value) {
+    let res = post_signed_authorization(stack, session, key, payer).await;
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
+}
+
+/// The same, returning the hosted page's whole response.
+pub async fn post_signed_authorization(
+    stack: &Stack,
+    session: &str,
+    key: &[u8; 32],
+    payer: Address,
+) -> reqwest::Response {
     let pay = format!("{}/pay/{session}/authorization", stack.api);
     let auth: Value = stack
         .http
@@ -58,7 +72,7 @@ pub async fn pay_with_signature(
         .await
         .unwrap();
     let typed = &auth["typed_data"];
-    let res = stack
+    stack
         .http
         .post(&pay)
         .json(&json!({
@@ -68,9 +82,5 @@ pub async fn pay_with_signature(
         }))
         .send()
         .await
-        .unwrap();
-    (
-        res.status().as_u16(),
-        res.json().await.unwrap_or(Value::Null),
-    )
+        .unwrap()
 }

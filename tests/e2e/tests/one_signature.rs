@@ -8,7 +8,7 @@ use ethers::providers::Middleware;
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
 use stablepay_domain::Address;
-use stablepay_e2e::one_signature::{payer_without_eth, sign_typed_data};
+use stablepay_e2e::one_signature::{payer_without_eth, post_signed_authorization, sign_typed_data};
 use stablepay_e2e::*;
 
 fn addr(v: &Value) -> Address {
@@ -257,28 +257,7 @@ async fn a_relayer_under_its_floor_sends_nothing_and_the_page_offers_a_transacti
     );
 
     let (_, payer_key, payer) = payer_without_eth(&stack, 5_000_000).await;
-    let pay = format!("{}/pay/{id}/authorization", stack.api);
-    let auth: Value = stack
-        .http
-        .get(format!("{pay}?payer={payer}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let typed = &auth["typed_data"];
-    let res = stack
-        .http
-        .post(&pay)
-        .json(&json!({
-            "payer": payer.to_string(),
-            "valid_before": typed["message"]["validBefore"],
-            "signature": sign_typed_data(typed, &payer_key),
-        }))
-        .send()
-        .await
-        .unwrap();
+    let res = post_signed_authorization(&stack, id, &payer_key, payer).await;
     assert_eq!(res.status(), 503);
     assert_eq!(res.headers()["retry-after"], "30");
     let err: Value = res.json().await.unwrap();
