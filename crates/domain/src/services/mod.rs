@@ -8,6 +8,8 @@ mod create_checkout_session;
 mod dashboard_session;
 mod deliver_event;
 mod enroll_totp;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod get_checkout_session;
 mod hosted_authorization;
 mod hosted_checkout;

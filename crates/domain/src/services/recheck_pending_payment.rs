@@ -86,3 +86,6 @@ async fn fail(
         SettleOutcome::AlreadyRecorded(id)
     })
 }
+
+#[cfg(test)]
+mod tests;

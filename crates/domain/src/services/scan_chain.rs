@@ -429,3 +429,6 @@ async fn stale_or_unknown(
         _ => unknown(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -405,3 +405,6 @@ async fn recheck_pending(
         },
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,12 +11,7 @@ use crate::ports::{
     Replacement,
 };
 
-// The subscription fixtures, compiled into each of the three test modules that share them.
-#[allow(clippy::duplicate_mod)]
-#[path = "../settle_subscription/fixtures.rs"]
-mod fixtures;
-
-use fixtures::*;
+use crate::services::fixtures::subscriptions::*;
 
 const DAY: i64 = 86_400;
 const LIMIT: u32 = 10;

@@ -9,12 +9,7 @@ use crate::model::{Address, ChainId, EventType, SubscriptionStatus};
 use crate::ports::{BillingWrite, MockSettlementStore, MockSubscriptionStore, SettlementWrite};
 use crate::rules::eip191;
 
-// The subscription fixtures, compiled into each of the three test modules that share them.
-#[allow(clippy::duplicate_mod)]
-#[path = "../settle_subscription/fixtures.rs"]
-mod fixtures;
-
-use fixtures::*;
+use crate::services::fixtures::subscriptions::*;
 
 /// The subscriber's key, and someone else's.
 const KEY: [u8; 32] = [0x11; 32];

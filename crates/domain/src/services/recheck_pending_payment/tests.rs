@@ -1,14 +1,13 @@
-//! Tests of `recheck_pending_payment`. Compiled as a submodule of the `settle_checkout`
-//! tests (see `settle_checkout/tests.rs`) to share their fixtures.
+//! Tests of `recheck_pending_payment`, on the settlement fixtures.
 
 use futures_executor::block_on;
 
-use super::fixtures::*;
 use crate::model::{Address, BlockHash, CheckoutSession, PaymentStatus};
 use crate::ports::{
     ChainError, ChainReceipt, MockChainReader, MockSettlementStore, PendingPayment, StoreError,
 };
 use crate::rules::confirmations::RECEIPT_MISSES_BEFORE_FAILED;
+use crate::services::fixtures::settlement::*;
 use crate::services::{recheck_pending_payment, ChainDirectory, SettleError, SettleOutcome};
 
 fn recheck(h: &Harness, p: &PendingPayment, head: u64) -> Result<SettleOutcome, SettleError> {

@@ -1,15 +1,14 @@
-//! Tests of `scan_chain`. Compiled as a submodule of the `settle_checkout` tests (see
-//! `settle_checkout/tests.rs`) to share their fixtures.
+//! Tests of `scan_chain`, on the settlement fixtures.
 
 use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 
-use super::fixtures::*;
 use crate::model::{CheckoutSession, PaymentStatus};
 use crate::ports::{
     ChainError, ChainReceipt, LoggedTx, MockChainReader, MockSettlementStore, PendingPayment,
 };
+use crate::services::fixtures::settlement::*;
 use crate::services::{
     scan_chain, ChainDirectory, ScanReport, ScanState, SettleError, SettleOutcome, INITIAL_LOOKBACK,
 };

@@ -1,7 +1,5 @@
-//! Tests of `settle_checkout` / `settle_receipt` with mocked ports. This module also
-//! holds the fixtures of the settlement use cases and compiles the tests of
-//! `recheck_pending_payment`, `scan_chain` and `settle_deposit` as submodules, so they
-//! share them.
+//! Tests of `settle_checkout` / `settle_receipt` with mocked ports, on the settlement
+//! fixtures (`services::fixtures::settlement`).
 
 use futures_executor::block_on;
 
@@ -9,17 +7,7 @@ use super::*;
 use crate::ports::{MockChainReader, MockSettlementStore};
 use crate::rules::eip712::session_ref;
 
-// The fixtures, and the tests of the other two settlement use cases, which share them.
-#[path = "fixtures.rs"]
-mod fixtures;
-#[path = "../recheck_pending_payment/tests.rs"]
-mod recheck_pending_payment;
-#[path = "../scan_chain/tests.rs"]
-mod scan_chain;
-#[path = "../settle_deposit/tests.rs"]
-mod settle_deposit;
-
-use fixtures::*;
+use crate::services::fixtures::settlement::*;
 
 /// Settles `r` at depth for the known `s` and expects one rejection mentioning `why`, with
 /// nothing looked up past the session and nothing written.

@@ -1,17 +1,17 @@
-//! Tests of `settle_deposit_receipt` with mocked ports (compiled as a submodule of the
-//! settlement tests, whose fixtures it shares): which tokens a deposit address books, and
-//! when money the watcher saw late counts as having arrived in time.
+//! Tests of `settle_deposit_receipt` with mocked ports, on the settlement fixtures: which
+//! tokens a deposit address books, and when money the watcher saw late counts as having
+//! arrived in time.
 
 use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 
-use super::fixtures::*;
 use crate::model::{CheckoutSession, Currency, EventType, SessionStatus, Timestamp};
 use crate::ports::{
     ChainReceipt, DepositWrite, MockChainReader, MockDepositStore, MockSettlementStore,
     SettlementWrite, TokenTransfer,
 };
+use crate::services::fixtures::settlement::*;
 use crate::services::{
     settle_deposit_receipt, ChainContracts, ChainDirectory, SettleDeps, SettleError, SettleOutcome,
     TokenDirectory,

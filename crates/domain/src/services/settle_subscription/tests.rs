@@ -9,12 +9,7 @@ use crate::model::{Amount, Mode};
 use crate::ports::{MockSettlementStore, MockSubscriptionStore};
 use crate::rules::eip712::session_ref;
 
-// The subscription fixtures, compiled into each of the three test modules that share them.
-#[allow(clippy::duplicate_mod)]
-#[path = "fixtures.rs"]
-mod fixtures;
-
-use fixtures::*;
+use crate::services::fixtures::subscriptions::*;
 
 /// A settlement store that knows `s` by its reference (`times` reads) and gives the
 /// subscriber `customer()` (`customer_reads` times).
