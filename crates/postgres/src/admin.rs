@@ -43,7 +43,7 @@ impl PgStore {
     pub async fn create_merchant(&self, name: &str, tier: FeeTier) -> Result<Merchant, StoreError> {
         let mut conn = self.conn().await?;
         let id = MerchantId::generate();
-        let now = Timestamp::new(chrono::Utc::now());
+        let now = Timestamp::new(self.now());
         diesel::insert_into(m::table)
             .values((
                 m::id.eq(id.uuid()),
@@ -168,7 +168,7 @@ impl PgStore {
                 .filter(k::id.eq(id.uuid()))
                 .filter(k::revoked_at.is_null()),
         )
-        .set(k::revoked_at.eq(chrono::Utc::now()))
+        .set(k::revoked_at.eq(self.now()))
         .execute(&mut conn)
         .await
         .map_err(map_diesel_error)?;

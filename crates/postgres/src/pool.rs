@@ -47,6 +47,9 @@ pub struct PgStore {
     /// API keys whose use this process already recorded, and when (unix seconds): one
     /// `last_used_at` write per key per minute per process, not one per request.
     pub(crate) key_use: Arc<std::sync::Mutex<std::collections::HashMap<uuid::Uuid, i64>>>,
+    /// The time the store writes when a caller does not pass one (created, revoked,
+    /// updated stamps): the wall clock unless `with_clock` says otherwise.
+    clock: Arc<dyn stablepay_domain::ports::Clock>,
     /// Identifies this pool for a task's pinned connection (tests run several stores
     /// in one process).
     identity: Arc<()>,
@@ -198,8 +201,20 @@ impl PgStore {
             cipher: Arc::new(cipher),
             acquire_timeout: config.acquire_timeout,
             key_use: Arc::default(),
+            clock: Arc::new(stablepay_domain::ports::SystemClock),
             identity: Arc::new(()),
         })
+    }
+
+    /// The same store reading the time from `clock` (tests that move time).
+    pub fn with_clock(mut self, clock: Arc<dyn stablepay_domain::ports::Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The store's clock's time.
+    pub(crate) fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now().as_datetime()
     }
 
     fn pool_id(&self) -> usize {

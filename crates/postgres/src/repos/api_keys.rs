@@ -112,7 +112,7 @@ const LAST_USED_RESOLUTION_SECS: i64 = 60;
 
 impl PgStore {
     pub(crate) fn note_key_use(&self, id: Uuid, last_used: Option<DateTime<Utc>>) {
-        let now = Utc::now();
+        let now = self.now();
         if last_used.is_some_and(|t| (now - t).num_seconds() < LAST_USED_RESOLUTION_SECS) {
             return;
         }

@@ -88,7 +88,7 @@ impl SettlementStore for PgStore {
                 customers::merchant_id.eq(merchant.uuid()),
                 customers::livemode.eq(mode.is_live()),
                 customers::address.eq(payer.to_lower_hex()),
-                customers::created_at.eq(chrono::Utc::now()),
+                customers::created_at.eq(self.now()),
             ))
             .on_conflict_do_nothing()
             .execute(&mut conn)
@@ -281,7 +281,7 @@ impl SettlementStore for PgStore {
             .do_update()
             .set((
                 chain_cursors::next_block.eq(next_block as i64),
-                chain_cursors::updated_at.eq(chrono::Utc::now()),
+                chain_cursors::updated_at.eq(self.now()),
             ))
             .execute(&mut conn)
             .await

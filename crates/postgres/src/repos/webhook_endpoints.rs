@@ -138,7 +138,7 @@ impl WebhookEndpointRepository for PgStore {
         grace_secs: i64,
     ) -> Result<WebhookEndpoint, StoreError> {
         let mut conn = self.conn().await?;
-        let grace_until = chrono::Utc::now() + chrono::Duration::seconds(grace_secs);
+        let grace_until = self.now() + chrono::Duration::seconds(grace_secs);
         let row = diesel::update(we::table)
             .filter(we::id.eq(id.uuid()))
             .filter(we::merchant_id.eq(merchant.uuid()))
@@ -163,7 +163,7 @@ impl WebhookEndpointRepository for PgStore {
         id: WebhookEndpointId,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let now = chrono::Utc::now();
+        let now = self.now();
         let deleted = conn
             .transaction(async |conn| {
                 let n = diesel::update(we::table)
