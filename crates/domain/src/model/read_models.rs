@@ -111,6 +111,20 @@ impl Payment {
     pub fn refundable_micros(&self) -> u64 {
         self.received_micros().saturating_sub(self.refunded_micros)
     }
+
+    /// Whether refunds may be recorded against it at all: only a confirmed payment (one
+    /// already refunded in full keeps its status `refunded` and has nothing left).
+    pub fn takes_refunds(&self) -> bool {
+        matches!(
+            self.status,
+            PaymentStatus::Confirmed | PaymentStatus::Refunded
+        )
+    }
+
+    /// Whether a refund of it can be recorded now: it takes refunds and has money left.
+    pub fn can_refund(&self) -> bool {
+        self.takes_refunds() && self.refundable_micros() > 0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,5 +298,27 @@ mod tests {
             "pending, confirmed, failed or refunded"
         );
         assert_eq!(PaymentStatus::parse("settled"), None);
+    }
+
+    #[test]
+    fn a_payment_can_be_refunded_while_confirmed_with_money_left() {
+        use crate::services::fixtures::subscriptions::{payment, record};
+        let mut p = payment(
+            &record(SubscriptionStatus::Active),
+            PaymentStatus::Confirmed,
+        );
+        p.overpaid_micros = 500;
+        assert_eq!(p.refundable_micros(), p.amount.micros() + 500);
+        assert!(p.can_refund());
+        p.refunded_micros = p.received_micros() - 1;
+        assert!(p.can_refund(), "one micro-unit left");
+        p.refunded_micros = p.received_micros();
+        p.status = PaymentStatus::Refunded;
+        assert!(p.takes_refunds() && !p.can_refund(), "nothing left");
+        for status in [PaymentStatus::Pending, PaymentStatus::Failed] {
+            p.status = status;
+            p.refunded_micros = 0;
+            assert!(!p.takes_refunds() && !p.can_refund(), "{status:?}");
+        }
     }
 }

@@ -100,10 +100,7 @@ async fn attempt(
     if let Some((existing, _)) = already.iter().find(|(r, _)| r.payment == payment.id) {
         return Ok(Some(RefundOutcome::Existing(existing.clone())));
     }
-    if !matches!(
-        payment.status,
-        PaymentStatus::Confirmed | PaymentStatus::Refunded
-    ) {
+    if !payment.takes_refunds() {
         return Err(reject(
             "payment",
             format!(

@@ -276,7 +276,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
                 created: time(r.created_at),
             })
             .collect(),
-        can_refund: matches!(x.status, PaymentStatus::Confirmed) && refundable_micros > 0,
+        can_refund: x.can_refund(),
         refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
         payment: PaymentLine::new(p, &x),
         error,
