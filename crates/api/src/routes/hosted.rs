@@ -65,9 +65,6 @@ enum IntentFields {
     },
 }
 
-/// Periods of allowance the hosted page proposes to approve for a subscription.
-const DEFAULT_ALLOWANCE_PERIODS: u128 = 12;
-
 #[derive(Serialize)]
 struct IntentResponse {
     chain_id: stablepay_domain::ChainId,
@@ -96,6 +93,8 @@ fn hex0x(bytes: &[u8]) -> String {
 
 impl From<SignedIntent> for IntentResponse {
     fn from(signed: SignedIntent) -> Self {
+        let allowance = signed.allowance();
+        let total = allowance.total;
         let SignedIntent {
             session,
             contract,
@@ -104,55 +103,48 @@ impl From<SignedIntent> for IntentResponse {
             ..
         } = signed;
         match intent {
-            Intent::Payment(intent) => {
-                let total = intent.net_amount + intent.fee_amount;
-                Self {
-                    chain_id: session.chain,
-                    mode: "payment",
-                    contract,
-                    token: session.token_address,
-                    intent: IntentFields::Payment {
-                        reference: hex0x(&intent.reference),
-                        token: intent.token,
-                        recipient: intent.recipient,
-                        net_amount: intent.net_amount.to_string(),
-                        fee_amount: intent.fee_amount.to_string(),
-                        deadline: intent.deadline,
-                    },
-                    approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
-                    pay_calldata: Some(hex0x(&stablepay_evm::calldata::pay(&intent, &signature))),
-                    subscribe_calldata: None,
-                    signature: signature.to_hex(),
-                    total_amount: total.to_string(),
-                    period_amount: None,
-                    default_periods: None,
-                }
-            }
-            Intent::Subscribe(intent) => {
-                let period = u128::from(session.amount.micros());
-                let total = period * DEFAULT_ALLOWANCE_PERIODS;
-                Self {
-                    chain_id: session.chain,
-                    mode: "subscription",
-                    contract,
-                    token: session.token_address,
-                    intent: IntentFields::Subscribe {
-                        plan_id: intent.plan_id.to_string(),
-                        reference: hex0x(&intent.reference),
-                        fee_amount: intent.fee_amount.to_string(),
-                        deadline: intent.deadline,
-                    },
-                    approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
-                    pay_calldata: None,
-                    subscribe_calldata: Some(hex0x(&stablepay_evm::calldata::subscribe(
-                        &intent, &signature,
-                    ))),
-                    signature: signature.to_hex(),
-                    total_amount: total.to_string(),
-                    period_amount: Some(period.to_string()),
-                    default_periods: Some(DEFAULT_ALLOWANCE_PERIODS),
-                }
-            }
+            Intent::Payment(intent) => Self {
+                chain_id: session.chain,
+                mode: "payment",
+                contract,
+                token: session.token_address,
+                intent: IntentFields::Payment {
+                    reference: hex0x(&intent.reference),
+                    token: intent.token,
+                    recipient: intent.recipient,
+                    net_amount: intent.net_amount.to_string(),
+                    fee_amount: intent.fee_amount.to_string(),
+                    deadline: intent.deadline,
+                },
+                approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
+                pay_calldata: Some(hex0x(&stablepay_evm::calldata::pay(&intent, &signature))),
+                subscribe_calldata: None,
+                signature: signature.to_hex(),
+                total_amount: total.to_string(),
+                period_amount: None,
+                default_periods: None,
+            },
+            Intent::Subscribe(intent) => Self {
+                chain_id: session.chain,
+                mode: "subscription",
+                contract,
+                token: session.token_address,
+                intent: IntentFields::Subscribe {
+                    plan_id: intent.plan_id.to_string(),
+                    reference: hex0x(&intent.reference),
+                    fee_amount: intent.fee_amount.to_string(),
+                    deadline: intent.deadline,
+                },
+                approve_calldata: hex0x(&stablepay_evm::calldata::approve(&contract, total)),
+                pay_calldata: None,
+                subscribe_calldata: Some(hex0x(&stablepay_evm::calldata::subscribe(
+                    &intent, &signature,
+                ))),
+                signature: signature.to_hex(),
+                total_amount: total.to_string(),
+                period_amount: allowance.per_period.map(|(amount, _)| amount.to_string()),
+                default_periods: allowance.per_period.map(|(_, periods)| periods),
+            },
         }
     }
 }

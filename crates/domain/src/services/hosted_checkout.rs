@@ -105,6 +105,38 @@ pub struct SignedIntent {
     pub signature: Signature,
 }
 
+/// Periods of a subscription's amount the hosted page proposes the subscriber approve:
+/// a year of monthly charges before the allowance needs topping up.
+pub const DEFAULT_ALLOWANCE_PERIODS: u128 = 12;
+
+/// What the buyer's token approval should cover, in base units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowance {
+    pub total: u128,
+    /// A subscription's per-period amount and the periods `total` covers.
+    pub per_period: Option<(u128, u128)>,
+}
+
+impl SignedIntent {
+    /// The approval the intent needs: the payment's gross, or
+    /// [`DEFAULT_ALLOWANCE_PERIODS`] × the plan's amount.
+    pub fn allowance(&self) -> Allowance {
+        match &self.intent {
+            Intent::Payment(intent) => Allowance {
+                total: intent.net_amount + intent.fee_amount,
+                per_period: None,
+            },
+            Intent::Subscribe(_) => {
+                let period = u128::from(self.session.amount.micros());
+                Allowance {
+                    total: period * DEFAULT_ALLOWANCE_PERIODS,
+                    per_period: Some((period, DEFAULT_ALLOWANCE_PERIODS)),
+                }
+            }
+        }
+    }
+}
+
 /// Signs a payment intent for an open session whose recipient is still verified. The
 /// deadline is min(expires_at, now + TTL), so an intent fetched before a revocation stops
 /// working soon after (D18).
@@ -312,5 +344,55 @@ async fn ensure_recipient_verified(
         Ok(())
     } else {
         Err(HostedError::RecipientRevoked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::eip712::{PaymentIntent, SubscribeIntent};
+    use crate::services::fixtures::settlement::{directory, payee, router, session, token, CHAIN};
+
+    fn signed(intent: Intent) -> SignedIntent {
+        SignedIntent {
+            session: session(),
+            contracts: directory().get(CHAIN).cloned().unwrap(),
+            contract: router(),
+            intent,
+            signature: Signature::from_bytes(vec![1; 65]),
+        }
+    }
+
+    #[test]
+    fn a_payment_approves_its_gross_and_a_subscription_a_year_of_periods() {
+        let pay = signed(Intent::Payment(PaymentIntent {
+            reference: [1; 32],
+            token: token(),
+            recipient: payee(),
+            net_amount: 9_900_000,
+            fee_amount: 100_000,
+            deadline: 1,
+        }));
+        assert_eq!(
+            pay.allowance(),
+            Allowance {
+                total: 10_000_000,
+                per_period: None
+            }
+        );
+        let sub = signed(Intent::Subscribe(SubscribeIntent {
+            plan_id: 1,
+            reference: [1; 32],
+            fee_amount: 100_000,
+            deadline: 1,
+        }));
+        let period = u128::from(sub.session.amount.micros());
+        assert_eq!(
+            sub.allowance(),
+            Allowance {
+                total: period * 12,
+                per_period: Some((period, DEFAULT_ALLOWANCE_PERIODS))
+            }
+        );
     }
 }
