@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod error;
 pub mod input;
 pub mod openapi;
+pub mod operator;
 pub mod rate_limit;
 pub mod relayer;
 pub mod routes;

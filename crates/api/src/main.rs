@@ -6,12 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use secrecy::ExposeSecret;
-use stablepay_api::config::{self, ServeConfig};
+use stablepay_api::config::ServeConfig;
+use stablepay_api::operator::{self, KeyCommand, MerchantCommand, UserCommand};
 use stablepay_config::KeyRole;
-use stablepay_domain::ports::{DashboardUserStore, SystemClock};
-use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_domain::services::{create_api_key, invite_dashboard_user};
-use stablepay_domain::{ApiKeyId, DashboardUserId, Email, FeeTier, MerchantId, Mode};
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
 #[derive(Parser)]
@@ -55,83 +52,6 @@ enum ContractsCommand {
     Deploy(stablepay_api::contracts::DeployArgs),
 }
 
-#[derive(Subcommand)]
-enum UserCommand {
-    /// Create a dashboard user; prints a one-time setup link (valid 72 h).
-    Create {
-        #[arg(long)]
-        merchant: String,
-        #[arg(long)]
-        email: String,
-        #[arg(long)]
-        json: bool,
-    },
-    /// List dashboard users.
-    List {
-        #[arg(long)]
-        merchant: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Disable a user and end every session of theirs.
-    Disable { user_id: String },
-}
-
-#[derive(Subcommand)]
-enum MerchantCommand {
-    /// Create a merchant.
-    Create {
-        #[arg(long)]
-        name: String,
-        /// standard (100 bps), growth (75), scale (50) or custom (with --fee-bps).
-        #[arg(long, default_value = "standard")]
-        fee_tier: String,
-        #[arg(long)]
-        fee_bps: Option<u16>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// List merchants.
-    List {
-        #[arg(long)]
-        json: bool,
-    },
-    /// Change a merchant's fee tier (new sessions only; snapshots are kept).
-    SetTier {
-        #[arg(long)]
-        merchant: String,
-        #[arg(long)]
-        fee_tier: String,
-        #[arg(long)]
-        fee_bps: Option<u16>,
-    },
-}
-
-#[derive(Subcommand)]
-enum KeyCommand {
-    /// Create an API key; the secret is printed once.
-    Create {
-        #[arg(long)]
-        merchant: String,
-        #[arg(long, value_parser = ["test", "live"])]
-        mode: String,
-        /// Requests per minute for this key (default: STABLEPAY_RATE_LIMIT_PER_MIN).
-        #[arg(long)]
-        rate_limit: Option<u32>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// List keys (never their secrets).
-    List {
-        #[arg(long)]
-        merchant: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Revoke a key; it stops working on the next request.
-    Revoke { key_id: String },
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
     stablepay_telemetry::init_tracing();
@@ -143,9 +63,9 @@ async fn main() -> ExitCode {
         Command::Contracts(ContractsCommand::Deploy(args)) => {
             stablepay_api::contracts::deploy(args).await
         }
-        Command::Merchants(cmd) => merchants(cmd).await,
-        Command::Keys(cmd) => keys(cmd).await,
-        Command::Users(cmd) => users(cmd).await,
+        Command::Merchants(cmd) => operator::merchants(cmd).await,
+        Command::Keys(cmd) => operator::keys(cmd).await,
+        Command::Users(cmd) => operator::users(cmd).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -212,7 +132,7 @@ async fn serve() -> Result<(), String> {
             trusted_proxies: cfg.trusted_proxies.clone(),
         },
         cfg.dashboard,
-        std::sync::Arc::new(SystemClock),
+        std::sync::Arc::new(stablepay_domain::ports::SystemClock),
     );
     if let Some(bind) = &process.metrics_bind {
         let metrics = stablepay_telemetry::start(bind, readiness).await?;
@@ -231,224 +151,5 @@ async fn migrate() -> Result<(), String> {
     let url = url.expose_secret();
     let n = run_migrations(url).await?;
     println!("applied {n} migration(s)");
-    Ok(())
-}
-
-/// Operator commands never touch webhook secrets, so they need no secrets key.
-async fn admin_store() -> Result<PgStore, String> {
-    let url = stablepay_config::database_url().map_err(|e| e.to_string())?;
-    let url = url.expose_secret();
-    let cipher = SecretCipher::new(&[0u8; 32]).map_err(|e| e.to_string())?;
-    PgStore::connect(
-        url,
-        &PoolConfig {
-            max_connections: 2,
-            ..PoolConfig::default()
-        },
-        cipher,
-    )
-    .map_err(|e| e.to_string())
-}
-
-fn merchant_id(s: &str) -> Result<MerchantId, String> {
-    MerchantId::parse(s).map_err(|e| e.to_string())
-}
-
-async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
-    let store = admin_store().await?;
-    match cmd {
-        MerchantCommand::Create {
-            name,
-            fee_tier,
-            fee_bps,
-            json,
-        } => {
-            let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            let m = store
-                .create_merchant(&name, tier)
-                .await
-                .map_err(|e| e.to_string())?;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": tier.label(), "fee_bps": tier.bps()})
-                );
-            } else {
-                println!(
-                    "{}\t{}\t{} ({} bps)",
-                    m.id,
-                    m.name,
-                    tier.label(),
-                    tier.bps()
-                );
-            }
-        }
-        MerchantCommand::List { json } => {
-            for m in store.list_merchants().await.map_err(|e| e.to_string())? {
-                if json {
-                    println!(
-                        "{}",
-                        serde_json::json!({"id": m.id.to_string(), "name": m.name, "fee_tier": m.fee_tier.label(), "fee_bps": m.fee_tier.bps()})
-                    );
-                } else {
-                    println!(
-                        "{}\t{}\t{} ({} bps)",
-                        m.id,
-                        m.name,
-                        m.fee_tier.label(),
-                        m.fee_tier.bps()
-                    );
-                }
-            }
-        }
-        MerchantCommand::SetTier {
-            merchant,
-            fee_tier,
-            fee_bps,
-        } => {
-            let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            store
-                .set_fee_tier(merchant_id(&merchant)?, tier)
-                .await
-                .map_err(|e| e.to_string())?;
-            println!(
-                "{merchant}: {} ({} bps) for new sessions",
-                tier.label(),
-                tier.bps()
-            );
-        }
-    }
-    Ok(())
-}
-
-async fn keys(cmd: KeyCommand) -> Result<(), String> {
-    let store = admin_store().await?;
-    match cmd {
-        KeyCommand::Create {
-            merchant,
-            mode,
-            rate_limit,
-            json,
-        } => {
-            let mode = Mode::parse(&mode).ok_or("mode must be test or live")?;
-            let key = create_api_key(
-                merchant_id(&merchant)?,
-                mode,
-                rate_limit,
-                &store,
-                &SystemClock,
-            )
-            .await
-            .map_err(|e| format!("cannot create key for {merchant}: {e}"))?;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"id": key.key.id.to_string(), "merchant": merchant, "mode": mode.as_str(), "secret": key.secret})
-                );
-            } else {
-                println!("{}\t{}\t{}", key.key.id, mode, key.secret);
-                eprintln!("The secret is shown only now; store it safely.");
-            }
-        }
-        KeyCommand::List { merchant, json } => {
-            let merchant = merchant.as_deref().map(merchant_id).transpose()?;
-            for k in store
-                .list_api_keys(merchant)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                let revoked = k.revoked_at.map(|t| t.to_string());
-                if json {
-                    println!(
-                        "{}",
-                        serde_json::json!({"id": k.id.to_string(), "merchant": k.merchant_id.to_string(), "mode": k.mode.as_str(), "last4": k.last4, "created_at": k.created_at.to_string(), "revoked_at": revoked})
-                    );
-                } else {
-                    println!(
-                        "{}\t{}\t{}\t...{}\t{}",
-                        k.id,
-                        k.merchant_id,
-                        k.mode,
-                        k.last4,
-                        revoked.as_deref().unwrap_or("active")
-                    );
-                }
-            }
-        }
-        KeyCommand::Revoke { key_id } => {
-            let id = ApiKeyId::parse(&key_id).map_err(|e| e.to_string())?;
-            store
-                .revoke_api_key(id)
-                .await
-                .map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
-            println!("revoked {key_id}");
-        }
-    }
-    Ok(())
-}
-
-async fn users(cmd: UserCommand) -> Result<(), String> {
-    let store = admin_store().await?;
-    match cmd {
-        UserCommand::Create {
-            merchant,
-            email,
-            json,
-        } => {
-            let email = Email::parse(&email).map_err(|e| format!("--email {e}"))?;
-            let public_url = config::public_url().map_err(|e| e.to_string())?;
-            let invite = invite_dashboard_user(
-                merchant_id(&merchant)?,
-                email,
-                &SessionPolicy::default(),
-                &store,
-                &SystemClock,
-            )
-            .await
-            .map_err(|e| format!("cannot create the user: {e}"))?;
-            let link = format!("{public_url}/dashboard/setup/{}", invite.setup_token);
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"id": invite.user.id.to_string(), "merchant": merchant, "email": invite.user.email.as_str(), "setup_url": link})
-                );
-            } else {
-                println!("{}\t{}\t{link}", invite.user.id, invite.user.email);
-                eprintln!("Send the link to the user; it works once, for 72 hours.");
-            }
-        }
-        UserCommand::List { merchant, json } => {
-            let merchant = merchant.as_deref().map(merchant_id).transpose()?;
-            for u in store.users(merchant).await.map_err(|e| e.to_string())? {
-                if json {
-                    println!(
-                        "{}",
-                        serde_json::json!({"id": u.id.to_string(), "merchant": u.merchant_id.to_string(), "email": u.email.as_str(), "status": u.status.as_str(), "totp": u.totp_enabled, "created_at": u.created_at.to_string()})
-                    );
-                } else {
-                    println!(
-                        "{}\t{}\t{}\t{}{}",
-                        u.id,
-                        u.merchant_id,
-                        u.email,
-                        u.status.as_str(),
-                        if u.totp_enabled { "\ttotp" } else { "" }
-                    );
-                }
-            }
-        }
-        UserCommand::Disable { user_id } => {
-            let id = DashboardUserId::parse(&user_id).map_err(|e| e.to_string())?;
-            let now = stablepay_domain::ports::Clock::now(&SystemClock);
-            if !store
-                .disable_user(id, now)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                return Err(format!("no user {user_id}"));
-            }
-            println!("disabled {user_id}; its sessions are ended");
-        }
-    }
     Ok(())
 }
