@@ -1,8 +1,8 @@
 //! The operator's commands (`stablepay-api merchants|keys|users …`): each parses its
 //! arguments into domain types, calls the store or a use case, and prints what it did
 //! through one formatter ([`Record`]): a tab-separated line, or with `--json` one JSON
-//! object, with the same fields in the same order. Notes for the person at the terminal
-//! go to stderr, so stdout stays machine-readable.
+//! object of the same fields. Notes for the person at the terminal go to stderr, so
+//! stdout stays machine-readable.
 
 mod record;
 

@@ -55,9 +55,11 @@ mod tests {
             .with("fee_bps", 75u16)
             .with("revoked_at", None::<String>);
         assert_eq!(r.render(false), "key_1\tabcd\ttrue\t75\t-");
+        let json: Value = serde_json::from_str(&r.render(true)).unwrap();
         assert_eq!(
-            r.render(true),
-            r#"{"id":"key_1","last4":"abcd","totp":true,"fee_bps":75,"revoked_at":null}"#
+            json,
+            serde_json::json!({"id": "key_1", "last4": "abcd", "totp": true, "fee_bps": 75, "revoked_at": null})
         );
+        assert!(!r.render(true).contains('\n'), "one line");
     }
 }
