@@ -50,7 +50,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .unwrap();
     assert_eq!((stored.nonce, stored.tx_hash), (5, tx(1)));
     let open = store
-        .open_keeper_charges(ChainId::Base, keeper)
+        .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
         .unwrap();
     assert_eq!(open.len(), 1);
@@ -99,7 +99,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
     assert!(!stale);
     assert!(store.attempt(tx(7)).await.unwrap().is_none());
     let open = store
-        .open_keeper_charges(ChainId::Base, keeper)
+        .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
         .unwrap();
     assert_eq!((open[0].tx_hash, open[0].sent_block), (tx(3), 46));
@@ -130,7 +130,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .await
         .unwrap();
     assert!(store
-        .open_keeper_charges(ChainId::Base, keeper)
+        .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
         .unwrap()
         .is_empty());
@@ -176,7 +176,7 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     old_release_charge(&url, sub).await;
     stablepay_postgres::run_migrations(&url).await.unwrap();
     let open = store
-        .open_keeper_charges(ChainId::Base, keeper)
+        .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
         .unwrap();
     assert_eq!(
@@ -303,4 +303,48 @@ async fn old_release_relay(url: &str, nonce: i64, hash: TxHash) {
     .execute(&mut conn)
     .await
     .unwrap();
+}
+
+/// A rotated keeper key's charge still in flight is listed for the follower, with its own
+/// attempts, beside the current key's.
+#[tokio::test]
+async fn every_keys_charges_in_flight_are_listed() {
+    let (store, _) = fresh_store().await;
+    let m = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let (old, new) = (
+        Address::from_bytes([0x4e; 20]),
+        Address::from_bytes([0x5f; 20]),
+    );
+    let now = Timestamp::new(chrono::Utc::now());
+    for (keeper, n, byte) in [(old, 7, 0xa1), (new, 2, 0xa2)] {
+        let sub = fixtures::subscription(&store, m, "active", byte).await;
+        store
+            .store_keeper_charge(ChainId::Base, keeper, n, sub, now, now, fees(10, 3), |_| {
+                Ok((tx(byte), vec![byte]))
+            })
+            .await
+            .unwrap();
+    }
+    let all = store
+        .open_keeper_charges(ChainId::Base, None)
+        .await
+        .unwrap();
+    let listed: Vec<(TxHash, Vec<TxHash>)> = all
+        .iter()
+        .map(|c| (c.tx_hash, c.attempts.iter().map(|a| a.tx_hash).collect()))
+        .collect();
+    assert_eq!(
+        listed,
+        [(tx(0xa1), vec![tx(0xa1)]), (tx(0xa2), vec![tx(0xa2)])]
+    );
+    let mine = store
+        .open_keeper_charges(ChainId::Base, Some(new))
+        .await
+        .unwrap();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0].tx_hash, tx(0xa2));
 }

@@ -119,7 +119,9 @@ impl ChargeKeeper for EvmKeeper {
     }
 
     async fn in_flight(&self, chain: ChainId) -> Result<Vec<InFlightCharge>, KeeperError> {
-        Ok(self.store.open_keeper_charges(chain, self.address).await?)
+        // Every key's: a charge the previous keeper key sent before a rotation is still
+        // followed to its receipt (and re-sent as it was; only its own key can replace it).
+        Ok(self.store.open_keeper_charges(chain, None).await?)
     }
 
     async fn replace(

@@ -31,7 +31,7 @@ async fn charges_in_the_pool(chain: &PrivateChain, stack: &Stack, n: usize) -> V
     let open = poll(Duration::from_secs(30), || async {
         let open = stack
             .store
-            .open_keeper_charges(ChainId::Base, keeper)
+            .open_keeper_charges(ChainId::Base, Some(keeper))
             .await
             .unwrap();
         (open.len() >= n).then_some(open)
@@ -155,7 +155,7 @@ async fn stuck_charges_are_replaced_and_a_canceled_one_is_filled_without_blockin
     let closed = poll(Duration::from_secs(30), || async {
         let open = stack
             .store
-            .open_keeper_charges(ChainId::Base, keeper)
+            .open_keeper_charges(ChainId::Base, Some(keeper))
             .await
             .unwrap();
         open.is_empty().then_some(())

@@ -88,7 +88,8 @@ pub trait ChargeKeeper: Send + Sync {
         period_key: Timestamp,
     ) -> Result<TxHash, KeeperError>;
 
-    /// Charges sent on `chain` and not yet settled, oldest nonce first.
+    /// Charges sent on `chain` and not yet settled, by this keeper key or an earlier one
+    /// (a rotation never leaves a charge in flight unfollowed), oldest nonce first per key.
     async fn in_flight(&self, chain: ChainId) -> Result<Vec<InFlightCharge>, KeeperError>;
 
     /// Replaces the newest attempt of an unmined charge at its nonce (D26): with the

@@ -141,64 +141,83 @@ impl PgStore {
         Ok(stored)
     }
 
-    /// `keeper`'s charges sent on `chain` and not yet settled, oldest nonce first, each
+    /// Charges sent on `chain` and not yet settled, by `keeper` or (`None`) by any key (a
+    /// rotated keeper's charges in flight are still followed), oldest nonce first, each
     /// with every attempt at its nonce (migration 000011 gave charges in flight across the
     /// upgrade their one attempt; a charge without any is listed with its own hash).
     pub async fn open_keeper_charges(
         &self,
         chain: ChainId,
-        keeper: Address,
+        keeper: Option<Address>,
     ) -> Result<Vec<InFlightCharge>, StoreError> {
-        let rows: Vec<OpenChargeRow> = {
+        let rows: Vec<(String, OpenChargeRow)> = {
             let mut conn = self.conn().await?;
-            kt::table
+            let mut query = kt::table
                 .filter(kt::chain_id.eq(chain.id() as i32))
-                .filter(kt::keeper_address.eq(keeper.to_lower_hex()))
                 .filter(kt::status.eq("sent"))
-                .order(kt::nonce.asc())
+                .into_boxed();
+            if let Some(keeper) = keeper {
+                query = query.filter(kt::keeper_address.eq(keeper.to_lower_hex()));
+            }
+            query
+                .order((kt::keeper_address.asc(), kt::nonce.asc()))
                 .select((
-                    kt::nonce,
-                    kt::subscription_id,
-                    kt::tx_hash,
-                    kt::period_key,
-                    kt::last_broadcast_at,
+                    kt::keeper_address,
+                    (
+                        kt::nonce,
+                        kt::subscription_id,
+                        kt::tx_hash,
+                        kt::period_key,
+                        kt::last_broadcast_at,
+                    ),
                 ))
                 .load(&mut conn)
                 .await
                 .map_err(map_diesel_error)?
         };
-        let nonces: Vec<u64> = rows
-            .iter()
-            .map(|r| u64::try_from(r.0).unwrap_or(0))
-            .collect();
-        let mut attempts = self.attempts_at(chain, keeper, &nonces).await?;
-        rows.into_iter()
-            .map(|(nonce, sub, hash, period, broadcast)| {
-                let hash = tx_hash(&hash)?;
-                let nonce = u64::try_from(nonce).unwrap_or(0);
-                let (attempts, sent_block) = match attempts.iter().position(|a| a.0 == nonce) {
-                    Some(i) => {
-                        let (_, list, block) = attempts.swap_remove(i);
-                        (list, block)
-                    }
-                    None => (
-                        vec![ChargeAttempt {
-                            tx_hash: hash,
-                            fill: false,
-                        }],
-                        0,
-                    ),
-                };
-                Ok(InFlightCharge {
-                    chain,
-                    subscription: SubscriptionId::from_uuid(sub),
-                    tx_hash: hash,
-                    period_key: Timestamp::new(period),
-                    last_broadcast_at: Timestamp::new(broadcast),
-                    attempts,
-                    sent_block,
-                })
-            })
-            .collect()
+        let mut keepers: Vec<&str> = rows.iter().map(|(k, _)| k.as_str()).collect();
+        keepers.dedup();
+        let mut attempts = Vec::new();
+        for key in keepers {
+            let nonces: Vec<u64> = rows
+                .iter()
+                .filter(|(k, _)| k == key)
+                .map(|(_, r)| u64::try_from(r.0).unwrap_or(0))
+                .collect();
+            let address = crate::rows::address(key)?;
+            for (nonce, list, block) in self.attempts_at(chain, address, &nonces).await? {
+                attempts.push((key.to_owned(), nonce, list, block));
+            }
+        }
+        let mut open = Vec::with_capacity(rows.len());
+        for (key, (nonce, sub, hash, period, broadcast)) in rows {
+            let hash = tx_hash(&hash)?;
+            let nonce = u64::try_from(nonce).unwrap_or(0);
+            let found = attempts
+                .iter()
+                .position(|a| a.0 == key && a.1 == nonce)
+                .map(|i| attempts.swap_remove(i));
+            let (attempts, sent_block) = match found {
+                Some((_, _, list, block)) => (list, block),
+                None => (
+                    vec![ChargeAttempt {
+                        tx_hash: hash,
+                        fill: false,
+                    }],
+                    0,
+                ),
+            };
+            open.push(InFlightCharge {
+                chain,
+                subscription: SubscriptionId::from_uuid(sub),
+                tx_hash: hash,
+                period_key: Timestamp::new(period),
+                last_broadcast_at: Timestamp::new(broadcast),
+                attempts,
+                sent_block,
+            });
+        }
+        // Oldest nonce first within each key; keys one after another.
+        Ok(open)
     }
 }
