@@ -500,7 +500,7 @@ async fn the_store_stamps_rows_with_its_clock() {
     let stored = stablepay_postgres::testing::query_strings(
         &store,
         &format!(
-            "SELECT (extract(epoch FROM created_at))::bigint::text AS value FROM merchants \
+            "SELECT floor(extract(epoch FROM created_at))::bigint::text AS value FROM merchants \
              WHERE id = '{}'",
             merchant.id.uuid()
         ),
