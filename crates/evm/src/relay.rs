@@ -204,6 +204,24 @@ impl EvmChain {
         Ok(None)
     }
 
+    /// [`Self::mined_attempt`] for a sweep's attempts, with the entries that failed read
+    /// from the same receipt (one fetch per attempt).
+    #[allow(clippy::type_complexity)]
+    pub async fn mined_sweep_attempt(
+        &self,
+        chain: ChainId,
+        factory: Address,
+        attempts: &[ChargeAttempt],
+    ) -> Result<Option<(ChargeAttempt, GasReceipt, Vec<([u8; 32], Address)>)>, ChainError> {
+        for attempt in attempts {
+            if let Some((gas, failed)) = self.sweep_receipt(chain, factory, attempt.tx_hash).await?
+            {
+                return Ok(Some((*attempt, gas, failed)));
+            }
+        }
+        Ok(None)
+    }
+
     /// A mined `sweepMany`: its gas, and the (session ref, token) of each entry that failed
     /// (`SweepFailed` logs of `factory`); `None` while it is not mined.
     pub async fn sweep_receipt(

@@ -13,6 +13,14 @@ fn tx(n: u8) -> TxHash {
     TxHash::from_bytes([n; 32])
 }
 
+async fn merchant(store: &stablepay_postgres::PgStore) -> stablepay_domain::MerchantId {
+    store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id
+}
+
 fn fees(max_fee_wei: u128, sent_block: u64) -> AttemptFees {
     AttemptFees {
         max_fee_wei,
@@ -24,11 +32,7 @@ fn fees(max_fee_wei: u128, sent_block: u64) -> AttemptFees {
 #[tokio::test]
 async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_charge() {
     let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = merchant(&store).await;
     let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
@@ -156,11 +160,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
 #[tokio::test]
 async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     let (store, url) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = merchant(&store).await;
     let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
@@ -310,11 +310,7 @@ async fn old_release_relay(url: &str, nonce: i64, hash: TxHash) {
 #[tokio::test]
 async fn every_keys_charges_in_flight_are_listed() {
     let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = merchant(&store).await;
     let (old, new) = (
         Address::from_bytes([0x4e; 20]),
         Address::from_bytes([0x5f; 20]),

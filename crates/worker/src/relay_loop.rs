@@ -57,12 +57,11 @@ impl RelayLoop {
     }
 
     async fn follow(&self, chain: ChainId, relay: &SentTx) -> Result<(), String> {
-        let Some(sender) = &self.sender else {
-            return self.record_mined(chain, relay).await.map(|_| ());
-        };
-        if self.record_mined(chain, relay).await? {
+        // Without the relayer's key a stuck relay is only followed to its receipt.
+        let mined = self.record_mined(chain, relay).await?;
+        let Some(sender) = self.sender.as_ref().filter(|_| !mined) else {
             return Ok(());
-        }
+        };
         let e = |e: stablepay_domain::ports::ChainError| e.to_string();
         if !sender.due(relay).await.map_err(e)? {
             return Ok(());

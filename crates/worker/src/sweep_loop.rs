@@ -85,7 +85,11 @@ impl SweepLoop {
         let now = self.clock.now();
         let label = chain.id().to_string();
         let e = |e: stablepay_domain::ports::ChainError| e.to_string();
-        let mined = match self.chain.mined_attempt(chain, &sweep.attempts).await {
+        let mined = match self
+            .chain
+            .mined_sweep_attempt(chain, factory, &sweep.attempts)
+            .await
+        {
             Ok(mined) => mined,
             // Unknown: asked again next tick.
             Err(err) => {
@@ -93,7 +97,7 @@ impl SweepLoop {
                 return Ok(false);
             }
         };
-        let Some((attempt, gas)) = mined else {
+        let Some((attempt, gas, failed)) = mined else {
             if !self.sender.due(sweep).await.map_err(e)? {
                 return Ok(false);
             }
@@ -125,14 +129,6 @@ impl SweepLoop {
                 .map_err(|e| e.to_string())?;
             return Ok(true);
         }
-        let Some((gas, failed)) = self
-            .chain
-            .sweep_receipt(chain, factory, attempt.tx_hash)
-            .await
-            .map_err(e)?
-        else {
-            return Ok(false);
-        };
         self.store
             .sweep_mined(
                 sweep,
