@@ -19,8 +19,8 @@ use stablepay_domain::rules::eip191;
 use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{
-    create_checkout_session, register_wallet, ChainDirectory, CreateSessionDeps, NewSessionRequest,
-    TokenDirectory,
+    create_checkout_session, prepare_checkout_session, register_wallet, ChainDirectory,
+    CreateSessionDeps, NewSessionRequest, PrepareSessionDeps, TokenDirectory,
 };
 use stablepay_domain::*;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
@@ -168,12 +168,16 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
         }]),
         _ => ChainDirectory::default(),
     };
+    let read = PrepareSessionDeps {
+        tokens: &tokens,
+        chain: &no_chain,
+        chains: &no_chains,
+    };
     let deps = CreateSessionDeps {
         sessions: &store,
         wallets: &store,
         clock: &SystemClock,
         tokens: &tokens,
-        chain: &no_chain,
         chains: &no_chains,
         subscriptions: &store,
         plan_min_interval_secs: 86_400,
@@ -213,7 +217,10 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
             chain: None,
             currency: Currency::Usdc,
         };
-        let s = create_checkout_session(&ctx, req, &deps)
+        let prepared = prepare_checkout_session(&ctx, req, &read)
+            .await
+            .map_err(|e| e.to_string())?;
+        let s = create_checkout_session(&ctx, prepared, &deps)
             .await
             .map_err(|e| e.to_string())?;
         let intent = PaymentIntent {

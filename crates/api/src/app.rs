@@ -18,7 +18,8 @@ use crate::routes::{
 };
 use stablepay_web::WebState;
 
-use crate::state::AppState;
+use crate::request::{atomic_write, list, read, write};
+use crate::state::{AppState, WorkerStore};
 
 #[derive(Clone)]
 pub struct RequestId(pub String);
@@ -73,7 +74,8 @@ async fn health(state: Data<AppState>) -> HttpResponse {
     }
 }
 
-/// Registers the API routes; each resource renders 405 for other methods.
+/// Registers the API routes, each with its policy (`request::{read, list, write,
+/// atomic_write}`); each resource renders 405 for other methods.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/v1")
@@ -84,112 +86,109 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/checkout/sessions",
                 [
-                    (Method::POST, web::route().to(checkout_sessions::create)),
-                    (Method::GET, web::route().to(checkout_sessions::list)),
+                    (Method::POST, atomic_write(checkout_sessions::create)),
+                    (Method::GET, list(checkout_sessions::list)),
                 ],
             ))
             .service(resource(
                 "/checkout/sessions/{id}",
-                [(Method::GET, web::route().to(checkout_sessions::retrieve))],
+                [(Method::GET, read(checkout_sessions::retrieve))],
             ))
             .service(resource(
                 "/payments",
-                [(Method::GET, web::route().to(reads::list_payments))],
+                [(Method::GET, list(reads::list_payments))],
             ))
             .service(resource(
                 "/payments/{id}",
-                [(Method::GET, web::route().to(reads::get_payment))],
+                [(Method::GET, read(reads::get_payment))],
             ))
             .service(resource(
                 "/refunds",
                 [
-                    (Method::GET, web::route().to(reads::list_refunds)),
-                    (Method::POST, web::route().to(refunds::create)),
+                    (Method::GET, list(reads::list_refunds)),
+                    (Method::POST, write(refunds::create)),
                 ],
             ))
             .service(resource(
                 "/refunds/{id}",
-                [(Method::GET, web::route().to(reads::get_refund))],
+                [(Method::GET, read(reads::get_refund))],
             ))
             .service(resource(
                 "/subscriptions",
-                [(Method::GET, web::route().to(reads::list_subscriptions))],
+                [(Method::GET, list(reads::list_subscriptions))],
             ))
             .service(resource(
                 "/subscriptions/{id}",
-                [(Method::GET, web::route().to(reads::get_subscription))],
+                [(Method::GET, read(reads::get_subscription))],
             ))
             .service(resource(
                 "/payment_attempts",
-                [(Method::GET, web::route().to(reads::list_payment_attempts))],
+                [(Method::GET, list(reads::list_payment_attempts))],
             ))
             .service(resource(
                 "/payment_attempts/{id}",
-                [(Method::GET, web::route().to(reads::get_payment_attempt))],
+                [(Method::GET, read(reads::get_payment_attempt))],
             ))
             .service(resource(
                 "/webhook_events",
-                [(Method::GET, web::route().to(reads::list_webhook_events))],
+                [(Method::GET, list(reads::list_webhook_events))],
             ))
             .service(resource(
                 "/webhook_events/{id}",
-                [(Method::GET, web::route().to(reads::get_webhook_event))],
+                [(Method::GET, read(reads::get_webhook_event))],
             ))
             .service(resource(
                 "/webhook_events/{id}/attempts",
-                [(Method::GET, web::route().to(reads::list_webhook_attempts))],
+                [(Method::GET, list(reads::list_webhook_attempts))],
             ))
             .service(resource(
                 "/webhook_events/{id}/resend",
-                [(Method::POST, web::route().to(reads::resend_webhook_event))],
+                [(Method::POST, write(reads::resend_webhook_event))],
             ))
             .service(resource(
                 "/wallets",
                 [
-                    (Method::POST, web::route().to(wallets::register)),
-                    (Method::GET, web::route().to(wallets::list)),
+                    (Method::POST, write(wallets::register)),
+                    (Method::GET, list(wallets::list)),
                 ],
             ))
             .service(resource(
                 "/wallets/{id}",
                 [
-                    (Method::GET, web::route().to(wallets::retrieve)),
-                    (Method::DELETE, web::route().to(wallets::revoke)),
+                    (Method::GET, read(wallets::retrieve)),
+                    (Method::DELETE, write(wallets::revoke)),
                 ],
             ))
             .service(resource(
                 "/wallets/{id}/verify",
-                [(Method::POST, web::route().to(wallets::verify))],
+                [(Method::POST, write(wallets::verify))],
             ))
             .service(resource(
                 "/webhook_endpoints",
                 [
-                    (Method::POST, web::route().to(webhook_endpoints::create)),
-                    (Method::GET, web::route().to(webhook_endpoints::list)),
+                    (Method::POST, write(webhook_endpoints::create)),
+                    (Method::GET, list(webhook_endpoints::list)),
                 ],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}",
                 [
-                    (Method::GET, web::route().to(webhook_endpoints::retrieve)),
-                    (Method::POST, web::route().to(webhook_endpoints::update)),
-                    (Method::DELETE, web::route().to(webhook_endpoints::delete)),
+                    (Method::GET, read(webhook_endpoints::retrieve)),
+                    (Method::POST, write(webhook_endpoints::update)),
+                    (Method::DELETE, write(webhook_endpoints::delete)),
                 ],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/recover",
-                [(Method::POST, web::route().to(webhook_endpoints::recover))],
+                [(Method::POST, write(webhook_endpoints::recover))],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/test",
-                [(Method::POST, web::route().to(webhook_endpoints::send_test))],
+                [(Method::POST, write(webhook_endpoints::send_test))],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/rotate_secret",
-                [(
-                    Method::POST,
-                    web::route().to(webhook_endpoints::rotate_secret),
-                )],
+                [(Method::POST, write(webhook_endpoints::rotate_secret))],
             )),
     )
     .service(resource(
@@ -241,9 +240,14 @@ pub fn serve(
     (state, web): (Data<AppState>, Data<WebState>),
     workers: usize,
 ) -> std::io::Result<Server> {
+    // Each HTTP worker gets its own store (`WorkerStore`), numbered as the workers start.
+    let workers_started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let server = HttpServer::new(move || {
+        let n = workers_started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let store = Data::new(WorkerStore((state.store_for_worker)(n)));
         App::new()
             .app_data(state.clone())
+            .app_data(store)
             .app_data(web.clone())
             .wrap_fn(|req, srv| {
                 let id = format!("req_{}", uuid::Uuid::now_v7().simple());

@@ -1,8 +1,6 @@
 //! stablepay's REST API: actix-web routes over the domain's use cases.
 
 pub mod app;
-pub mod auth_failures;
-pub mod auth_guess;
 pub mod config;
 pub mod contracts;
 pub mod doctor;
@@ -10,11 +8,10 @@ pub mod error;
 pub mod input;
 pub mod openapi;
 pub mod operator;
-pub mod rate_limit;
 pub mod relayer;
+pub mod request;
 pub mod routes;
 pub mod state;
-pub mod wrapper;
 
 use std::sync::Arc;
 
@@ -27,8 +24,8 @@ use stablepay_postgres::PgStore;
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_web::{AccountRateLimiter, ArgonPasswords, IpRateLimiter, TrustedProxies, WebState};
 
-use crate::auth_failures::{AuthFailureLimiter, AUTH_FAILURES_PER_MIN};
-use crate::rate_limit::KeyRateLimiter;
+use crate::request::auth_failures::{AuthFailureLimiter, AUTH_FAILURES_PER_MIN};
+use crate::request::rate_limit::KeyRateLimiter;
 use crate::state::AppState;
 
 /// Chain-facing settings of the api.
@@ -97,20 +94,10 @@ pub fn state_from_store(
         passwords: Arc::new(ArgonPasswords::for_this_machine()),
         relayer: chain.relayer.clone(),
     });
+    let for_worker = store.clone();
     let api = Data::new(AppState {
-        scope: store.clone(),
-        keys: store.clone(),
-        sessions: store.clone(),
-        wallets: store.clone(),
-        endpoints: store.clone(),
-        reader: store.clone(),
-        idempotency: store.clone(),
-        outbox: store.clone(),
-        recoveries: store.clone(),
-        refunds: store.clone(),
-        subscriptions: store.clone(),
-        deposits: store.clone(),
-        settlement: store,
+        store_for_worker: Arc::new(move |n| Arc::new(for_worker.for_worker(n))),
+        store,
         plan_min_interval_secs: chain.plan_min_interval_secs,
         chain: chain.reader,
         chains: chain.contracts,

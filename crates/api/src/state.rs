@@ -1,33 +1,22 @@
 use std::sync::Arc;
 
-use stablepay_domain::ports::{
-    ApiKeyStore, ChainReader, Clock, IdempotencyStore, Outbox, RecoveryQueue, RefundStore,
-    RequestScope, ResourceReader, SessionRepository, SettlementStore, SubscriptionStore,
-    WalletRepository, WebhookEndpointRepository,
-};
+use stablepay_domain::ports::{ChainReader, Clock, UnitsOfWork};
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
 
-use crate::rate_limit::KeyRateLimiter;
+use crate::request::auth_failures::AuthFailureLimiter;
+use crate::request::auth_guess::AuthGuesses;
+use crate::request::rate_limit::KeyRateLimiter;
 
-/// What every handler can reach: ports as trait objects, plus deployment settings.
+/// What every handler can reach: the store, the chain and deployment settings, shared
+/// by every HTTP worker of the process.
 pub struct AppState {
-    /// Groups a request's storage calls on one connection (and one transaction).
-    pub scope: Arc<dyn RequestScope>,
-    pub keys: Arc<dyn ApiKeyStore>,
-    pub sessions: Arc<dyn SessionRepository>,
-    pub wallets: Arc<dyn WalletRepository>,
-    pub endpoints: Arc<dyn WebhookEndpointRepository>,
-    pub reader: Arc<dyn ResourceReader>,
-    pub idempotency: Arc<dyn IdempotencyStore>,
-    pub outbox: Arc<dyn Outbox>,
-    /// Recoveries continued by the worker past the first batch.
-    pub recoveries: Arc<dyn RecoveryQueue>,
+    /// Every storage port, each call on its own (the public pages, the dashboard).
+    /// Authenticated routes reach storage through their unit of work (`Call::ports`).
+    pub store: Arc<dyn UnitsOfWork>,
+    /// The store of the `n`th HTTP worker (`WorkerStore`).
+    pub store_for_worker: Arc<dyn Fn(usize) -> Arc<dyn UnitsOfWork> + Send + Sync>,
     pub chain: Arc<dyn ChainReader>,
-    pub settlement: Arc<dyn SettlementStore>,
-    pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
-    pub refunds: Arc<dyn RefundStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,
     pub chains: ChainDirectory,
@@ -44,9 +33,14 @@ pub struct AppState {
     pub public_url: String,
     pub rate_limiter: KeyRateLimiter,
     /// Failed authentications per client address (429 past the budget).
-    pub auth_failures: crate::auth_failures::AuthFailureLimiter,
-    /// Where each key belongs, to pipeline a read with its authentication.
-    pub auth_guesses: crate::auth_guess::AuthGuesses,
+    pub auth_failures: AuthFailureLimiter,
+    /// Where each key belongs, to check it inside a read instead of beside it.
+    pub auth_guesses: AuthGuesses,
     /// Readiness probe (None: always ready).
     pub ping: Option<stablepay_postgres::Readiness>,
 }
+
+/// One HTTP worker's store, which opens the units of work of the requests it serves
+/// (its concurrent reads share a connection; its connections come from its own
+/// sub-pool first).
+pub struct WorkerStore(pub Arc<dyn UnitsOfWork>);

@@ -5,18 +5,18 @@
 
 mod admin;
 mod cipher;
+mod diesel_internals;
 mod error;
+mod key_check;
 mod migrate;
 mod pool;
-mod prepared;
 mod repos;
 mod reseal;
 mod rows;
 pub mod schema;
-mod scope;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-mod vouch;
+mod unit_of_work;
 
 pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};

@@ -14,16 +14,17 @@ use crate::cipher::SecretCipher;
 pub type PgPool = Pool<AsyncPgConnection>;
 /// A readiness probe: resolves to whether the process can serve.
 pub type Readiness = Arc<dyn Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + Sync>;
-type Pooled = Object<AsyncPgConnection>;
+pub(crate) type Pooled = Object<AsyncPgConnection>;
 
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
     pub max_connections: usize,
     /// How long a request may wait for a connection before failing fast.
     pub acquire_timeout: Duration,
-    /// Sub-pools, one per thread that serves requests (the api's HTTP workers): a
-    /// connection's I/O task runs on the thread that opened it, so a request that uses a
-    /// connection of its own thread's sub-pool wakes no other thread. 1 for one pool.
+    /// Sub-pools, one per thread that serves requests (the api's HTTP workers, each with
+    /// its own `PgStore::for_worker`): a connection's I/O task runs on the thread that
+    /// opened it, so a request that uses a connection of its own worker's sub-pool wakes
+    /// no other thread. 1 for one pool.
     pub shards: usize,
 }
 
@@ -40,8 +41,14 @@ impl Default for PoolConfig {
 /// The PostgreSQL store: one value implements every storage port.
 #[derive(Clone)]
 pub struct PgStore {
-    /// The sub-pools (`PoolConfig::shards`); a thread always draws from the same one.
+    /// The sub-pools (`PoolConfig::shards`); this value draws from `shard` first.
     pools: Arc<[PgPool]>,
+    shard: usize,
+    /// The connection this value's concurrent `Read` units share (per HTTP worker).
+    pub(crate) reads: Arc<crate::unit_of_work::SharedReads>,
+    /// The request connection of a unit of work (`UnitOfWork`); `None` for a store
+    /// whose every call takes a connection from the pool.
+    pub(crate) bound: Option<crate::unit_of_work::Bound>,
     pub(crate) cipher: Arc<SecretCipher>,
     acquire_timeout: Duration,
     /// API keys whose use this process already recorded, and when (unix seconds): one
@@ -50,20 +57,17 @@ pub struct PgStore {
     /// The time the store writes when a caller does not pass one (created, revoked,
     /// updated stamps): the wall clock unless `with_clock` says otherwise.
     clock: Arc<dyn stablepay_domain::ports::Clock>,
-    /// Identifies this pool for a task's pinned connection (tests run several stores
-    /// in one process).
-    identity: Arc<()>,
 }
 
-/// A connection for one repository call: from the pool, or the one pinned to the
-/// current request (`RequestScope`), so a request's statements share one connection.
+/// A connection for one repository call: from the pool, or the one of the unit of work
+/// this store is bound to, so a request's statements share one connection.
 pub(crate) enum PgConn {
     Pooled(Pooled),
     Pinned(tokio::sync::OwnedRwLockWriteGuard<Pooled>),
 }
 
 /// A connection for statements that may be pipelined with others of the same request:
-/// the pinned connection shared (statements issued concurrently through it travel
+/// the unit's connection shared (statements issued concurrently through it travel
 /// together, in the order they were issued), or one from the pool. Use it as
 /// `query.get_result(&mut &*conn)`; transactions need `PgConn`.
 pub(crate) enum SharedConn {
@@ -100,75 +104,6 @@ impl DerefMut for PgConn {
     }
 }
 
-/// The connection pinned to the current task by `PgStore::scoped`.
-#[derive(Clone)]
-pub(crate) struct Pin {
-    pool: usize,
-    pub(crate) conn: Arc<tokio::sync::RwLock<Pooled>>,
-    /// Inside a request transaction: every statement must run on this connection.
-    pub(crate) in_transaction: bool,
-    /// Shared with other requests' reads (`joinable`): never to hold a transaction.
-    pub(crate) joined: bool,
-    /// The request's reads are made on condition that its key stands (`vouched`).
-    pub(crate) vouching: Option<Arc<crate::vouch::Vouching>>,
-}
-
-impl Pin {
-    /// The same connection, its reads made on condition that `vouching`'s key stands.
-    pub(crate) fn vouched(self, vouching: Arc<crate::vouch::Vouching>) -> Self {
-        Self {
-            vouching: Some(vouching),
-            ..self
-        }
-    }
-
-    /// The same connection, marked as inside a request transaction.
-    pub(crate) fn in_transaction(self) -> Self {
-        Self {
-            in_transaction: true,
-            ..self
-        }
-    }
-}
-
-tokio::task_local! {
-    pub(crate) static PINNED: Pin;
-}
-
-/// How many requests may join one shared read connection (`PgStore::joinable`) before
-/// the next takes a fresh one: the old one goes back to the pool when its last reader
-/// ends, and the pool replaces it if it broke meanwhile.
-const MAX_JOINS: u32 = 64;
-
-thread_local! {
-    /// Per store (its pool id): the connection this thread's joined reads share now, and
-    /// how many have joined it.
-    static JOINABLE: std::cell::RefCell<Vec<Joinable>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-struct Joinable {
-    pool: usize,
-    conn: std::sync::Weak<tokio::sync::RwLock<Pooled>>,
-    joins: u32,
-}
-
-/// Threads are dealt sub-pools in turn, on first use.
-static NEXT_SHARD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-thread_local! {
-    static SHARD: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
-fn thread_shard() -> usize {
-    SHARD.with(|shard| {
-        shard.get().unwrap_or_else(|| {
-            let n = NEXT_SHARD.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            shard.set(Some(n));
-            n
-        })
-    })
-}
-
 impl PgStore {
     pub fn connect(
         database_url: &str,
@@ -202,7 +137,9 @@ impl PgStore {
             acquire_timeout: config.acquire_timeout,
             key_use: Arc::default(),
             clock: Arc::new(stablepay_domain::ports::SystemClock),
-            identity: Arc::new(()),
+            shard: 0,
+            reads: Arc::default(),
+            bound: None,
         })
     }
 
@@ -217,16 +154,31 @@ impl PgStore {
         self.clock.now().as_datetime()
     }
 
-    fn pool_id(&self) -> usize {
-        Arc::as_ptr(&self.identity) as usize
+    /// The store one HTTP worker serves its requests from: the `n`th worker draws from
+    /// its own sub-pool first and shares read connections among its own requests only.
+    pub fn for_worker(&self, n: usize) -> Self {
+        Self {
+            shard: n % self.pools.len(),
+            reads: Arc::default(),
+            bound: None,
+            ..self.clone()
+        }
+    }
+
+    /// This store bound to a unit of work's connection.
+    pub(crate) fn bound_to(&self, bound: crate::unit_of_work::Bound) -> Self {
+        Self {
+            bound: Some(bound),
+            ..self.clone()
+        }
     }
 
     /// A connection from the pool, or `Unavailable` when none comes within the acquire
-    /// timeout. The thread's own sub-pool first; when it is exhausted, any other with a
+    /// timeout. This value's own sub-pool first; when it is exhausted, any other with a
     /// connection to spare (a busy thread is never starved while others idle).
     pub(crate) async fn pooled(&self) -> Result<Pooled, StoreError> {
         let started = std::time::Instant::now();
-        let own = thread_shard() % self.pools.len();
+        let own = self.shard;
         let pool = (0..self.pools.len())
             .map(|k| &self.pools[(own + k) % self.pools.len()])
             .find(|p| {
@@ -246,21 +198,21 @@ impl PgStore {
         }
     }
 
-    /// The current request's pinned connection for exclusive use when it is free (and not
-    /// joined by other requests), else
-    /// a pooled one (outside a transaction another connection changes nothing). Inside a
-    /// request transaction it waits for the request's other statements instead, up to the
-    /// acquire timeout: a statement on another connection would escape the transaction.
+    /// The unit's connection for exclusive use when it is free (and not shared with
+    /// other requests' reads), else a pooled one (outside a transaction another
+    /// connection changes nothing). In an `AtomicWrite` unit it waits for the unit's
+    /// other statements instead, up to the acquire timeout: a statement on another
+    /// connection would escape the transaction.
     pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
-        // A joined connection is only ever shared: exclusive use would hold up the reads
-        // of every request that joined it.
-        if let Some(pin) = self.current_pin().filter(|pin| !pin.joined) {
-            if let Ok(guard) = pin.conn.clone().try_write_owned() {
+        // A shared read connection is only ever shared: exclusive use would hold up the
+        // reads of every request on it.
+        if let Some(bound) = self.bound.as_ref().filter(|b| !b.shared) {
+            if let Ok(guard) = bound.conn.clone().try_write_owned() {
                 return Ok(PgConn::Pinned(guard));
             }
-            if pin.in_transaction {
+            if bound.exclusive {
                 return self
-                    .within_timeout(pin.conn.write_owned())
+                    .within_timeout(bound.conn.clone().write_owned())
                     .await
                     .map(PgConn::Pinned);
             }
@@ -268,17 +220,16 @@ impl PgStore {
         self.pooled().await.map(PgConn::Pooled)
     }
 
-    /// The current request's pinned connection shared with the request's other
-    /// pipelined statements (and, when joined, with other requests' reads), else as
-    /// `conn`.
+    /// The unit's connection shared with its other pipelined statements (and, for a
+    /// `Read` unit, with other requests' reads), else as `conn`.
     pub(crate) async fn shared_conn(&self) -> Result<SharedConn, StoreError> {
-        if let Some(pin) = self.current_pin() {
-            if let Ok(guard) = pin.conn.clone().try_read_owned() {
+        if let Some(bound) = &self.bound {
+            if let Ok(guard) = bound.conn.clone().try_read_owned() {
                 return Ok(SharedConn::Pinned(guard));
             }
-            if pin.in_transaction {
+            if bound.exclusive {
                 return self
-                    .within_timeout(pin.conn.read_owned())
+                    .within_timeout(bound.conn.clone().read_owned())
                     .await
                     .map(SharedConn::Pinned);
             }
@@ -293,70 +244,6 @@ impl PgStore {
         tokio::time::timeout(self.acquire_timeout, wait)
             .await
             .map_err(|_| StoreError::Unavailable("the request's connection stayed busy".into()))
-    }
-
-    /// The connection pinned to the current task for this store, if any.
-    pub(crate) fn current_pin(&self) -> Option<Pin> {
-        self.with_pin(|pin| Some(pin.clone()))
-    }
-
-    /// What `read` finds in the current task's pin for this store, if it has one (without
-    /// cloning the pin: on every statement's path).
-    pub(crate) fn with_pin<T>(&self, read: impl FnOnce(&Pin) -> Option<T>) -> Option<T> {
-        PINNED
-            .try_with(|pin| (pin.pool == self.pool_id()).then(|| read(pin)).flatten())
-            .ok()
-            .flatten()
-    }
-
-    /// A pin on the connection this thread's concurrent reads share, joined while it is
-    /// in use and has taken fewer than `MAX_JOINS` requests; else a fresh one from the
-    /// pool, which the next reads of this thread then join.
-    pub(crate) async fn joinable(&self) -> Result<Pin, StoreError> {
-        let pool = self.pool_id();
-        let joined = JOINABLE.with(|all| {
-            let mut all = all.borrow_mut();
-            all.retain(|j| j.conn.strong_count() > 0);
-            let j = all
-                .iter_mut()
-                .find(|j| j.pool == pool && j.joins < MAX_JOINS)?;
-            let conn = j.conn.upgrade()?;
-            j.joins += 1;
-            Some(conn)
-        });
-        if let Some(conn) = joined {
-            return Ok(Pin {
-                pool,
-                conn,
-                in_transaction: false,
-                joined: true,
-                vouching: None,
-            });
-        }
-        let pin = Pin {
-            joined: true,
-            ..self.pin(self.pooled().await?)
-        };
-        JOINABLE.with(|all| {
-            let mut all = all.borrow_mut();
-            all.retain(|j| j.pool != pool);
-            all.push(Joinable {
-                pool,
-                conn: Arc::downgrade(&pin.conn),
-                joins: 1,
-            });
-        });
-        Ok(pin)
-    }
-
-    pub(crate) fn pin(&self, conn: Pooled) -> Pin {
-        Pin {
-            pool: self.pool_id(),
-            conn: Arc::new(tokio::sync::RwLock::new(conn)),
-            in_transaction: false,
-            joined: false,
-            vouching: None,
-        }
     }
 
     /// Checks the database answers (readiness).

@@ -104,6 +104,17 @@ pub async fn backend_pid(store: &PgStore) -> i32 {
     row.pid
 }
 
+/// A unit of work opened for `access`, and the backend pid of its connection (which the
+/// unit keeps while it lives).
+pub async fn unit_backend_pid(
+    store: &PgStore,
+    access: stablepay_domain::ports::Access,
+) -> (Box<dyn stablepay_domain::ports::UnitOfWork>, i32) {
+    let unit = store.open_unit(access, None).await.expect("unit");
+    let pid = backend_pid(&unit.store).await;
+    (Box::new(unit), pid)
+}
+
 /// Creates `stablepay_test_<uuid>`, migrates it, and returns its URL.
 pub async fn fresh_database() -> String {
     let admin = admin_url();

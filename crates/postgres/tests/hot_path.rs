@@ -1,17 +1,28 @@
-//! The request scope, the shared rate budget and retention against a real PostgreSQL.
+//! The unit of work, the shared rate budget and retention against a real PostgreSQL.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::*;
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
 use stablepay_domain::*;
-use stablepay_postgres::testing::{
-    backend_pid, execute_sql, idempotency_scope, store_with_merchant,
-};
+use stablepay_postgres::testing::{execute_sql, idempotency_scope, store_with_merchant};
 use stablepay_postgres::PgStore;
 
 async fn count(store: &PgStore, sql: &str) -> usize {
     execute_sql(store, sql).await.unwrap()
+}
+
+/// Runs `work` in the transaction of an atomic-write unit of work, then commits it or not.
+async fn in_transaction<T>(
+    store: &PgStore,
+    commit: bool,
+    work: impl AsyncFnOnce(&dyn Storage) -> T,
+) -> T {
+    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    unit.begin().await.unwrap();
+    let out = work(unit.ports()).await;
+    unit.finish(commit).await.unwrap();
+    out
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -19,22 +30,19 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
     let (store, m) = store_with_merchant().await;
     let other = store.clone();
     let (s, dup) = (idempotency_scope(m, "k1"), idempotency_scope(m, "k1"));
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.claim(&s, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            // A duplicate on another task (its own connection) is told "in flight" at once,
-            // not queued behind this uncommitted claim.
-            let seen = tokio::spawn(async move { other.claim(&dup, [1; 32], 60).await.unwrap() })
-                .await
-                .unwrap();
-            assert_eq!(seen, IdempotencyClaim::InFlight);
-            ScopeEnd::Rollback
-        }))
-        .await
-        .unwrap();
+    in_transaction(&store, false, async |tx| {
+        assert_eq!(
+            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        // A duplicate on another task (its own connection) is told "in flight" at once,
+        // not queued behind this uncommitted claim.
+        let seen = tokio::spawn(async move { other.claim(&dup, [1; 32], 60).await.unwrap() })
+            .await
+            .unwrap();
+        assert_eq!(seen, IdempotencyClaim::InFlight);
+    })
+    .await;
     assert_eq!(
         count(&store, "SELECT 1 FROM idempotency_keys").await,
         0,
@@ -45,17 +53,14 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
         status: 201,
         body: "{}".into(),
     };
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.claim(&s, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            store.complete(&s, &response).await.unwrap();
-            ScopeEnd::Commit
-        }))
-        .await
-        .unwrap();
+    in_transaction(&store, true, async |tx| {
+        assert_eq!(
+            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        tx.idempotency().complete(&s, &response).await.unwrap();
+    })
+    .await;
     assert_eq!(
         store.claim(&s, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Replay(response)
@@ -64,20 +69,20 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
 
 /// One request transaction that gets the key, answers and commits.
 async fn reserve_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.reserve(scope, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            assert_eq!(
-                store.record(scope, [1; 32], response, 60).await.unwrap(),
-                RecordOutcome::Recorded
-            );
-            ScopeEnd::Commit
-        }))
-        .await
-        .unwrap();
+    in_transaction(store, true, async |tx| {
+        assert_eq!(
+            tx.idempotency().reserve(scope, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        assert_eq!(
+            tx.idempotency()
+                .record(scope, [1; 32], response, 60)
+                .await
+                .unwrap(),
+            RecordOutcome::Recorded
+        );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -91,20 +96,17 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
         body: r#"{"id":"cs_1"}"#.into(),
     };
     // A rolled-back reservation leaves nothing; a duplicate meanwhile is "in flight".
-    store
-        .transaction(Box::pin(async {
-            assert_eq!(
-                store.reserve(&s, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            let seen = tokio::spawn(async move { other.reserve(&dup, [1; 32], 60).await.unwrap() })
-                .await
-                .unwrap();
-            assert_eq!(seen, IdempotencyClaim::InFlight);
-            ScopeEnd::Rollback
-        }))
-        .await
-        .unwrap();
+    in_transaction(&store, false, async |tx| {
+        assert_eq!(
+            tx.idempotency().reserve(&s, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        let seen = tokio::spawn(async move { other.reserve(&dup, [1; 32], 60).await.unwrap() })
+            .await
+            .unwrap();
+        assert_eq!(seen, IdempotencyClaim::InFlight);
+    })
+    .await;
     assert_eq!(count(&store, "SELECT 1 FROM idempotency_keys").await, 0);
 
     // Reserve, answer, commit: one completed row, which replays; another body is refused.
@@ -135,10 +137,9 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
     // does not overwrite it, and says so.
     let late = idempotency_scope(m, "r2");
     let mid = m.uuid();
-    store
-        .transaction(Box::pin(async {
+    in_transaction(&store, false, async |tx| {
             assert_eq!(
-                store.reserve(&late, [1; 32], 60).await.unwrap(),
+                tx.idempotency().reserve(&late, [1; 32], 60).await.unwrap(),
                 IdempotencyClaim::Acquired
             );
             let winner = store.clone();
@@ -151,13 +152,11 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
             .await
             .unwrap();
             assert_eq!(
-                store.record(&late, [1; 32], &response, 60).await.unwrap(),
+                tx.idempotency().record(&late, [1; 32], &response, 60).await.unwrap(),
                 RecordOutcome::Superseded
             );
-            ScopeEnd::Rollback
-        }))
-        .await
-        .unwrap();
+    })
+    .await;
     assert_eq!(
         count(
             &store,
@@ -391,13 +390,13 @@ async fn a_burst_of_deliveries_is_announced_as_one_and_tidying_refreshes_the_sta
     );
 }
 
-/// A vouched read carries its key's authentication in its own statement: it confirms the
-/// key only when it finds its row with the key standing as guessed, and never serves the
-/// row otherwise; joined scopes share one connection and never carry a transaction.
-/// One thread: joined scopes are joined per thread.
+/// A unit opened with a key's claim makes its reads on condition that the key stands as
+/// claimed: the claim holds only when such a read found its row, and a read never serves
+/// the row otherwise. `Read` units share one connection while it is in use; an
+/// `AtomicWrite` unit gets one of its own.
 #[tokio::test]
-async fn a_vouched_read_confirms_only_a_standing_key_with_its_row() {
-    use stablepay_postgres::testing::fixtures;
+async fn a_claimed_read_holds_only_for_a_standing_key_with_its_row() {
+    use stablepay_postgres::testing::{fixtures, unit_backend_pid};
     let (store, m) = store_with_merchant().await;
     let key = store.create_api_key(m, Mode::Test, None).await.unwrap();
     let hash = api_keys::hash(&key.secret);
@@ -408,80 +407,65 @@ async fn a_vouched_read_confirms_only_a_standing_key_with_its_row() {
         .unwrap()
         .context;
     let payment = fixtures::payment(&store, m, false, "confirmed", None, None).await;
-    let read = |id: PaymentId| {
-        let (store, guess) = (store.clone(), guess.clone());
+    let claim = |key_sha256| {
+        Some(KeyClaim {
+            key_sha256,
+            claimed: guess.clone(),
+        })
+    };
+    let read = |key_sha256, id: PaymentId| {
+        let (store, claim) = (store.clone(), claim(key_sha256));
         async move {
-            let reader = store.clone();
-            run_vouched(&store, hash, &guess, async move {
-                reader.payment(guess.merchant_id, guess.mode, id).await
-            })
-            .await
-            .unwrap()
+            let unit = store.open(Access::Read, claim).await.unwrap();
+            let found = unit.ports().reader().payment(m, Mode::Test, id).await;
+            (unit.claim_held(), found.unwrap())
         }
     };
 
-    let (vouch, found) = read(payment).await;
-    assert_eq!(vouch, Vouch::Confirmed);
-    assert_eq!(found.unwrap().unwrap().id, payment);
-    // A row that is not there confirms nothing (the caller authenticates to tell 401 from 404).
-    let (vouch, found) = read(PaymentId::generate()).await;
-    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
+    let (held, found) = read(hash, payment).await;
+    assert!(held);
+    assert_eq!(found.unwrap().id, payment);
+    // A row that is not there holds nothing (the caller authenticates to tell 401 from 404).
+    assert_eq!(read(hash, PaymentId::generate()).await, (false, None));
     // Another key's hash (a guess gone stale) reads nothing.
-    let (vouch, found) = run_vouched(&store, [7; 32], &guess, async {
-        store.payment(m, Mode::Test, payment).await
-    })
-    .await
-    .unwrap();
-    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
-    // A page with a row confirms; an empty one does not.
+    assert_eq!(read([7; 32], payment).await, (false, None));
+    // A page with a row holds; an empty one does not.
     let page = |filter: PaymentFilter| {
-        let (store, guess) = (store.clone(), guess.clone());
+        let (store, claim) = (store.clone(), claim(hash));
         async move {
-            let reader = store.clone();
-            let request = PageRequest::first(20);
-            let (vouch, page) = run_vouched(&store, hash, &guess, async move {
-                reader
-                    .payments(guess.merchant_id, guess.mode, &filter, &request)
-                    .await
-            })
-            .await
-            .unwrap();
-            (vouch, page.unwrap().data.len())
+            let unit = store.open(Access::List, claim).await.unwrap();
+            let rows = unit
+                .ports()
+                .reader()
+                .payments(m, Mode::Test, &filter, &PageRequest::first(20))
+                .await
+                .unwrap();
+            (unit.claim_held(), rows.data.len())
         }
     };
-    assert_eq!(page(PaymentFilter::default()).await, (Vouch::Confirmed, 1));
+    assert_eq!(page(PaymentFilter::default()).await, (true, 1));
     let refunded = PaymentFilter {
         status: Some(PaymentStatus::Refunded),
         ..PaymentFilter::default()
     };
-    assert_eq!(page(refunded).await, (Vouch::Unconfirmed, 0));
-    // Revoked: the very next read neither confirms nor sees the row, nor does a page.
+    assert_eq!(page(refunded).await, (false, 0));
+    // Revoked: the very next read neither holds nor sees the row, nor does a page.
     store.revoke_api_key(key.id).await.unwrap();
-    let (vouch, found) = read(payment).await;
-    assert_eq!((vouch, found.unwrap()), (Vouch::Unconfirmed, None));
-    assert_eq!(
-        page(PaymentFilter::default()).await,
-        (Vouch::Unconfirmed, 0)
-    );
+    assert_eq!(read(hash, payment).await, (false, None));
+    assert_eq!(page(PaymentFilter::default()).await, (false, 0));
 
-    // A read joining while another holds the thread's shared connection uses it too; a
-    // transaction started inside a joined scope gets a connection of its own, so the
-    // others' reads never run inside it.
-    let (first, second, in_transaction) = run_pinned(&store, Sharing::Joined, async {
-        let first = backend_pid(&store).await;
-        let second = run_pinned(&store, Sharing::Joined, backend_pid(&store))
-            .await
-            .unwrap();
-        let inside = run_in_transaction(&store, backend_pid(&store), |_| false)
-            .await
-            .unwrap();
-        (first, second, inside)
-    })
-    .await
-    .unwrap();
-    assert_eq!(first, second, "joined reads share one connection");
-    assert_ne!(
-        first, in_transaction,
-        "a transaction takes a connection of its own"
+    // A read opened while another holds the shared connection uses it too; an atomic
+    // write's unit gets a connection of its own, so the reads never run inside it.
+    let (first, first_pid) = unit_backend_pid(&store, Access::Read).await;
+    let (_second, second_pid) = unit_backend_pid(&store, Access::Read).await;
+    let (_write, write_pid) = unit_backend_pid(&store, Access::AtomicWrite).await;
+    assert_eq!(
+        first_pid, second_pid,
+        "concurrent reads share one connection"
     );
+    assert_ne!(
+        first_pid, write_pid,
+        "an atomic write has a connection of its own"
+    );
+    drop(first);
 }

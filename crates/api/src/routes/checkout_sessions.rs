@@ -1,13 +1,11 @@
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stablepay_domain::rules::validation::{
     bounded_text, expires_in_seconds, DESCRIPTION_MAX, EXPIRES_DEFAULT,
 };
 use stablepay_domain::services::{
-    create_checkout_session, get_checkout_session, list_checkout_sessions, CreateSessionDeps,
-    NewSessionRequest,
+    create_checkout_session, get_checkout_session, list_checkout_sessions,
+    prepare_checkout_session, CreateSessionDeps, NewSessionRequest, PrepareSessionDeps,
 };
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference,
@@ -15,9 +13,9 @@ use stablepay_domain::{
     Title, ValidationErrors,
 };
 
+use crate::error::ApiError;
 use crate::input::json_body;
-use crate::state::AppState;
-use crate::wrapper::{api_call_atomic, api_list, api_read, Reply};
+use crate::request::{Call, Reply, Write};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types. The
@@ -178,27 +176,33 @@ impl CreateSessionBody {
     request_body = CreateSessionBody,
     responses((status = 201, description = "The new session", body = CheckoutSessionResource)),
 )]
-pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    // Subscription sessions read their plan from the chain (≤ 2 s timeout) inside the
-    // transaction; its locks are the idempotency key's alone.
-    api_call_atomic(state, req, payload, |call| async move {
-        let body: CreateSessionBody = json_body(&call.body)?;
-        let request = body.parse(call.auth.mode)?;
+pub async fn create(call: Call) -> Result<Write, ApiError> {
+    let body: CreateSessionBody = json_body(&call.body)?;
+    let request = body.parse(call.auth.mode)?;
+    let s = &call.state;
+    let read = PrepareSessionDeps {
+        tokens: &s.tokens,
+        chain: s.chain.as_ref(),
+        chains: &s.chains,
+    };
+    // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
+    // the transaction the session is stored in.
+    let prepared = prepare_checkout_session(&call.auth, request, &read).await?;
+    Ok(Write::new(move |call: Call| async move {
         let s = &call.state;
+        let p = call.ports();
         let deps = CreateSessionDeps {
-            sessions: s.sessions.as_ref(),
-            wallets: s.wallets.as_ref(),
+            sessions: p.sessions(),
+            wallets: p.wallets(),
             clock: s.clock.as_ref(),
             tokens: &s.tokens,
-            chain: s.chain.as_ref(),
             chains: &s.chains,
-            subscriptions: s.subscriptions.as_ref(),
+            subscriptions: p.subscriptions(),
             plan_min_interval_secs: s.plan_min_interval_secs,
         };
-        let session = create_checkout_session(&call.auth, request, &deps).await?;
+        let session = create_checkout_session(&call.auth, prepared, &deps).await?;
         Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
-    })
-    .await
+    }))
 }
 
 #[utoipa::path(
@@ -209,15 +213,12 @@ pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     params(("id" = CheckoutSessionId, Path)),
     responses((status = 200, description = "The session", body = CheckoutSessionResource)),
 )]
-pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_read(state, req, payload, |call| async move {
-        let id: CheckoutSessionId = call.path_id()?;
-        let s = &call.state;
-        let session =
-            get_checkout_session(&call.auth, id, s.sessions.as_ref(), s.clock.as_ref()).await?;
-        Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))
-    })
-    .await
+pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+    let id: CheckoutSessionId = call.path_id()?;
+    let s = &call.state;
+    let session =
+        get_checkout_session(&call.auth, id, call.ports().sessions(), s.clock.as_ref()).await?;
+    Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))
 }
 
 #[utoipa::path(
@@ -232,29 +233,26 @@ pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload)
     ),
     responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
 )]
-pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_list(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
-        let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;
-        let page = q.page::<CheckoutSessionId>()?;
-        q.finish()?;
-        let filter = SessionFilter {
-            status,
-            customer_reference,
-        };
-        let s = &call.state;
-        let sessions = list_checkout_sessions(
-            &call.auth,
-            &filter,
-            &page,
-            s.sessions.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        Reply::ok(&List::from_page(sessions, |x| {
-            CheckoutSessionResource::new(x, &s.public_url)
-        }))
-    })
-    .await
+pub async fn list(call: Call) -> Result<Reply, ApiError> {
+    let mut q = call.query()?;
+    let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
+    let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;
+    let page = q.page::<CheckoutSessionId>()?;
+    q.finish()?;
+    let filter = SessionFilter {
+        status,
+        customer_reference,
+    };
+    let s = &call.state;
+    let sessions = list_checkout_sessions(
+        &call.auth,
+        &filter,
+        &page,
+        call.ports().sessions(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    Reply::ok(&List::from_page(sessions, |x| {
+        CheckoutSessionResource::new(x, &s.public_url)
+    }))
 }

@@ -14,18 +14,18 @@ use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 
 use crate::error::ApiError;
 use crate::input::json_body;
+use crate::request::{admit_public, render, Reply};
 use crate::state::AppState;
-use crate::wrapper::{admit_public, render, Reply};
 
 pub(crate) fn deps(state: &AppState) -> HostedDeps<'_> {
     HostedDeps {
-        sessions: state.sessions.as_ref(),
-        wallets: state.wallets.as_ref(),
+        sessions: state.store.sessions(),
+        wallets: state.store.wallets(),
         settle: SettleDeps {
             chain: state.chain.as_ref(),
-            store: state.settlement.as_ref(),
-            deposits: state.deposits.as_ref(),
-            subscriptions: state.subscriptions.as_ref(),
+            store: state.store.settlement(),
+            deposits: state.store.deposits(),
+            subscriptions: state.store.subscriptions(),
             clock: state.clock.as_ref(),
             chains: &state.chains,
             tokens: &state.tokens,

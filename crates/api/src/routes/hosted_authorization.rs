@@ -14,8 +14,8 @@ use stablepay_domain::{Address, ChainId, CheckoutSessionId, Signature};
 
 use crate::error::ApiError;
 use crate::input::json_body;
+use crate::request::{admit_public, render, Reply};
 use crate::state::AppState;
-use crate::wrapper::{admit_public, render, Reply};
 
 pub(crate) fn deps<'a>(state: &'a AppState, hosted: HostedDeps<'a>) -> AuthorizationDeps<'a> {
     AuthorizationDeps {

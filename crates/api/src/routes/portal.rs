@@ -14,12 +14,12 @@ use stablepay_domain::{Signature, SubscriptionId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
+use crate::request::{admit_public, render, Reply};
 use crate::state::AppState;
-use crate::wrapper::{admit_public, render, Reply};
 
 fn deps(state: &AppState) -> PortalDeps<'_> {
     PortalDeps {
-        subscriptions: state.subscriptions.as_ref(),
+        subscriptions: state.store.subscriptions(),
         chain: state.chain.as_ref(),
         clock: state.clock.as_ref(),
     }

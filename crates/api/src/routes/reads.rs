@@ -1,14 +1,11 @@
 //! Read-only resources: payments, refunds, subscriptions, payment attempts, webhook events.
 
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
 use stablepay_domain::*;
 
 use stablepay_domain::services::resend_event;
 
 use crate::error::ApiError;
-use crate::state::AppState;
-use crate::wrapper::{api_call, api_list, api_read, Reply};
+use crate::request::{Call, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 
@@ -18,21 +15,12 @@ macro_rules! retrieve_handler {
         #[utoipa::path(get, path = $path, operation_id = $operation, tag = $tag,
                     params(("id" = $id, Path)),
                     responses((status = 200, description = "The resource", body = $resource)))]
-        pub async fn $name(
-            state: Data<AppState>,
-            req: HttpRequest,
-            payload: Payload,
-        ) -> HttpResponse {
-            api_read(state, req, payload, |call| async move {
-                let id: $id = call.path_id()?;
-                let found = call
-                    .state
-                    .reader
-                    .$method(call.auth.merchant_id, call.auth.mode, id)
-                    .await?;
-                Reply::ok(&<$resource>::from(found.ok_or_else(|| Missing::of(id))?))
-            })
-            .await
+        pub async fn $name(call: Call) -> Result<Reply, ApiError> {
+            let id: $id = call.path_id()?;
+            let found = call.ports().reader()
+                .$method(call.auth.merchant_id, call.auth.mode, id)
+                .await?;
+            Reply::ok(&<$resource>::from(found.ok_or_else(|| Missing::of(id))?))
         }
     };
 }
@@ -42,24 +30,15 @@ macro_rules! retrieve_handler {
 macro_rules! list_handler {
     ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty, |$q:ident| $filter:expr) => {
         $(#[$attr])*
-        pub async fn $name(
-            state: Data<AppState>,
-            req: HttpRequest,
-            payload: Payload,
-        ) -> HttpResponse {
-            api_list(state, req, payload, |call| async move {
-                let mut $q = call.query()?;
-                let filter = $filter;
-                let page = $q.page::<$id>()?;
-                $q.finish()?;
-                let rows = call
-                    .state
-                    .reader
-                    .$method(call.auth.merchant_id, call.auth.mode, &filter, &page)
-                    .await?;
-                Reply::ok(&List::from_page(rows, <$resource>::from))
-            })
-            .await
+        pub async fn $name(call: Call) -> Result<Reply, ApiError> {
+            let mut $q = call.query()?;
+            let filter = $filter;
+            let page = $q.page::<$id>()?;
+            $q.finish()?;
+            let rows = call.ports().reader()
+                .$method(call.auth.merchant_id, call.auth.mode, &filter, &page)
+                .await?;
+            Reply::ok(&List::from_page(rows, <$resource>::from))
         }
     };
 }
@@ -203,28 +182,21 @@ list_handler!(
     operation_id = "list_webhook_event_attempts", tag = "Webhook events",
     params(("id" = EventId, Path), crate::openapi::PageParams),
     responses((status = 200, description = "Attempts, newest first", body = List<WebhookAttemptResource>)))]
-pub async fn list_webhook_attempts(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_list(state, req, payload, |call| async move {
-        let id: EventId = call.path_id()?;
-        let mut q = call.query()?;
-        let page = q.page::<WebhookAttemptId>()?;
-        q.finish()?;
-        let mode = call.auth.mode;
-        let rows = call
-            .state
-            .reader
-            .webhook_attempts(call.auth.merchant_id, mode, id, &page)
-            .await?
-            .ok_or_else(|| Missing::of(id))?;
-        Reply::ok(&List::from_page(rows, |a| {
-            WebhookAttemptResource::new(a, mode)
-        }))
-    })
-    .await
+pub async fn list_webhook_attempts(call: Call) -> Result<Reply, ApiError> {
+    let id: EventId = call.path_id()?;
+    let mut q = call.query()?;
+    let page = q.page::<WebhookAttemptId>()?;
+    q.finish()?;
+    let mode = call.auth.mode;
+    let rows = call
+        .ports()
+        .reader()
+        .webhook_attempts(call.auth.merchant_id, mode, id, &page)
+        .await?
+        .ok_or_else(|| Missing::of(id))?;
+    Reply::ok(&List::from_page(rows, |a| {
+        WebhookAttemptResource::new(a, mode)
+    }))
 }
 
 /// Delivers the event again as a new record (`resend_of` names the original).
@@ -232,30 +204,23 @@ pub async fn list_webhook_attempts(
     operation_id = "resend_webhook_event", tag = "Webhook events",
     params(("id" = EventId, Path)),
     responses((status = 201, description = "The new delivery record", body = WebhookEventResource)))]
-pub async fn resend_webhook_event(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: EventId = call.path_id()?;
-        if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
-            return Err(ApiError::invalid_field(
-                "body",
-                "this endpoint takes no body",
-            ));
-        }
-        let s = &call.state;
-        let record = resend_event(
-            &call.auth,
-            id,
-            s.reader.as_ref(),
-            s.endpoints.as_ref(),
-            s.outbox.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        Reply::created(&WebhookEventResource::from(record))
-    })
-    .await
+pub async fn resend_webhook_event(call: Call) -> Result<Reply, ApiError> {
+    let id: EventId = call.path_id()?;
+    if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
+        return Err(ApiError::invalid_field(
+            "body",
+            "this endpoint takes no body",
+        ));
+    }
+    let s = &call.state;
+    let record = resend_event(
+        &call.auth,
+        id,
+        call.ports().reader(),
+        call.ports().endpoints(),
+        call.ports().outbox(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    Reply::created(&WebhookEventResource::from(record))
 }

@@ -1,15 +1,13 @@
 use actix_web::http::StatusCode;
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use stablepay_domain::representation::RefundResource;
 use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
 use stablepay_domain::services::{record_refund, NewRefund, RefundDeps, RefundOutcome};
 use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
 
+use crate::error::ApiError;
 use crate::input::json_body;
-use crate::state::AppState;
-use crate::wrapper::{api_call, Reply};
+use crate::request::{Call, Reply};
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -82,24 +80,21 @@ impl TryFrom<RefundBody> for NewRefund {
         (status = 201, description = "The recorded refund", body = RefundResource),
         (status = 200, description = "This transfer was already recorded", body = RefundResource),
         (status = 404, description = "No such payment")))]
-pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let body: RefundBody = json_body(&call.body)?;
-        let new = NewRefund::try_from(body)?;
-        let s = &call.state;
-        let deps = RefundDeps {
-            reader: s.reader.as_ref(),
-            wallets: s.wallets.as_ref(),
-            refunds: s.refunds.as_ref(),
-            chain: s.chain.as_ref(),
-            clock: s.clock.as_ref(),
-            chains: &s.chains,
-        };
-        let outcome = record_refund(&call.auth, new, &deps).await?;
-        match outcome {
-            RefundOutcome::Created(r) => Reply::json(StatusCode::CREATED, &RefundResource::from(r)),
-            RefundOutcome::Existing(r) => Reply::ok(&RefundResource::from(r)),
-        }
-    })
-    .await
+pub async fn create(call: Call) -> Result<Reply, ApiError> {
+    let body: RefundBody = json_body(&call.body)?;
+    let new = NewRefund::try_from(body)?;
+    let s = &call.state;
+    let deps = RefundDeps {
+        reader: call.ports().reader(),
+        wallets: call.ports().wallets(),
+        refunds: call.ports().refunds(),
+        chain: s.chain.as_ref(),
+        clock: s.clock.as_ref(),
+        chains: &s.chains,
+    };
+    let outcome = record_refund(&call.auth, new, &deps).await?;
+    match outcome {
+        RefundOutcome::Created(r) => Reply::json(StatusCode::CREATED, &RefundResource::from(r)),
+        RefundOutcome::Existing(r) => Reply::ok(&RefundResource::from(r)),
+    }
 }

@@ -1,14 +1,11 @@
 use actix_web::http::StatusCode;
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use stablepay_domain::services::{register_wallet, revoke_wallet, verify_wallet};
 use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::state::AppState;
-use crate::wrapper::{api_call, Reply};
+use crate::request::{Call, Reply};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
 
@@ -39,127 +36,113 @@ pub(crate) struct VerifyBody {
     responses(
         (status = 201, description = "Registered; sign `verification.message`", body = WalletResource),
         (status = 200, description = "Already registered", body = WalletResource)))]
-pub async fn register(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let body: RegisterBody = json_body(&call.body)?;
-        let mut errors = stablepay_domain::ValidationErrors::default();
-        let address = match body.address {
-            None => {
-                errors.push("address", "is required");
-                None
-            }
-            Some(a) => errors.check("address", Address::parse(&a)),
-        };
-        let chain = match body.chain_id {
-            None | Some(serde_json::Value::Null) => Some(ChainId::Base),
-            Some(v) => errors.check(
-                "chain_id",
-                v.as_u64()
-                    .and_then(ChainId::from_id)
-                    .ok_or("must be 8453 (Base) or 84532 (Base Sepolia)"),
-            ),
-        };
-        let (Some(address), Some(chain)) = (address, chain) else {
-            return Err(errors.into());
-        };
-        let s = &call.state;
-        let out = register_wallet(
-            &call.auth,
-            address,
-            chain,
-            s.wallets.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        let status = if out.created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        };
-        Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
-    })
-    .await
+pub async fn register(call: Call) -> Result<Reply, ApiError> {
+    let body: RegisterBody = json_body(&call.body)?;
+    let mut errors = stablepay_domain::ValidationErrors::default();
+    let address = match body.address {
+        None => {
+            errors.push("address", "is required");
+            None
+        }
+        Some(a) => errors.check("address", Address::parse(&a)),
+    };
+    let chain = match body.chain_id {
+        None | Some(serde_json::Value::Null) => Some(ChainId::Base),
+        Some(v) => errors.check(
+            "chain_id",
+            v.as_u64()
+                .and_then(ChainId::from_id)
+                .ok_or("must be 8453 (Base) or 84532 (Base Sepolia)"),
+        ),
+    };
+    let (Some(address), Some(chain)) = (address, chain) else {
+        return Err(errors.into());
+    };
+    let s = &call.state;
+    let out = register_wallet(
+        &call.auth,
+        address,
+        chain,
+        call.ports().wallets(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    let status = if out.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
 }
 
 #[utoipa::path(post, path = "/api/v1/wallets/{id}/verify", operation_id = "verify_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)), request_body = VerifyBody,
     responses((status = 200, description = "The verified wallet", body = WalletResource)))]
-pub async fn verify(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WalletId = call.path_id()?;
-        let body: VerifyBody = json_body(&call.body)?;
-        let signature = match body.signature {
-            None => return Err(ApiError::invalid_field("signature", "is required")),
-            Some(s) => Signature::parse(&s)
-                .map_err(|e| ApiError::invalid_field("signature", e.to_string()))?,
-        };
-        let s = &call.state;
-        let wallet = verify_wallet(
-            &call.auth,
-            id,
-            &signature,
-            s.wallets.as_ref(),
-            s.subscriptions.as_ref(),
-            s.chain.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        Reply::ok(&WalletResource::new(wallet, None))
-    })
-    .await
+pub async fn verify(call: Call) -> Result<Reply, ApiError> {
+    let id: WalletId = call.path_id()?;
+    let body: VerifyBody = json_body(&call.body)?;
+    let signature = match body.signature {
+        None => return Err(ApiError::invalid_field("signature", "is required")),
+        Some(s) => {
+            Signature::parse(&s).map_err(|e| ApiError::invalid_field("signature", e.to_string()))?
+        }
+    };
+    let s = &call.state;
+    let wallet = verify_wallet(
+        &call.auth,
+        id,
+        &signature,
+        call.ports().wallets(),
+        call.ports().subscriptions(),
+        s.chain.as_ref(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    Reply::ok(&WalletResource::new(wallet, None))
 }
 
 #[utoipa::path(get, path = "/api/v1/wallets/{id}", operation_id = "retrieve_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)),
     responses((status = 200, description = "The wallet", body = WalletResource)))]
-pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WalletId = call.path_id()?;
-        let wallet = call
-            .state
-            .wallets
-            .get(call.auth.merchant_id, id)
-            .await?
-            .ok_or_else(|| Missing::of(id))?;
-        Reply::ok(&WalletResource::new(wallet, None))
-    })
-    .await
+pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+    let id: WalletId = call.path_id()?;
+    let wallet = call
+        .ports()
+        .wallets()
+        .get(call.auth.merchant_id, id)
+        .await?
+        .ok_or_else(|| Missing::of(id))?;
+    Reply::ok(&WalletResource::new(wallet, None))
 }
 
 #[utoipa::path(get, path = "/api/v1/wallets", operation_id = "list_wallets",
     tag = "Settlement wallets", params(crate::openapi::PageParams),
     responses((status = 200, description = "Wallets, newest first", body = List<WalletResource>)))]
-pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let page = q.page::<WalletId>()?;
-        q.finish()?;
-        let wallets = call
-            .state
-            .wallets
-            .list(call.auth.merchant_id, &page)
-            .await?;
-        Reply::ok(&List::from_page(wallets, |w| WalletResource::new(w, None)))
-    })
-    .await
+pub async fn list(call: Call) -> Result<Reply, ApiError> {
+    let mut q = call.query()?;
+    let page = q.page::<WalletId>()?;
+    q.finish()?;
+    let wallets = call
+        .ports()
+        .wallets()
+        .list(call.auth.merchant_id, &page)
+        .await?;
+    Reply::ok(&List::from_page(wallets, |w| WalletResource::new(w, None)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/wallets/{id}", operation_id = "revoke_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)),
     responses((status = 200, description = "The revoked wallet", body = WalletResource)))]
-pub async fn revoke(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WalletId = call.path_id()?;
-        let s = &call.state;
-        let wallet = revoke_wallet(
-            &call.auth,
-            id,
-            s.wallets.as_ref(),
-            s.subscriptions.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        Reply::ok(&WalletResource::new(wallet, None))
-    })
-    .await
+pub async fn revoke(call: Call) -> Result<Reply, ApiError> {
+    let id: WalletId = call.path_id()?;
+    let s = &call.state;
+    let wallet = revoke_wallet(
+        &call.auth,
+        id,
+        call.ports().wallets(),
+        call.ports().subscriptions(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    Reply::ok(&WalletResource::new(wallet, None))
 }

@@ -1,5 +1,3 @@
-use actix_web::web::{Data, Payload};
-use actix_web::{HttpRequest, HttpResponse};
 use serde::Deserialize;
 use stablepay_domain::ports::EndpointChanges;
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX};
@@ -13,8 +11,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::state::AppState;
-use crate::wrapper::{api_call, Reply};
+use crate::request::{Call, Reply};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
@@ -69,116 +66,103 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints", operation_id = "create_webhook_endpoint",
     tag = "Webhook endpoints", request_body = CreateEndpointBody,
     responses((status = 201, description = "The endpoint and its secret", body = WebhookEndpointResource)))]
-pub async fn create(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let body: CreateEndpointBody = json_body(&call.body)?;
-        let mut e = ValidationErrors::default();
-        let url = match body.url {
-            None => {
-                e.push("url", "is required");
-                None
-            }
-            Some(u) => e.check("url", WebhookUrl::parse(&u)),
-        };
-        let events = parse_events(body.enabled_events.unwrap_or_default(), &mut e);
-        let description = body
-            .description
-            .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
-        if body.status.is_some() {
-            e.push(
-                "status",
-                "cannot be set at creation; endpoints start enabled",
-            );
+pub async fn create(call: Call) -> Result<Reply, ApiError> {
+    let body: CreateEndpointBody = json_body(&call.body)?;
+    let mut e = ValidationErrors::default();
+    let url = match body.url {
+        None => {
+            e.push("url", "is required");
+            None
         }
-        let (Some(url), Some(enabled_events), true) = (url, events, e.is_empty()) else {
-            return Err(e.into());
-        };
-        let s = &call.state;
-        let new = NewEndpoint {
-            url,
-            enabled_events,
-            description,
-        };
-        let (endpoint, secret) =
-            create_webhook_endpoint(&call.auth, new, s.endpoints.as_ref(), s.clock.as_ref())
-                .await?;
-        let mut reply = Reply::created(&WebhookEndpointResource::new(
-            endpoint.clone(),
-            Some(secret),
-        ))?;
-        // A replay returns the same endpoint without revealing the secret again.
-        reply.replay_body =
-            Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
-        Ok(reply)
-    })
-    .await
+        Some(u) => e.check("url", WebhookUrl::parse(&u)),
+    };
+    let events = parse_events(body.enabled_events.unwrap_or_default(), &mut e);
+    let description = body
+        .description
+        .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)));
+    if body.status.is_some() {
+        e.push(
+            "status",
+            "cannot be set at creation; endpoints start enabled",
+        );
+    }
+    let (Some(url), Some(enabled_events), true) = (url, events, e.is_empty()) else {
+        return Err(e.into());
+    };
+    let s = &call.state;
+    let new = NewEndpoint {
+        url,
+        enabled_events,
+        description,
+    };
+    let (endpoint, secret) =
+        create_webhook_endpoint(&call.auth, new, call.ports().endpoints(), s.clock.as_ref())
+            .await?;
+    let mut reply = Reply::created(&WebhookEndpointResource::new(
+        endpoint.clone(),
+        Some(secret),
+    ))?;
+    // A replay returns the same endpoint without revealing the secret again.
+    reply.replay_body = Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
+    Ok(reply)
 }
 
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints/{id}", operation_id = "retrieve_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint", body = WebhookEndpointResource)))]
-pub async fn retrieve(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        let endpoint = call
-            .state
-            .endpoints
-            .get(call.auth.merchant_id, call.auth.mode, id)
-            .await?
-            .ok_or_else(|| Missing::of(id))?;
-        Reply::ok(&WebhookEndpointResource::new(endpoint, None))
-    })
-    .await
+pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    let endpoint = call
+        .ports()
+        .endpoints()
+        .get(call.auth.merchant_id, call.auth.mode, id)
+        .await?
+        .ok_or_else(|| Missing::of(id))?;
+    Reply::ok(&WebhookEndpointResource::new(endpoint, None))
 }
 
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints", operation_id = "list_webhook_endpoints",
     tag = "Webhook endpoints", params(crate::openapi::PageParams),
     responses((status = 200, description = "Endpoints, newest first", body = List<WebhookEndpointResource>)))]
-pub async fn list(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let mut q = call.query()?;
-        let page = q.page::<WebhookEndpointId>()?;
-        q.finish()?;
-        let endpoints = call
-            .state
-            .endpoints
-            .list(call.auth.merchant_id, call.auth.mode, &page)
-            .await?;
-        Reply::ok(&List::from_page(endpoints, |e| {
-            WebhookEndpointResource::new(e, None)
-        }))
-    })
-    .await
+pub async fn list(call: Call) -> Result<Reply, ApiError> {
+    let mut q = call.query()?;
+    let page = q.page::<WebhookEndpointId>()?;
+    q.finish()?;
+    let endpoints = call
+        .ports()
+        .endpoints()
+        .list(call.auth.merchant_id, call.auth.mode, &page)
+        .await?;
+    Reply::ok(&List::from_page(endpoints, |e| {
+        WebhookEndpointResource::new(e, None)
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}", operation_id = "update_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = EndpointBody,
     responses((status = 200, description = "The updated endpoint", body = WebhookEndpointResource)))]
-pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        let body: EndpointBody = json_body(&call.body)?;
-        let mut e = ValidationErrors::default();
-        let changes = EndpointChanges {
-            url: body.url.and_then(|u| e.check("url", WebhookUrl::parse(&u))),
-            enabled_events: body.enabled_events.and_then(|ev| parse_events(ev, &mut e)),
-            status: body.status.and_then(|st| {
-                e.check(
-                    "status",
-                    EndpointStatus::parse(&st).ok_or("must be \"enabled\" or \"disabled\""),
-                )
-            }),
-            description: body
-                .description
-                .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)))
-                .map(Some),
-        };
-        e.into_result()?;
-        let endpoint =
-            update_webhook_endpoint(&call.auth, id, changes, call.state.endpoints.as_ref()).await?;
-        Reply::ok(&WebhookEndpointResource::new(endpoint, None))
-    })
-    .await
+pub async fn update(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    let body: EndpointBody = json_body(&call.body)?;
+    let mut e = ValidationErrors::default();
+    let changes = EndpointChanges {
+        url: body.url.and_then(|u| e.check("url", WebhookUrl::parse(&u))),
+        enabled_events: body.enabled_events.and_then(|ev| parse_events(ev, &mut e)),
+        status: body.status.and_then(|st| {
+            e.check(
+                "status",
+                EndpointStatus::parse(&st).ok_or("must be \"enabled\" or \"disabled\""),
+            )
+        }),
+        description: body
+            .description
+            .and_then(|d| e.check("description", bounded_text(&d, 0, DESCRIPTION_MAX)))
+            .map(Some),
+    };
+    e.into_result()?;
+    let endpoint =
+        update_webhook_endpoint(&call.auth, id, changes, call.ports().endpoints()).await?;
+    Reply::ok(&WebhookEndpointResource::new(endpoint, None))
 }
 
 /// A new signing secret; the previous one keeps signing (as a second signature) for 24 hours.
@@ -186,44 +170,34 @@ pub async fn update(state: Data<AppState>, req: HttpRequest, payload: Payload) -
     operation_id = "rotate_webhook_endpoint_secret", tag = "Webhook endpoints",
     params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint and its new secret", body = WebhookEndpointResource)))]
-pub async fn rotate_secret(
-    state: Data<AppState>,
-    req: HttpRequest,
-    payload: Payload,
-) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(
-            |m| match m.keys().next() {
-                Some(k) => Err(ApiError::invalid_field(
-                    k.clone(),
-                    "is not a recognised parameter",
-                )),
-                None => Ok(()),
-            },
-        )?;
-        let (endpoint, secret) =
-            rotate_webhook_secret(&call.auth, id, call.state.endpoints.as_ref()).await?;
-        let mut reply = Reply::ok(&WebhookEndpointResource::new(
-            endpoint.clone(),
-            Some(secret),
-        ))?;
-        reply.replay_body = Some(Reply::ok(&WebhookEndpointResource::new(endpoint, None))?.body);
-        Ok(reply)
-    })
-    .await
+pub async fn rotate_secret(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(|m| {
+        match m.keys().next() {
+            Some(k) => Err(ApiError::invalid_field(
+                k.clone(),
+                "is not a recognised parameter",
+            )),
+            None => Ok(()),
+        }
+    })?;
+    let (endpoint, secret) =
+        rotate_webhook_secret(&call.auth, id, call.ports().endpoints()).await?;
+    let mut reply = Reply::ok(&WebhookEndpointResource::new(
+        endpoint.clone(),
+        Some(secret),
+    ))?;
+    reply.replay_body = Some(Reply::ok(&WebhookEndpointResource::new(endpoint, None))?.body);
+    Ok(reply)
 }
 
 #[utoipa::path(delete, path = "/api/v1/webhook_endpoints/{id}", operation_id = "delete_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "Deleted", body = DeletedEndpoint)))]
-pub async fn delete(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        delete_webhook_endpoint(&call.auth, id, call.state.endpoints.as_ref()).await?;
-        Reply::ok(&DeletedEndpoint::new(id))
-    })
-    .await
+pub async fn delete(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    delete_webhook_endpoint(&call.auth, id, call.ports().endpoints()).await?;
+    Reply::ok(&DeletedEndpoint::new(id))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -240,31 +214,28 @@ pub(crate) struct TestEventBody {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/test", operation_id = "send_test_webhook_event",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = TestEventBody,
     responses((status = 201, description = "The delivery record", body = WebhookEventResource)))]
-pub async fn send_test(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        let body: TestEventBody = json_body(&call.body)?;
-        let event_type = body
-            .event_type
-            .map(|t| {
-                EventType::parse(&t).ok_or_else(|| {
-                    ApiError::invalid_field("type", format!("`{t}` is not a known event type"))
-                })
+pub async fn send_test(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    let body: TestEventBody = json_body(&call.body)?;
+    let event_type = body
+        .event_type
+        .map(|t| {
+            EventType::parse(&t).ok_or_else(|| {
+                ApiError::invalid_field("type", format!("`{t}` is not a known event type"))
             })
-            .transpose()?;
-        let s = &call.state;
-        let record = send_test_event(
-            &call.auth,
-            id,
-            event_type,
-            s.endpoints.as_ref(),
-            s.outbox.as_ref(),
-            s.clock.as_ref(),
-        )
-        .await?;
-        Reply::created(&WebhookEventResource::from(record))
-    })
-    .await
+        })
+        .transpose()?;
+    let s = &call.state;
+    let record = send_test_event(
+        &call.auth,
+        id,
+        event_type,
+        call.ports().endpoints(),
+        call.ports().outbox(),
+        s.clock.as_ref(),
+    )
+    .await?;
+    Reply::created(&WebhookEventResource::from(record))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -298,39 +269,36 @@ impl Resource for RecoveryResource {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/recover", operation_id = "recover_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = RecoverBody,
     responses((status = 200, description = "How many deliveries were enqueued again", body = RecoveryResource)))]
-pub async fn recover(state: Data<AppState>, req: HttpRequest, payload: Payload) -> HttpResponse {
-    api_call(state, req, payload, |call| async move {
-        let id: WebhookEndpointId = call.path_id()?;
-        let body: RecoverBody = json_body(&call.body)?;
-        let since = body
-            .since
-            .ok_or_else(|| ApiError::invalid_field("since", "is required"))
-            .and_then(|s| {
-                stablepay_domain::Timestamp::parse(&s).ok_or_else(|| {
-                    ApiError::invalid_field(
-                        "since",
-                        "must be an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
-                    )
-                })
-            })?;
-        let s = &call.state;
-        let deps = stablepay_domain::services::RecoverDeps {
-            reader: s.reader.as_ref(),
-            endpoints: s.endpoints.as_ref(),
-            outbox: s.outbox.as_ref(),
-            recoveries: s.recoveries.as_ref(),
-            clock: s.clock.as_ref(),
-        };
-        let recovery =
-            stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
-        Reply::ok(&RecoveryResource {
-            object: RecoveryResource::OBJECT,
-            endpoint: id,
-            since,
-            enqueued: recovery.enqueued,
-            still_pending: recovery.still_pending,
-            completed: !recovery.continues,
-        })
+pub async fn recover(call: Call) -> Result<Reply, ApiError> {
+    let id: WebhookEndpointId = call.path_id()?;
+    let body: RecoverBody = json_body(&call.body)?;
+    let since = body
+        .since
+        .ok_or_else(|| ApiError::invalid_field("since", "is required"))
+        .and_then(|s| {
+            stablepay_domain::Timestamp::parse(&s).ok_or_else(|| {
+                ApiError::invalid_field(
+                    "since",
+                    "must be an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
+                )
+            })
+        })?;
+    let s = &call.state;
+    let deps = stablepay_domain::services::RecoverDeps {
+        reader: call.ports().reader(),
+        endpoints: call.ports().endpoints(),
+        outbox: call.ports().outbox(),
+        recoveries: call.ports().recoveries(),
+        clock: s.clock.as_ref(),
+    };
+    let recovery =
+        stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
+    Reply::ok(&RecoveryResource {
+        object: RecoveryResource::OBJECT,
+        endpoint: id,
+        since,
+        enqueued: recovery.enqueued,
+        still_pending: recovery.still_pending,
+        completed: !recovery.continues,
     })
-    .await
 }

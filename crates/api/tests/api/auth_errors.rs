@@ -268,7 +268,7 @@ async fn failed_authentications_are_limited_per_client_address() {
         200
     );
     let wrong = |i: usize| format!("svc_sk_test_{i:032}");
-    for i in 0..stablepay_api::auth_failures::AUTH_FAILURES_PER_MIN as usize {
+    for i in 0..stablepay_api::request::auth_failures::AUTH_FAILURES_PER_MIN as usize {
         let res = app.get(&wrong(i), "/checkout/sessions").await;
         assert_eq!(res.status(), 401, "attempt {i}");
     }

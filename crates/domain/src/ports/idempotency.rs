@@ -78,6 +78,16 @@ pub trait IdempotencyStore: Send + Sync {
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError>;
 
+    /// What the key holds, read without writing or locking it; outcomes as for
+    /// `reserve` (`Acquired`: nothing usable is stored yet). Lets a request answer a
+    /// replay before it runs anything. Errors: `Unavailable`/`Internal`.
+    async fn lookup(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        stale_after_secs: i64,
+    ) -> Result<IdempotencyClaim, StoreError>;
+
     /// Stores the finished response in the transaction `reserve` ran in.
     /// Errors: `Unavailable`/`Internal`.
     async fn record(

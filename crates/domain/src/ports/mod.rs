@@ -3,7 +3,7 @@
 //! generated behind the `mocks` feature.
 //!
 //! Ports are coarse: one method writes one consistent change atomically, so no
-//! transaction object ever crosses a port (a `RequestScope` may group a request's
+//! transaction object ever crosses a port (an API request's `UnitOfWork` may group its
 //! calls into one transaction without any port seeing it).
 
 mod auth;
@@ -18,11 +18,11 @@ mod reader;
 mod recoveries;
 mod refunds;
 mod relayer;
-mod request_scope;
 mod retention;
 mod sessions;
 mod settlement;
 mod subscriptions;
+mod unit_of_work;
 mod wallets;
 mod webhook_endpoints;
 
@@ -38,11 +38,11 @@ pub use reader::*;
 pub use recoveries::*;
 pub use refunds::*;
 pub use relayer::*;
-pub use request_scope::*;
 pub use retention::*;
 pub use sessions::*;
 pub use settlement::*;
 pub use subscriptions::*;
+pub use unit_of_work::*;
 pub use wallets::*;
 pub use webhook_endpoints::*;
 

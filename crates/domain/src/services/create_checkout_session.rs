@@ -1,5 +1,6 @@
-//! POST /checkout/sessions: validate against the key's mode, resolve the recipient,
-//! snapshot the fee terms, store the session.
+//! POST /checkout/sessions: validate against the key's mode and read a subscription's
+//! plan from the chain (`prepare_checkout_session`), then resolve the recipient,
+//! snapshot the fee terms and store the session (`create_checkout_session`).
 
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
@@ -43,23 +44,41 @@ pub enum CreateSessionError {
     ChainUnavailable(String),
 }
 
+/// What `prepare_checkout_session` reads: the chain, and where its contracts and tokens are.
+pub struct PrepareSessionDeps<'a> {
+    pub tokens: &'a TokenDirectory,
+    pub chain: &'a dyn ChainReader,
+    pub chains: &'a ChainDirectory,
+}
+
 pub struct CreateSessionDeps<'a> {
     pub sessions: &'a dyn SessionRepository,
     pub wallets: &'a dyn WalletRepository,
     pub clock: &'a dyn Clock,
     pub tokens: &'a TokenDirectory,
-    pub chain: &'a dyn ChainReader,
     pub chains: &'a ChainDirectory,
     pub subscriptions: &'a dyn SubscriptionStore,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,
 }
 
-pub async fn create_checkout_session(
+/// A create request checked against the key, with what it needs from the chain already
+/// read: made by `prepare_checkout_session` only.
+#[derive(Debug, Clone)]
+pub struct PreparedSession {
+    req: NewSessionRequest,
+    token: Address,
+    plan: Option<subscription_terms::PlanRead>,
+}
+
+/// The first step of a create, before anything is written: the request against the
+/// key's chain and the currencies there, and in subscription mode the plan read from the
+/// chain (so no chain read ever runs while a request's writes are open).
+pub async fn prepare_checkout_session(
     ctx: &AuthContext,
     req: NewSessionRequest,
-    deps: &CreateSessionDeps<'_>,
-) -> Result<CheckoutSession, CreateSessionError> {
+    deps: &PrepareSessionDeps<'_>,
+) -> Result<PreparedSession, CreateSessionError> {
     let chain = ctx.mode.chain();
     let mut errors = ValidationErrors::default();
 
@@ -78,30 +97,51 @@ pub async fn create_checkout_session(
             );
         }
     }
-    let token = deps
-        .tokens
-        .token(chain, req.currency)
-        .ok_or_else(|| format!("{} is not available on {}", req.currency, chain.name()));
-    if let Err(why) = &token {
-        errors.push("currency", why.clone());
+    let token = deps.tokens.token(chain, req.currency);
+    if token.is_none() {
+        errors.push(
+            "currency",
+            format!("{} is not available on {}", req.currency, chain.name()),
+        );
     }
     errors.into_result()?;
+    let token = token.ok_or_else(|| ValidationErrors::single("currency", "is not available"))?;
+    let plan = match &req.terms {
+        SessionTerms::Subscription { plan, .. } => {
+            Some(subscription_terms::read_plan(chain, *plan, req.currency, deps).await?)
+        }
+        SessionTerms::Payment { .. } => None,
+    };
+    Ok(PreparedSession { req, token, plan })
+}
+
+/// The second step: the recipient resolved, the fee terms snapshot, the session stored
+/// (and in subscription mode the plan checked and registered).
+pub async fn create_checkout_session(
+    ctx: &AuthContext,
+    prepared: PreparedSession,
+    deps: &CreateSessionDeps<'_>,
+) -> Result<CheckoutSession, CreateSessionError> {
+    let PreparedSession { req, token, plan } = prepared;
+    let chain = ctx.mode.chain();
     let session_mode = req.terms.mode();
 
     let (amount, token_address, recipient, interval_seconds, chain_plan_id) = match req.terms {
         SessionTerms::Subscription {
-            plan,
             amount,
             interval_seconds,
+            ..
         } => {
             let asked = subscription_terms::AskedTerms {
-                plan,
                 amount,
                 interval_seconds,
                 recipient: req.recipient,
-                currency: req.currency,
             };
-            let terms = subscription_terms::subscription_terms(ctx, chain, asked, deps).await?;
+            let read = plan.ok_or_else(|| {
+                StoreError::Internal("a subscription session was not prepared with its plan".into())
+            })?;
+            let terms =
+                subscription_terms::subscription_terms(ctx, chain, asked, read, deps).await?;
             (
                 terms.amount,
                 terms.token,
@@ -112,7 +152,6 @@ pub async fn create_checkout_session(
         }
         SessionTerms::Payment { amount } => {
             let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
-            let token = token.map_err(|why| ValidationErrors::single("currency", why))?;
             (amount, token, recipient, None, None)
         }
     };

@@ -9,8 +9,8 @@ use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
 use stablepay_domain::{ApiKey, Timestamp};
 use uuid::Uuid;
 
+use crate::diesel_internals::Prepared;
 use crate::error::{corrupt, map_diesel_error};
-use crate::prepared::Prepared;
 use crate::schema::api_keys;
 use crate::PgStore;
 

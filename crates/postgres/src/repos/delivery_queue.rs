@@ -20,8 +20,8 @@ use tokio::sync::Mutex;
 use uuid::Uuid;
 
 use super::outbox::NOTIFY_CHANNEL;
+use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::prepared::Prepared;
 use crate::PgStore;
 
 /// The lease and what the worker needs to send, for the deliveries `picked` names (an

@@ -11,8 +11,8 @@ use stablepay_domain::ports::{
     IdempotencyClaim, IdempotencyScope, IdempotencyStore, RecordOutcome, StoreError, StoredResponse,
 };
 
+use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::prepared::Prepared;
 use crate::schema::idempotency_keys as ik;
 use crate::PgStore;
 
@@ -87,6 +87,17 @@ SELECT lock.got, k.request_sha256, k.state, k.response_status, k.response_body,
     reusable!(),
     ", false)) AS reusable
 FROM lock LEFT JOIN idempotency_keys k
+    ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
+);
+
+/// What a key holds, read without the lock (`lookup`).
+const LOOKUP_SQL: &str = concat!(
+    "
+SELECT true AS got, k.request_sha256, k.state, k.response_status, k.response_body,
+    (k.merchant_id IS NULL OR COALESCE(",
+    reusable!(),
+    ", false)) AS reusable
+FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
     ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
 );
 
@@ -233,28 +244,18 @@ impl IdempotencyStore for PgStore {
         request_sha256: [u8; 32],
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
-        let conn = self.shared_conn().await?;
-        let row: Reserved = Prepared(scoped_query!(
-            RESERVE_SQL,
-            scope,
-            request_sha256,
-            stale_after_secs
-        ))
-        .get_result(&mut &*conn)
-        .await
-        .map_err(map_diesel_error)?;
-        Ok(match (row.reusable, row.request_sha256, row.state) {
-            (false, Some(hash), Some(state)) => verdict(
-                &request_sha256,
-                &hash,
-                &state,
-                row.response_status,
-                row.response_body,
-            ),
-            _ if row.got => IdempotencyClaim::Acquired,
-            // Someone holds the lock: a duplicate is running (or replaying) right now.
-            _ => IdempotencyClaim::InFlight,
-        })
+        self.read_key(RESERVE_SQL, scope, request_sha256, stale_after_secs)
+            .await
+    }
+
+    async fn lookup(
+        &self,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        stale_after_secs: i64,
+    ) -> Result<IdempotencyClaim, StoreError> {
+        self.read_key(LOOKUP_SQL, scope, request_sha256, stale_after_secs)
+            .await
     }
 
     async fn record(
@@ -277,6 +278,35 @@ impl IdempotencyStore for PgStore {
         Ok(match stored {
             Some(_) => RecordOutcome::Recorded,
             None => RecordOutcome::Superseded,
+        })
+    }
+}
+
+impl PgStore {
+    /// Reads what a key holds with `sql` (`RESERVE_SQL`, or `LOOKUP_SQL` without the lock).
+    async fn read_key(
+        &self,
+        sql: &'static str,
+        scope: &IdempotencyScope,
+        request_sha256: [u8; 32],
+        stale_after_secs: i64,
+    ) -> Result<IdempotencyClaim, StoreError> {
+        let conn = self.shared_conn().await?;
+        let row: Reserved = Prepared(scoped_query!(sql, scope, request_sha256, stale_after_secs))
+            .get_result(&mut &*conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(match (row.reusable, row.request_sha256, row.state) {
+            (false, Some(hash), Some(state)) => verdict(
+                &request_sha256,
+                &hash,
+                &state,
+                row.response_status,
+                row.response_body,
+            ),
+            _ if row.got => IdempotencyClaim::Acquired,
+            // Someone holds the lock: a duplicate is running (or replaying) right now.
+            _ => IdempotencyClaim::InFlight,
         })
     }
 }

@@ -10,8 +10,8 @@ use stablepay_domain::rules::envelope;
 use stablepay_domain::{EventId, EventType, WebhookEventRecord};
 use uuid::Uuid;
 
+use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::prepared::Prepared;
 use crate::rows::WebhookEventRow;
 use crate::schema::{events, webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;

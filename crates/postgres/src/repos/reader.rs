@@ -5,6 +5,7 @@ use stablepay_domain::ports::{ResourceReader, StoreError};
 use stablepay_domain::*;
 
 use crate::error::map_diesel_error;
+use crate::key_check::{first_checked, load_checked};
 use crate::rows::{
     PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow, WebhookEventRow,
 };
@@ -12,14 +13,13 @@ use crate::schema::{
     payment_attempts as pa, payments as p, refunds as r, subscriptions as s,
     webhook_attempts as wat, webhook_events as wev,
 };
-use crate::vouch::{first_vouched, load_vouched};
 use crate::PgStore;
 
-/// One row by id, scoped to merchant and mode (and vouched, `first_vouched`), converted to
+/// One row by id, scoped to merchant and mode (and key-checked, `first_checked`), converted to
 /// its domain type.
 macro_rules! get_one {
     ($self:ident, $table:ident, $row:ty, $merchant:expr, $mode:expr, $id:expr) => {{
-        let row: Option<$row> = first_vouched!(
+        let row: Option<$row> = first_checked!(
             $self,
             $table::table
                 .filter($table::id.eq($id))
@@ -79,11 +79,11 @@ pub(crate) use newest_first;
 macro_rules! page_of {
     ($self:ident, $table:ident, $q:ident, $page:expr, $merchant:expr, $mode:expr) => {{
         let q = after_cursor!($table, $q, $page);
-        let rows = load_vouched!($self, q.limit($page.fetch_limit()), $merchant, $mode);
+        let rows = load_checked!($self, q.limit($page.fetch_limit()), $merchant, $mode);
         Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
     }};
-    // Unvouched: for pages whose rows are reached through another table's (a delivery's
-    // attempts, read after the vouched delivery itself).
+    // Unchecked: for pages whose rows are reached through another table's (a delivery's
+    // attempts, read after the checked delivery itself).
     ($self:ident, $table:ident, $q:ident, $page:expr) => {{
         let q = after_cursor!($table, $q, $page);
         let conn = $self.shared_conn().await?;

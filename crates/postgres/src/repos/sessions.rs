@@ -8,12 +8,12 @@ use stablepay_domain::{
     Timestamp,
 };
 
+use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::prepared::Prepared;
+use crate::key_check::{first_checked, load_checked};
 use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
-use crate::vouch::{first_vouched, load_vouched};
 use crate::PgStore;
 
 #[async_trait]
@@ -38,7 +38,7 @@ impl SessionRepository for PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        let row: Option<SessionRow> = first_vouched!(
+        let row: Option<SessionRow> = first_checked!(
             self,
             cs::table
                 .filter(cs::id.eq(id.uuid()))
@@ -149,7 +149,7 @@ impl SessionRepository for PgStore {
         } else {
             newest_first!(cs, q)
         };
-        let rows = load_vouched!(self, q.limit(page.fetch_limit()), merchant, mode);
+        let rows = load_checked!(self, q.limit(page.fetch_limit()), merchant, mode);
         Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)
     }
 }

@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use super::outbox::{write_event, OutboxError};
 use super::settlement::complete_session;
+use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::prepared::Prepared;
 use crate::rows::{
     attempt_row, new_subscription_row, payment_row, subscription_record, to_i64, PaymentRow,
     SubscriptionRow, SubscriptionTermsRow,

@@ -4,8 +4,8 @@
 use askama::Template;
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX, EXPIRES_DEFAULT};
 use stablepay_domain::services::{
-    create_checkout_session, list_checkout_sessions, CreateSessionDeps, CreateSessionError,
-    NewSessionRequest,
+    create_checkout_session, list_checkout_sessions, prepare_checkout_session, CreateSessionDeps,
+    CreateSessionError, NewSessionRequest, PrepareSessionDeps,
 };
 use stablepay_domain::{
     Address, Amount, CheckoutSession, CheckoutSessionId, Currency, CustomerReference, MetadataJson,
@@ -232,17 +232,25 @@ page_handler!(create, |p| async move {
         Err(v) => return render(&p, None, field_messages(&v), values).await,
     };
     let s = &p.state;
+    let read = PrepareSessionDeps {
+        tokens: &s.tokens,
+        chain: s.chain.as_ref(),
+        chains: &s.chains,
+    };
     let deps = CreateSessionDeps {
         sessions: s.sessions.as_ref(),
         wallets: s.wallets.as_ref(),
         clock: s.clock.as_ref(),
         tokens: &s.tokens,
-        chain: s.chain.as_ref(),
         chains: &s.chains,
         subscriptions: s.subscriptions.as_ref(),
         plan_min_interval_secs: s.plan_min_interval_secs,
     };
-    match create_checkout_session(&p.ctx(), request, &deps).await {
+    let created = match prepare_checkout_session(&p.ctx(), request, &read).await {
+        Ok(prepared) => create_checkout_session(&p.ctx(), prepared, &deps).await,
+        Err(e) => Err(e),
+    };
+    match created {
         Ok(session) => {
             let created = line(&p, &session);
             render(

@@ -1,31 +1,37 @@
 //! Subscription-mode sessions (spec POST /checkout/sessions rules 1–2): the plan is read
-//! from the chain, checked against the merchant's verified wallets, the chain's USDC,
+//! from the chain before anything is written, then checked against the merchant's verified wallets, the chain's USDC,
 //! the amount type, the minimum interval and every cross-check, then registered.
 
-use super::{CreateSessionDeps, CreateSessionError};
+use super::{CreateSessionDeps, CreateSessionError, PrepareSessionDeps};
 use crate::model::{
     Address, Amount, AuthContext, ChainId, ChainPlanId, Currency, ValidationErrors,
 };
-use crate::ports::{ChainError, RegisteredPlan};
+use crate::ports::{ChainError, OnChainPlan, RegisteredPlan};
 use crate::rules::plans::{accept_plan, PlanCrossChecks, PlanTerms};
 
 /// What the request asked for, beside the plan's own terms.
 pub(super) struct AskedTerms {
-    pub plan: ChainPlanId,
     pub amount: Option<Amount>,
     pub interval_seconds: Option<u64>,
     pub recipient: Option<Address>,
-    pub currency: Currency,
 }
 
-pub(super) async fn subscription_terms(
-    ctx: &AuthContext,
+/// The plan as read from the chain, with where it was read.
+#[derive(Debug, Clone)]
+pub(super) struct PlanRead {
+    manager: Address,
+    usdc: Address,
+    plan: OnChainPlan,
+}
+
+/// Reads the plan the request names from the chain's subscription manager.
+pub(super) async fn read_plan(
     chain: ChainId,
-    req: AskedTerms,
-    deps: &CreateSessionDeps<'_>,
-) -> Result<PlanTerms, CreateSessionError> {
-    let plan_id = req.plan.get();
-    if req.currency != Currency::Usdc {
+    plan_id: ChainPlanId,
+    currency: Currency,
+    deps: &PrepareSessionDeps<'_>,
+) -> Result<PlanRead, CreateSessionError> {
+    if currency != Currency::Usdc {
         return Err(
             ValidationErrors::single("currency", "subscriptions settle in USDC only").into(),
         );
@@ -44,9 +50,10 @@ pub(super) async fn subscription_terms(
         )
         .into());
     };
+    let id = plan_id.get();
     let plan = deps
         .chain
-        .subscription_plan(chain, manager, plan_id)
+        .subscription_plan(chain, manager, id)
         .await
         .map_err(|e| match e {
             ChainError::NotConfigured(_) | ChainError::Unavailable(_) => {
@@ -56,9 +63,25 @@ pub(super) async fn subscription_terms(
         .ok_or_else(|| {
             ValidationErrors::single(
                 "chain_plan_id",
-                format!("no plan {plan_id} exists on the subscription contract {manager}"),
+                format!("no plan {id} exists on the subscription contract {manager}"),
             )
         })?;
+    Ok(PlanRead {
+        manager,
+        usdc,
+        plan,
+    })
+}
+
+/// The plan checked against the merchant's verified wallets, the chain's USDC, the
+/// amount type, the minimum interval and every cross-check, then registered.
+pub(super) async fn subscription_terms(
+    ctx: &AuthContext,
+    chain: ChainId,
+    req: AskedTerms,
+    read: PlanRead,
+    deps: &CreateSessionDeps<'_>,
+) -> Result<PlanTerms, CreateSessionError> {
     let verified: Vec<_> = deps
         .wallets
         .verified(ctx.merchant_id)
@@ -71,12 +94,18 @@ pub(super) async fn subscription_terms(
         interval_seconds: req.interval_seconds,
         recipient: req.recipient,
     };
-    let terms = accept_plan(&plan, usdc, &verified, deps.plan_min_interval_secs, &checks)?;
+    let terms = accept_plan(
+        &read.plan,
+        read.usdc,
+        &verified,
+        deps.plan_min_interval_secs,
+        &checks,
+    )?;
     deps.subscriptions
         .register_plan(&RegisteredPlan {
             merchant_id: ctx.merchant_id,
             chain,
-            manager,
+            manager: read.manager,
             terms: terms.clone(),
             created_at: deps.clock.now(),
         })

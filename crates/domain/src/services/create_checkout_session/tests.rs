@@ -125,17 +125,24 @@ impl Harness {
         ctx: &AuthContext,
         req: NewSessionRequest,
     ) -> Result<CheckoutSession, CreateSessionError> {
+        let read = PrepareSessionDeps {
+            tokens: &self.tokens,
+            chain: &self.chain,
+            chains: &self.chains,
+        };
         let deps = CreateSessionDeps {
             sessions: &self.sessions,
             wallets: &self.wallets,
             clock: &self.clock,
             tokens: &self.tokens,
-            chain: &self.chain,
             chains: &self.chains,
             subscriptions: &self.subscriptions,
             plan_min_interval_secs: 86_400,
         };
-        block_on(create_checkout_session(ctx, req, &deps))
+        block_on(async {
+            let prepared = prepare_checkout_session(ctx, req, &read).await?;
+            create_checkout_session(ctx, prepared, &deps).await
+        })
     }
 }
 

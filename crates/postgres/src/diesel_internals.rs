@@ -1,11 +1,21 @@
-//! Raw statements that diesel would otherwise re-parse on every execution.
+//! The one place that relies on diesel items diesel hides from its documentation
+//! (`QueryFragment::to_sql` and `is_safe_to_cache_prepared`, and the transaction
+//! manager's state behind the `i-implement-a-third-party-backend-and-opt-into-breaking-changes`
+//! feature, declared in this crate's Cargo.toml). They may change in any release, so
+//! the workspace pins `diesel` and `diesel-async` to exact versions and each assumption
+//! below has a test here (`tests`, and `tests/diesel_internals.rs` against PostgreSQL);
+//! a version bump that breaks one fails them.
 //!
-//! diesel treats `sql_query`, every `UPDATE` and every insert with an optional column as
-//! unsafe to cache, so PostgreSQL parses and plans them anew each time; on the request
-//! path that parsing was most of the database's CPU. The statement cache is keyed by the
-//! SQL text and the bind types, so a statement whose text is a constant, or one of a few
-//! shapes (an insert whose optional columns are `DEFAULT` or bound), is safe to prepare
-//! once per connection: wrap it in `Prepared`.
+//! Why they are kept, each measured with `cargo xtask bench api` (docs/decisions.md):
+//! - `Prepared`: diesel treats `sql_query`, every `UPDATE` and every insert with an
+//!   optional column as unsafe to cache, so PostgreSQL parses and plans them anew each
+//!   time; on the request path that parsing was most of the database's CPU. The
+//!   statement cache is keyed by the SQL text and the bind types, so a statement whose
+//!   text is a constant, or one of a few shapes (an insert whose optional columns are
+//!   `DEFAULT` or bound), is safe to prepare once per connection.
+//! - `Fixed`: the text of a statement whose type fixes it is rendered once per thread.
+//! - `begin_pipelined` / `end_transaction`: a request's `BEGIN` travels with its first
+//!   statements instead of costing a round trip of its own.
 
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -14,6 +24,17 @@ use std::collections::HashMap;
 use diesel::pg::{Pg, PgQueryBuilder};
 use diesel::query_builder::{AstPass, Query, QueryBuilder, QueryFragment, QueryId};
 use diesel::QueryResult;
+use std::sync::Arc;
+
+use diesel::connection::{TransactionDepthChange, TransactionManagerStatus};
+use diesel_async::{
+    AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager,
+};
+use stablepay_domain::ports::StoreError;
+use tokio::sync::RwLock;
+
+use crate::error::map_diesel_error;
+use crate::pool::Pooled;
 
 /// A statement whose text is a constant or one of a few shapes (binds vary).
 #[derive(Debug, Clone)]
@@ -94,6 +115,69 @@ impl<Q: QueryId> QueryId for Fixed<Q> {
 
 impl<Q: Query> Query for Fixed<Q> {
     type SqlType = Q::SqlType;
+}
+
+type Tm = AnsiTransactionManager;
+
+/// Begins a transaction on `shared` with `BEGIN` sent without waiting for an answer, so
+/// it travels with the statements issued right after it on the same connection. diesel
+/// learns of the transaction first (so a nested `transaction()` makes a savepoint, and a
+/// connection dropped before `end_transaction` is broken in the pool's eyes and never
+/// reused mid-transaction).
+/// Errors: `Internal` when the connection is already in a transaction; `Unavailable`
+/// when `BEGIN` failed (the connection is then marked broken).
+pub(crate) async fn begin_pipelined(shared: &Arc<RwLock<Pooled>>) -> Result<(), StoreError> {
+    {
+        let mut conn = shared.write().await;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        let status: &mut TransactionManagerStatus =
+            <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn);
+        let state = status.transaction_state().map_err(map_diesel_error)?;
+        if state.transaction_depth().is_some() {
+            return Err(StoreError::Internal(
+                "a request transaction was opened inside another".into(),
+            ));
+        }
+        state
+            .change_transaction_depth(TransactionDepthChange::IncreaseDepth)
+            .map_err(map_diesel_error)?;
+    }
+    let begun = {
+        let conn = shared.clone().read_owned().await;
+        let conn: &AsyncPgConnection = &conn;
+        SimpleAsyncConnection::batch_execute(&mut &*conn, "BEGIN").await
+    };
+    if let Err(e) = begun {
+        // BEGIN fails only with its connection, whose later statements then fail too;
+        // should one have run anyway, it ran outside any transaction. Either way the
+        // connection is not reused.
+        let mut conn = shared.write().await;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn)
+            .set_in_error();
+        return Err(StoreError::Unavailable(e.to_string()));
+    }
+    Ok(())
+}
+
+/// Commits (`commit`) or rolls back the transaction `begin_pipelined` began, once the
+/// statements sharing the connection are done.
+/// Errors: `Unavailable` when the commit or rollback failed.
+pub(crate) async fn end_transaction(
+    shared: &Arc<RwLock<Pooled>>,
+    commit: bool,
+) -> Result<(), StoreError> {
+    let mut conn = shared.write().await;
+    let conn: &mut AsyncPgConnection = &mut conn;
+    let ended = if commit {
+        <Tm as TransactionManager<AsyncPgConnection>>::commit_transaction(conn).await
+    } else {
+        <Tm as TransactionManager<AsyncPgConnection>>::rollback_transaction(conn).await
+    };
+    ended.map_err(|e| match map_diesel_error(e) {
+        StoreError::Internal(detail) => StoreError::Unavailable(detail),
+        other => other,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,127 @@
+//! `Idempotency-Key` (D14): the key's scope, the answers given without running the
+//! handler, and the claim → run → store path of a `write`.
+
+use actix_web::http::{Method, StatusCode};
+use actix_web::{HttpRequest, HttpResponse};
+use sha2::{Digest, Sha256};
+use stablepay_domain::ports::{IdempotencyClaim, IdempotencyScope, StoredResponse};
+use stablepay_domain::rules::validation::IDEMPOTENCY_KEY_MAX;
+use stablepay_domain::AuthContext;
+
+use super::{json_response, Call, Handler, Reply};
+use crate::error::{ApiError, ErrorCode};
+
+/// Marks a response answered from the idempotency record.
+const REPLAYED: &str = "idempotency-replayed";
+/// A key left `processing` by a crashed request can be taken over after this long (D14).
+pub(super) const STALE_SECS: i64 = 60;
+
+/// The SHA-256 of the raw body, which a reused key must match.
+pub(super) fn body_hash(body: &[u8]) -> [u8; 32] {
+    Sha256::digest(body).into()
+}
+
+/// The key's scope for a POST that carries one; `None` without one (or on another method).
+pub(super) fn scope(
+    req: &HttpRequest,
+    auth: &AuthContext,
+) -> Result<Option<IdempotencyScope>, ApiError> {
+    let Some(value) = req.headers().get("idempotency-key") else {
+        return Ok(None);
+    };
+    if req.method() != Method::POST {
+        return Ok(None);
+    }
+    // Printable ASCII and space only (`to_str` would also let a tab through).
+    let key = value
+        .to_str()
+        .ok()
+        .filter(|k| k.bytes().all(|b| (0x20..0x7f).contains(&b)))
+        .ok_or_else(|| ApiError::invalid_field("Idempotency-Key", "must be printable ASCII"))?
+        .to_owned();
+    if key.is_empty() || key.chars().count() > IDEMPOTENCY_KEY_MAX {
+        return Err(ApiError::invalid_field(
+            "Idempotency-Key",
+            format!("must be 1 to {IDEMPOTENCY_KEY_MAX} characters"),
+        ));
+    }
+    Ok(Some(IdempotencyScope {
+        merchant_id: auth.merchant_id,
+        mode: auth.mode,
+        route: format!("{} {}", req.method(), req.path()),
+        key,
+    }))
+}
+
+/// The answer for a key this request may not run under (a replay, a duplicate in flight,
+/// another body), or `None` when the key is ours.
+pub(super) fn answer_without_running(
+    claim: IdempotencyClaim,
+) -> Option<Result<HttpResponse, ApiError>> {
+    match claim {
+        IdempotencyClaim::Acquired => None,
+        IdempotencyClaim::Replay(stored) => {
+            let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+            let mut response = json_response(status, stored.body);
+            response.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static(REPLAYED),
+                actix_web::http::header::HeaderValue::from_static("true"),
+            );
+            Some(Ok(response))
+        }
+        IdempotencyClaim::InFlight => Some(Err(in_flight())),
+        IdempotencyClaim::BodyMismatch => Some(Err(ApiError::new(
+            ErrorCode::Idempotency,
+            "This Idempotency-Key was already used with a different request body",
+        ))),
+    }
+}
+
+pub(super) fn in_flight() -> ApiError {
+    ApiError::conflict(
+        "A request with this Idempotency-Key is still being processed; retry after it finishes",
+    )
+}
+
+/// What a successful reply stores for replays.
+pub(super) fn stored(reply: &Reply) -> Option<StoredResponse> {
+    (reply.status.as_u16() < 400).then(|| StoredResponse {
+        status: reply.status.as_u16(),
+        body: reply
+            .replay_body
+            .clone()
+            .unwrap_or_else(|| reply.body.clone()),
+    })
+}
+
+/// A `write` with a key: claim it, run the handler, store the answer or, after a
+/// failure, release the key so the client can retry.
+pub(super) async fn claimed_write(
+    call: Call,
+    scope: IdempotencyScope,
+    handler: &Handler,
+) -> Result<HttpResponse, ApiError> {
+    let ports = call.unit.clone();
+    let store = ports.ports().idempotency();
+    let claim = store
+        .claim(&scope, body_hash(&call.body), STALE_SECS)
+        .await?;
+    if let Some(answer) = answer_without_running(claim) {
+        return answer;
+    }
+    let outcome = handler(call).await;
+    match outcome.as_ref().ok().and_then(stored) {
+        Some(response) => {
+            if let Err(e) = store.complete(&scope, &response).await {
+                tracing::error!(error = %e, "could not store idempotent response");
+            }
+        }
+        None => {
+            if let Err(e) = store.release(&scope).await {
+                tracing::error!(error = %e, "could not release idempotency key");
+            }
+        }
+    }
+    let reply = outcome?;
+    Ok(json_response(reply.status, reply.body))
+}

@@ -1,0 +1,263 @@
+//! The request path of every authenticated API route, top to bottom.
+//!
+//! 1. **Registration** (`app.rs`): each route names its policy, `read`, `list`, `write`
+//!    or `atomic_write`, which is what it does with storage (`Access`).
+//! 2. **`serve`**, the one entry point: the Bearer key is hashed (`auth.rs`); a client
+//!    past its budget of failed authentications is refused before any lookup
+//!    (`auth_failures.rs`); the body is read with its size cap (`body.rs`), before any
+//!    connection is taken; one token of the key's rate budget is taken (`rate_limit.rs`),
+//!    or more are leased from the key's shared budget together with its authentication.
+//! 3. **The unit of work**: the storage of this one request (`UnitsOfWork::open`, the
+//!    postgres adapter's `unit_of_work.rs`); the handler reaches every port through it
+//!    (`Call::ports`).
+//! 4. **The policy** (`policy.rs`) decides where the key is checked and how the handler
+//!    runs:
+//!    - `read` / `list`: by a key this process has seen (`auth_guess.rs`), the handler's
+//!      reads carry the key's check in their own statement; a read that did not find its
+//!      row with the key standing authenticates the key and, if its standing changed,
+//!      runs the handler again.
+//!    - `write`: the key is authenticated first; with an `Idempotency-Key` the key is
+//!      claimed, the handler runs, and its answer is stored (`idempotency.rs`).
+//!    - `atomic_write`: the key is authenticated beside a look at the `Idempotency-Key`
+//!      (a replay runs no handler code); the handler's first step reads what it needs
+//!      (the chain included) outside any transaction and returns its `Write`, which runs
+//!      in one transaction with the key's reservation and its stored answer.
+//! 5. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
+//!    (`error.rs`).
+
+mod auth;
+pub mod auth_failures;
+pub mod auth_guess;
+mod body;
+mod idempotency;
+mod policy;
+pub mod rate_limit;
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::rc::Rc;
+
+use actix_web::http::StatusCode;
+use actix_web::web::{self, Bytes, Data, Payload};
+use actix_web::{HttpRequest, HttpResponse, Route};
+use futures_util::future::LocalBoxFuture;
+use serde::Serialize;
+use stablepay_domain::ports::{Access, Storage, UnitOfWork};
+use stablepay_domain::AuthContext;
+
+use crate::error::{ApiError, ErrorCode};
+use crate::input::Query;
+use crate::state::{AppState, WorkerStore};
+
+pub use body::{admit_public, path_id, MAX_BODY_BYTES};
+
+/// What a handler gets.
+#[derive(Clone)]
+pub struct Call {
+    pub state: Data<AppState>,
+    pub auth: AuthContext,
+    pub body: Bytes,
+    pub req: HttpRequest,
+    unit: Rc<dyn UnitOfWork>,
+}
+
+impl Call {
+    /// Every storage port, bound to this request's unit of work.
+    pub fn ports(&self) -> &dyn Storage {
+        self.unit.ports()
+    }
+
+    pub fn path(&self, name: &str) -> String {
+        self.req
+            .match_info()
+            .get(name)
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// The `{id}` path segment as a typed id; anything unparsable is the same 404 as an
+    /// id that names nothing (`Missing::of(id)`).
+    pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {
+        path_id(&self.req)
+    }
+
+    pub fn query(&self) -> Result<Query, ApiError> {
+        Query::parse(self.req.query_string())
+    }
+}
+
+/// A successful response; `replay_body` overrides what an idempotent replay returns
+/// (used to keep a one-time secret out of replays).
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: String,
+    pub replay_body: Option<String>,
+}
+
+impl Reply {
+    pub fn json(status: StatusCode, value: &impl Serialize) -> Result<Self, ApiError> {
+        let body = serde_json::to_string(value).map_err(|e| {
+            tracing::error!(error = %e, "response serialization failed");
+            ApiError::internal()
+        })?;
+        Ok(Self {
+            status,
+            body,
+            replay_body: None,
+        })
+    }
+
+    pub fn ok(value: &impl Serialize) -> Result<Self, ApiError> {
+        Self::json(StatusCode::OK, value)
+    }
+
+    pub fn created(value: &impl Serialize) -> Result<Self, ApiError> {
+        Self::json(StatusCode::CREATED, value)
+    }
+}
+
+/// The part of an atomic write that runs inside its transaction, as its handler's first
+/// step returned it (with what that step read and parsed).
+pub struct Write(Box<dyn FnOnce(Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>);
+
+impl Write {
+    pub fn new<F, Fut>(write: F) -> Self
+    where
+        F: FnOnce(Call) -> Fut + 'static,
+        Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    {
+        Self(Box::new(move |call| Box::pin(write(call))))
+    }
+
+    fn run(self, call: Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>> {
+        (self.0)(call)
+    }
+}
+
+type Handler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>;
+type AtomicHandler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Write, ApiError>>>;
+
+/// A route's handler, as its policy runs it.
+#[derive(Clone)]
+enum Policy {
+    Read(Handler),
+    List(Handler),
+    Write(Handler),
+    AtomicWrite(AtomicHandler),
+}
+
+fn boxed<F, Fut>(handler: F) -> Handler
+where
+    F: Fn(Call) -> Fut + 'static,
+    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+{
+    Rc::new(move |call| Box::pin(handler(call)))
+}
+
+/// A read of one resource: its read of the merchant's row carries the key's check.
+pub fn read<F, Fut>(handler: F) -> Route
+where
+    F: Fn(Call) -> Fut + 'static,
+    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+{
+    route(Policy::Read(boxed(handler)))
+}
+
+/// A page of the merchant's rows: its read carries the key's check (an empty page costs
+/// one more statement, the key's authentication).
+pub fn list<F, Fut>(handler: F) -> Route
+where
+    F: Fn(Call) -> Fut + 'static,
+    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+{
+    route(Policy::List(boxed(handler)))
+}
+
+/// A write whose port calls each stand alone; idempotent with an `Idempotency-Key`.
+pub fn write<F, Fut>(handler: F) -> Route
+where
+    F: Fn(Call) -> Fut + 'static,
+    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+{
+    route(Policy::Write(boxed(handler)))
+}
+
+/// A write whose handler first reads and parses (outside any transaction: chain reads
+/// belong here) and returns its `Write`, which commits in one transaction with the
+/// request's idempotency record.
+pub fn atomic_write<F, Fut>(handler: F) -> Route
+where
+    F: Fn(Call) -> Fut + 'static,
+    Fut: Future<Output = Result<Write, ApiError>> + 'static,
+{
+    route(Policy::AtomicWrite(Rc::new(move |call| {
+        Box::pin(handler(call))
+    })))
+}
+
+fn route(policy: Policy) -> Route {
+    web::route().to(
+        move |state: Data<AppState>,
+              store: Data<WorkerStore>,
+              req: HttpRequest,
+              payload: Payload| { serve(state, store, req, payload, policy.clone()) },
+    )
+}
+
+/// The one entry point: every cross-cutting concern, then the route's policy.
+async fn serve(
+    state: Data<AppState>,
+    store: Data<WorkerStore>,
+    req: HttpRequest,
+    payload: Payload,
+    policy: Policy,
+) -> HttpResponse {
+    let result =
+        match auth::bearer_key(&req).and_then(|key| auth::lookup_allowed(&state, &req, key)) {
+            Err(e) => Err(e),
+            Ok(key) => {
+                // Errors of the body are reported only once the key is known to be good.
+                let body = body::read_body(&req, payload).await;
+                let budget = state.rate_limiter.take(&key);
+                let start = policy::Start {
+                    state,
+                    units: store.into_inner(),
+                    req,
+                    key,
+                    budget,
+                    body,
+                };
+                match policy {
+                    Policy::Read(h) => policy::read(start, Access::Read, h).await,
+                    Policy::List(h) => policy::read(start, Access::List, h).await,
+                    Policy::Write(h) => policy::write(start, h).await,
+                    Policy::AtomicWrite(h) => policy::atomic_write(start, h).await,
+                }
+            }
+        };
+    result.unwrap_or_else(render_error)
+}
+
+/// The one way a JSON answer leaves (the policies' routes and the public hosted and
+/// portal endpoints alike): a reply as it is, an error as the spec's envelope, an
+/// internal one logged. A body that fails to serialise became a 500 in `Reply::json`.
+pub fn render(result: Result<Reply, ApiError>) -> HttpResponse {
+    match result {
+        Ok(reply) => json_response(reply.status, reply.body),
+        Err(err) => render_error(err),
+    }
+}
+
+fn render_error(err: ApiError) -> HttpResponse {
+    if err.code == ErrorCode::Api {
+        tracing::error!(message = %err.message, "request failed");
+    }
+    err.to_response()
+}
+
+fn json_response(status: StatusCode, body: String) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(body)
+}

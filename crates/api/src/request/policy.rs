@@ -1,0 +1,223 @@
+//! How each policy runs its handler: where the key is checked, which unit of work the
+//! handler gets, and what commits.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use actix_web::web::{Bytes, Data};
+use actix_web::{HttpRequest, HttpResponse};
+use futures_util::future::join;
+use stablepay_domain::ports::{Access, IdempotencyScope, KeyClaim, RecordOutcome, UnitOfWork};
+use stablepay_domain::AuthContext;
+
+use super::idempotency::{self, answer_without_running, body_hash, in_flight, STALE_SECS};
+use super::rate_limit::Budget;
+use super::{auth, json_response, AtomicHandler, Call, Handler, Reply, Write};
+use crate::error::ApiError;
+use crate::state::{AppState, WorkerStore};
+
+/// A request whose key and body were read, with its share of the rate budget taken.
+pub(super) struct Start {
+    pub state: Data<AppState>,
+    pub units: Arc<WorkerStore>,
+    pub req: HttpRequest,
+    /// The SHA-256 of the API key.
+    pub key: [u8; 32],
+    pub budget: Budget,
+    pub body: Result<Bytes, ApiError>,
+}
+
+impl Start {
+    /// Where the key belonged when this process last authenticated it, unless the
+    /// request leases budget (it is then authenticated first, on its own).
+    fn guess(&self) -> Option<AuthContext> {
+        if self.budget.lease().is_some() {
+            return None;
+        }
+        self.state.auth_guesses.guess(&self.key)
+    }
+
+    async fn open(
+        &self,
+        access: Access,
+        claim: Option<KeyClaim>,
+    ) -> Result<Rc<dyn UnitOfWork>, ApiError> {
+        Ok(Rc::from(self.units.0.open(access, claim).await?))
+    }
+
+    async fn authenticate(&self, unit: &dyn UnitOfWork) -> Result<AuthContext, ApiError> {
+        auth::authenticate(&self.state, &self.req, unit.ports(), self.key, self.budget).await
+    }
+
+    fn call(&self, auth: AuthContext, body: Bytes, unit: Rc<dyn UnitOfWork>) -> Call {
+        Call {
+            state: self.state.clone(),
+            auth,
+            body,
+            req: self.req.clone(),
+            unit,
+        }
+    }
+}
+
+fn respond(reply: Result<Reply, ApiError>) -> Result<HttpResponse, ApiError> {
+    let reply = reply?;
+    Ok(json_response(reply.status, reply.body))
+}
+
+/// `read` and `list`. By a key this process has seen, the handler's reads carry the
+/// key's check: when one found its row with the key standing, that is the whole cost.
+/// Otherwise (a 404, an empty page, a revoked key) the key is authenticated: a revoked
+/// key gets its 401 and never its read, a key standing as guessed keeps the answer, and
+/// a key whose standing changed is served again.
+pub(super) async fn read(
+    start: Start,
+    access: Access,
+    handler: Handler,
+) -> Result<HttpResponse, ApiError> {
+    if let (Some(guess), Ok(body)) = (start.guess(), &start.body) {
+        let claim = KeyClaim {
+            key_sha256: start.key,
+            claimed: guess.clone(),
+        };
+        let unit = start.open(access, Some(claim)).await?;
+        let reply = handler(start.call(guess.clone(), body.clone(), unit.clone())).await;
+        if unit.claim_held() {
+            tracing::Span::current().record("merchant", tracing::field::display(guess.merchant_id));
+            return respond(reply);
+        }
+        let auth = start.authenticate(unit.as_ref()).await?;
+        if auth == guess {
+            // Keys are only ever revoked, never restored or moved: one that stands as
+            // guessed now stood during the read, whose answer therefore holds.
+            return respond(reply);
+        }
+        drop(reply);
+        let unit = start.open(access, None).await?;
+        return respond(handler(start.call(auth, body.clone(), unit)).await);
+    }
+    // A key that leases budget locks its row, and may wait: never on a shared connection.
+    let access = match access {
+        Access::Read if start.budget.lease().is_some() => Access::List,
+        other => other,
+    };
+    let unit = start.open(access, None).await?;
+    let auth = start.authenticate(unit.as_ref()).await?;
+    let body = start.body.clone()?;
+    respond(handler(start.call(auth, body, unit)).await)
+}
+
+/// `write`: the key is authenticated first; with an `Idempotency-Key`, the key is
+/// claimed before the handler runs and its answer stored after.
+pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse, ApiError> {
+    let unit = start.open(Access::Write, None).await?;
+    let auth = start.authenticate(unit.as_ref()).await?;
+    let body = start.body.clone()?;
+    let scope = idempotency::scope(&start.req, &auth)?;
+    let call = start.call(auth, body, unit);
+    match scope {
+        None => respond(handler(call).await),
+        Some(scope) => idempotency::claimed_write(call, scope, &handler).await,
+    }
+}
+
+/// `atomic_write`: the key is authenticated beside a look at its `Idempotency-Key` (by a
+/// key this process has seen, in one round trip): a replay, a duplicate in flight or
+/// another body is answered before any handler code runs. The handler's first step then
+/// reads what it needs outside any transaction, and its `Write` runs in one transaction
+/// with the key's reservation and stored answer: all of it commits, or none.
+pub(super) async fn atomic_write(
+    start: Start,
+    handler: AtomicHandler,
+) -> Result<HttpResponse, ApiError> {
+    let unit = start.open(Access::AtomicWrite, None).await?;
+    let hash = start
+        .body
+        .as_ref()
+        .map(|b| body_hash(b))
+        .unwrap_or_default();
+    let guessed_scope = match (start.guess(), &start.body) {
+        (Some(guess), Ok(_)) => idempotency::scope(&start.req, &guess)
+            .ok()
+            .flatten()
+            .map(|scope| (guess, scope)),
+        _ => None,
+    };
+    let (auth, looked) = match guessed_scope {
+        Some((guess, scope)) => {
+            let lookup = unit.ports().idempotency().lookup(&scope, hash, STALE_SECS);
+            let (auth, looked) = join(start.authenticate(unit.as_ref()), lookup).await;
+            let auth = auth?;
+            let looked = (auth == guess).then_some(looked);
+            (auth, looked)
+        }
+        None => (start.authenticate(unit.as_ref()).await?, None),
+    };
+    let body = start.body.clone()?;
+    let Some(scope) = idempotency::scope(&start.req, &auth)? else {
+        // Without a key there is no record to commit with: each port call stands alone.
+        let call = start.call(auth, body, unit);
+        let write = handler(call.clone()).await?;
+        return respond(write.run(call).await);
+    };
+    let looked = match looked {
+        Some(looked) => looked,
+        None => {
+            unit.ports()
+                .idempotency()
+                .lookup(&scope, hash, STALE_SECS)
+                .await
+        }
+    };
+    if let Some(answer) = answer_without_running(looked?) {
+        return answer;
+    }
+    let call = start.call(auth, body, unit.clone());
+    let write = handler(call.clone()).await?;
+    let (commit, answer) = in_transaction(unit.as_ref(), &scope, hash, write, call).await;
+    unit.finish(commit).await?;
+    answer
+}
+
+/// The transaction of an atomic write: `BEGIN`, the key's reservation and the write's
+/// first statements travel together; the answer is stored before the commit. Returns
+/// whether to commit, and the answer.
+async fn in_transaction(
+    unit: &dyn UnitOfWork,
+    scope: &IdempotencyScope,
+    hash: [u8; 32],
+    write: Write,
+    call: Call,
+) -> (bool, Result<HttpResponse, ApiError>) {
+    let store = unit.ports().idempotency();
+    let reserve = store.reserve(scope, hash, STALE_SECS);
+    let (begun, (reserved, outcome)) = join(unit.begin(), join(reserve, write.run(call))).await;
+    let reserved = match begun.and(reserved) {
+        Ok(reserved) => reserved,
+        Err(e) => return (false, Err(e.into())),
+    };
+    // A duplicate got the key after our look: its answer, and our writes roll back.
+    if let Some(answer) = answer_without_running(reserved) {
+        return (false, answer);
+    }
+    let reply = match outcome {
+        Ok(reply) => reply,
+        Err(e) => return (false, Err(e)),
+    };
+    let Some(response) = idempotency::stored(&reply) else {
+        return (false, respond(Ok(reply)));
+    };
+    match store.record(scope, hash, &response, STALE_SECS).await {
+        Err(e) => (false, Err(e.into())),
+        Ok(RecordOutcome::Recorded) => (true, respond(Ok(reply))),
+        Ok(RecordOutcome::Superseded) => {
+            // A duplicate committed its answer after our reservation read: the key now
+            // holds it, so answer as that duplicate's replay would.
+            let answer = match store.reserve(scope, hash, STALE_SECS).await {
+                Ok(now) => answer_without_running(now).unwrap_or_else(|| Err(in_flight())),
+                Err(e) => Err(e.into()),
+            };
+            (false, answer)
+        }
+    }
+}

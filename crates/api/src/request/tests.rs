@@ -1,0 +1,446 @@
+//! The entry point per policy, against mocked ports: who reaches storage, in what order.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{test, App};
+use futures_util::future::LocalBoxFuture;
+use stablepay_domain::ports::*;
+use stablepay_domain::services::{ChainDirectory, TokenDirectory};
+use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
+use stablepay_web::{IpRateLimiter, TrustedProxies};
+
+use super::auth_failures::AuthFailureLimiter;
+use super::rate_limit::KeyRateLimiter;
+use super::{atomic_write, list, read, write, Call, Reply, Write};
+use crate::state::{AppState, WorkerStore};
+
+const SECRET: &str = "svc_sk_test_0123456789abcdefghijklmnopqrstuv";
+
+/// Every port a mock; the ones a test does not arm panic when called.
+#[derive(Default)]
+struct Ports {
+    keys: MockApiKeyStore,
+    key_manager: MockApiKeyManager,
+    users: MockDashboardUserStore,
+    summaries: MockDashboardReader,
+    sessions: MockSessionRepository,
+    wallets: MockWalletRepository,
+    endpoints: MockWebhookEndpointRepository,
+    reader: MockResourceReader,
+    idempotency: MockIdempotencyStore,
+    outbox: MockOutbox,
+    recoveries: MockRecoveryQueue,
+    settlement: MockSettlementStore,
+    deposits: MockDepositStore,
+    refunds: MockRefundStore,
+    subscriptions: MockSubscriptionStore,
+}
+
+impl Storage for Ports {
+    fn keys(&self) -> &dyn ApiKeyStore {
+        &self.keys
+    }
+    fn key_manager(&self) -> &dyn ApiKeyManager {
+        &self.key_manager
+    }
+    fn users(&self) -> &dyn DashboardUserStore {
+        &self.users
+    }
+    fn summaries(&self) -> &dyn DashboardReader {
+        &self.summaries
+    }
+    fn sessions(&self) -> &dyn SessionRepository {
+        &self.sessions
+    }
+    fn wallets(&self) -> &dyn WalletRepository {
+        &self.wallets
+    }
+    fn endpoints(&self) -> &dyn WebhookEndpointRepository {
+        &self.endpoints
+    }
+    fn reader(&self) -> &dyn ResourceReader {
+        &self.reader
+    }
+    fn idempotency(&self) -> &dyn IdempotencyStore {
+        &self.idempotency
+    }
+    fn outbox(&self) -> &dyn Outbox {
+        &self.outbox
+    }
+    fn recoveries(&self) -> &dyn RecoveryQueue {
+        &self.recoveries
+    }
+    fn settlement(&self) -> &dyn SettlementStore {
+        &self.settlement
+    }
+    fn deposits(&self) -> &dyn DepositStore {
+        &self.deposits
+    }
+    fn refunds(&self) -> &dyn RefundStore {
+        &self.refunds
+    }
+    fn subscriptions(&self) -> &dyn SubscriptionStore {
+        &self.subscriptions
+    }
+}
+
+/// What the units did, in order: `open <access> claim=<bool>`, `begin`, `commit`,
+/// `rollback`.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    fn push(&self, line: impl Into<String>) {
+        self.0.lock().unwrap().push(line.into());
+    }
+    fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+struct FakeStore {
+    ports: Arc<Ports>,
+    log: Log,
+    in_transaction: Arc<AtomicBool>,
+}
+
+impl Storage for FakeStore {
+    fn keys(&self) -> &dyn ApiKeyStore {
+        self.ports.keys()
+    }
+    fn key_manager(&self) -> &dyn ApiKeyManager {
+        self.ports.key_manager()
+    }
+    fn users(&self) -> &dyn DashboardUserStore {
+        self.ports.users()
+    }
+    fn summaries(&self) -> &dyn DashboardReader {
+        self.ports.summaries()
+    }
+    fn sessions(&self) -> &dyn SessionRepository {
+        self.ports.sessions()
+    }
+    fn wallets(&self) -> &dyn WalletRepository {
+        self.ports.wallets()
+    }
+    fn endpoints(&self) -> &dyn WebhookEndpointRepository {
+        self.ports.endpoints()
+    }
+    fn reader(&self) -> &dyn ResourceReader {
+        self.ports.reader()
+    }
+    fn idempotency(&self) -> &dyn IdempotencyStore {
+        self.ports.idempotency()
+    }
+    fn outbox(&self) -> &dyn Outbox {
+        self.ports.outbox()
+    }
+    fn recoveries(&self) -> &dyn RecoveryQueue {
+        self.ports.recoveries()
+    }
+    fn settlement(&self) -> &dyn SettlementStore {
+        self.ports.settlement()
+    }
+    fn deposits(&self) -> &dyn DepositStore {
+        self.ports.deposits()
+    }
+    fn refunds(&self) -> &dyn RefundStore {
+        self.ports.refunds()
+    }
+    fn subscriptions(&self) -> &dyn SubscriptionStore {
+        self.ports.subscriptions()
+    }
+}
+
+impl UnitsOfWork for FakeStore {
+    fn open(
+        &self,
+        access: Access,
+        claim: Option<KeyClaim>,
+    ) -> LocalBoxFuture<'_, Result<Box<dyn UnitOfWork>, StoreError>> {
+        self.log
+            .push(format!("open {access:?} claim={}", claim.is_some()));
+        let unit: Box<dyn UnitOfWork> = Box::new(FakeUnit {
+            ports: self.ports.clone(),
+            log: self.log.clone(),
+            in_transaction: self.in_transaction.clone(),
+        });
+        Box::pin(async move { Ok(unit) })
+    }
+}
+
+struct FakeUnit {
+    ports: Arc<Ports>,
+    log: Log,
+    in_transaction: Arc<AtomicBool>,
+}
+
+impl UnitOfWork for FakeUnit {
+    fn ports(&self) -> &dyn Storage {
+        self.ports.as_ref()
+    }
+    // A fake read never finds its row under the claim: the key is then authenticated.
+    fn claim_held(&self) -> bool {
+        false
+    }
+    fn begin(&self) -> LocalBoxFuture<'_, Result<(), StoreError>> {
+        self.log.push("begin");
+        self.in_transaction.store(true, Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+    fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
+        if self.in_transaction.swap(false, Ordering::SeqCst) {
+            self.log.push(if commit { "commit" } else { "rollback" });
+        }
+        Box::pin(async { Ok(()) })
+    }
+}
+
+fn context() -> AuthContext {
+    AuthContext {
+        merchant_id: MerchantId::generate(),
+        mode: Mode::Test,
+        actor: Actor::ApiKey(ApiKeyId::generate()),
+        fee_tier: FeeTier::Standard,
+        rate_limit_per_min: None,
+    }
+}
+
+/// Keys that authenticate as `ctx` until `revoked` is set, with budget to spare.
+fn keys(ctx: AuthContext, revoked: Arc<AtomicBool>) -> MockApiKeyStore {
+    let mut keys = MockApiKeyStore::new();
+    keys.expect_authenticate().returning(move |_, lease| {
+        Ok((!revoked.load(Ordering::SeqCst)).then(|| Authenticated {
+            context: ctx.clone(),
+            lease: match lease {
+                Some(_) => LeaseOutcome::Granted(1000),
+                None => LeaseOutcome::NotAsked,
+            },
+        }))
+    });
+    keys
+}
+
+fn state(
+    ports: Ports,
+    log: &Log,
+    in_transaction: &Arc<AtomicBool>,
+) -> (Data<AppState>, Data<WorkerStore>) {
+    let store: Arc<dyn UnitsOfWork> = Arc::new(FakeStore {
+        ports: Arc::new(ports),
+        log: log.clone(),
+        in_transaction: in_transaction.clone(),
+    });
+    let for_worker = store.clone();
+    let state = AppState {
+        store: store.clone(),
+        store_for_worker: Arc::new(move |_| for_worker.clone()),
+        chain: Arc::new(MockChainReader::new()),
+        plan_min_interval_secs: 60,
+        chains: ChainDirectory::new(Vec::new()),
+        operator_key: None,
+        relayer: None,
+        intent_ttl_secs: 600,
+        public_rate_limiter: Arc::new(IpRateLimiter::new(1000, TrustedProxies::default())),
+        clock: Arc::new(SystemClock),
+        tokens: TokenDirectory::new(),
+        public_url: "http://localhost".into(),
+        rate_limiter: KeyRateLimiter::new(1000),
+        auth_failures: AuthFailureLimiter::new(1000, TrustedProxies::default()),
+        auth_guesses: Default::default(),
+        ping: None,
+    };
+    (Data::new(state), Data::new(WorkerStore(store)))
+}
+
+fn request(method: &str) -> test::TestRequest {
+    let req = match method {
+        "GET" => test::TestRequest::get(),
+        _ => test::TestRequest::post()
+            .insert_header(("content-type", "application/json"))
+            .set_payload("{}"),
+    };
+    req.uri("/x")
+        .insert_header(("authorization", format!("Bearer {SECRET}")))
+}
+
+/// Every policy: once the key is revoked, no handler code that reads or writes runs
+/// without the key's check. `read` and `list` handlers run only in a unit opened with the
+/// key's claim (their reads carry the check; the reply is thrown away); `write` and
+/// `atomic_write` handlers never run. Each request is answered 401.
+#[actix_web::test]
+async fn a_revoked_key_never_reads_or_writes() {
+    for policy in ["read", "list", "write", "atomic_write"] {
+        let (ctx, revoked) = (context(), Arc::new(AtomicBool::new(false)));
+        let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+        let ports = Ports {
+            keys: keys(ctx, revoked.clone()),
+            ..Ports::default()
+        };
+        let (state, store) = state(ports, &log, &in_tx);
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counted = ran.clone();
+        let handler = move |_call: Call| {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Reply::ok(&"done")
+            }
+        };
+        let counted = ran.clone();
+        let atomic = move |_call: Call| {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(Write::new(|_call: Call| async { Reply::ok(&"written") }))
+            }
+        };
+        let route = match policy {
+            "read" => read(handler),
+            "list" => list(handler),
+            "write" => write(handler),
+            _ => atomic_write(atomic),
+        };
+        let app = test::init_service(
+            App::new()
+                .app_data(state)
+                .app_data(store)
+                .route("/x", route),
+        )
+        .await;
+        let method = if matches!(policy, "read" | "list") {
+            "GET"
+        } else {
+            "POST"
+        };
+        // The key is seen once (so this process has its guess), then revoked.
+        let first = test::call_service(&app, request(method).to_request()).await;
+        assert_eq!(first.status(), StatusCode::OK, "{policy}");
+        let before = ran.load(Ordering::SeqCst);
+        revoked.store(true, Ordering::SeqCst);
+        log.0.lock().unwrap().clear();
+        let second = test::call_service(&app, request(method).to_request()).await;
+        assert_eq!(second.status(), StatusCode::UNAUTHORIZED, "{policy}");
+        let ran_after = ran.load(Ordering::SeqCst) - before;
+        match policy {
+            "read" | "list" => {
+                assert_eq!(ran_after, 1, "{policy}: ran once, under the claim");
+                let opened: Vec<_> = log.lines();
+                assert!(
+                    opened.iter().all(|l| l.ends_with("claim=true")),
+                    "{policy}: {opened:?}"
+                );
+            }
+            _ => assert_eq!(ran_after, 0, "{policy} ran for a revoked key"),
+        }
+        assert!(!log.lines().iter().any(|l| l == "begin"), "{policy}");
+    }
+}
+
+/// An idempotent atomic write whose key already holds an answer replays it: no handler
+/// code runs, no transaction begins, nothing is reserved.
+#[actix_web::test]
+async fn a_replayed_idempotent_create_runs_no_handler_code() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    idempotency.expect_lookup().returning(|_, _, _| {
+        Ok(IdempotencyClaim::Replay(StoredResponse {
+            status: 201,
+            body: r#"{"id":"cs_1"}"#.into(),
+        }))
+    });
+    idempotency.expect_reserve().never();
+    idempotency.expect_record().never();
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counted = ran.clone();
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(move |_call: Call| {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(Write::new(|_call: Call| async { Reply::ok(&"written") }))
+            }
+        }),
+    ))
+    .await;
+    // Twice: once by a key first seen (authenticated alone), once by a known one (its
+    // authentication beside the look at the key).
+    for _ in 0..2 {
+        let req = request("POST").insert_header(("idempotency-key", "k1"));
+        let res = test::call_service(&app, req.to_request()).await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+        assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
+        let body = test::read_body(res).await;
+        assert_eq!(&body[..], br#"{"id":"cs_1"}"#);
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    assert!(
+        !log.lines().iter().any(|l| l == "begin"),
+        "{:?}",
+        log.lines()
+    );
+}
+
+/// An atomic write's first step, where chain reads belong, runs before its transaction
+/// begins; its `Write` runs inside it, and the transaction commits with the answer.
+#[actix_web::test]
+async fn a_chain_read_never_runs_inside_an_open_transaction() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    idempotency
+        .expect_lookup()
+        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+    idempotency
+        .expect_reserve()
+        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+    idempotency
+        .expect_record()
+        .times(1)
+        .returning(|_, _, _, _| Ok(RecordOutcome::Recorded));
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (first, step) = (seen.clone(), in_tx.clone());
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(move |_call: Call| {
+            let (seen, open) = (first.clone(), step.clone());
+            async move {
+                // Stands for the chain read of a subscription create.
+                seen.lock()
+                    .unwrap()
+                    .push(("read", open.load(Ordering::SeqCst)));
+                Ok(Write::new(move |_call: Call| async move {
+                    seen.lock()
+                        .unwrap()
+                        .push(("write", open.load(Ordering::SeqCst)));
+                    Reply::created(&"written")
+                }))
+            }
+        }),
+    ))
+    .await;
+    let req = request("POST").insert_header(("idempotency-key", "k2"));
+    let res = test::call_service(&app, req.to_request()).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(*seen.lock().unwrap(), [("read", false), ("write", true)]);
+    assert_eq!(
+        log.lines(),
+        ["open AtomicWrite claim=false", "begin", "commit"]
+    );
+}

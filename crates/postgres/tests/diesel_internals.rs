@@ -1,0 +1,102 @@
+//! The assumptions `src/diesel_internals.rs` makes about diesel, each checked against a
+//! real PostgreSQL on a one-connection pool (so every call below uses the same backend
+//! unless that connection was thrown away). A diesel or diesel-async bump that breaks one
+//! fails here first.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use stablepay_domain::ports::*;
+use stablepay_domain::MerchantId;
+use stablepay_postgres::testing::{
+    backend_pid, execute_sql, fresh_database, idempotency_scope, unit_backend_pid,
+};
+use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
+
+async fn one_connection_store() -> PgStore {
+    let url = fresh_database().await;
+    let config = PoolConfig {
+        max_connections: 1,
+        acquire_timeout: Duration::from_secs(5),
+        shards: 1,
+    };
+    PgStore::connect(&url, &config, SecretCipher::new(&[7u8; 32]).unwrap()).unwrap()
+}
+
+async fn rows(store: &PgStore, sql: &str) -> usize {
+    execute_sql(store, sql).await.unwrap()
+}
+
+/// `Prepared`: a raw statement diesel would not cache is prepared once per connection
+/// and reused; the same statement without it is never prepared.
+#[tokio::test]
+async fn a_prepared_raw_statement_is_cached_per_connection_and_a_plain_one_is_not() {
+    let store = one_connection_store().await;
+    let scope = idempotency_scope(MerchantId::generate(), "cached");
+    for _ in 0..3 {
+        // `lookup` is a `Prepared` `sql_query`.
+        let seen = store.lookup(&scope, [1; 32], 60).await.unwrap();
+        assert_eq!(seen, IdempotencyClaim::Acquired);
+        rows(&store, "SELECT 1 AS plain_statement_marker").await;
+    }
+    let prepared = |marker: &str| {
+        format!("SELECT 1 FROM pg_prepared_statements WHERE statement LIKE '%{marker}%' AND statement NOT LIKE '%pg_prepared_statements%'")
+    };
+    assert_eq!(rows(&store, &prepared("(SELECT 1) AS one")).await, 1);
+    assert_eq!(rows(&store, &prepared("plain_statement_marker")).await, 0);
+}
+
+/// `begin_pipelined` / `end_transaction`: what the unit writes after `begin` is inside
+/// one transaction (a rollback undoes it, a commit keeps it), and a unit dropped with its
+/// transaction open never hands that connection to the next request.
+#[tokio::test]
+async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_discarded() {
+    let store = one_connection_store().await;
+    let merchant = MerchantId::generate();
+    let response = StoredResponse {
+        status: 201,
+        body: "{}".into(),
+    };
+    for (key, commit) in [("rolled-back", false), ("committed", true)] {
+        let scope = idempotency_scope(merchant, key);
+        let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+        let (begun, reserved) = futures_util::future::join(
+            unit.begin(),
+            unit.ports().idempotency().reserve(&scope, [1; 32], 60),
+        )
+        .await;
+        begun.unwrap();
+        assert_eq!(reserved.unwrap(), IdempotencyClaim::Acquired);
+        let recorded = unit
+            .ports()
+            .idempotency()
+            .record(&scope, [1; 32], &response, 60)
+            .await
+            .unwrap();
+        assert_eq!(recorded, RecordOutcome::Recorded);
+        unit.finish(commit).await.unwrap();
+        drop(unit);
+        let stored = rows(
+            &store,
+            &format!("SELECT 1 FROM idempotency_keys WHERE key = '{key}'"),
+        )
+        .await;
+        assert_eq!(stored, usize::from(commit), "{key}");
+    }
+    // A second begin is refused (a request transaction never nests).
+    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    unit.begin().await.unwrap();
+    assert!(unit.begin().await.is_err());
+    unit.finish(false).await.unwrap();
+    drop(unit);
+
+    // Abandoned mid-transaction (a client that went away): the pool drops the connection.
+    let (unit, abandoned) = unit_backend_pid(&store, Access::AtomicWrite).await;
+    unit.begin().await.unwrap();
+    drop(unit);
+    let next = backend_pid(&store).await;
+    assert_ne!(
+        next, abandoned,
+        "a connection left in a transaction was reused"
+    );
+}
