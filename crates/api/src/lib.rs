@@ -71,17 +71,8 @@ pub fn state_from_store(
     ));
     let web = Data::new(WebState {
         public_limiter: public_limiter.clone(),
-        users: store.clone(),
-        keys: store.clone(),
-        sessions: store.clone(),
-        wallets: store.clone(),
-        endpoints: store.clone(),
-        reader: store.clone(),
-        summaries: store.clone(),
-        outbox: store.clone(),
+        store: store.clone(),
         chain: chain.reader.clone(),
-        refunds: store.clone(),
-        subscriptions: store.clone(),
         clock: clock.clone(),
         tokens: tokens.clone(),
         chains: chain.contracts.clone(),

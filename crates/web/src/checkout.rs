@@ -105,7 +105,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     let Ok(id) = CheckoutSessionId::parse(raw) else {
         return WebError::NotFound.to_response();
     };
-    let session = match find_public_session(id, state.sessions.as_ref(), state.clock.as_ref()).await
+    let session = match find_public_session(id, state.store.sessions(), state.clock.as_ref()).await
     {
         Ok(s) => s,
         Err(HostedError::NotFound) => return WebError::NotFound.to_response(),
@@ -115,7 +115,12 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             return WebError::Unavailable.to_response();
         }
     };
-    let merchant = match state.subscriptions.merchant_name(session.merchant_id).await {
+    let merchant = match state
+        .store
+        .subscriptions()
+        .merchant_name(session.merchant_id)
+        .await
+    {
         Ok(name) => name.unwrap_or_default(),
         Err(e) => return WebError::from(e).to_response(),
     };

@@ -20,11 +20,7 @@ mod window_limit;
 use std::sync::Arc;
 
 use actix_web::web;
-use stablepay_domain::ports::{
-    ApiKeyManager, ChainReader, Clock, DashboardReader, DashboardUserStore, Outbox,
-    PasswordChecker, RefundStore, ResourceReader, SessionRepository, SubscriptionStore,
-    WalletRepository, WebhookEndpointRepository,
-};
+use stablepay_domain::ports::{ChainReader, Clock, PasswordChecker, Storage};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
@@ -36,17 +32,9 @@ pub use window_limit::WindowLimiter;
 
 /// What the dashboard pages reach: the same ports the JSON API uses.
 pub struct WebState {
-    pub users: Arc<dyn DashboardUserStore>,
-    pub keys: Arc<dyn ApiKeyManager>,
-    pub sessions: Arc<dyn SessionRepository>,
-    pub wallets: Arc<dyn WalletRepository>,
-    pub endpoints: Arc<dyn WebhookEndpointRepository>,
-    pub reader: Arc<dyn ResourceReader>,
-    pub summaries: Arc<dyn DashboardReader>,
-    pub outbox: Arc<dyn Outbox>,
+    /// Every storage port: the same store the API's `AppState` holds.
+    pub store: Arc<dyn Storage>,
     pub chain: Arc<dyn ChainReader>,
-    pub refunds: Arc<dyn RefundStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
     pub chains: ChainDirectory,

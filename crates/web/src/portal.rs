@@ -44,7 +44,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         return WebError::NotFound.to_response();
     };
     let deps = PortalDeps {
-        subscriptions: state.subscriptions.as_ref(),
+        subscriptions: state.store.subscriptions(),
         chain: state.chain.as_ref(),
         clock: state.clock.as_ref(),
     };

@@ -300,7 +300,7 @@ where
     let session = match resume_dashboard_session(
         &token,
         &state.policy,
-        state.users.as_ref(),
+        state.store.users(),
         state.clock.as_ref(),
     )
     .await

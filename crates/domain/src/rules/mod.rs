@@ -10,6 +10,7 @@ pub mod dunning;
 pub mod eip191;
 pub mod eip3009;
 pub mod eip712;
+pub mod endpoint_health;
 pub mod envelope;
 pub mod fees;
 pub mod plans;

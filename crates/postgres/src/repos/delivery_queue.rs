@@ -15,6 +15,7 @@ use stablepay_domain::ports::{
     Backlog, ClaimRequest, ClaimSource, ClaimedDelivery, DeliveryOutcome, DeliveryQueue,
     HealthRule, StoreError, UnreadableSecret, Wakeup,
 };
+use stablepay_domain::rules::endpoint_health::{batch_health, BatchHealth};
 use stablepay_domain::{EventId, WebhookEndpointId};
 use tokio::sync::Mutex;
 use uuid::Uuid;
@@ -101,24 +102,10 @@ WITH RECURSIVE eps(endpoint_id) AS (
     lease_picked!()
 );
 
-/// When a failing endpoint's streak began: its first failure since the last success,
-/// unless its previous failure is older than the period (an idle gap restarts the streak,
-/// so one failure after days of silence disables nothing). `last_failed_at` is written at
-/// most once a minute, so the gap allows for that minute.
-macro_rules! streak {
-    () => {
-        "(CASE WHEN e.failing_since IS NULL OR e.last_failed_at IS NULL
-                OR e.last_failed_at < f.since - make_interval(secs => $15 + 60)
-           THEN f.since ELSE e.failing_since END)"
-    };
-}
-
 /// Each outcome updates its delivery, appends its attempt, takes a finished delivery off
-/// the queue or reschedules it, and updates its endpoint's health, in one statement. An
-/// endpoint that succeeded anywhere in the batch is healthy; one whose sent attempts
-/// failed is failing since its streak began, and disabled once that is `$15` seconds old.
-/// A failing endpoint's row is written at most once a minute until then.
-const COMPLETE_SQL: &str = concat!("
+/// the queue or reschedules it, in one statement; the endpoints the domain judged healthy
+/// (`$15`) lose their failure streak in the same statement.
+const COMPLETE_SQL: &str = "
 WITH v AS (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::timestamptz[], $5::timestamptz[],
                 $6::int4[], $7::text[], $8::uuid[], $9::timestamptz[], $10::int4[], $11::text[],
@@ -145,27 +132,9 @@ WITH v AS (
     -- `= ANY($1)` lets the planner find the rows by key instead of joining the queue.
     UPDATE webhook_queue q SET due_at = done.next_at, lease_until = NULL
     FROM done WHERE q.delivery_id = ANY ($1) AND q.delivery_id = done.id AND done.status = 'pending'
-), healthy AS (
-    UPDATE webhook_endpoints e SET failing_since = NULL
-    FROM (SELECT DISTINCT endpoint_id FROM v WHERE status = 'succeeded') s
-    WHERE e.id = s.endpoint_id AND e.failing_since IS NOT NULL
-), failing AS (
-    SELECT endpoint_id, min(started_at) AS since, max(attempted_at) AS last
-    FROM v GROUP BY endpoint_id
-    HAVING bool_and(sent AND status <> 'succeeded')
 )
-UPDATE webhook_endpoints e SET
-    failing_since = ", streak!(), ",
-    last_failed_at = f.last,
-    status = CASE WHEN ", streak!(), " <= f.last - make_interval(secs => $15)
-                  THEN 'disabled' ELSE e.status END,
-    disabled_reason = CASE WHEN ", streak!(), " <= f.last - make_interval(secs => $15)
-                  THEN $16 ELSE e.disabled_reason END
-FROM failing f
-WHERE e.id = f.endpoint_id AND e.status = 'enabled' AND e.deleted_at IS NULL
-  AND (e.failing_since IS NULL OR e.last_failed_at IS NULL
-       OR e.last_failed_at < f.last - interval '60 seconds'
-       OR ", streak!(), " <= f.last - make_interval(secs => $15))");
+UPDATE webhook_endpoints e SET failing_since = NULL
+WHERE e.id = ANY ($15) AND e.failing_since IS NOT NULL";
 
 #[derive(QueryableByName)]
 struct ClaimRow {
@@ -355,8 +324,23 @@ impl DeliveryQueue for PgDeliveryQueue {
             .collect();
         let endpoints: Vec<Uuid> = outcomes.iter().map(|o| o.endpoint.uuid()).collect();
         let sent: Vec<bool> = outcomes.iter().map(|o| o.sent).collect();
-        let mut conn = self.store.conn().await?;
-        Prepared(
+        let judged = batch_health(outcomes);
+        let healthy: Vec<Uuid> = judged
+            .iter()
+            .filter(|(_, h)| **h == BatchHealth::Succeeded)
+            .map(|(id, _)| id.uuid())
+            .collect();
+        let failed: Vec<_> = judged
+            .into_iter()
+            .filter_map(|(id, h)| match h {
+                BatchHealth::Failed {
+                    first_started,
+                    last_attempted,
+                } => Some((id, first_started, last_attempted)),
+                _ => None,
+            })
+            .collect();
+        let complete = Prepared(
             diesel::sql_query(COMPLETE_SQL)
                 .bind::<Array<SqlUuid>, _>(ids)
                 .bind::<Array<Text>, _>(statuses)
@@ -372,13 +356,24 @@ impl DeliveryQueue for PgDeliveryQueue {
                 .bind::<Array<Nullable<Text>>, _>(bodies)
                 .bind::<Array<SqlUuid>, _>(endpoints)
                 .bind::<Array<diesel::sql_types::Bool>, _>(sent)
-                .bind::<Int8, _>(health.disable_after_secs)
-                .bind::<Text, _>(&health.reason),
-        )
-        .execute(&mut conn)
+                .bind::<Array<SqlUuid>, _>(healthy),
+        );
+        let mut conn = self.store.conn().await?;
+        if failed.is_empty() {
+            complete
+                .execute(&mut conn)
+                .await
+                .map_err(map_diesel_error)?;
+            return Ok(());
+        }
+        // Failing endpoints: their records are read, locked, judged by the domain's rule
+        // and written back in the transaction that records the outcomes.
+        conn.transaction(async |conn| {
+            complete.execute(conn).await?;
+            super::endpoint_health::record_failures(conn, &failed, health).await
+        })
         .await
-        .map_err(map_diesel_error)?;
-        Ok(())
+        .map_err(map_diesel_error)
     }
 
     async fn wait_for_work(&self, max_wait_ms: u64) -> Wakeup {

@@ -6,6 +6,7 @@ mod dashboard;
 mod dashboard_reads;
 mod delivery_queue;
 mod deposits;
+mod endpoint_health;
 mod idempotency;
 pub(crate) mod keeper;
 mod leader_lock;

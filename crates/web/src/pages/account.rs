@@ -78,7 +78,7 @@ pub async fn login_form(state: Data<WebState>, req: HttpRequest) -> HttpResponse
         if let Ok(Some(_)) = resume_dashboard_session(
             &token,
             &state.policy,
-            state.users.as_ref(),
+            state.store.users(),
             state.clock.as_ref(),
         )
         .await
@@ -120,7 +120,7 @@ pub async fn login(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
     let password = SecretString::from(form.get("password").unwrap_or("").to_owned());
     let deps = SignInDeps {
         policy: &state.policy,
-        users: state.users.as_ref(),
+        users: state.store.users(),
         passwords: state.passwords.as_ref(),
         clock: state.clock.as_ref(),
     };
@@ -161,7 +161,7 @@ struct SetupView {
 
 pub async fn setup_form(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     let token = req.match_info().get("token").unwrap_or_default();
-    match setup_link_user(token, state.users.as_ref(), state.clock.as_ref()).await {
+    match setup_link_user(token, state.store.users(), state.clock.as_ref()).await {
         Ok(user) => login_cookie_page(SetupView {
             csrf: new_token(),
             email: user.email.to_string(),
@@ -195,7 +195,7 @@ pub async fn setup(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
         return WebError::Forbidden.to_response();
     }
     let token = req.match_info().get("token").unwrap_or_default().to_owned();
-    let user = match setup_link_user(&token, state.users.as_ref(), state.clock.as_ref()).await {
+    let user = match setup_link_user(&token, state.store.users(), state.clock.as_ref()).await {
         Ok(u) => u,
         Err(SetupError::InvalidLink) => {
             return WebError::Invalid(SetupError::InvalidLink.to_string()).to_response()
@@ -217,13 +217,8 @@ pub async fn setup(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
         Ok(p) => p,
         Err(e) => return again(format!("The password {e}.")),
     };
-    match complete_dashboard_setup(
-        &token,
-        &password,
-        state.users.as_ref(),
-        state.clock.as_ref(),
-    )
-    .await
+    match complete_dashboard_setup(&token, &password, state.store.users(), state.clock.as_ref())
+        .await
     {
         Ok(_) => {
             let mut res = redirect("/dashboard/login?next=%2Fdashboard%2Flive&notice=ready");
@@ -253,13 +248,13 @@ pub async fn logout(state: Data<WebState>, req: HttpRequest, payload: Payload) -
     let session = resume_dashboard_session(
         &token,
         &state.policy,
-        state.users.as_ref(),
+        state.store.users(),
         state.clock.as_ref(),
     )
     .await;
     if let Ok(Some(s)) = session {
         let everywhere = form.get("everywhere") == Some("1");
-        if let Err(e) = sign_out(&s, everywhere, state.users.as_ref(), state.clock.as_ref()).await {
+        if let Err(e) = sign_out(&s, everywhere, state.store.users(), state.clock.as_ref()).await {
             return WebError::from(e).to_response();
         }
     } else if let Err(e) = session {
@@ -328,7 +323,7 @@ page_handler!(totp_confirm, |p| async move {
     let s = &p.state;
     let deps = TotpDeps {
         policy: &s.policy,
-        users: s.users.as_ref(),
+        users: s.store.users(),
         passwords: s.passwords.as_ref(),
         clock: s.clock.as_ref(),
     };

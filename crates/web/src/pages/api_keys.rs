@@ -28,7 +28,12 @@ struct KeysView {
 }
 
 async fn render(p: &Page, secret: Option<String>) -> Result<Reply, WebError> {
-    let keys = p.state.keys.keys(p.session.user.merchant_id).await?;
+    let keys = p
+        .state
+        .store
+        .key_manager()
+        .keys(p.session.user.merchant_id)
+        .await?;
     Reply::render(&KeysView {
         chrome: p.chrome("api_keys", "API keys"),
         keys: keys
@@ -55,7 +60,7 @@ page_handler!(create, |p| async move {
         p.session.user.merchant_id,
         p.mode,
         None,
-        s.keys.as_ref(),
+        s.store.key_manager(),
         s.clock.as_ref(),
     )
     .await?;
@@ -66,7 +71,7 @@ page_handler!(create, |p| async move {
 page_handler!(revoke, |p| async move {
     let id = ApiKeyId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
-    revoke_api_key(&p.ctx(), id, s.keys.as_ref(), s.clock.as_ref()).await?;
+    revoke_api_key(&p.ctx(), id, s.store.key_manager(), s.clock.as_ref()).await?;
     tracing::info!(key = %id, user = %p.session.user.id, "dashboard: API key revoked");
     Ok(Reply::Redirect(
         p.link("/developers/api_keys?notice=key_revoked"),

@@ -113,18 +113,24 @@ async fn render(
     };
     let page = page_request::<CheckoutSessionId>(p)?;
     let mut rows =
-        list_checkout_sessions(&ctx, &filter, &page, s.sessions.as_ref(), s.clock.as_ref()).await?;
+        list_checkout_sessions(&ctx, &filter, &page, s.store.sessions(), s.clock.as_ref()).await?;
     if let Some(id) = wanted {
         rows.data.retain(|x| x.id == id);
         if rows.data.is_empty() {
-            if let Some(one) = s.sessions.get(ctx.merchant_id, ctx.mode, id).await? {
+            if let Some(one) = s
+                .store
+                .sessions()
+                .get(ctx.merchant_id, ctx.mode, id)
+                .await?
+            {
                 rows.data.push(one);
             }
         }
         rows.has_more = false;
     }
     let recipients = s
-        .wallets
+        .store
+        .wallets()
         .list(ctx.merchant_id, &stablepay_domain::PageRequest::first(100))
         .await?
         .data
@@ -238,12 +244,12 @@ page_handler!(create, |p| async move {
         chains: &s.chains,
     };
     let deps = CreateSessionDeps {
-        sessions: s.sessions.as_ref(),
-        wallets: s.wallets.as_ref(),
+        sessions: s.store.sessions(),
+        wallets: s.store.wallets(),
         clock: s.clock.as_ref(),
         tokens: &s.tokens,
         chains: &s.chains,
-        subscriptions: s.subscriptions.as_ref(),
+        subscriptions: s.store.subscriptions(),
         plan_min_interval_secs: s.plan_min_interval_secs,
     };
     let created = match prepare_checkout_session(&p.ctx(), request, &read).await {

@@ -30,7 +30,8 @@ page_handler!(list, |p| async move {
     let page = page_request::<CustomerId>(&p)?;
     let rows = p
         .state
-        .summaries
+        .store
+        .summaries()
         .customers(ctx.merchant_id, ctx.mode, &page)
         .await?;
     Reply::render(&ListView {

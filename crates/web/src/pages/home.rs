@@ -58,7 +58,8 @@ page_handler!(show, |p| async move {
     let today = now.as_datetime().date_naive();
     let since = now.plus_seconds(-30 * 86_400);
     let days = s
-        .summaries
+        .store
+        .summaries()
         .daily_totals(ctx.merchant_id, ctx.mode, since)
         .await?;
 
@@ -119,7 +120,8 @@ page_handler!(show, |p| async move {
         .collect();
 
     let recent = s
-        .reader
+        .store
+        .reader()
         .payments(
             ctx.merchant_id,
             ctx.mode,
@@ -129,7 +131,8 @@ page_handler!(show, |p| async move {
         .await?;
 
     let failed = s
-        .reader
+        .store
+        .reader()
         .webhook_events(
             ctx.merchant_id,
             ctx.mode,
@@ -156,7 +159,12 @@ page_handler!(show, |p| async move {
     }
     let mut failing = Vec::new();
     for (_, (count, last_error, id)) in by_endpoint {
-        if let Some(endpoint) = s.endpoints.get(ctx.merchant_id, ctx.mode, id).await? {
+        if let Some(endpoint) = s
+            .store
+            .endpoints()
+            .get(ctx.merchant_id, ctx.mode, id)
+            .await?
+        {
             failing.push(FailingEndpoint {
                 link: p.link(&format!("/developers/webhooks/{id}")),
                 url: endpoint.url.as_str().to_owned(),

@@ -76,7 +76,8 @@ page_handler!(list, |p| async move {
         }
     } else {
         p.state
-            .reader
+            .store
+            .reader()
             .payments(ctx.merchant_id, ctx.mode, &filter, &page)
             .await?
     };
@@ -178,12 +179,14 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
     let id = PaymentId::parse(&raw).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
     let x = s
-        .reader
+        .store
+        .reader()
         .payment(ctx.merchant_id, ctx.mode, id)
         .await?
         .ok_or(WebError::NotFound)?;
     let refunds = s
-        .reader
+        .store
+        .reader()
         .refunds(
             ctx.merchant_id,
             ctx.mode,
@@ -194,14 +197,16 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
     let refundable_micros = x.refundable_micros();
     let deposits = match x.checkout_session {
         Some(cs) => {
-            s.summaries
+            s.store
+                .summaries()
                 .deposit_transfers(ctx.merchant_id, ctx.mode, cs)
                 .await?
         }
         None => Vec::new(),
     };
     let wallets = s
-        .wallets
+        .store
+        .wallets()
         .list(ctx.merchant_id, &stablepay_domain::PageRequest::first(100))
         .await?
         .data
@@ -327,9 +332,9 @@ page_handler!(refund, |p| async move {
     };
     let s = &p.state;
     let deps = RefundDeps {
-        reader: s.reader.as_ref(),
-        wallets: s.wallets.as_ref(),
-        refunds: s.refunds.as_ref(),
+        reader: s.store.reader(),
+        wallets: s.store.wallets(),
+        refunds: s.store.refunds(),
         chain: s.chain.as_ref(),
         clock: s.clock.as_ref(),
         chains: &s.chains,

@@ -68,7 +68,8 @@ page_handler!(list, |p| async move {
     let page = page_request::<SubscriptionId>(&p)?;
     let rows = p
         .state
-        .reader
+        .store
+        .reader()
         .subscriptions(ctx.merchant_id, ctx.mode, &filter, &page)
         .await?;
     Reply::render(&ListView {
@@ -123,12 +124,14 @@ page_handler!(show, |p| async move {
     let id = SubscriptionId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
     let x = s
-        .reader
+        .store
+        .reader()
         .subscription(ctx.merchant_id, ctx.mode, id)
         .await?
         .ok_or(WebError::NotFound)?;
     let attempts = s
-        .reader
+        .store
+        .reader()
         .payment_attempts(
             ctx.merchant_id,
             ctx.mode,

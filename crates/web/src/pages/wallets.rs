@@ -53,7 +53,8 @@ async fn render(
     let ctx = p.ctx();
     let rows = p
         .state
-        .wallets
+        .store
+        .wallets()
         .list(ctx.merchant_id, &PageRequest::first(100))
         .await?;
     Reply::render(&WalletsView {
@@ -99,7 +100,7 @@ page_handler!(register, |p| async move {
         &p.ctx(),
         address,
         chain,
-        s.wallets.as_ref(),
+        s.store.wallets(),
         s.clock.as_ref(),
     )
     .await?;
@@ -128,8 +129,8 @@ page_handler!(verify, |p| async move {
         &p.ctx(),
         id,
         &signature,
-        s.wallets.as_ref(),
-        s.subscriptions.as_ref(),
+        s.store.wallets(),
+        s.store.subscriptions(),
         s.chain.as_ref(),
         s.clock.as_ref(),
     )
@@ -148,8 +149,8 @@ page_handler!(revoke, |p| async move {
     match revoke_wallet(
         &p.ctx(),
         id,
-        s.wallets.as_ref(),
-        s.subscriptions.as_ref(),
+        s.store.wallets(),
+        s.store.subscriptions(),
         s.clock.as_ref(),
     )
     .await

@@ -69,7 +69,8 @@ async fn render_list(
     let ctx = p.ctx();
     let rows = p
         .state
-        .endpoints
+        .store
+        .endpoints()
         .list(ctx.merchant_id, ctx.mode, &PageRequest::first(100))
         .await?;
     Reply::render(&ListView {
@@ -120,7 +121,7 @@ page_handler!(create, |p| async move {
         description,
     };
     let (endpoint, secret) =
-        create_webhook_endpoint(&p.ctx(), new, s.endpoints.as_ref(), s.clock.as_ref()).await?;
+        create_webhook_endpoint(&p.ctx(), new, s.store.endpoints(), s.clock.as_ref()).await?;
     render_list(&p, Some((endpoint.id.to_string(), secret)), Vec::new()).await
 });
 
@@ -177,13 +178,15 @@ async fn render_detail(
     let id = WebhookEndpointId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
     let endpoint = s
-        .endpoints
+        .store
+        .endpoints()
         .get(ctx.merchant_id, ctx.mode, id)
         .await?
         .ok_or(WebError::NotFound)?;
     let page = page_request::<EventId>(p)?;
     let rows = s
-        .reader
+        .store
+        .reader()
         .webhook_events(
             ctx.merchant_id,
             ctx.mode,
@@ -250,7 +253,7 @@ page_handler!(update, |p| async move {
         status,
         description,
     };
-    update_webhook_endpoint(&p.ctx(), id, changes, p.state.endpoints.as_ref()).await?;
+    update_webhook_endpoint(&p.ctx(), id, changes, p.state.store.endpoints()).await?;
     Ok(Reply::Redirect(p.link(&format!(
         "/developers/webhooks/{id}?notice=endpoint_updated"
     ))))
@@ -258,7 +261,7 @@ page_handler!(update, |p| async move {
 
 page_handler!(rotate, |p| async move {
     let id = endpoint_id(&p)?;
-    let (_, secret) = rotate_webhook_secret(&p.ctx(), id, p.state.endpoints.as_ref()).await?;
+    let (_, secret) = rotate_webhook_secret(&p.ctx(), id, p.state.store.endpoints()).await?;
     render_detail(&p, Some(secret), None).await
 });
 
@@ -270,8 +273,8 @@ page_handler!(send_test, |p| async move {
         &p.ctx(),
         id,
         event_type,
-        s.endpoints.as_ref(),
-        s.outbox.as_ref(),
+        s.store.endpoints(),
+        s.store.outbox(),
         s.clock.as_ref(),
     )
     .await
@@ -287,7 +290,7 @@ page_handler!(send_test, |p| async move {
 
 page_handler!(delete, |p| async move {
     let id = endpoint_id(&p)?;
-    delete_webhook_endpoint(&p.ctx(), id, p.state.endpoints.as_ref()).await?;
+    delete_webhook_endpoint(&p.ctx(), id, p.state.store.endpoints()).await?;
     Ok(Reply::Redirect(
         p.link("/developers/webhooks?notice=endpoint_deleted"),
     ))
@@ -310,7 +313,8 @@ async fn render_event(p: &Page, error: Option<String>) -> Result<Reply, WebError
     let id = EventId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let e = p
         .state
-        .reader
+        .store
+        .reader()
         .webhook_event(ctx.merchant_id, ctx.mode, id)
         .await?
         .ok_or(WebError::NotFound)?;
@@ -336,9 +340,9 @@ page_handler!(resend, |p| async move {
     match resend_event(
         &p.ctx(),
         id,
-        s.reader.as_ref(),
-        s.endpoints.as_ref(),
-        s.outbox.as_ref(),
+        s.store.reader(),
+        s.store.endpoints(),
+        s.store.outbox(),
         s.clock.as_ref(),
     )
     .await
