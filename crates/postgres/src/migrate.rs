@@ -35,6 +35,7 @@ pub async fn pending_migrations(database_url: &str) -> Result<Vec<String>, Strin
 }
 
 /// Reverts the newest applied migration; returns its version (tests of an upgrade path).
+#[cfg(any(test, feature = "testing"))]
 pub(crate) async fn revert_last(database_url: &str) -> Result<String, String> {
     let url = database_url.to_owned();
     tokio::task::spawn_blocking(move || {

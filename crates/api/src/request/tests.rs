@@ -40,53 +40,75 @@ struct Ports {
     subscriptions: MockSubscriptionStore,
 }
 
-impl Storage for Ports {
-    fn keys(&self) -> &dyn ApiKeyStore {
-        &self.keys
-    }
-    fn key_manager(&self) -> &dyn ApiKeyManager {
-        &self.key_manager
-    }
-    fn users(&self) -> &dyn DashboardUserStore {
-        &self.users
-    }
-    fn summaries(&self) -> &dyn DashboardReader {
-        &self.summaries
-    }
-    fn sessions(&self) -> &dyn SessionRepository {
-        &self.sessions
-    }
-    fn wallets(&self) -> &dyn WalletRepository {
-        &self.wallets
-    }
-    fn endpoints(&self) -> &dyn WebhookEndpointRepository {
-        &self.endpoints
-    }
-    fn reader(&self) -> &dyn ResourceReader {
-        &self.reader
-    }
-    fn idempotency(&self) -> &dyn IdempotencyStore {
-        &self.idempotency
-    }
-    fn outbox(&self) -> &dyn Outbox {
-        &self.outbox
-    }
-    fn recoveries(&self) -> &dyn RecoveryQueue {
-        &self.recoveries
-    }
-    fn settlement(&self) -> &dyn SettlementStore {
-        &self.settlement
-    }
-    fn deposits(&self) -> &dyn DepositStore {
-        &self.deposits
-    }
-    fn refunds(&self) -> &dyn RefundStore {
-        &self.refunds
-    }
-    fn subscriptions(&self) -> &dyn SubscriptionStore {
-        &self.subscriptions
-    }
+/// `Storage` for `$t`, each port the field of that name of `$base`.
+macro_rules! storage {
+    ($t:ty, $s:ident => $base:expr) => {
+        impl Storage for $t {
+            fn keys(&self) -> &dyn ApiKeyStore {
+                let $s = self;
+                &$base.keys
+            }
+            fn key_manager(&self) -> &dyn ApiKeyManager {
+                let $s = self;
+                &$base.key_manager
+            }
+            fn users(&self) -> &dyn DashboardUserStore {
+                let $s = self;
+                &$base.users
+            }
+            fn summaries(&self) -> &dyn DashboardReader {
+                let $s = self;
+                &$base.summaries
+            }
+            fn sessions(&self) -> &dyn SessionRepository {
+                let $s = self;
+                &$base.sessions
+            }
+            fn wallets(&self) -> &dyn WalletRepository {
+                let $s = self;
+                &$base.wallets
+            }
+            fn endpoints(&self) -> &dyn WebhookEndpointRepository {
+                let $s = self;
+                &$base.endpoints
+            }
+            fn reader(&self) -> &dyn ResourceReader {
+                let $s = self;
+                &$base.reader
+            }
+            fn idempotency(&self) -> &dyn IdempotencyStore {
+                let $s = self;
+                &$base.idempotency
+            }
+            fn outbox(&self) -> &dyn Outbox {
+                let $s = self;
+                &$base.outbox
+            }
+            fn recoveries(&self) -> &dyn RecoveryQueue {
+                let $s = self;
+                &$base.recoveries
+            }
+            fn settlement(&self) -> &dyn SettlementStore {
+                let $s = self;
+                &$base.settlement
+            }
+            fn deposits(&self) -> &dyn DepositStore {
+                let $s = self;
+                &$base.deposits
+            }
+            fn refunds(&self) -> &dyn RefundStore {
+                let $s = self;
+                &$base.refunds
+            }
+            fn subscriptions(&self) -> &dyn SubscriptionStore {
+                let $s = self;
+                &$base.subscriptions
+            }
+        }
+    };
 }
+
+storage!(Ports, s => s);
 
 /// What the units did, in order: `open <access> claim=<bool>`, `begin`, `commit`,
 /// `rollback`.
@@ -108,53 +130,7 @@ struct FakeStore {
     in_transaction: Arc<AtomicBool>,
 }
 
-impl Storage for FakeStore {
-    fn keys(&self) -> &dyn ApiKeyStore {
-        self.ports.keys()
-    }
-    fn key_manager(&self) -> &dyn ApiKeyManager {
-        self.ports.key_manager()
-    }
-    fn users(&self) -> &dyn DashboardUserStore {
-        self.ports.users()
-    }
-    fn summaries(&self) -> &dyn DashboardReader {
-        self.ports.summaries()
-    }
-    fn sessions(&self) -> &dyn SessionRepository {
-        self.ports.sessions()
-    }
-    fn wallets(&self) -> &dyn WalletRepository {
-        self.ports.wallets()
-    }
-    fn endpoints(&self) -> &dyn WebhookEndpointRepository {
-        self.ports.endpoints()
-    }
-    fn reader(&self) -> &dyn ResourceReader {
-        self.ports.reader()
-    }
-    fn idempotency(&self) -> &dyn IdempotencyStore {
-        self.ports.idempotency()
-    }
-    fn outbox(&self) -> &dyn Outbox {
-        self.ports.outbox()
-    }
-    fn recoveries(&self) -> &dyn RecoveryQueue {
-        self.ports.recoveries()
-    }
-    fn settlement(&self) -> &dyn SettlementStore {
-        self.ports.settlement()
-    }
-    fn deposits(&self) -> &dyn DepositStore {
-        self.ports.deposits()
-    }
-    fn refunds(&self) -> &dyn RefundStore {
-        self.ports.refunds()
-    }
-    fn subscriptions(&self) -> &dyn SubscriptionStore {
-        self.ports.subscriptions()
-    }
-}
+storage!(FakeStore, s => s.ports);
 
 impl UnitsOfWork for FakeStore {
     fn open(

@@ -4,6 +4,7 @@ mod api_keys;
 pub(crate) use api_keys::fee_tier;
 mod dashboard;
 mod dashboard_reads;
+mod delivery_outcomes;
 mod delivery_queue;
 mod deposits;
 mod endpoint_health;
