@@ -29,15 +29,8 @@ pub struct CreatedKey {
     pub secret: String,
 }
 
-#[derive(Debug, Clone)]
-pub struct KeySummary {
-    pub id: ApiKeyId,
-    pub merchant_id: MerchantId,
-    pub mode: Mode,
-    pub last4: String,
-    pub created_at: Timestamp,
-    pub revoked_at: Option<Timestamp>,
-}
+/// An API key as the operator lists it.
+pub use stablepay_domain::ApiKeySummary as KeySummary;
 
 impl PgStore {
     pub async fn create_merchant(&self, name: &str, tier: FeeTier) -> Result<Merchant, StoreError> {
@@ -176,5 +169,28 @@ impl PgStore {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl stablepay_domain::ports::MerchantAdmin for PgStore {
+    async fn create_merchant(&self, name: &str, tier: FeeTier) -> Result<Merchant, StoreError> {
+        PgStore::create_merchant(self, name, tier).await
+    }
+
+    async fn set_fee_tier(&self, merchant: MerchantId, tier: FeeTier) -> Result<(), StoreError> {
+        PgStore::set_fee_tier(self, merchant, tier).await
+    }
+
+    async fn merchants(&self) -> Result<Vec<Merchant>, StoreError> {
+        self.list_merchants().await
+    }
+
+    async fn api_keys(&self, merchant: Option<MerchantId>) -> Result<Vec<KeySummary>, StoreError> {
+        self.list_api_keys(merchant).await
+    }
+
+    async fn revoke_any_api_key(&self, id: ApiKeyId) -> Result<(), StoreError> {
+        self.revoke_api_key(id).await
     }
 }

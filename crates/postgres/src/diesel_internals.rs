@@ -14,7 +14,7 @@
 //!   text is a constant, or one of a few shapes (an insert whose optional columns are
 //!   `DEFAULT` or bound), is safe to prepare once per connection.
 //! - `Fixed`: the text of a statement whose type fixes it is rendered once per thread.
-//! - `begin_pipelined` / `end_transaction`: a request's `BEGIN` travels with its first
+//! - `open_transaction` / `send_begin` / `end_transaction`: a request's `BEGIN` travels with its first
 //!   statements instead of costing a round trip of its own.
 
 use std::any::TypeId;
@@ -119,29 +119,34 @@ impl<Q: Query> Query for Fixed<Q> {
 
 type Tm = AnsiTransactionManager;
 
-/// Begins a transaction on `shared` with `BEGIN` sent without waiting for an answer, so
-/// it travels with the statements issued right after it on the same connection. diesel
-/// learns of the transaction first (so a nested `transaction()` makes a savepoint, and a
-/// connection dropped before `end_transaction` is broken in the pool's eyes and never
-/// reused mid-transaction).
-/// Errors: `Internal` when the connection is already in a transaction; `Unavailable`
-/// when `BEGIN` failed (the connection is then marked broken).
-pub(crate) async fn begin_pipelined(shared: &Arc<RwLock<Pooled>>) -> Result<(), StoreError> {
-    {
-        let mut conn = shared.write().await;
-        let conn: &mut AsyncPgConnection = &mut conn;
-        let status: &mut TransactionManagerStatus =
-            <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn);
-        let state = status.transaction_state().map_err(map_diesel_error)?;
-        if state.transaction_depth().is_some() {
-            return Err(StoreError::Internal(
-                "a request transaction was opened inside another".into(),
-            ));
-        }
-        state
-            .change_transaction_depth(TransactionDepthChange::IncreaseDepth)
-            .map_err(map_diesel_error)?;
+/// Opens a transaction on `shared` in diesel's bookkeeping, before anything is sent (so
+/// a nested `transaction()` makes a savepoint, and a connection dropped before
+/// `end_transaction` is broken in the pool's eyes and never reused mid-transaction).
+/// `send_begin` then sends the `BEGIN`.
+/// Errors: `Internal` when the connection is in use or already in a transaction.
+pub(crate) fn open_transaction(shared: &Arc<RwLock<Pooled>>) -> Result<(), StoreError> {
+    let mut conn = shared.try_write().map_err(|_| {
+        StoreError::Internal("a request transaction was opened on a busy connection".into())
+    })?;
+    let conn: &mut AsyncPgConnection = &mut conn;
+    let status: &mut TransactionManagerStatus =
+        <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn);
+    let state = status.transaction_state().map_err(map_diesel_error)?;
+    if state.transaction_depth().is_some() {
+        return Err(StoreError::Internal(
+            "a request transaction was opened inside another".into(),
+        ));
     }
+    state
+        .change_transaction_depth(TransactionDepthChange::IncreaseDepth)
+        .map_err(map_diesel_error)
+}
+
+/// Sends `BEGIN` for the transaction `open_transaction` opened, without waiting for an
+/// answer before the statements issued right after it on the same connection: they
+/// travel together.
+/// Errors: `Unavailable` when `BEGIN` failed (the connection is then marked broken).
+pub(crate) async fn send_begin(shared: &Arc<RwLock<Pooled>>) -> Result<(), StoreError> {
     let begun = {
         let conn = shared.clone().read_owned().await;
         let conn: &AsyncPgConnection = &conn;

@@ -165,6 +165,14 @@ impl PgStore {
         }
     }
 
+    /// This store with every call on a pooled connection of its own.
+    pub(crate) fn unbound(&self) -> Self {
+        Self {
+            bound: None,
+            ..self.clone()
+        }
+    }
+
     /// This store bound to a unit of work's connection.
     pub(crate) fn bound_to(&self, bound: crate::unit_of_work::Bound) -> Self {
         Self {

@@ -19,7 +19,7 @@ use futures_util::future::LocalBoxFuture;
 use stablepay_domain::ports::{self, Access, KeyClaim, StoreError, UnitOfWork, UnitsOfWork};
 use tokio::sync::RwLock;
 
-use crate::diesel_internals::{begin_pipelined, end_transaction};
+use crate::diesel_internals::{end_transaction, open_transaction, send_begin};
 use crate::key_check::KeyCheck;
 use crate::pool::Pooled;
 use crate::PgStore;
@@ -138,16 +138,16 @@ impl UnitOfWork for PgUnitOfWork {
         true
     }
 
-    fn begin(&self) -> LocalBoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            use std::sync::atomic::Ordering;
-            if self.access != Access::AtomicWrite || self.began.swap(true, Ordering::Relaxed) {
-                return Err(StoreError::Internal(
-                    "a transaction was begun outside an atomic write, or twice".into(),
-                ));
-            }
-            begin_pipelined(&self.bound().conn).await
-        })
+    fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError> {
+        use std::sync::atomic::Ordering;
+        if self.access != Access::AtomicWrite || self.began.load(Ordering::Relaxed) {
+            return Err(StoreError::Internal(
+                "a transaction was begun outside an atomic write, or twice".into(),
+            ));
+        }
+        open_transaction(&self.bound().conn)?;
+        self.began.store(true, Ordering::Relaxed);
+        Ok(Box::pin(send_begin(&self.bound().conn)))
     }
 
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {

@@ -61,7 +61,7 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
         let scope = idempotency_scope(merchant, key);
         let unit = store.open(Access::AtomicWrite, None).await.unwrap();
         let (begun, reserved) = futures_util::future::join(
-            unit.begin(),
+            unit.begin().unwrap(),
             unit.ports().idempotency().reserve(&scope, [1; 32], 60),
         )
         .await;
@@ -85,14 +85,14 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
     }
     // A second begin is refused (a request transaction never nests).
     let unit = store.open(Access::AtomicWrite, None).await.unwrap();
-    unit.begin().await.unwrap();
-    assert!(unit.begin().await.is_err());
+    unit.begin().unwrap().await.unwrap();
+    assert!(unit.begin().is_err());
     unit.finish(false).await.unwrap();
     drop(unit);
 
     // Abandoned mid-transaction (a client that went away): the pool drops the connection.
     let (unit, abandoned) = unit_backend_pid(&store, Access::AtomicWrite).await;
-    unit.begin().await.unwrap();
+    unit.begin().unwrap().await.unwrap();
     drop(unit);
     let next = backend_pid(&store).await;
     assert_ne!(

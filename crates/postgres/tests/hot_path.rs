@@ -19,7 +19,7 @@ async fn in_transaction<T>(
     work: impl AsyncFnOnce(&dyn Storage) -> T,
 ) -> T {
     let unit = store.open(Access::AtomicWrite, None).await.unwrap();
-    unit.begin().await.unwrap();
+    unit.begin().unwrap().await.unwrap();
     let out = work(unit.ports()).await;
     unit.finish(commit).await.unwrap();
     out

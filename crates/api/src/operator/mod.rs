@@ -8,9 +8,13 @@ mod record;
 
 use clap::Subcommand;
 use secrecy::ExposeSecret;
-use stablepay_domain::ports::{DashboardUserStore, SystemClock};
+use stablepay_domain::ports::SystemClock;
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_domain::services::{create_api_key, invite_dashboard_user};
+use stablepay_domain::services::{
+    create_api_key, create_merchant, disable_dashboard_user, invite_dashboard_user,
+    list_any_api_keys, list_dashboard_users, list_merchants, revoke_any_api_key,
+    set_merchant_fee_tier,
+};
 use stablepay_domain::{ApiKeyId, DashboardUserId, Email, FeeTier, Merchant, MerchantId, Mode};
 use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 
@@ -124,14 +128,13 @@ pub async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
             json,
         } => {
             let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            let m = store
-                .create_merchant(&name, tier)
+            let m = create_merchant(&name, tier, &store)
                 .await
                 .map_err(|e| e.to_string())?;
             merchant_record(&m).print(json);
         }
         MerchantCommand::List { json } => {
-            for m in store.list_merchants().await.map_err(|e| e.to_string())? {
+            for m in list_merchants(&store).await.map_err(|e| e.to_string())? {
                 merchant_record(&m).print(json);
             }
         }
@@ -141,8 +144,7 @@ pub async fn merchants(cmd: MerchantCommand) -> Result<(), String> {
             fee_bps,
         } => {
             let tier = FeeTier::from_parts(&fee_tier, fee_bps)?;
-            store
-                .set_fee_tier(merchant_id(&merchant)?, tier)
+            set_merchant_fee_tier(merchant_id(&merchant)?, tier, &store)
                 .await
                 .map_err(|e| e.to_string())?;
             Record::new()
@@ -185,8 +187,7 @@ pub async fn keys(cmd: KeyCommand) -> Result<(), String> {
         }
         KeyCommand::List { merchant, json } => {
             let merchant = merchant.as_deref().map(merchant_id).transpose()?;
-            for k in store
-                .list_api_keys(merchant)
+            for k in list_any_api_keys(merchant, &store)
                 .await
                 .map_err(|e| e.to_string())?
             {
@@ -202,8 +203,7 @@ pub async fn keys(cmd: KeyCommand) -> Result<(), String> {
         }
         KeyCommand::Revoke { key_id } => {
             let id = ApiKeyId::parse(&key_id).map_err(|e| e.to_string())?;
-            store
-                .revoke_api_key(id)
+            revoke_any_api_key(id, &store)
                 .await
                 .map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
             Record::new()
@@ -245,7 +245,10 @@ pub async fn users(cmd: UserCommand) -> Result<(), String> {
         }
         UserCommand::List { merchant, json } => {
             let merchant = merchant.as_deref().map(merchant_id).transpose()?;
-            for u in store.users(merchant).await.map_err(|e| e.to_string())? {
+            for u in list_dashboard_users(merchant, &store)
+                .await
+                .map_err(|e| e.to_string())?
+            {
                 Record::new()
                     .with("id", u.id.to_string())
                     .with("merchant", u.merchant_id.to_string())
@@ -258,14 +261,9 @@ pub async fn users(cmd: UserCommand) -> Result<(), String> {
         }
         UserCommand::Disable { user_id } => {
             let id = DashboardUserId::parse(&user_id).map_err(|e| e.to_string())?;
-            let now = stablepay_domain::ports::Clock::now(&SystemClock);
-            if !store
-                .disable_user(id, now)
+            disable_dashboard_user(id, &store, &SystemClock)
                 .await
-                .map_err(|e| e.to_string())?
-            {
-                return Err(format!("no user {user_id}"));
-            }
+                .map_err(|e| e.to_string())?;
             Record::new()
                 .with("id", user_id)
                 .with("status", "disabled")

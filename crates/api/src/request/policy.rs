@@ -92,7 +92,8 @@ pub(super) async fn read(
             // guessed now stood during the read, whose answer therefore holds.
             return respond(reply);
         }
-        drop(reply);
+        // The claimed unit's connection goes back before another is taken.
+        drop((reply, unit));
         let unit = start.open(access, None).await?;
         return respond(handler(start.call(auth, body.clone(), unit)).await);
     }
@@ -190,8 +191,12 @@ async fn in_transaction(
     call: Call,
 ) -> (bool, Result<HttpResponse, ApiError>) {
     let store = unit.ports().idempotency();
+    let begin = match unit.begin() {
+        Ok(begin) => begin,
+        Err(e) => return (false, Err(e.into())),
+    };
     let reserve = store.reserve(scope, hash, STALE_SECS);
-    let (begun, (reserved, outcome)) = join(unit.begin(), join(reserve, write.run(call))).await;
+    let (begun, (reserved, outcome)) = join(begin, join(reserve, write.run(call))).await;
     let reserved = match begun.and(reserved) {
         Ok(reserved) => reserved,
         Err(e) => return (false, Err(e.into())),

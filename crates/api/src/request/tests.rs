@@ -163,10 +163,10 @@ impl UnitOfWork for FakeUnit {
     fn claim_held(&self) -> bool {
         false
     }
-    fn begin(&self) -> LocalBoxFuture<'_, Result<(), StoreError>> {
+    fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError> {
         self.log.push("begin");
         self.in_transaction.store(true, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
+        Ok(Box::pin(async { Ok(()) }))
     }
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
         if self.in_transaction.swap(false, Ordering::SeqCst) {

@@ -72,6 +72,17 @@ pub struct ApiKey {
     pub last_used_at: Option<Timestamp>,
 }
 
+/// An API key as the operator's command line lists it (any merchant's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeySummary {
+    pub id: ApiKeyId,
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub last4: String,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+}
+
 /// Who is calling: every query is scoped by `merchant_id` and `mode`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthContext {

@@ -24,7 +24,7 @@ pub use checkout_session::{CheckoutSession, SessionMode, SessionStatus};
 pub use dashboard::{DashboardSession, DashboardUser, Email, LoginRecord, NewPassword, UserStatus};
 pub use event::EventType;
 pub use ids::*;
-pub use merchant::{Actor, ApiKey, AuthContext, FeeTier, Merchant};
+pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant};
 pub use page::{Page, PageRequest, PageRequestError};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;

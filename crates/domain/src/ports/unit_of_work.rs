@@ -76,11 +76,12 @@ pub trait UnitOfWork: Send + Sync {
     fn claim_held(&self) -> bool;
 
     /// Begins the unit's transaction (`Access::AtomicWrite` only): every later call
-    /// through `ports` is inside it until `finish`. The returned future may be run beside
-    /// the first statements, which then travel with it.
-    /// Errors: `Unavailable` when it could not begin; `Internal` for another access, or a
-    /// second begin.
-    fn begin(&self) -> LocalBoxFuture<'_, Result<(), StoreError>>;
+    /// through `ports` is inside it until `finish`. Returns the future that starts it at
+    /// the database, to be run beside the first statements, which then travel with it.
+    /// Errors: `Internal` for another access, a second begin, or a unit whose calls are
+    /// still running; nothing was begun. The future: `Unavailable` when the transaction
+    /// could not start (`finish` still ends the unit).
+    fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError>;
 
     /// Ends the transaction: committed when `commit`, else rolled back; nothing for a
     /// unit that began none.

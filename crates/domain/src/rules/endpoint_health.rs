@@ -84,6 +84,8 @@ pub enum FailureUpdate {
 
 /// How often a failing endpoint's record is written while the streak goes on.
 const RECORD_EVERY_SECS: i64 = 60;
+/// The longest period the rule applies (a hundred years: "never", in practice).
+const MAX_PERIOD_SECS: i64 = 100 * 366 * 86_400;
 
 /// The streak goes on from the stored one unless the last stored failure is older than
 /// the period (plus the minute records may lag): an idle gap restarts it, so one failure
@@ -94,7 +96,8 @@ pub fn after_failed_batch(
     last_attempted: Timestamp,
     rule: &HealthRule,
 ) -> FailureUpdate {
-    let period = rule.disable_after_secs;
+    // Bounded so that date arithmetic never overflows, whatever the configuration says.
+    let period = rule.disable_after_secs.clamp(0, MAX_PERIOD_SECS);
     let since = match (stored.failing_since, stored.last_failed_at) {
         (Some(since), Some(last))
             if last >= first_started.plus_seconds(-(period + RECORD_EVERY_SECS)) =>

@@ -1,5 +1,6 @@
 //! Use cases, one per file. Each takes the ports it needs as `&dyn` references.
 
+mod administer_merchants;
 mod bill_subscriptions;
 mod chain_config;
 mod complete_dashboard_setup;
@@ -37,6 +38,7 @@ mod tokens;
 mod verify_wallet;
 mod write_billing;
 
+pub use administer_merchants::*;
 pub use bill_subscriptions::*;
 pub use chain_config::*;
 pub use complete_dashboard_setup::*;

@@ -129,7 +129,9 @@ impl PgStore {
                 }
             }
         }
-        let store = self.clone();
+        // Off the request: a connection of its own, never the unit's (whose transaction
+        // it would join).
+        let store = self.unbound();
         tokio::spawn(async move {
             let Ok(mut conn) = store.conn().await else {
                 return;

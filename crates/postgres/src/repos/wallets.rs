@@ -105,12 +105,12 @@ impl WalletRepository for PgStore {
     }
 
     async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let row = w::table
             .filter(w::id.eq(id.uuid()))
             .filter(w::merchant_id.eq(merchant.uuid()))
             .select(WalletRow::as_select())
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
@@ -214,7 +214,7 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         page: &PageRequest,
     ) -> Result<Page<Wallet>, StoreError> {
-        let mut conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         let mut q = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
             .select(WalletRow::as_select())
@@ -225,7 +225,7 @@ impl WalletRepository for PgStore {
         let rows = q
             .order(w::id.desc())
             .limit(page.fetch_limit())
-            .load(&mut conn)
+            .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
         Page::from_overfetch(rows, page).try_map(Wallet::try_from)

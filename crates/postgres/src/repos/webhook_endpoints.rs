@@ -6,6 +6,7 @@ use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, Web
 
 use crate::cipher::endpoint_aad;
 use crate::error::map_diesel_error;
+use crate::key_check::{first_checked, load_checked};
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
 use crate::schema::{webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
@@ -51,17 +52,17 @@ impl WebhookEndpointRepository for PgStore {
         mode: Mode,
         id: WebhookEndpointId,
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
-        let mut conn = self.conn().await?;
-        let row = we::table
-            .filter(we::id.eq(id.uuid()))
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
-            .filter(we::deleted_at.is_null())
-            .select(EndpointRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
+        let row: Option<EndpointRow> = first_checked!(
+            self,
+            we::table
+                .filter(we::id.eq(id.uuid()))
+                .filter(we::merchant_id.eq(merchant.uuid()))
+                .filter(we::livemode.eq(mode.is_live()))
+                .filter(we::deleted_at.is_null())
+                .select(EndpointRow::as_select()),
+            merchant,
+            mode
+        );
         row.map(WebhookEndpoint::try_from).transpose()
     }
 
@@ -71,7 +72,6 @@ impl WebhookEndpointRepository for PgStore {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Page<WebhookEndpoint>, StoreError> {
-        let mut conn = self.conn().await?;
         let mut q = we::table
             .filter(we::merchant_id.eq(merchant.uuid()))
             .filter(we::livemode.eq(mode.is_live()))
@@ -81,12 +81,12 @@ impl WebhookEndpointRepository for PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(we::id.lt(after));
         }
-        let rows = q
-            .order(we::id.desc())
-            .limit(page.fetch_limit())
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let rows: Vec<EndpointRow> = load_checked!(
+            self,
+            q.order(we::id.desc()).limit(page.fetch_limit()),
+            merchant,
+            mode
+        );
         Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from)
     }
 
