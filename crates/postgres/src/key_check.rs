@@ -47,14 +47,20 @@ impl KeyCheck {
 }
 
 impl PgStore {
-    /// The check this store's reads by `merchant` and `mode` must carry, if it is a
-    /// unit opened with a claim to them.
-    pub(crate) fn key_check_for(&self, merchant: MerchantId, mode: Mode) -> Option<Arc<KeyCheck>> {
+    /// The check this store's reads of `merchant`'s rows must carry, if it is a unit
+    /// opened with a claim to them: rows of one `mode`, or (`None`) rows the merchant's
+    /// keys of either mode share, such as its wallets.
+    pub(crate) fn key_check_for(
+        &self,
+        merchant: MerchantId,
+        mode: Option<Mode>,
+    ) -> Option<Arc<KeyCheck>> {
         self.bound
             .as_ref()?
             .check
             .as_ref()
-            .filter(|v| v.merchant == merchant.uuid() && v.livemode == mode.is_live())
+            .filter(|v| v.merchant == merchant.uuid())
+            .filter(|v| mode.is_none_or(|m| v.livemode == m.is_live()))
             .cloned()
     }
 }
@@ -75,10 +81,16 @@ macro_rules! key_stands {
     };
 }
 
-/// The first row of `$q`, a read of one resource by `$merchant` and `$mode`: in a unit
+/// The first row of `$q`, a read of one resource by `$merchant` (and `$mode`, if given): in a unit
 /// checking a claim to them, on condition that its key stands, and a row found confirms it.
 macro_rules! first_checked {
-    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
+    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {
+        $crate::key_check::first_checked!(@ $self, $q, $merchant, Some($mode))
+    };
+    ($self:ident, $q:expr, $merchant:expr) => {
+        $crate::key_check::first_checked!(@ $self, $q, $merchant, None)
+    };
+    (@ $self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
         let check = $self.key_check_for($merchant, $mode);
         let conn = $self.shared_conn().await?;
         let q = $q;
@@ -105,11 +117,17 @@ macro_rules! first_checked {
     }};
 }
 
-/// The rows of `$q`, a boxed, ordered and limited page of the rows of `$merchant` and
-/// `$mode`: in a request checked for them, on condition that its key stands, and a page
+/// The rows of `$q`, a boxed, ordered and limited page of the rows of `$merchant` (and
+/// `$mode`, if given): in a request checked for them, on condition that its key stands, and a page
 /// with a row confirms it (an empty one confirms nothing).
 macro_rules! load_checked {
-    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
+    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {
+        $crate::key_check::load_checked!(@ $self, $q, $merchant, Some($mode))
+    };
+    ($self:ident, $q:expr, $merchant:expr) => {
+        $crate::key_check::load_checked!(@ $self, $q, $merchant, None)
+    };
+    (@ $self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
         let check = $self.key_check_for($merchant, $mode);
         let mut q = $q;
         if let Some(v) = &check {

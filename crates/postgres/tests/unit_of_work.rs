@@ -85,3 +85,63 @@ async fn a_claimed_read_holds_only_for_a_standing_key_with_its_row() {
     );
     drop(first);
 }
+
+/// A wallet is the merchant's in both modes: a read of it checks the key's claim to the
+/// merchant alone, holds while the key stands, and sees nothing once it is revoked.
+#[tokio::test]
+async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
+    let (store, m) = store_with_merchant().await;
+    let key = store.create_api_key(m, Mode::Live, None).await.unwrap();
+    let hash = api_keys::hash(&key.secret);
+    let claimed = store
+        .authenticate(hash, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .context;
+    let now = SystemClock.now();
+    let wallet = Wallet {
+        id: WalletId::generate(),
+        merchant_id: m,
+        address: Address::from_bytes([0x42; 20]),
+        chain: ChainId::BaseSepolia,
+        status: WalletStatus::Pending,
+        verified_at: None,
+        verified_mode: None,
+        revoked_at: None,
+        created_at: now,
+    };
+    let challenge = WalletChallenge {
+        wallet_id: wallet.id,
+        nonce: "00".repeat(16),
+        message: "sign".into(),
+        expires_at: now.plus_seconds(600),
+        used_at: None,
+        created_at: now,
+    };
+    store
+        .insert_with_challenge(&wallet, &challenge)
+        .await
+        .unwrap();
+    let read = || {
+        let claim = Some(KeyClaim {
+            key_sha256: hash,
+            claimed: claimed.clone(),
+        });
+        let store = store.clone();
+        async move {
+            let unit = store.open(Access::Read, claim).await.unwrap();
+            let one = unit.ports().wallets().get(m, wallet.id).await.unwrap();
+            let page = unit
+                .ports()
+                .wallets()
+                .list(m, &PageRequest::first(20))
+                .await
+                .unwrap();
+            (unit.claim_held(), one.is_some(), page.data.len())
+        }
+    };
+    assert_eq!(read().await, (true, true, 1));
+    store.revoke_api_key(key.id).await.unwrap();
+    assert_eq!(read().await, (false, false, 0));
+}

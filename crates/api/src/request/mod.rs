@@ -68,14 +68,6 @@ impl Call {
         self.unit.ports()
     }
 
-    pub fn path(&self, name: &str) -> String {
-        self.req
-            .match_info()
-            .get(name)
-            .unwrap_or_default()
-            .to_owned()
-    }
-
     /// The `{id}` path segment as a typed id; anything unparsable is the same 404 as an
     /// id that names nothing (`Missing::of(id)`).
     pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {

@@ -132,42 +132,43 @@ pub(super) async fn atomic_write(
     handler: AtomicHandler,
 ) -> Result<HttpResponse, ApiError> {
     let unit = start.open(Access::AtomicWrite, None).await?;
-    let hash = start
-        .body
-        .as_ref()
-        .map(|b| body_hash(b))
-        .unwrap_or_default();
-    let guessed_scope = match (start.guess(), &start.body) {
-        (Some(guess), Ok(_)) => idempotency::scope(&start.req, &guess)
+    let guessed = match (start.guess(), &start.body) {
+        (Some(guess), Ok(body)) => idempotency::scope(&start.req, &guess)
             .ok()
             .flatten()
-            .map(|scope| (guess, scope)),
+            .map(|scope| (guess, scope, body_hash(body))),
         _ => None,
     };
-    let (auth, looked) = match guessed_scope {
-        Some((guess, scope)) => {
-            let lookup = unit.ports().idempotency().lookup(&scope, hash, STALE_SECS);
+    let (auth, looked) = match &guessed {
+        Some((guess, scope, hash)) => {
+            let lookup = unit.ports().idempotency().lookup(scope, *hash, STALE_SECS);
             let (auth, looked) = join(start.authenticate(unit.as_ref()), lookup).await;
             let auth = auth?;
-            let looked = (auth == guess).then_some(looked);
+            let looked = (auth == *guess).then_some(looked);
             (auth, looked)
         }
         None => (start.authenticate(unit.as_ref()).await?, None),
     };
     let body = start.body.clone()?;
-    let Some(scope) = idempotency::scope(&start.req, &auth)? else {
-        // Without a key there is no record to commit with: each port call stands alone.
-        let call = start.call(auth, body, unit);
-        let write = handler(call.clone()).await?;
-        return respond(write.run(call).await);
-    };
-    let looked = match looked {
-        Some(looked) => looked,
-        None => {
-            unit.ports()
+    // A guess that held named the key's own scope, already looked at; otherwise the
+    // scope is read for the key as it stands.
+    let (scope, hash, looked) = match (guessed, looked) {
+        (Some((_, scope, hash)), Some(looked)) => (scope, hash, looked),
+        _ => {
+            let Some(scope) = idempotency::scope(&start.req, &auth)? else {
+                // Without a key there is no record to commit with: each port call stands
+                // alone.
+                let call = start.call(auth, body, unit);
+                let write = handler(call.clone()).await?;
+                return respond(write.run(call).await);
+            };
+            let hash = body_hash(&body);
+            let looked = unit
+                .ports()
                 .idempotency()
                 .lookup(&scope, hash, STALE_SECS)
-                .await
+                .await;
+            (scope, hash, looked)
         }
     };
     if let Some(answer) = answer_without_running(looked?) {

@@ -104,8 +104,10 @@ pub async fn prepare_checkout_session(
             format!("{} is not available on {}", req.currency, chain.name()),
         );
     }
-    errors.into_result()?;
-    let token = token.ok_or_else(|| ValidationErrors::single("currency", "is not available"))?;
+    // A missing token pushed its error: `filter` then falls through to the errors too.
+    let Some(token) = token.filter(|_| errors.is_empty()) else {
+        return Err(errors.into());
+    };
     let plan = match &req.terms {
         SessionTerms::Subscription { plan, .. } => {
             Some(subscription_terms::read_plan(chain, *plan, req.currency, deps).await?)

@@ -100,13 +100,13 @@ pub(super) async fn record_outcomes(
         .filter(|(_, h)| **h == BatchHealth::Succeeded)
         .map(|(id, _)| id.uuid())
         .collect();
-    let failed: Vec<_> = judged
+    let failed: std::collections::BTreeMap<_, _> = judged
         .into_iter()
         .filter_map(|(id, h)| match h {
             BatchHealth::Failed {
                 first_started,
                 last_attempted,
-            } => Some((id, first_started, last_attempted)),
+            } => Some((id, (first_started, last_attempted))),
             _ => None,
         })
         .collect();

@@ -1,6 +1,8 @@
 //! Failing webhook endpoints' records: read and locked, judged by the domain's health
 //! rule (`rules::endpoint_health`), and written back as it decided.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use diesel::sql_types::{Array, Bool, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel::QueryableByName;
@@ -36,22 +38,22 @@ struct Stored {
     last_failed_at: Option<DateTime<Utc>>,
 }
 
-/// Applies the health rule to endpoints whose batch attempts all failed: `failed` holds
-/// each endpoint with its batch's first start and last end. Runs inside the caller's
+/// Applies the health rule to endpoints whose batch attempts all failed: `failed` maps
+/// each to its batch's first start and last end. Runs inside the caller's
 /// transaction.
 pub(super) async fn record_failures(
     conn: &mut AsyncPgConnection,
-    failed: &[(WebhookEndpointId, Timestamp, Timestamp)],
+    failed: &BTreeMap<WebhookEndpointId, (Timestamp, Timestamp)>,
     rule: &HealthRule,
 ) -> diesel::QueryResult<()> {
-    let ids: Vec<Uuid> = failed.iter().map(|(id, _, _)| id.uuid()).collect();
+    let ids: Vec<Uuid> = failed.keys().map(|id| id.uuid()).collect();
     let stored: Vec<Stored> = Prepared(diesel::sql_query(LOCK_SQL).bind::<Array<SqlUuid>, _>(ids))
         .load(conn)
         .await?;
     let (mut ids, mut since, mut last, mut disable) = (vec![], vec![], vec![], vec![]);
     for row in stored {
-        let Some((_, first_started, last_attempted)) =
-            failed.iter().find(|(id, _, _)| id.uuid() == row.id)
+        let Some((first_started, last_attempted)) =
+            failed.get(&WebhookEndpointId::from_uuid(row.id))
         else {
             continue;
         };

@@ -9,6 +9,7 @@ use stablepay_domain::{
 };
 
 use crate::error::map_diesel_error;
+use crate::key_check::{first_checked, load_checked};
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
 use crate::PgStore;
@@ -105,15 +106,14 @@ impl WalletRepository for PgStore {
     }
 
     async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError> {
-        let conn = self.shared_conn().await?;
-        let row = w::table
-            .filter(w::id.eq(id.uuid()))
-            .filter(w::merchant_id.eq(merchant.uuid()))
-            .select(WalletRow::as_select())
-            .first(&mut &*conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
+        let row: Option<WalletRow> = first_checked!(
+            self,
+            w::table
+                .filter(w::id.eq(id.uuid()))
+                .filter(w::merchant_id.eq(merchant.uuid()))
+                .select(WalletRow::as_select()),
+            merchant
+        );
         row.map(Wallet::try_from).transpose()
     }
 
@@ -214,7 +214,6 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         page: &PageRequest,
     ) -> Result<Page<Wallet>, StoreError> {
-        let conn = self.shared_conn().await?;
         let mut q = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
             .select(WalletRow::as_select())
@@ -222,12 +221,11 @@ impl WalletRepository for PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(w::id.lt(after));
         }
-        let rows = q
-            .order(w::id.desc())
-            .limit(page.fetch_limit())
-            .load(&mut &*conn)
-            .await
-            .map_err(map_diesel_error)?;
+        let rows: Vec<WalletRow> = load_checked!(
+            self,
+            q.order(w::id.desc()).limit(page.fetch_limit()),
+            merchant
+        );
         Page::from_overfetch(rows, page).try_map(Wallet::try_from)
     }
 

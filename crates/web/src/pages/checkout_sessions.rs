@@ -252,11 +252,11 @@ page_handler!(create, |p| async move {
         subscriptions: s.store.subscriptions(),
         plan_min_interval_secs: s.plan_min_interval_secs,
     };
-    let created = match prepare_checkout_session(&p.ctx(), request, &read).await {
-        Ok(prepared) => create_checkout_session(&p.ctx(), prepared, &deps).await,
-        Err(e) => Err(e),
+    let created = async {
+        let prepared = prepare_checkout_session(&p.ctx(), request, &read).await?;
+        create_checkout_session(&p.ctx(), prepared, &deps).await
     };
-    match created {
+    match created.await {
         Ok(session) => {
             let created = line(&p, &session);
             render(
