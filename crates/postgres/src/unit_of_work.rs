@@ -88,40 +88,32 @@ impl PgStore {
         access: Access,
         claim: Option<KeyClaim>,
     ) -> Result<PgUnitOfWork, StoreError> {
-        {
-            let conn = match access {
-                Access::Read => self.shared_read_connection().await?,
-                _ => Arc::new(RwLock::new(self.pooled().await?)),
-            };
-            let bound = Bound {
-                conn,
-                exclusive: access == Access::AtomicWrite,
-                shared: access == Access::Read,
-                check: claim.as_ref().and_then(KeyCheck::new).map(Arc::new),
-            };
-            Ok(PgUnitOfWork {
-                store: self.bound_to(bound),
-                access,
-                began: std::sync::atomic::AtomicBool::new(false),
-            })
-        }
+        let conn = match access {
+            Access::Read => self.shared_read_connection().await?,
+            _ => Arc::new(RwLock::new(self.pooled().await?)),
+        };
+        let bound = Bound {
+            conn,
+            exclusive: access == Access::AtomicWrite,
+            shared: access == Access::Read,
+            check: claim.as_ref().and_then(KeyCheck::new).map(Arc::new),
+        };
+        Ok(PgUnitOfWork {
+            store: self.bound_to(bound.clone()),
+            bound,
+            access,
+            began: std::sync::atomic::AtomicBool::new(false),
+        })
     }
 }
 
 /// One request's storage.
 pub(crate) struct PgUnitOfWork {
+    /// The store bound to `bound`: the ports handed to the request.
     pub(crate) store: PgStore,
+    bound: Bound,
     access: Access,
     began: std::sync::atomic::AtomicBool,
-}
-
-impl PgUnitOfWork {
-    fn bound(&self) -> &Bound {
-        self.store
-            .bound
-            .as_ref()
-            .expect("a unit's store is always bound")
-    }
 }
 
 impl UnitOfWork for PgUnitOfWork {
@@ -130,7 +122,7 @@ impl UnitOfWork for PgUnitOfWork {
     }
 
     fn claim_held(&self) -> bool {
-        let Some(check) = self.bound().check.as_ref().filter(|c| c.confirmed()) else {
+        let Some(check) = self.bound.check.as_ref().filter(|c| c.confirmed()) else {
             return false;
         };
         // What authentication would have recorded (at most once a minute per key).
@@ -145,9 +137,9 @@ impl UnitOfWork for PgUnitOfWork {
                 "a transaction was begun outside an atomic write, or twice".into(),
             ));
         }
-        open_transaction(&self.bound().conn)?;
+        open_transaction(&self.bound.conn)?;
         self.began.store(true, Ordering::Relaxed);
-        Ok(Box::pin(send_begin(&self.bound().conn)))
+        Ok(Box::pin(send_begin(&self.bound.conn)))
     }
 
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
@@ -155,7 +147,7 @@ impl UnitOfWork for PgUnitOfWork {
             if !self.began.load(std::sync::atomic::Ordering::Relaxed) {
                 return Ok(());
             }
-            end_transaction(&self.bound().conn, commit).await
+            end_transaction(&self.bound.conn, commit).await
         })
     }
 }
