@@ -68,6 +68,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .arg(report_dir.join(format!("junit-{mode}.xml")))
             .args(["--request-timeout", "20"])
             .arg("--no-color")
+            .env(
+                "SCHEMATHESIS_HOOKS",
+                root().join("xtask/schemathesis_hooks.py"),
+            )
             .current_dir(&report_dir);
         if let Some(seed) = &seed {
             cmd.args(["--seed", seed]);

@@ -388,14 +388,24 @@ fn every_spec_endpoint_and_body_field_is_documented() {
         }
         let op = current.expect("a body table follows its endpoint");
         let body = resolve(&op["requestBody"]["content"]["application/json"]["schema"]);
+        // A body that is one of several shapes (the session request, per mode) documents
+        // a field if any shape has it, and requires it if every shape does.
+        let shapes: Vec<&Value> = match body["oneOf"].as_array() {
+            Some(alternatives) => alternatives.iter().map(resolve).collect(),
+            None => vec![body],
+        };
         let at = format!("{} body field {}", op["operationId"], cells[1]);
         assert!(
-            body["properties"].get(cells[1]).is_some(),
+            shapes
+                .iter()
+                .any(|b| b["properties"].get(cells[1]).is_some()),
             "{at} is not documented"
         );
-        let required = body["required"]
-            .as_array()
-            .is_some_and(|r| r.iter().any(|f| f == cells[1]));
+        let required = shapes.iter().all(|b| {
+            b["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|f| f == cells[1]))
+        });
         assert_eq!(
             required,
             cells[3] == "yes",

@@ -74,37 +74,13 @@ pub struct PageParams {
     starting_after: Option<String>,
 }
 
-/// Schemas of request fields that accept more than one JSON type.
-pub mod fields {
-    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
-
-    fn of(kind: Type) -> ObjectBuilder {
-        ObjectBuilder::new().schema_type(SchemaType::Type(kind))
-    }
-
-    pub fn chain_selector() -> Schema {
-        OneOfBuilder::new()
-            .item(of(Type::Integer).enum_values(Some([8453, 84532])))
-            .item(of(Type::String).enum_values(Some(["base", "base-sepolia", "8453", "84532"])))
-            .item(of(Type::Null))
-            .into()
-    }
-
-    pub fn plan_id() -> Schema {
-        OneOfBuilder::new()
-            .item(of(Type::String).pattern(Some("^[0-9]{1,39}$")))
-            .item(of(Type::Integer).minimum(Some(1)))
-            .item(of(Type::Null))
-            .into()
-    }
-}
-
 /// The document as JSON, built once.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
         conventions::apply(&mut doc, &pinned_objects());
+        request_rules::apply(&mut doc);
         doc
     })
 }
@@ -145,3 +121,5 @@ fn pinned_objects() -> Vec<(String, &'static str)> {
 }
 
 mod conventions;
+pub mod fields;
+mod request_rules;

@@ -26,25 +26,25 @@ use stablepay_domain::representation::{CheckoutSessionResource, List};
 pub struct CreateSessionBody {
     #[schema(value_type = SessionMode)]
     mode: Option<String>,
-    #[schema(value_type = String, min_length = 1, max_length = 120)]
+    #[schema(schema_with = crate::openapi::fields::title, required = true)]
     title: Option<String>,
     /// Required in payment mode; in subscription mode it must equal the plan's, if given.
-    #[schema(value_type = Option<Amount>)]
+    #[schema(schema_with = crate::openapi::fields::positive_amount)]
     amount: Option<serde_json::Value>,
-    #[schema(max_length = 500)]
+    #[schema(schema_with = crate::openapi::fields::description)]
     description: Option<String>,
     /// A verified settlement wallet (default: the merchant's first verified wallet).
     #[schema(value_type = Option<Address>)]
     recipient: Option<String>,
     /// Your own id for the buyer, echoed on the payment and in webhooks.
-    #[schema(min_length = 1, max_length = 250)]
+    #[schema(schema_with = crate::openapi::fields::customer_reference)]
     customer_reference: Option<String>,
     /// Free key-value data, echoed back verbatim.
     #[schema(value_type = Option<Object>)]
     metadata: Option<Box<RawValue>>,
-    #[schema(max_length = 2000)]
+    #[schema(schema_with = crate::openapi::fields::redirect_url)]
     success_url: Option<String>,
-    #[schema(max_length = 2000)]
+    #[schema(schema_with = crate::openapi::fields::redirect_url)]
     cancel_url: Option<String>,
     /// Default 86400.
     #[schema(value_type = Option<u32>, minimum = 600, maximum = 604800)]

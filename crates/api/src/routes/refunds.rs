@@ -19,9 +19,9 @@ pub(crate) struct RefundBody {
     #[schema(value_type = TxHash)]
     tx_hash: Option<String>,
     /// If given, must equal the transfer's amount.
-    #[schema(value_type = Option<Amount>)]
+    #[schema(schema_with = crate::openapi::fields::positive_amount)]
     amount: Option<serde_json::Value>,
-    #[schema(max_length = 500)]
+    #[schema(schema_with = crate::openapi::fields::reason)]
     reason: Option<String>,
 }
 

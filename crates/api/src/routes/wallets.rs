@@ -25,7 +25,7 @@ pub(crate) struct RegisterBody {
 #[schema(as = VerifyWalletRequest)]
 pub(crate) struct VerifyBody {
     /// The EIP-191 signature of `verification.message` (or an ERC-1271 contract wallet's).
-    #[schema(value_type = String, pattern = "^0x[0-9a-fA-F]+$")]
+    #[schema(schema_with = crate::openapi::fields::signature, required = true)]
     signature: Option<String>,
 }
 

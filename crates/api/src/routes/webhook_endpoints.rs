@@ -22,12 +22,12 @@ use stablepay_domain::Missing;
 #[schema(as = CreateWebhookEndpointRequest)]
 pub(crate) struct CreateEndpointBody {
     /// A public https URL (≤ 2000 characters).
-    #[schema(value_type = String, max_length = 2000)]
+    #[schema(schema_with = crate::openapi::fields::webhook_url, required = true)]
     url: Option<String>,
     /// The events to deliver; empty or absent means every event.
     #[schema(value_type = Option<Vec<EventType>>)]
     enabled_events: Option<Vec<String>>,
-    #[schema(max_length = 500)]
+    #[schema(schema_with = crate::openapi::fields::description)]
     description: Option<String>,
     /// Refused: endpoints start enabled (kept to say so, rather than "unknown").
     #[schema(ignore)]
@@ -38,11 +38,11 @@ pub(crate) struct CreateEndpointBody {
 #[serde(deny_unknown_fields)]
 #[schema(as = UpdateWebhookEndpointRequest)]
 pub(crate) struct EndpointBody {
-    #[schema(max_length = 2000)]
+    #[schema(schema_with = crate::openapi::fields::webhook_url_update)]
     url: Option<String>,
     #[schema(value_type = Option<Vec<EventType>>)]
     enabled_events: Option<Vec<String>>,
-    #[schema(max_length = 500)]
+    #[schema(schema_with = crate::openapi::fields::description)]
     description: Option<String>,
     #[schema(value_type = Option<EndpointStatus>)]
     status: Option<String>,

@@ -113,11 +113,7 @@ impl serde::Serialize for Address {
 
 impl utoipa::PartialSchema for Address {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::representation::schema::pattern_string(
-            "^0x[0-9a-fA-F]{40}$",
-            "An EVM address, rendered with its EIP-55 checksum.",
-            "0x8d12A197cB00D4747a1fe03395095ce2A5CC6819",
-        )
+        crate::representation::schema::address()
     }
 }
 
