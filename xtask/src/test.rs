@@ -52,6 +52,7 @@ fn lint_workspace() -> Result<(), String> {
 fn run_tests(extra: &[String]) -> Result<(), String> {
     let anvil = tools::anvil()?;
     tools::chromium()?;
+    let x402_python = tools::x402_python()?;
     let pg = Postgres::provision("test")?;
     let chains = [chain::start(&anvil, 84532)?, chain::start(&anvil, 8453)?];
     // Tests that need a chain of their own (reorgs, a paused node) start anvil with the
@@ -67,6 +68,8 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     // Tests that need a chain find it here.
     let mut env = serde_json::json!({
         "anvil": anvil,
+        // The official x402 SDK's Python (agents pay sessions with it).
+        "x402_python": x402_python,
         "chains": chains.iter().map(|c| (c.chain_id.to_string(), c.to_json())).collect::<serde_json::Map<_, _>>(),
         "operator_private_key": chain::key(chain::OPERATOR),
         "keeper_private_key": chain::key(chain::KEEPER),

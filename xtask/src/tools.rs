@@ -208,22 +208,35 @@ pub fn chromium() -> Result<(), String> {
 pub const SCHEMATHESIS_PACKAGE: &str = "schemathesis==4.32.5";
 
 pub fn schemathesis() -> Result<PathBuf, String> {
-    let venv = tools_dir().join("schemathesis");
-    let st = venv.join("bin/st");
+    python_tool("schemathesis", &[SCHEMATHESIS_PACKAGE], "bin/st")
+}
+
+/// The official x402 SDK (PyPI `x402`, EVM and httpx extras), pinned: its defaults (spend
+/// caps, validity windows) change between releases. The e2e tests pay sessions with it.
+pub const X402_PACKAGES: &[&str] = &["x402[evm,httpx]==2.25.0"];
+
+/// The Python that has the x402 SDK.
+pub fn x402_python() -> Result<PathBuf, String> {
+    python_tool("x402", X402_PACKAGES, "bin/python")
+}
+
+/// A virtualenv `target/tools/<name>` with `packages` installed (once per pin); the path
+/// of its `program`.
+fn python_tool(name: &str, packages: &[&str], program: &str) -> Result<PathBuf, String> {
+    let venv = tools_dir().join(name);
+    let bin = venv.join(program);
     let pinned = venv.join(".installed");
+    let wanted = packages.join(" ");
     let installed = std::fs::read_to_string(&pinned).unwrap_or_default();
-    if st.is_file() && installed.trim() == SCHEMATHESIS_PACKAGE {
-        return Ok(st);
+    if bin.is_file() && installed.trim() == wanted {
+        return Ok(bin);
     }
-    println!("xtask: pip install {SCHEMATHESIS_PACKAGE} (into target/tools/schemathesis)");
+    println!("xtask: pip install {wanted} (into target/tools/{name})");
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))
-        .map_err(|e| format!("{e}\n(Python 3 with venv is required for the contract fuzzer)"))?;
-    run(Command::new(venv.join("bin/pip")).args([
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        SCHEMATHESIS_PACKAGE,
-    ]))?;
-    std::fs::write(&pinned, SCHEMATHESIS_PACKAGE).map_err(|e| e.to_string())?;
-    Ok(st)
+        .map_err(|e| format!("{e}\n(Python 3 with venv is required for {name})"))?;
+    run(Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(packages))?;
+    std::fs::write(&pinned, &wanted).map_err(|e| e.to_string())?;
+    Ok(bin)
 }

@@ -14,7 +14,7 @@ use tracing::Instrument;
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
     checkout_sessions, hosted, hosted_authorization, portal, reads, refunds, wallets,
-    webhook_endpoints,
+    webhook_endpoints, x402,
 };
 use stablepay_web::WebState;
 
@@ -216,6 +216,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(resource(
         "/pay/{id}/confirm",
         [(Method::POST, web::route().to(hosted::confirm))],
+    ))
+    .service(resource(
+        "/x402/{id}",
+        [(Method::GET, web::route().to(x402::resource))],
     ))
     .service(resource(
         "/portal/subscriptions/{id}",

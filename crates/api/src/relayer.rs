@@ -5,18 +5,24 @@
 //! there: records gas, replaces it at higher fees or fills its nonce (D26).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use stablepay_domain::ports::{
-    ChainError, ChainReader, Clock, OneSignaturePayment, PaymentRelayer, RelayError,
-    RelaySimulation, Relayed, StoreError,
+    ChainError, ChainReader, Clock, Inclusion, OneSignaturePayment, PaymentRelayer, RelayError,
+    RelaySimulation, Relayed, RelayedAuthorization, StoreError, TransferPayment,
 };
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
 use stablepay_evm::balance::KeyBalance;
 use stablepay_evm::keeper::keeper_wallet;
-use stablepay_evm::relay::{payment_calldata, sign_call, ONE_SIGNATURE_GAS};
+use stablepay_evm::relay::{
+    payment_calldata, sign_call, transfer_calldata, ONE_SIGNATURE_GAS, X402_GAS,
+};
 use stablepay_evm::EvmChain;
 use stablepay_postgres::{AttemptFees, PgStore, RelayFor, StoredRelay};
+
+/// How often `await_inclusion` asks for a receipt (Base makes a block every 2 s).
+const INCLUSION_POLL: Duration = Duration::from_millis(250);
 
 pub struct EvmRelayer {
     chain: Arc<EvmChain>,
@@ -81,6 +87,101 @@ impl PaymentRelayer for EvmRelayer {
         session: CheckoutSessionId,
         payment: &OneSignaturePayment,
     ) -> Result<Relayed, RelayError> {
+        let relay = RelayFor {
+            session,
+            payer: payment.payer,
+            valid_before: payment.valid_before,
+            nonce: payment.intent.reference,
+        };
+        let call = (payment.router, payment_calldata(payment), ONE_SIGNATURE_GAS);
+        self.send(chain, relay, call).await
+    }
+
+    async fn relayed_authorization(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<RelayedAuthorization>, StoreError> {
+        self.store.relayed_authorization(session).await
+    }
+
+    async fn simulate_transfer(
+        &self,
+        chain: ChainId,
+        payment: &TransferPayment,
+    ) -> Result<RelaySimulation, ChainError> {
+        self.chain
+            .simulate_transfer(chain, self.address, payment)
+            .await
+    }
+
+    async fn relay_transfer(
+        &self,
+        chain: ChainId,
+        session: CheckoutSessionId,
+        payment: &TransferPayment,
+    ) -> Result<Relayed, RelayError> {
+        let a = &payment.authorization;
+        let relay = RelayFor {
+            session,
+            payer: a.from,
+            valid_before: a.valid_before,
+            nonce: a.nonce,
+        };
+        let call = (payment.token, transfer_calldata(payment), X402_GAS);
+        self.send(chain, relay, call).await
+    }
+
+    async fn await_inclusion(
+        &self,
+        chain: ChainId,
+        session: CheckoutSessionId,
+        within: Duration,
+    ) -> Result<Inclusion, ChainError> {
+        let unknown = |e: StoreError| ChainError::Unavailable(e.to_string());
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            // Every attempt at the relay's nonce: the worker may have replaced the first.
+            let Some((sender, nonce)) =
+                self.store.relay_position(session).await.map_err(unknown)?
+            else {
+                return Ok(Inclusion::Failed);
+            };
+            let attempts = self
+                .store
+                .attempts_at(chain, sender, &[nonce])
+                .await
+                .map_err(unknown)?
+                .into_iter()
+                .flat_map(|(_, attempts, _)| attempts)
+                .collect::<Vec<_>>();
+            if let Some((attempt, receipt)) = self.chain.mined_attempt(chain, &attempts).await? {
+                return Ok(if attempt.fill || !receipt.succeeded {
+                    Inclusion::Failed
+                } else {
+                    Inclusion::Mined(attempt.tx_hash)
+                });
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Ok(Inclusion::NotYet);
+            }
+            tokio::time::sleep(INCLUSION_POLL).await;
+        }
+    }
+
+    fn signer(&self) -> Address {
+        self.address
+    }
+}
+
+impl EvmRelayer {
+    /// Takes a nonce, signs `call` (target, data, gas) and stores it with the session in
+    /// one database transaction, then broadcasts.
+    async fn send(
+        &self,
+        chain: ChainId,
+        relay: RelayFor,
+        (to, data, gas): (Address, Vec<u8>, u64),
+    ) -> Result<Relayed, RelayError> {
         let wallet =
             keeper_wallet(&self.key, chain).map_err(|_| RelayError::Unavailable(chain.id()))?;
         let (mined, fees, head) = tokio::try_join!(
@@ -88,19 +189,13 @@ impl PaymentRelayer for EvmRelayer {
             self.chain.suggest_fees(chain),
             ChainReader::block_number(self.chain.as_ref(), chain),
         )?;
-        let data = payment_calldata(payment);
-        let router = payment.router;
         let stored = self
             .store
             .store_relayed_payment(
                 chain,
                 self.address,
                 mined,
-                RelayFor {
-                    session,
-                    payer: payment.payer,
-                    valid_before: payment.valid_before,
-                },
+                relay,
                 self.clock.now(),
                 AttemptFees {
                     max_fee_wei: fees.max_fee_per_gas,
@@ -108,7 +203,7 @@ impl PaymentRelayer for EvmRelayer {
                     sent_block: head,
                 },
                 |nonce| {
-                    sign_call(&wallet, chain, router, data, ONE_SIGNATURE_GAS, nonce, fees)
+                    sign_call(&wallet, chain, to, data, gas, nonce, fees)
                         .map(|signed| (signed.hash, signed.raw))
                 },
             )

@@ -3,13 +3,14 @@
 use ethers::abi::AbiEncode;
 use ethers::types::{Bytes, U256};
 use stablepay_domain::rules::deposit::DepositTerms;
+use stablepay_domain::rules::eip3009::TransferAuthorization;
 use stablepay_domain::rules::eip712::{PaymentIntent, SubscribeIntent};
 use stablepay_domain::{Address, Signature};
 
 use crate::bindings::checkout_router::{Intent, PayCall, PayWithAuthorizationCall};
 use crate::bindings::deposit_factory::{Deposit, SweepCall, SweepManyCall};
 use crate::bindings::subscription_manager::{ChargeCall, SubscribeCall};
-use crate::bindings::test_token::ApproveCall;
+use crate::bindings::test_token::{ApproveCall, TransferWithAuthorizationCall};
 use crate::to_h160;
 
 fn on_chain(intent: &PaymentIntent) -> Intent {
@@ -46,6 +47,22 @@ pub fn pay_with_authorization(
         payer: to_h160(payer),
         valid_before: U256::from(valid_before),
         payer_signature: Bytes::from(payer_signature.as_bytes().to_vec()),
+    }
+    .encode()
+}
+
+/// EIP-3009 `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce,
+/// signature)`, the `bytes` overload (FiatToken v2.2's, which also takes ERC-1271
+/// signatures): what the relayer sends for an x402 payment (D29).
+pub fn transfer_with_authorization(a: &TransferAuthorization, signature: &Signature) -> Vec<u8> {
+    TransferWithAuthorizationCall {
+        from: to_h160(&a.from),
+        to: to_h160(&a.to),
+        value: U256::from(a.value),
+        valid_after: U256::from(a.valid_after),
+        valid_before: U256::from(a.valid_before),
+        nonce: a.nonce,
+        signature: Bytes::from(signature.as_bytes().to_vec()),
     }
     .encode()
 }

@@ -6,7 +6,9 @@ use ethers::signers::{LocalWallet, Signer};
 use ethers::types::transaction::eip2718::TypedTransaction;
 use ethers::types::{BlockNumber, Bytes, Eip1559TransactionRequest, U256};
 use ethers::utils::keccak256;
-use stablepay_domain::ports::{ChainError, ChargeAttempt, OneSignaturePayment, RelaySimulation};
+use stablepay_domain::ports::{
+    ChainError, ChargeAttempt, OneSignaturePayment, RelaySimulation, TransferPayment,
+};
 use stablepay_domain::{Address, ChainId, TxHash};
 
 use crate::fees::Fees;
@@ -29,7 +31,34 @@ pub fn payment_calldata(payment: &OneSignaturePayment) -> Vec<u8> {
     )
 }
 
+/// Gas for one `transferWithAuthorization` (about 60k on the dev chain; real USDC's proxy,
+/// blacklist and ERC-1271 checks cost more).
+pub const X402_GAS: u64 = 150_000;
+
+/// The calldata of an x402 payment (sent to the token).
+pub fn transfer_calldata(payment: &TransferPayment) -> Vec<u8> {
+    calldata::transfer_with_authorization(&payment.authorization, &payment.signature)
+}
+
 impl EvmChain {
+    /// `eth_call` of an x402 transfer from `relayer` against the pending block.
+    pub async fn simulate_transfer(
+        &self,
+        chain: ChainId,
+        relayer: Address,
+        payment: &TransferPayment,
+    ) -> Result<RelaySimulation, ChainError> {
+        let pending = Some(BlockNumber::Pending.into());
+        let data = transfer_calldata(payment);
+        match self
+            .call_raw(chain, Some(relayer), payment.token, data, pending)
+            .await?
+        {
+            CallOutcome::Returned(_) => Ok(RelaySimulation::Succeeds),
+            CallOutcome::Reverted(data) => Ok(RelaySimulation::Reverts(revert_reason(&data))),
+        }
+    }
+
     /// `eth_call` of the payment from `relayer` against the pending block (where it would
     /// be mined). A revert is an answer with its reason; anything else is unknown.
     pub async fn simulate_payment(

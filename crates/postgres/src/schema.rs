@@ -418,6 +418,7 @@ diesel::table! {
         mined_at -> Nullable<Timestamptz>,
         payer_address -> Nullable<Text>,
         valid_before -> Nullable<Int8>,
+        authorization_nonce -> Nullable<Bytea>,
     }
 }
 

@@ -308,12 +308,14 @@ async fn a_session_has_one_live_relayed_transaction() {
         Address::from_bytes([0xb2; 20]),
     );
     let valid_before = now.unix_seconds() as u64 + 600;
-    let relay_by = |payer: Address, at: Timestamp, chain_nonce: u64| {
+    let signed_nonce = [0x31u8; 32];
+    let relay_signed = |payer: Address, nonce: [u8; 32], at: Timestamp, chain_nonce: u64| {
         let store = store.clone();
         let relay = RelayFor {
             session,
             payer,
             valid_before,
+            nonce,
         };
         async move {
             store
@@ -321,6 +323,9 @@ async fn a_session_has_one_live_relayed_transaction() {
                 .await
                 .unwrap()
         }
+    };
+    let relay_by = |payer: Address, at: Timestamp, chain_nonce: u64| {
+        relay_signed(payer, signed_nonce, at, chain_nonce)
     };
     let relay = |chain_nonce: u64| relay_by(payer, now, chain_nonce);
     let first = relay(7).await;
@@ -340,6 +345,8 @@ async fn a_session_has_one_live_relayed_transaction() {
         store.relayed_for_session(session).await.unwrap(),
         Some(TxHash::from_bytes([8; 32]))
     );
+    let carried = store.relayed_authorization(session).await.unwrap().unwrap();
+    assert_eq!((carried.payer, carried.nonce), (payer, Some(signed_nonce)));
     assert_eq!(in_flight().await.sent_block, 11);
     // Replaced at higher fees: the session's transaction is the replacement, both are
     // attempts; a replacement of an attempt that is no longer the newest stores nothing.
@@ -417,6 +424,12 @@ async fn a_session_has_one_live_relayed_transaction() {
             valid_before
         }
     );
+    // The same wallet under another nonce (x402 payers choose their own) is a second
+    // authorization the token would also honour: refused while the first can be mined.
+    assert!(matches!(
+        relay_signed(payer, [0x32; 32], now, 0).await,
+        StoredRelay::AnotherPayerPending { .. }
+    ));
     let StoredRelay::New { .. } = relay(0).await else {
         panic!("the same wallet may sign again (the token spends its nonce once)")
     };

@@ -12,6 +12,7 @@ pub mod one_signature;
 mod private_chain;
 pub mod receiver;
 pub mod subscriptions;
+pub mod x402;
 
 pub use fault_proxy::{FaultCounts, FaultProxy, Faults};
 pub use private_chain::PrivateChain;

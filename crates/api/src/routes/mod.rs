@@ -8,3 +8,4 @@ pub mod reads;
 pub mod refunds;
 pub mod wallets;
 pub mod webhook_endpoints;
+pub mod x402;

@@ -1,7 +1,10 @@
+use std::time::Duration;
+
 use async_trait::async_trait;
 
 use super::{ChainError, StoreError};
 use crate::model::{Address, ChainId, CheckoutSessionId, Signature, TxHash};
+use crate::rules::eip3009::TransferAuthorization;
 use crate::rules::eip712::PaymentIntent;
 
 /// `CheckoutRouter.payWithAuthorization(intent, operatorSig, payer, validBefore,
@@ -15,6 +18,37 @@ pub struct OneSignaturePayment {
     pub valid_before: u64,
     /// v = 27/28, as the token checks it.
     pub payer_signature: Signature,
+}
+
+/// `token.transferWithAuthorization(…, signature)`, as the relayer sends it for an x402
+/// payment (D29): the payer's transfer of a session's gross to its deposit address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferPayment {
+    pub token: Address,
+    pub authorization: TransferAuthorization,
+    /// v = 27/28 for an EOA; whatever an ERC-1271 wallet returns otherwise.
+    pub signature: Signature,
+}
+
+/// The authorization a session's relayed transaction carries, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelayedAuthorization {
+    pub tx: TxHash,
+    pub payer: Address,
+    /// The EIP-3009 nonce (the session ref for a one-signature payment; the payer's own
+    /// for x402). `None` on relays stored before nonces were.
+    pub nonce: Option<[u8; 32]>,
+}
+
+/// Whether a session's relayed transaction was included, as far as the chain says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inclusion {
+    /// Mined and succeeded (this attempt: the worker may have replaced the first).
+    Mined(TxHash),
+    /// Mined and reverted, or its nonce was filled: the session was not paid by it.
+    Failed,
+    /// Nothing mined within the wait.
+    NotYet,
 }
 
 /// What `eth_call` of a relayed transaction from the relayer says would happen now.
@@ -90,4 +124,38 @@ pub trait PaymentRelayer: Send + Sync {
         session: CheckoutSessionId,
         payment: &OneSignaturePayment,
     ) -> Result<Relayed, RelayError>;
+
+    /// The live relay of this session and whose authorization it carries, if any.
+    async fn relayed_authorization(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<RelayedAuthorization>, StoreError>;
+
+    /// `eth_call` of an x402 transfer from the relayer. Errors: `Unavailable`.
+    async fn simulate_transfer(
+        &self,
+        chain: ChainId,
+        payment: &TransferPayment,
+    ) -> Result<RelaySimulation, ChainError>;
+
+    /// [`Self::relay`] for an x402 transfer: one live relay per session, across api
+    /// processes; a session relayed before gets that transaction back, nothing sent.
+    async fn relay_transfer(
+        &self,
+        chain: ChainId,
+        session: CheckoutSessionId,
+        payment: &TransferPayment,
+    ) -> Result<Relayed, RelayError>;
+
+    /// Waits up to `within` for the session's relayed transaction (any attempt at its
+    /// nonce) to be mined. Errors: `Unavailable` when the node or the store cannot say.
+    async fn await_inclusion(
+        &self,
+        chain: ChainId,
+        session: CheckoutSessionId,
+        within: Duration,
+    ) -> Result<Inclusion, ChainError>;
+
+    /// The address that sends (and pays the gas of) relayed transactions.
+    fn signer(&self) -> Address;
 }

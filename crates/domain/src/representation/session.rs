@@ -15,6 +15,9 @@ pub struct CheckoutSessionResource {
     pub object: &'static str,
     pub livemode: bool,
     pub url: Option<String>,
+    /// Where an agent pays by x402 (`GET` answers 402 with the payment requirements): an
+    /// open payment-mode USDC session with a deposit address; null otherwise.
+    pub x402_url: Option<String>,
     pub mode: SessionMode,
     pub status: SessionStatus,
     pub title: String,
@@ -56,6 +59,7 @@ impl CheckoutSessionResource {
     pub fn new(s: CheckoutSession, public_url: &str) -> Self {
         Self {
             url: s.hosted_url(public_url),
+            x402_url: s.x402_url(public_url),
             id: s.id,
             object: Self::OBJECT,
             livemode: s.mode.is_live(),

@@ -12,6 +12,7 @@ use crate::rules::eip712::{keccak, word_address, word_uint, PaymentIntent};
 const DOMAIN_TYPE: &str =
     "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
 const RECEIVE_TYPE: &str = "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)";
+const TRANSFER_TYPE: &str = "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)";
 
 /// A token's EIP-712 domain, as its `DOMAIN_SEPARATOR()` commits to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,25 +65,12 @@ impl ReceiveAuthorization {
     }
 
     pub fn struct_hash(&self) -> [u8; 32] {
-        let words = [
-            keccak(RECEIVE_TYPE.as_bytes()),
-            word_address(&self.from),
-            word_address(&self.to),
-            word_uint(self.value),
-            word_uint(u128::from(self.valid_after)),
-            word_uint(u128::from(self.valid_before)),
-            self.nonce,
-        ];
-        keccak(&words.concat())
+        authorization_hash(RECEIVE_TYPE, self)
     }
 
     /// The EIP-712 digest the payer signs.
     pub fn digest(&self, domain: &TokenDomain) -> [u8; 32] {
-        let mut bytes = Vec::with_capacity(66);
-        bytes.extend_from_slice(b"\x19\x01");
-        bytes.extend_from_slice(&domain.separator());
-        bytes.extend_from_slice(&self.struct_hash());
-        keccak(&bytes)
+        typed_digest(domain, &self.struct_hash())
     }
 
     /// Exactly what `eth_signTypedData_v4` takes (integers as decimal strings, addresses
@@ -178,6 +166,66 @@ impl ReceiveAuthorization {
     pub fn signed_by_payer(&self, domain: &TokenDomain, signature: &Signature) -> bool {
         eip191::recover_hash(&self.digest(domain), signature) == Some(self.from)
     }
+}
+
+/// `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature)`:
+/// the same fields as `ReceiveAuthorization` under another type name, callable by anyone
+/// (x402's "exact" scheme, D29: the relayer sends it to a session's deposit address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferAuthorization {
+    pub from: Address,
+    pub to: Address,
+    /// Token base units.
+    pub value: u128,
+    pub valid_after: u64,
+    pub valid_before: u64,
+    /// Chosen by the payer (x402 clients draw 32 random bytes).
+    pub nonce: [u8; 32],
+}
+
+impl TransferAuthorization {
+    pub fn struct_hash(&self) -> [u8; 32] {
+        let as_fields = ReceiveAuthorization {
+            from: self.from,
+            to: self.to,
+            value: self.value,
+            valid_after: self.valid_after,
+            valid_before: self.valid_before,
+            nonce: self.nonce,
+        };
+        authorization_hash(TRANSFER_TYPE, &as_fields)
+    }
+
+    pub fn digest(&self, domain: &TokenDomain) -> [u8; 32] {
+        typed_digest(domain, &self.struct_hash())
+    }
+
+    /// Whether `signature` is `from`'s (an EOA's; a contract payer's is left to the
+    /// simulation, as for `ReceiveAuthorization`).
+    pub fn signed_by_payer(&self, domain: &TokenDomain, signature: &Signature) -> bool {
+        eip191::recover_hash(&self.digest(domain), signature) == Some(self.from)
+    }
+}
+
+fn authorization_hash(type_string: &str, a: &ReceiveAuthorization) -> [u8; 32] {
+    let words = [
+        keccak(type_string.as_bytes()),
+        word_address(&a.from),
+        word_address(&a.to),
+        word_uint(a.value),
+        word_uint(u128::from(a.valid_after)),
+        word_uint(u128::from(a.valid_before)),
+        a.nonce,
+    ];
+    keccak(&words.concat())
+}
+
+fn typed_digest(domain: &TokenDomain, struct_hash: &[u8; 32]) -> [u8; 32] {
+    let mut bytes = Vec::with_capacity(66);
+    bytes.extend_from_slice(b"\x19\x01");
+    bytes.extend_from_slice(&domain.separator());
+    bytes.extend_from_slice(struct_hash);
+    keccak(&bytes)
 }
 
 /// The signature as FiatToken checks it: v = 27/28 (a wallet's 0/1 is the same signature).
@@ -303,5 +351,20 @@ mod tests {
         let sig = Signature::parse(v["signature"].as_str().unwrap()).unwrap();
         assert!(auth.signed_by_payer(&domain, &sig));
         assert_eq!(auth.from, addr(&file["signer"]["address"]));
+
+        let v = &file["vectors"]["transferWithAuthorization"];
+        let m = &v["typedData"]["message"];
+        let transfer = TransferAuthorization {
+            from: addr(&m["from"]),
+            to: addr(&m["to"]),
+            value: m["value"].as_str().unwrap().parse().unwrap(),
+            valid_after: m["validAfter"].as_str().unwrap().parse().unwrap(),
+            valid_before: m["validBefore"].as_str().unwrap().parse().unwrap(),
+            nonce: hex32(&m["nonce"]),
+        };
+        assert_eq!(transfer.struct_hash(), hex32(&v["structHash"]));
+        assert_eq!(transfer.digest(&domain), hex32(&v["digest"]));
+        let sig = Signature::parse(v["signature"].as_str().unwrap()).unwrap();
+        assert!(transfer.signed_by_payer(&domain, &sig));
     }
 }

@@ -18,3 +18,4 @@ pub mod test_events;
 pub mod totp;
 pub mod validation;
 pub mod webhook_signing;
+pub mod x402;

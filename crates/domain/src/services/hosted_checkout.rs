@@ -332,7 +332,7 @@ pub async fn confirm_payment(
     Ok((fresh, verdict))
 }
 
-async fn ensure_recipient_verified(
+pub(crate) async fn ensure_recipient_verified(
     session: &CheckoutSession,
     deps: &HostedDeps<'_>,
 ) -> Result<(), HostedError> {

@@ -4,7 +4,7 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::StoreError;
+use stablepay_domain::ports::{RelayedAuthorization, StoreError};
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
 use uuid::Uuid;
 
@@ -29,9 +29,10 @@ pub enum StoredRelay {
     New { tx_hash: TxHash, raw: Vec<u8> },
     /// The session already had a relayed transaction: nothing was signed.
     Existing(TxHash),
-    /// An earlier relay of another payer's authorization was dropped or reverted but can
-    /// still be mined by anyone holding its bytes until `valid_before`: nothing was signed,
-    /// so the session is never paid by two wallets.
+    /// An earlier relay of another authorization (another payer's, or the same payer's
+    /// under another nonce) was dropped or reverted but can still be mined by anyone
+    /// holding its bytes until `valid_before`: nothing was signed, so the session is never
+    /// paid twice.
     AnotherPayerPending { payer: Address, valid_before: u64 },
 }
 
@@ -41,6 +42,8 @@ pub struct RelayFor {
     pub session: CheckoutSessionId,
     pub payer: Address,
     pub valid_before: u64,
+    /// The authorization's EIP-3009 nonce: the token accepts each (payer, nonce) once.
+    pub nonce: [u8; 32],
 }
 
 /// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
@@ -65,6 +68,60 @@ impl PgStore {
             .optional()
             .map_err(map_diesel_error)?;
         hash.map(|h| tx_hash(&h)).transpose()
+    }
+
+    /// The live relay of a session: its transaction, payer and authorization nonce.
+    pub async fn relayed_authorization(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<RelayedAuthorization>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(String, Option<String>, Option<Vec<u8>>)> = rt::table
+            .filter(rt::checkout_session_id.eq(session.uuid()))
+            .filter(rt::status.eq_any(LIVE))
+            .select((rt::tx_hash, rt::payer_address, rt::authorization_nonce))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        let Some((tx, payer, nonce)) = row else {
+            return Ok(None);
+        };
+        let payer = payer
+            .as_deref()
+            .and_then(|p| Address::parse(p).ok())
+            .ok_or_else(|| {
+                crate::error::corrupt("relayed_transactions.payer_address", "not an address")
+            })?;
+        Ok(Some(RelayedAuthorization {
+            tx: tx_hash(&tx)?,
+            payer,
+            nonce: nonce.and_then(|n| <[u8; 32]>::try_from(n).ok()),
+        }))
+    }
+
+    /// The sender and chain nonce of a session's live relay: where its attempts are.
+    pub async fn relay_position(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<(Address, u64)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(String, i64)> = rt::table
+            .filter(rt::checkout_session_id.eq(session.uuid()))
+            .filter(rt::status.eq_any(LIVE))
+            .select((rt::sender_address, rt::nonce))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        row.map(|(sender, nonce)| {
+            Address::parse(&sender)
+                .map(|a| (a, u64::try_from(nonce).unwrap_or(0)))
+                .map_err(|_| {
+                    crate::error::corrupt("relayed_transactions.sender_address", "not an address")
+                })
+        })
+        .transpose()
     }
 
     /// In one database transaction: takes the sender's next nonce (never below
@@ -105,9 +162,15 @@ impl PgStore {
                 // The token accepts an authorization until its `validBefore`, from anyone;
                 // the margin covers a clock behind the chain's and a watcher that has not
                 // yet recorded one mined at the last moment.
+                // Another authorization: another payer, or the same payer under another
+                // nonce (rows from before nonces were stored carried the session ref).
                 let pending: Option<(Option<String>, Option<i64>)> = rt::table
                     .filter(rt::checkout_session_id.eq(session.uuid()))
-                    .filter(rt::payer_address.ne(&payer))
+                    .filter(
+                        rt::payer_address.ne(&payer).or(rt::authorization_nonce
+                            .is_not_null()
+                            .and(rt::authorization_nonce.ne(relay.nonce.to_vec()))),
+                    )
                     .filter(rt::valid_before.gt(now.unix_seconds() - ANOTHER_PAYER_MARGIN_SECS))
                     .order(rt::valid_before.desc())
                     .select((rt::payer_address, rt::valid_before))
@@ -132,6 +195,7 @@ impl PgStore {
                         rt::last_broadcast_at.eq(now.as_datetime()),
                         rt::payer_address.eq(&payer),
                         rt::valid_before.eq(to_i64(relay.valid_before)),
+                        rt::authorization_nonce.eq(relay.nonce.to_vec()),
                     ))
                     .execute(conn)
                     .await?;
@@ -144,8 +208,21 @@ impl PgStore {
                 insert_attempt(conn, at, (&hash, &raw), fees, false, now).await?;
                 Ok::<_, diesel::result::Error>(Ok((hash, raw)))
             })
-            .await
-            .map_err(map_diesel_error)?;
+            .await;
+        let stored = match stored {
+            // Another sender (a second relayer key) stored this session's relay first: the
+            // live-relay index refused ours, so theirs is the one.
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                info,
+            )) if info.constraint_name() == Some("relayed_transactions_session") => {
+                return match self.relayed_for_session(session).await? {
+                    Some(tx) => Ok(StoredRelay::Existing(tx)),
+                    None => Err(StoreError::Contended),
+                };
+            }
+            other => other.map_err(map_diesel_error)?,
+        };
         match stored {
             Ok((tx_hash, raw)) => Ok(StoredRelay::New { tx_hash, raw }),
             Err(Refused::Existing(existing)) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),

@@ -1,0 +1,303 @@
+//! x402 protocol v2 (D29) as the official SDKs speak it: the shapes carried (base64 JSON)
+//! in `PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE` and `PAYMENT-RESPONSE` and by a
+//! facilitator's `/verify` and `/settle`, what a session asks for, and the checks of an
+//! "exact" EIP-3009 payment against it. Pure: the chain's answers (balance, nonce, a
+//! simulation) are the use case's.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::model::{
+    Address, ChainId, CheckoutSession, Currency, SessionMode, SessionStatus, Signature, Timestamp,
+};
+use crate::rules::eip3009::{TokenDomain, TransferAuthorization};
+
+pub const VERSION: u64 = 2;
+pub const SCHEME: &str = "exact";
+/// The longest an authorization is asked to stay valid (`maxTimeoutSeconds`), and never
+/// past the session's expiry.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
+/// A session with less life left offers no x402 payment: the relayer needs time to land it.
+pub const MIN_TIMEOUT_SECS: u64 = 30;
+/// An authorization must stay valid at least this long after it arrives (a few blocks).
+pub const MIN_VALIDITY_SECS: u64 = 12;
+
+/// `eip155:<chain id>` (CAIP-2), as x402 names networks.
+pub fn network(chain: ChainId) -> String {
+    format!("eip155:{}", chain.id())
+}
+
+/// One way to pay (`accepts[]`, and a payment's `accepted`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Requirements {
+    pub scheme: String,
+    pub network: String,
+    /// Token base units, as a decimal string.
+    pub amount: String,
+    pub asset: String,
+    pub pay_to: String,
+    pub max_timeout_seconds: u64,
+    /// The token's EIP-712 `name` and `version`, which the payer signs under.
+    #[serde(default)]
+    pub extra: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceInfo {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+
+/// The `PAYMENT-REQUIRED` document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequired {
+    pub x402_version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub resource: ResourceInfo,
+    pub accepts: Vec<Requirements>,
+}
+
+/// The `PAYMENT-SIGNATURE` document (and a facilitator request's `paymentPayload`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentPayload {
+    pub x402_version: u64,
+    pub payload: ExactPayload,
+    pub accepted: Requirements,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExactPayload {
+    pub signature: String,
+    pub authorization: AuthorizationFields,
+}
+
+/// An EIP-3009 authorization as sent: every field a string.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorizationFields {
+    pub from: String,
+    pub to: String,
+    pub value: String,
+    pub valid_after: String,
+    pub valid_before: String,
+    pub nonce: String,
+}
+
+/// `PAYMENT-RESPONSE` and a facilitator's `/settle` answer. `transaction` and `network`
+/// are required by the SDKs even on failure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettleResponse {
+    pub success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payer: Option<String>,
+    pub transaction: String,
+    pub network: String,
+}
+
+/// A facilitator's `/verify` answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyResponse {
+    pub is_valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payer: Option<String>,
+}
+
+/// Why a session offers no x402 payment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotOffered {
+    NotOpen,
+    NotPaymentMode,
+    NotUsdc,
+    NoDepositAddress,
+    TooLittleTime,
+}
+
+impl NotOffered {
+    pub fn reason(self) -> &'static str {
+        match self {
+            NotOffered::NotOpen => "session_not_open",
+            NotOffered::NotPaymentMode => "session_not_payment_mode",
+            NotOffered::NotUsdc => "unsupported_asset",
+            NotOffered::NoDepositAddress => "unsupported_network",
+            NotOffered::TooLittleTime => "session_expiring",
+        }
+    }
+}
+
+/// What `session` asks an x402 payer for at `now`: its gross, to its deposit address, in
+/// its token under `domain`, valid for at most the session's remaining life.
+pub fn requirements(
+    session: &CheckoutSession,
+    domain: &TokenDomain,
+    now: Timestamp,
+) -> Result<Requirements, NotOffered> {
+    if session.status_at(now) != SessionStatus::Open {
+        return Err(NotOffered::NotOpen);
+    }
+    if session.session_mode != SessionMode::Payment {
+        return Err(NotOffered::NotPaymentMode);
+    }
+    if session.currency != Currency::Usdc {
+        return Err(NotOffered::NotUsdc);
+    }
+    let pay_to = session
+        .deposit_address
+        .ok_or(NotOffered::NoDepositAddress)?;
+    let remaining =
+        u64::try_from(session.expires_at.unix_seconds() - now.unix_seconds()).unwrap_or(0);
+    if remaining < MIN_TIMEOUT_SECS {
+        return Err(NotOffered::TooLittleTime);
+    }
+    Ok(Requirements {
+        scheme: SCHEME.into(),
+        network: network(session.chain),
+        amount: session.amount.micros().to_string(),
+        asset: session.token_address.to_string(),
+        pay_to: pay_to.to_string(),
+        max_timeout_seconds: remaining.min(MAX_TIMEOUT_SECS),
+        extra: json!({ "name": domain.name, "version": domain.version }),
+    })
+}
+
+/// Why a payment is refused, with x402's reason codes (the SDK's `ERR_*` values).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invalid {
+    Version,
+    Scheme,
+    Network,
+    Asset,
+    Recipient,
+    Value,
+    ValidAfter,
+    ValidBefore,
+    Signature,
+    Malformed(&'static str),
+    InsufficientBalance,
+    NonceUsed,
+    Simulation(String),
+}
+
+impl Invalid {
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Invalid::Version => "invalid_x402_version",
+            Invalid::Scheme => "unsupported_scheme",
+            Invalid::Network => "network_mismatch",
+            Invalid::Asset => "invalid_exact_evm_payload_asset_mismatch",
+            Invalid::Recipient => "invalid_exact_evm_payload_recipient_mismatch",
+            Invalid::Value => "invalid_exact_evm_payload_authorization_value_mismatch",
+            Invalid::ValidAfter => "invalid_exact_evm_payload_authorization_valid_after",
+            Invalid::ValidBefore => "invalid_exact_evm_payload_authorization_valid_before",
+            Invalid::Signature => "invalid_exact_evm_payload_signature",
+            Invalid::Malformed(_) => "invalid_payload",
+            Invalid::InsufficientBalance => "invalid_exact_evm_insufficient_balance",
+            Invalid::NonceUsed => "invalid_exact_evm_nonce_already_used",
+            Invalid::Simulation(_) => "invalid_exact_evm_transaction_simulation_failed",
+        }
+    }
+}
+
+/// A payment that matches what was asked, as the token will check it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedPayment {
+    pub authorization: TransferAuthorization,
+    /// v = 27/28, as the token checks it.
+    pub signature: Signature,
+    /// Whether the signature recovers to `from`. When it does not, only a contract payer
+    /// (ERC-1271, which FiatToken v2.2 accepts) can still be valid: the caller asks the
+    /// chain.
+    pub signed_by_eoa: bool,
+}
+
+/// Checks `payment` against `asked` (what the session asks now) at `now`: version, scheme,
+/// network, asset, recipient, exact amount, validity window and signature. Balance, nonce
+/// and a simulation are the chain's to answer.
+pub fn check_payment(
+    payment: &PaymentPayload,
+    asked: &Requirements,
+    domain: &TokenDomain,
+    now: Timestamp,
+) -> Result<CheckedPayment, Invalid> {
+    if payment.x402_version != VERSION {
+        return Err(Invalid::Version);
+    }
+    let accepted = &payment.accepted;
+    if accepted.scheme != SCHEME {
+        return Err(Invalid::Scheme);
+    }
+    if accepted.network != asked.network {
+        return Err(Invalid::Network);
+    }
+    let address = |s: &str, what: &'static str| {
+        Address::parse(&s.to_lowercase()).map_err(|_| Invalid::Malformed(what))
+    };
+    if address(&accepted.asset, "accepted.asset")? != domain.token {
+        return Err(Invalid::Asset);
+    }
+    let a = &payment.payload.authorization;
+    let pay_to = address(&asked.pay_to, "payTo")?;
+    let to = address(&a.to, "authorization.to")?;
+    if to != pay_to || address(&accepted.pay_to, "accepted.payTo")? != pay_to {
+        return Err(Invalid::Recipient);
+    }
+    let number = |s: &str, what: &'static str| -> Result<u128, Invalid> {
+        s.parse::<u128>().map_err(|_| Invalid::Malformed(what))
+    };
+    let seconds = |s: &str, what: &'static str| -> Result<u64, Invalid> {
+        number(s, what).map(|n| u64::try_from(n).unwrap_or(u64::MAX))
+    };
+    let value = number(&a.value, "authorization.value")?;
+    if value.to_string() != asked.amount || accepted.amount != asked.amount {
+        return Err(Invalid::Value);
+    }
+    let valid_after = seconds(&a.valid_after, "authorization.validAfter")?;
+    let valid_before = seconds(&a.valid_before, "authorization.validBefore")?;
+    let now_secs = u64::try_from(now.unix_seconds()).unwrap_or(0);
+    if valid_after > now_secs {
+        return Err(Invalid::ValidAfter);
+    }
+    if valid_before < now_secs.saturating_add(MIN_VALIDITY_SECS) {
+        return Err(Invalid::ValidBefore);
+    }
+    let nonce = hex::decode(a.nonce.trim_start_matches("0x"))
+        .ok()
+        .and_then(|n| <[u8; 32]>::try_from(n).ok())
+        .ok_or(Invalid::Malformed("authorization.nonce"))?;
+    let signature = Signature::parse(&payment.payload.signature)
+        .map_err(|_| Invalid::Malformed("signature"))?;
+    let authorization = TransferAuthorization {
+        from: address(&a.from, "authorization.from")?,
+        to,
+        value,
+        valid_after,
+        valid_before,
+        nonce,
+    };
+    let signed_by_eoa = authorization.signed_by_payer(domain, &signature);
+    Ok(CheckedPayment {
+        authorization,
+        signature: crate::rules::eip3009::on_chain_signature(&signature),
+        signed_by_eoa,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,305 @@
+//! x402 (D29): an agent pays an open payment-mode USDC session with one EIP-3009
+//! `transferWithAuthorization` of its gross to the session's deposit address, which the
+//! relayer sends (the agent needs no ETH). The transfer is then booked like any deposit
+//! (D24): the same payment, events and webhooks. One relay per session, across api
+//! processes (the relayer's store); a retry of the same signature gets the same
+//! transaction back, a different one gets nothing sent.
+
+use std::time::Duration;
+
+use crate::model::{Address, CheckoutSession, CheckoutSessionId, TxHash};
+use crate::ports::{
+    ChainError, Inclusion, PaymentRelayer, RelayError, RelaySimulation, TransferPayment,
+};
+use crate::rules::eip3009::TokenDomain;
+use crate::rules::x402::{self, Invalid, NotOffered, PaymentPayload, Requirements};
+use crate::services::HostedError;
+use crate::services::{ensure_recipient_verified, public_session, settle_checkout, HostedDeps};
+
+pub struct X402Deps<'a> {
+    pub hosted: HostedDeps<'a>,
+    pub relayer: Option<&'a dyn PaymentRelayer>,
+    /// How long a paying request waits for its transaction to be mined before answering
+    /// `settlement_pending` (the same signature, retried, picks the wait up again).
+    pub inclusion_wait: Duration,
+}
+
+/// What a session asks of an x402 payer now.
+#[derive(Debug, Clone)]
+pub struct X402Offer {
+    pub session: CheckoutSession,
+    pub requirements: Requirements,
+    pub domain: TokenDomain,
+}
+
+/// Why nothing was paid: an x402 reason code, and what the session asks now (none when it
+/// no longer offers x402, e.g. once completed).
+#[derive(Debug, Clone)]
+pub struct X402Refusal {
+    pub reason: &'static str,
+    /// The detail is for logs only.
+    pub detail: String,
+    pub offer: Option<X402Offer>,
+    pub session: CheckoutSession,
+}
+
+/// A settled x402 payment: its transaction was mined.
+#[derive(Debug, Clone)]
+pub struct X402Paid {
+    pub session: CheckoutSession,
+    pub tx: TxHash,
+    pub payer: Address,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum X402Error {
+    /// No such session (a 404: there is nothing to pay).
+    #[error(transparent)]
+    Hosted(#[from] HostedError),
+    #[error("{}", .0.reason)]
+    Refused(Box<X402Refusal>),
+}
+
+/// The session's x402 requirements, or why it has none (the session as it stands).
+pub async fn x402_offer(
+    id: CheckoutSessionId,
+    deps: &X402Deps<'_>,
+) -> Result<Result<X402Offer, (NotOffered, CheckoutSession)>, HostedError> {
+    let session = public_session(id, &deps.hosted).await?;
+    let settle = &deps.hosted.settle;
+    let domain = match settle
+        .chain
+        .authorization_domain(session.chain, session.token_address)
+        .await
+    {
+        Ok(Some(domain)) => domain,
+        Ok(None) => return Ok(Err((NotOffered::NotUsdc, session))),
+        Err(e) => return Err(HostedError::ChainUnavailable(e.to_string())),
+    };
+    match x402::requirements(&session, &domain, settle.clock.now()) {
+        Ok(requirements) => Ok(Ok(X402Offer {
+            session,
+            requirements,
+            domain,
+        })),
+        Err(why) => Ok(Err((why, session))),
+    }
+}
+
+/// Verifies `payment` against what the session asks and, if it holds, has the relayer
+/// send it once, waits for it to be mined and books it.
+pub async fn pay_by_x402(
+    id: CheckoutSessionId,
+    payment: &PaymentPayload,
+    deps: &X402Deps<'_>,
+) -> Result<X402Paid, X402Error> {
+    // A retry of the authorization already relayed (the SDK's own retry, or a lost
+    // answer) waits for that transaction, whatever the session's state now.
+    if let Some(relayer) = deps.relayer {
+        if let Some(relayed) = relayer
+            .relayed_authorization(id)
+            .await
+            .map_err(HostedError::from)?
+        {
+            let same = checked_identity(payment).is_some_and(|(payer, nonce)| {
+                payer == relayed.payer && relayed.nonce.is_none_or(|n| n == nonce)
+            });
+            let session = public_session(id, &deps.hosted).await?;
+            if !same {
+                return Err(refused(
+                    "settlement_in_progress",
+                    "another authorization was relayed",
+                    None,
+                    session,
+                ));
+            }
+            return settled(id, relayed.payer, deps, relayer, session).await;
+        }
+    }
+    let offer = match x402_offer(id, deps).await? {
+        Ok(offer) => offer,
+        Err((why, session)) => {
+            return Err(refused(
+                why.reason(),
+                "the session offers no x402 payment",
+                None,
+                session,
+            ))
+        }
+    };
+    let settle = &deps.hosted.settle;
+    let now = settle.clock.now();
+    let invalid = |why: Invalid, offer: &X402Offer| {
+        refused(
+            why.reason(),
+            &format!("{why:?}"),
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let checked = match x402::check_payment(payment, &offer.requirements, &offer.domain, now) {
+        Ok(checked) => checked,
+        Err(why) => return Err(invalid(why, &offer)),
+    };
+    let session = &offer.session;
+    let unknown = |e: ChainError, offer: &X402Offer| {
+        refused(
+            "chain_unavailable",
+            &e.to_string(),
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let from = checked.authorization.from;
+    // A contract payer signs by ERC-1271: the token checks it, so the simulation decides.
+    if !checked.signed_by_eoa {
+        match settle.chain.is_contract(session.chain, from).await {
+            Ok(true) => {}
+            Ok(false) => return Err(invalid(Invalid::Signature, &offer)),
+            Err(e) => return Err(unknown(e, &offer)),
+        }
+    }
+    if let Err(e) = ensure_recipient_verified(session, &deps.hosted).await {
+        return Err(refused(
+            "recipient_revoked",
+            &e.to_string(),
+            None,
+            session.clone(),
+        ));
+    }
+    match settle
+        .chain
+        .token_balance(session.chain, session.token_address, from)
+        .await
+    {
+        Ok(has) if has < checked.authorization.value => {
+            return Err(invalid(Invalid::InsufficientBalance, &offer))
+        }
+        Ok(_) => {}
+        Err(e) => return Err(unknown(e, &offer)),
+    }
+    let unavailable = |offer: &X402Offer| {
+        refused(
+            "relayer_unavailable",
+            "no relayer can send it now",
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let Some(relayer) = deps.relayer else {
+        return Err(unavailable(&offer));
+    };
+    match relayer.ready(session.chain).await {
+        Ok(true) => {}
+        Ok(false) => return Err(unavailable(&offer)),
+        Err(e) => return Err(unknown(e, &offer)),
+    }
+    let transfer = TransferPayment {
+        token: session.token_address,
+        authorization: checked.authorization,
+        signature: checked.signature,
+    };
+    match relayer.simulate_transfer(session.chain, &transfer).await {
+        Ok(RelaySimulation::Succeeds) => {}
+        Ok(RelaySimulation::Reverts(why)) if why.contains("authorization is used") => {
+            return Err(invalid(Invalid::NonceUsed, &offer))
+        }
+        Ok(RelaySimulation::Reverts(why)) => return Err(invalid(Invalid::Simulation(why), &offer)),
+        Err(e) => return Err(unknown(e, &offer)),
+    }
+    match relayer.relay_transfer(session.chain, id, &transfer).await {
+        Ok(crate::ports::Relayed::Submitted(_)) => {}
+        // Another request relayed first: ours only if it carries this very authorization.
+        Ok(crate::ports::Relayed::AlreadySubmitted(_)) => {
+            let mine = relayer
+                .relayed_authorization(id)
+                .await
+                .map_err(HostedError::from)?
+                .is_some_and(|r| r.payer == from && r.nonce == Some(transfer.authorization.nonce));
+            if !mine {
+                return Err(refused(
+                    "settlement_in_progress",
+                    "another authorization was relayed",
+                    None,
+                    session.clone(),
+                ));
+            }
+        }
+        Err(RelayError::AnotherPayerPending { .. }) => {
+            return Err(refused(
+                "settlement_in_progress",
+                "an earlier authorization can still be mined",
+                Some(offer.clone()),
+                session.clone(),
+            ))
+        }
+        Err(RelayError::Unavailable(_)) => return Err(unavailable(&offer)),
+        Err(RelayError::Chain(e)) => return Err(unknown(e, &offer)),
+        Err(RelayError::Store(e)) => return Err(HostedError::from(e).into()),
+    }
+    settled(id, from, deps, relayer, session.clone()).await
+}
+
+/// Waits for the session's relay to be mined, books it (the watcher would too) and answers
+/// with the session as it then stands.
+async fn settled(
+    id: CheckoutSessionId,
+    payer: Address,
+    deps: &X402Deps<'_>,
+    relayer: &dyn PaymentRelayer,
+    session: CheckoutSession,
+) -> Result<X402Paid, X402Error> {
+    let settle = &deps.hosted.settle;
+    match relayer
+        .await_inclusion(session.chain, id, deps.inclusion_wait)
+        .await
+    {
+        Ok(Inclusion::Mined(tx)) => {
+            // The fast path of D24's booking. Its failure loses nothing: the watcher books
+            // every transfer to a deposit address.
+            let _ = settle_checkout(session.chain, tx, settle).await;
+            let session = public_session(id, &deps.hosted).await?;
+            Ok(X402Paid { session, tx, payer })
+        }
+        Ok(Inclusion::Failed) => Err(refused(
+            "transaction_failed",
+            "the relayed transfer did not pay",
+            None,
+            session,
+        )),
+        Ok(Inclusion::NotYet) => Err(refused(
+            "settlement_pending",
+            "not mined yet; send the same payment again",
+            None,
+            session,
+        )),
+        Err(e) => Err(refused("settlement_pending", &e.to_string(), None, session)),
+    }
+}
+
+/// The payer and nonce a payment claims, if they parse.
+fn checked_identity(payment: &PaymentPayload) -> Option<(Address, [u8; 32])> {
+    let a = &payment.payload.authorization;
+    let payer = Address::parse(&a.from.to_lowercase()).ok()?;
+    let nonce = hex::decode(a.nonce.trim_start_matches("0x"))
+        .ok()
+        .and_then(|n| <[u8; 32]>::try_from(n).ok())?;
+    Some((payer, nonce))
+}
+
+fn refused(
+    reason: &'static str,
+    detail: &str,
+    offer: Option<X402Offer>,
+    session: CheckoutSession,
+) -> X402Error {
+    X402Error::Refused(Box::new(X402Refusal {
+        reason,
+        detail: detail.to_owned(),
+        offer,
+        session,
+    }))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,44 @@
+//! Agents paying by x402 (D29) with the official SDK (`x402` from PyPI, which `cargo xtask
+//! test` installs into `target/tools/x402`), driven through `agents/x402_agent.py`.
+
+use serde_json::Value;
+
+use crate::test_env;
+
+/// Runs the agent script with the SDK's Python: its stdout, trimmed.
+pub async fn agent(args: &[&str]) -> String {
+    let python = test_env()["x402_python"]
+        .as_str()
+        .expect("chains.json names no x402_python: run through `cargo xtask test`")
+        .to_owned();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/agents/x402_agent.py");
+    let owned: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python)
+            .arg(script)
+            .args(owned)
+            .output()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "x402_agent {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The SDK pays `url` with `key`: {"status", "payment_response", "body"}.
+pub async fn sdk_pays(url: &str, key: &[u8; 32]) -> Value {
+    let key = format!("0x{}", hex::encode(key));
+    serde_json::from_str(&agent(&["pay", url, &key]).await).unwrap()
+}
+
+/// The `PAYMENT-SIGNATURE` header the SDK builds for `url`'s requirements, with the amount
+/// moved by `delta` base units.
+pub async fn sdk_signs(url: &str, key: &[u8; 32], delta: i64) -> String {
+    let key = format!("0x{}", hex::encode(key));
+    agent(&["sign", url, &key, &delta.to_string()]).await
+}

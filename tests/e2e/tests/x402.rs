@@ -1,0 +1,253 @@
+//! Agents pay checkout sessions by x402 (D29) with the official Python SDK: a payer with
+//! USDC and 0 ETH, the relayer sending its `transferWithAuthorization` to the session's
+//! deposit address, the session completing once by D24's rules. Replays, second payments,
+//! wrong amounts and unfunded payers send nothing; two api processes never both settle.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use base64::Engine;
+use ethers::providers::Middleware;
+use serde_json::{json, Value};
+use stablepay_e2e::one_signature::payer_without_eth;
+use stablepay_e2e::x402::{sdk_pays, sdk_signs};
+use stablepay_e2e::*;
+
+/// A stack whose relayer key nobody else uses (parallel stacks sharing one would race for
+/// its nonces).
+async fn relaying_stack() -> Stack {
+    let key: [u8; 32] = rand::random();
+    client_for(&chain_info(), &key).await;
+    Stack::start_with(StackOptions {
+        env: vec![(
+            "STABLEPAY_RELAYER_KEY".into(),
+            format!("0x{}", hex::encode(key)),
+        )],
+        ..StackOptions::default()
+    })
+    .await
+}
+
+/// A 12.5 USDC session: (id, x402_url).
+async fn x402_session(stack: &Stack) -> (String, String) {
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let url = session["x402_url"]
+        .as_str()
+        .expect("an x402_url")
+        .to_owned();
+    assert_eq!(url, format!("{}/x402/{id}", stack.api));
+    (id, url)
+}
+
+fn decoded(header: &str) -> Value {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(header)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// GET `url` with `signature` (if any): (status, decoded PAYMENT-REQUIRED or
+/// PAYMENT-RESPONSE, body).
+async fn get_x402(stack: &Stack, url: &str, signature: Option<&str>) -> (u16, Value, Value) {
+    let mut req = stack.http.get(url);
+    if let Some(signature) = signature {
+        req = req.header("PAYMENT-SIGNATURE", signature);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let header = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE"]
+        .iter()
+        .find_map(|h| res.headers().get(*h))
+        .map(|v| decoded(v.to_str().unwrap()))
+        .unwrap_or(Value::Null);
+    (status, header, res.json().await.unwrap_or(Value::Null))
+}
+
+/// How many transactions the relayer sent for `session`.
+async fn relays_of(stack: &Stack, session: &str) -> usize {
+    let uuid = stablepay_domain::CheckoutSessionId::parse(session)
+        .unwrap()
+        .uuid();
+    stablepay_postgres::testing::query_strings(
+        &stack.store,
+        &format!(
+            "SELECT tx_hash AS value FROM relayed_transactions WHERE checkout_session_id = '{uuid}'"
+        ),
+    )
+    .await
+    .unwrap()
+    .len()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
+    let stack = relaying_stack().await;
+    stack.fresh_verified_wallet().await;
+    let (id, url) = x402_session(&stack).await;
+
+    // Unpaid: 402 with what the session asks.
+    let (status, required, _) = get_x402(&stack, &url, None).await;
+    assert_eq!(status, 402);
+    assert_eq!(required["x402Version"], 2);
+    let asked = &required["accepts"][0];
+    assert_eq!(asked["scheme"], "exact");
+    assert_eq!(asked["network"], "eip155:84532");
+    assert_eq!(asked["amount"], "12500000");
+    assert_eq!(
+        asked["asset"].as_str().unwrap().to_lowercase(),
+        stack.chain.usdc.to_lowercase()
+    );
+    assert_eq!(
+        asked["extra"],
+        json!({ "name": "USD Coin", "version": "2" })
+    );
+    assert!(asked["maxTimeoutSeconds"].as_u64().unwrap() <= 600);
+    let session = stack.get(&format!("/api/v1/checkout/sessions/{id}")).await;
+    assert_eq!(asked["payTo"], session["deposit_address"]);
+
+    let (minter, payer_key, payer) = payer_without_eth(&stack, 50_000_000).await;
+    // Signed for gross ± 1 by the SDK itself: refused, nothing sent.
+    for delta in [-1, 1] {
+        let wrong = sdk_signs(&url, &payer_key, delta).await;
+        let (status, again, _) = get_x402(&stack, &url, Some(&wrong)).await;
+        assert_eq!(status, 402);
+        assert_eq!(
+            again["error"],
+            "invalid_exact_evm_payload_authorization_value_mismatch"
+        );
+        assert_eq!(again["accepts"][0]["amount"], "12500000");
+    }
+    assert_eq!(relays_of(&stack, &id).await, 0);
+
+    // Signed now, sent once the session is paid: a second payment of the same session.
+    let second = sdk_signs(&url, &payer_key, 0).await;
+    let paid = sdk_pays(&url, &payer_key).await;
+    assert_eq!(paid["status"], 200, "{paid}");
+    let response = &paid["payment_response"];
+    assert_eq!(response["success"], true, "{paid}");
+    assert_eq!(response["network"], "eip155:84532");
+    assert_eq!(
+        response["payer"].as_str().unwrap().to_lowercase(),
+        payer.to_string().to_lowercase()
+    );
+    let tx = response["transaction"].as_str().unwrap().to_owned();
+    assert_eq!(paid["body"]["id"], id.as_str());
+
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["tx_hash"], tx.as_str());
+    assert_eq!(done["amount_received"], "12.5");
+    assert!(done["x402_url"].is_null());
+    let eth = minter
+        .get_balance(
+            payer.to_string().parse::<ethers::types::Address>().unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(eth.is_zero(), "the agent spent no ETH");
+    assert_eq!(
+        usdc_balance(&minter, &stack.chain, &payer.to_string()).await,
+        37_500_000
+    );
+
+    // The second payment, now and again: nothing is sent, no 5xx, the session stays as
+    // it was; a completed session asks for nothing more.
+    for _ in 0..2 {
+        let (status, required, _) = get_x402(&stack, &url, Some(&second)).await;
+        assert_eq!(status, 402);
+        assert_eq!(required["error"], "settlement_in_progress");
+        assert_eq!(required["accepts"], json!([]));
+    }
+    wait_for_blocks(&minter, 3).await;
+    assert_eq!(relays_of(&stack, &id).await, 1);
+    let payments = stack.payments_of(&id).await;
+    assert_eq!(payments.len(), 1, "{payments:?}");
+    assert_eq!(payments[0]["amount"], "12.5");
+    assert_eq!(payments[0]["tx_hash"], tx.as_str());
+    assert_eq!(
+        usdc_balance(&minter, &stack.chain, &payer.to_string()).await,
+        37_500_000
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unfunded_agent_and_a_replayed_signature_send_nothing_twice() {
+    let stack = relaying_stack().await;
+    stack.fresh_verified_wallet().await;
+    let (id, url) = x402_session(&stack).await;
+
+    // No USDC: refused before anything is sent.
+    let broke: [u8; 32] = rand::random();
+    let signature = sdk_signs(&url, &broke, 0).await;
+    let (status, required, _) = get_x402(&stack, &url, Some(&signature)).await;
+    assert_eq!(status, 402);
+    assert_eq!(required["error"], "invalid_exact_evm_insufficient_balance");
+    assert_eq!(required["accepts"][0]["amount"], "12500000");
+    assert_eq!(relays_of(&stack, &id).await, 0);
+    // Garbage in the header: 402 with fresh requirements, never a 5xx.
+    let (status, required, _) = get_x402(&stack, &url, Some("not base64 !")).await;
+    assert_eq!(
+        (status, &required["error"]),
+        (402, &json!("invalid_payload"))
+    );
+
+    // A payment, then the very same header again: the same transaction, one transfer.
+    let (_, payer_key, _) = payer_without_eth(&stack, 20_000_000).await;
+    let signature = sdk_signs(&url, &payer_key, 0).await;
+    let (status, first, _) = get_x402(&stack, &url, Some(&signature)).await;
+    assert_eq!(status, 200, "{first}");
+    let (status, replayed, _) = get_x402(&stack, &url, Some(&signature)).await;
+    assert_eq!(status, 200, "{replayed}");
+    assert_eq!(replayed["transaction"], first["transaction"]);
+    assert_eq!(relays_of(&stack, &id).await, 1);
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(stack.payments_of(&id).await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_signatures_at_once_on_two_api_processes_settle_once() {
+    let stack = relaying_stack().await;
+    stack.fresh_verified_wallet().await;
+    let (id, url) = x402_session(&stack).await;
+    let (_second_api, other) = stack.spawn_api(&[]).await;
+    let other_url = url.replace(&stack.api, &other);
+
+    let (minter, key_a, _) = payer_without_eth(&stack, 20_000_000).await;
+    let (_, key_b, _) = payer_without_eth(&stack, 20_000_000).await;
+    let (a, b) = tokio::join!(sdk_signs(&url, &key_a, 0), sdk_signs(&url, &key_b, 0));
+    let (first, second) = tokio::join!(
+        get_x402(&stack, &url, Some(&a)),
+        get_x402(&stack, &other_url, Some(&b)),
+    );
+    let statuses = [first.0, second.0];
+    assert!(
+        statuses.contains(&200) && statuses.contains(&402),
+        "exactly one settles: {first:?} {second:?}"
+    );
+    let refused = if first.0 == 402 { &first } else { &second };
+    assert!(
+        ["settlement_in_progress", "session_not_open"]
+            .contains(&refused.1["error"].as_str().unwrap_or_default()),
+        "{refused:?}"
+    );
+    assert_eq!(relays_of(&stack, &id).await, 1);
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    wait_for_blocks(&minter, 3).await;
+    assert_eq!(stack.payments_of(&id).await.len(), 1);
+}
