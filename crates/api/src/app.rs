@@ -14,7 +14,7 @@ use tracing::Instrument;
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
     checkout_sessions, hosted, hosted_authorization, portal, reads, refunds, wallets,
-    webhook_endpoints, x402,
+    webhook_endpoints, x402, x402_facilitator,
 };
 use stablepay_web::WebState;
 
@@ -189,6 +189,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/webhook_endpoints/{id}/rotate_secret",
                 [(Method::POST, write(webhook_endpoints::rotate_secret))],
+            ))
+            .service(resource(
+                "/x402/supported",
+                [(Method::GET, read(x402_facilitator::supported))],
+            ))
+            .service(resource(
+                "/x402/verify",
+                [(Method::POST, write(x402_facilitator::verify))],
+            ))
+            .service(resource(
+                "/x402/settle",
+                [(Method::POST, write(x402_facilitator::settle))],
             )),
     )
     .service(resource(

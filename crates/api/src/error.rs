@@ -384,6 +384,17 @@ impl From<HostedError> for ApiError {
     }
 }
 
+impl From<stablepay_domain::services::X402Error> for ApiError {
+    fn from(e: stablepay_domain::services::X402Error) -> Self {
+        match e {
+            stablepay_domain::services::X402Error::Hosted(e) => e.into(),
+            // The facilitator answers refusals as verdicts; one that gets here is a payment
+            // the request itself got wrong.
+            stablepay_domain::services::X402Error::Refused(r) => ApiError::invalid(r.reason),
+        }
+    }
+}
+
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.code.as_str(), self.message)

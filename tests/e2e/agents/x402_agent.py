@@ -5,6 +5,12 @@
     python x402_agent.py sign URL KEY [DELTA]
                                         # prints the PAYMENT-SIGNATURE header the SDK
                                         # builds (for an amount of gross + DELTA)
+    python x402_agent.py facilitator BASE API_KEY ACTION HEADER [PAY_TO]
+                                        # the SDK's facilitator client against BASE
+                                        # (…/api/v1/x402): ACTION is supported, verify,
+                                        # verify-tampered or settle, for the payment in
+                                        # HEADER against what it accepted (payTo moved to
+                                        # PAY_TO if given); prints the answer as JSON
 
 KEY is the payer's private key (0x hex). The dev token is not one of the SDK's default
 assets, so the agent allows it explicitly (spend controls, SDK 2.25): an allowed asset
@@ -19,8 +25,10 @@ import httpx
 from eth_account import Account
 from x402 import x402Client
 from x402.http import (
+    HTTPFacilitatorClient,
     decode_payment_required_header,
     decode_payment_response_header,
+    decode_payment_signature_header,
     encode_payment_signature_header,
 )
 from x402.http.clients import x402HttpxClient
@@ -61,9 +69,35 @@ async def sign(url: str, key: str, delta: int) -> str:
     return encode_payment_signature_header(payload)
 
 
+async def facilitate(base: str, api_key: str, action: str, header: str, pay_to: str | None):
+    auth = {"Authorization": f"Bearer {api_key}"}
+    facilitator = HTTPFacilitatorClient(
+        {"url": base, "create_headers": lambda: {"verify": auth, "settle": auth, "supported": auth}}
+    )
+    if action == "supported":
+        return facilitator.get_supported().model_dump(by_alias=True)
+    payload = decode_payment_signature_header(header)
+    requirements = payload.accepted.model_copy()
+    if pay_to:
+        requirements.pay_to = pay_to
+    if action == "verify-tampered":
+        payload.payload["authorization"]["value"] = str(int(requirements.amount) + 1)
+        action = "verify"
+    async with facilitator:
+        if action == "verify":
+            answer = await facilitator.verify(payload, requirements)
+        else:
+            answer = await facilitator.settle(payload, requirements)
+    return answer.model_dump(by_alias=True)
+
+
 if __name__ == "__main__":
     command, url, key = sys.argv[1:4]
-    if command == "pay":
+    if command == "facilitator":
+        action, header = sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else ""
+        pay_to = sys.argv[6] if len(sys.argv) > 6 else None
+        print(json.dumps(asyncio.run(facilitate(url, key, action, header, pay_to))))
+    elif command == "pay":
         print(json.dumps(asyncio.run(pay(url, key))))
     else:
         delta = int(sys.argv[4]) if len(sys.argv) > 4 else 0

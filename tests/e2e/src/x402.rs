@@ -42,3 +42,18 @@ pub async fn sdk_signs(url: &str, key: &[u8; 32], delta: i64) -> String {
     let key = format!("0x{}", hex::encode(key));
     agent(&["sign", url, &key, &delta.to_string()]).await
 }
+
+/// The SDK's facilitator client (`HTTPFacilitatorClient`, Bearer `api_key`) against
+/// `base`: `action` is `supported`, `verify`, `verify-tampered` or `settle`, for the payment
+/// in `header` against what it accepted, with `payTo` moved to `pay_to` if given.
+pub async fn sdk_facilitates(
+    base: &str,
+    api_key: &str,
+    action: &str,
+    header: &str,
+    pay_to: Option<&str>,
+) -> Value {
+    let mut args = vec!["facilitator", base, api_key, action, header];
+    args.extend(pay_to);
+    serde_json::from_str(&agent(&args).await).unwrap()
+}

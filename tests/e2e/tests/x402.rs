@@ -10,7 +10,7 @@ use base64::Engine;
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
 use stablepay_e2e::one_signature::payer_without_eth;
-use stablepay_e2e::x402::{sdk_pays, sdk_signs};
+use stablepay_e2e::x402::{sdk_facilitates, sdk_pays, sdk_signs};
 use stablepay_e2e::*;
 
 /// A stack whose relayer key nobody else uses (parallel stacks sharing one would race for
@@ -249,5 +249,74 @@ async fn two_signatures_at_once_on_two_api_processes_settle_once() {
         .await;
     assert_eq!(done["status"], "completed", "{done}");
     wait_for_blocks(&minter, 3).await;
+    assert_eq!(stack.payments_of(&id).await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merchant_verifies_and_settles_through_the_facilitator_with_the_sdk_client() {
+    let stack = relaying_stack().await;
+    stack.fresh_verified_wallet().await;
+    let (id, url) = x402_session(&stack).await;
+    let base = format!("{}/api/v1/x402", stack.api);
+
+    // No key: the error envelope.
+    for res in [
+        stack
+            .http
+            .get(format!("{base}/supported"))
+            .send()
+            .await
+            .unwrap(),
+        stack
+            .http
+            .post(format!("{base}/verify"))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap(),
+    ] {
+        assert_eq!(res.status(), 401);
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"]["type"], "authentication_error", "{body}");
+    }
+    let supported = sdk_facilitates(&base, &stack.key, "supported", "", None).await;
+    assert_eq!(supported["kinds"][0]["scheme"], "exact", "{supported}");
+    assert_eq!(supported["kinds"][0]["network"], "eip155:84532");
+    assert_eq!(supported["kinds"][0]["x402Version"], 2);
+
+    let (minter, payer_key, payer) = payer_without_eth(&stack, 20_000_000).await;
+    let header = sdk_signs(&url, &payer_key, 0).await;
+    let verdict = sdk_facilitates(&base, &stack.key, "verify", &header, None).await;
+    assert_eq!(verdict["isValid"], true, "{verdict}");
+    assert_eq!(
+        verdict["payer"].as_str().unwrap().to_lowercase(),
+        payer.to_string().to_lowercase()
+    );
+    let tampered = sdk_facilitates(&base, &stack.key, "verify-tampered", &header, None).await;
+    assert_eq!(tampered["isValid"], false, "{tampered}");
+    assert_eq!(
+        tampered["invalidReason"],
+        "invalid_exact_evm_payload_authorization_value_mismatch"
+    );
+    // A payTo that is none of the key's open deposit addresses: refused, nothing sent.
+    let elsewhere = format!("0x{}", "12".repeat(20));
+    let refused = sdk_facilitates(&base, &stack.key, "settle", &header, Some(&elsewhere)).await;
+    assert_eq!(refused["success"], false, "{refused}");
+    assert_eq!(
+        refused["errorReason"],
+        "invalid_exact_evm_payload_recipient_mismatch"
+    );
+    assert_eq!(relays_of(&stack, &id).await, 0);
+
+    let settled = sdk_facilitates(&base, &stack.key, "settle", &header, None).await;
+    assert_eq!(settled["success"], true, "{settled}");
+    assert_eq!(settled["network"], "eip155:84532");
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["tx_hash"], settled["transaction"]);
+    wait_for_blocks(&minter, 3).await;
+    assert_eq!(relays_of(&stack, &id).await, 1);
     assert_eq!(stack.payments_of(&id).await.len(), 1);
 }

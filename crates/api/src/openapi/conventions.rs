@@ -201,6 +201,15 @@ const LINKS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
+/// Schemas only ever read from requests (parts of a `…Request`): what is optional in them
+/// may be left out.
+const INPUT_PARTS: &[&str] = &[
+    "X402PaymentPayload",
+    "X402PaymentRequirements",
+    "X402ExactPayload",
+    "X402Authorization",
+];
+
 /// Adds what every route shares (see the module docs) and pins each `object`.
 pub(super) fn apply(doc: &mut Value, pinned: &[(String, &'static str)]) {
     let Some(root) = doc.as_object_mut() else {
@@ -224,7 +233,7 @@ pub(super) fn apply(doc: &mut Value, pinned: &[(String, &'static str)]) {
                 if name.starts_with("List_") {
                     schema["properties"]["object"]["enum"] = json!([list]);
                 }
-                if !name.ends_with("Request") {
+                if !name.ends_with("Request") && !INPUT_PARTS.contains(&name.as_str()) {
                     require_nullable_properties(schema);
                 }
             }

@@ -10,7 +10,9 @@ use actix_web::HttpResponse;
 use serde_json::{json, Value};
 use utoipa::OpenApi;
 
-use crate::routes::{checkout_sessions, reads, refunds, wallets, webhook_endpoints};
+use crate::routes::{
+    checkout_sessions, reads, refunds, wallets, webhook_endpoints, x402_facilitator,
+};
 use stablepay_domain::representation::*;
 
 #[derive(OpenApi)]
@@ -53,11 +55,14 @@ use stablepay_domain::representation::*;
         reads::get_webhook_event,
         reads::list_webhook_attempts,
         reads::resend_webhook_event,
+        x402_facilitator::supported,
+        x402_facilitator::verify,
+        x402_facilitator::settle,
     ),
     tags(
         (name = "Checkout sessions"), (name = "Payments"), (name = "Refunds"),
         (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
-        (name = "Webhook endpoints"), (name = "Webhook events"),
+        (name = "Webhook endpoints"), (name = "Webhook events"), (name = "x402 facilitator"),
     )
 )]
 struct ApiDoc;

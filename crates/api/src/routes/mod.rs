@@ -9,3 +9,4 @@ pub mod refunds;
 pub mod wallets;
 pub mod webhook_endpoints;
 pub mod x402;
+pub mod x402_facilitator;

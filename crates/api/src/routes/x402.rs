@@ -31,7 +31,7 @@ pub const PAYMENT_RESPONSE: &str = "PAYMENT-RESPONSE";
 
 /// How long a paying request waits for its transfer to be mined (Base: a block every 2 s);
 /// past it the answer is `settlement_pending` and the same payment, sent again, waits on.
-const INCLUSION_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const INCLUSION_WAIT: Duration = Duration::from_secs(30);
 
 pub async fn resource(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
     let id = match admit_public::<CheckoutSessionId>(&state, &req) {

@@ -4,7 +4,7 @@
 //! "exact" EIP-3009 payment against it. Pure: the chain's answers (balance, nonce, a
 //! simulation) are the use case's.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Value};
 
 use crate::model::{
@@ -28,7 +28,8 @@ pub fn network(chain: ChainId) -> String {
 }
 
 /// One way to pay (`accepts[]`, and a payment's `accepted`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = X402PaymentRequirements)]
 #[serde(rename_all = "camelCase")]
 pub struct Requirements {
     pub scheme: String,
@@ -37,10 +38,12 @@ pub struct Requirements {
     pub amount: String,
     pub asset: String,
     pub pay_to: String,
+    #[serde(deserialize_with = "json_integer")]
     pub max_timeout_seconds: u64,
     /// The token's EIP-712 `name` and `version`, which the payer signs under.
     #[serde(default)]
-    pub extra: Value,
+    #[schema(value_type = Object)]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,26 +68,32 @@ pub struct PaymentRequired {
 }
 
 /// The `PAYMENT-SIGNATURE` document (and a facilitator request's `paymentPayload`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = X402PaymentPayload)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentPayload {
+    #[serde(deserialize_with = "json_integer")]
     pub x402_version: u64,
     pub payload: ExactPayload,
     pub accepted: Requirements,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<Value>,
+    #[schema(value_type = Option<Object>)]
+    pub resource: Option<serde_json::Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Value>,
+    #[schema(value_type = Option<Object>)]
+    pub extensions: Option<serde_json::Map<String, Value>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = X402ExactPayload)]
 pub struct ExactPayload {
     pub signature: String,
     pub authorization: AuthorizationFields,
 }
 
 /// An EIP-3009 authorization as sent: every field a string.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = X402Authorization)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizationFields {
     pub from: String,
@@ -95,29 +104,58 @@ pub struct AuthorizationFields {
     pub nonce: String,
 }
 
+/// A facilitator's `/verify` or `/settle` request.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = X402FacilitatorRequest)]
+pub struct FacilitatorRequest {
+    /// 2 (x402 protocol v2).
+    #[schema(minimum = 2, maximum = 2)]
+    #[serde(deserialize_with = "json_integer")]
+    pub x402_version: u64,
+    pub payment_payload: PaymentPayload,
+    pub payment_requirements: Requirements,
+}
+
 /// `PAYMENT-RESPONSE` and a facilitator's `/settle` answer. `transaction` and `network`
-/// are required by the SDKs even on failure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// are required by the SDKs even on failure; absent values are written as `null`, which
+/// the SDKs read as absent.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = X402SettleResponse)]
 #[serde(rename_all = "camelCase")]
 pub struct SettleResponse {
     pub success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub payer: Option<String>,
     pub transaction: String,
     pub network: String,
 }
 
 /// A facilitator's `/verify` answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = X402VerifyResponse)]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyResponse {
     pub is_valid: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub invalid_reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub payer: Option<String>,
+}
+
+/// A JSON Schema "integer" (`5`, or `5.0` as some encoders write it) from 0 to
+/// `i64::MAX`, as the document's `int64` says; anything else is a malformed request.
+fn json_integer<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    let n = serde_json::Number::deserialize(d)?;
+    n.as_u64()
+        .filter(|v| i64::try_from(*v).is_ok())
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && (0.0..LIMIT).contains(f))
+                .map(|f| f as u64)
+        })
+        .ok_or_else(|| {
+            serde::de::Error::custom("must be a whole number from 0 to 9223372036854775807")
+        })
 }
 
 /// Why a session offers no x402 payment.
@@ -173,7 +211,10 @@ pub fn requirements(
         asset: session.token_address.to_string(),
         pay_to: pay_to.to_string(),
         max_timeout_seconds: remaining.min(MAX_TIMEOUT_SECS),
-        extra: json!({ "name": domain.name, "version": domain.version }),
+        extra: serde_json::Map::from_iter([
+            ("name".to_owned(), json!(domain.name)),
+            ("version".to_owned(), json!(domain.version)),
+        ]),
     })
 }
 

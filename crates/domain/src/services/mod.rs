@@ -38,6 +38,7 @@ mod signatures;
 mod tokens;
 mod verify_wallet;
 mod write_billing;
+mod x402_facilitator;
 
 pub use administer_merchants::*;
 pub use bill_subscriptions::*;
@@ -75,6 +76,7 @@ pub use signatures::*;
 pub use tokens::*;
 pub use verify_wallet::*;
 pub(crate) use write_billing::*;
+pub use x402_facilitator::*;
 
 use crate::model::{Missing, TypedId};
 use crate::ports::StoreError;

@@ -127,21 +127,9 @@ pub async fn pay_by_x402(
             ))
         }
     };
-    let settle = &deps.hosted.settle;
-    let now = settle.clock.now();
-    let invalid = |why: Invalid, offer: &X402Offer| {
-        refused(
-            why.reason(),
-            &format!("{why:?}"),
-            Some(offer.clone()),
-            offer.session.clone(),
-        )
-    };
-    let checked = match x402::check_payment(payment, &offer.requirements, &offer.domain, now) {
-        Ok(checked) => checked,
-        Err(why) => return Err(invalid(why, &offer)),
-    };
+    let (relayer, transfer) = verify_payment(&offer, payment, deps).await?;
     let session = &offer.session;
+    let from = transfer.authorization.from;
     let unknown = |e: ChainError, offer: &X402Offer| {
         refused(
             "chain_unavailable",
@@ -150,34 +138,6 @@ pub async fn pay_by_x402(
             offer.session.clone(),
         )
     };
-    let from = checked.authorization.from;
-    // A contract payer signs by ERC-1271: the token checks it, so the simulation decides.
-    if !checked.signed_by_eoa {
-        match settle.chain.is_contract(session.chain, from).await {
-            Ok(true) => {}
-            Ok(false) => return Err(invalid(Invalid::Signature, &offer)),
-            Err(e) => return Err(unknown(e, &offer)),
-        }
-    }
-    if let Err(e) = ensure_recipient_verified(session, &deps.hosted).await {
-        return Err(refused(
-            "recipient_revoked",
-            &e.to_string(),
-            None,
-            session.clone(),
-        ));
-    }
-    match settle
-        .chain
-        .token_balance(session.chain, session.token_address, from)
-        .await
-    {
-        Ok(has) if has < checked.authorization.value => {
-            return Err(invalid(Invalid::InsufficientBalance, &offer))
-        }
-        Ok(_) => {}
-        Err(e) => return Err(unknown(e, &offer)),
-    }
     let unavailable = |offer: &X402Offer| {
         refused(
             "relayer_unavailable",
@@ -186,27 +146,6 @@ pub async fn pay_by_x402(
             offer.session.clone(),
         )
     };
-    let Some(relayer) = deps.relayer else {
-        return Err(unavailable(&offer));
-    };
-    match relayer.ready(session.chain).await {
-        Ok(true) => {}
-        Ok(false) => return Err(unavailable(&offer)),
-        Err(e) => return Err(unknown(e, &offer)),
-    }
-    let transfer = TransferPayment {
-        token: session.token_address,
-        authorization: checked.authorization,
-        signature: checked.signature,
-    };
-    match relayer.simulate_transfer(session.chain, &transfer).await {
-        Ok(RelaySimulation::Succeeds) => {}
-        Ok(RelaySimulation::Reverts(why)) if why.contains("authorization is used") => {
-            return Err(invalid(Invalid::NonceUsed, &offer))
-        }
-        Ok(RelaySimulation::Reverts(why)) => return Err(invalid(Invalid::Simulation(why), &offer)),
-        Err(e) => return Err(unknown(e, &offer)),
-    }
     match relayer.relay_transfer(session.chain, id, &transfer).await {
         Ok(crate::ports::Relayed::Submitted(_)) => {}
         // Another request relayed first: ours only if it carries this very authorization.
@@ -238,6 +177,97 @@ pub async fn pay_by_x402(
         Err(RelayError::Store(e)) => return Err(HostedError::from(e).into()),
     }
     settled(id, from, deps, relayer, session.clone()).await
+}
+
+/// Every check of `payment` against `offer` short of sending it: the rules (version,
+/// network, asset, recipient, exact amount, window, signature), then the chain's answers
+/// (a contract payer, the recipient wallet still verified, the balance, the relayer ready,
+/// and an `eth_call` of the transfer, which also catches a used nonce).
+pub async fn verify_payment<'a>(
+    offer: &X402Offer,
+    payment: &PaymentPayload,
+    deps: &X402Deps<'a>,
+) -> Result<(&'a dyn PaymentRelayer, TransferPayment), X402Error> {
+    let settle = &deps.hosted.settle;
+    let now = settle.clock.now();
+    let invalid = |why: Invalid, offer: &X402Offer| {
+        refused(
+            why.reason(),
+            &format!("{why:?}"),
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let checked = match x402::check_payment(payment, &offer.requirements, &offer.domain, now) {
+        Ok(checked) => checked,
+        Err(why) => return Err(invalid(why, offer)),
+    };
+    let session = &offer.session;
+    let unknown = |e: ChainError, offer: &X402Offer| {
+        refused(
+            "chain_unavailable",
+            &e.to_string(),
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let from = checked.authorization.from;
+    // A contract payer signs by ERC-1271: the token checks it, so the simulation decides.
+    if !checked.signed_by_eoa {
+        match settle.chain.is_contract(session.chain, from).await {
+            Ok(true) => {}
+            Ok(false) => return Err(invalid(Invalid::Signature, offer)),
+            Err(e) => return Err(unknown(e, offer)),
+        }
+    }
+    if let Err(e) = ensure_recipient_verified(session, &deps.hosted).await {
+        return Err(refused(
+            "recipient_revoked",
+            &e.to_string(),
+            None,
+            session.clone(),
+        ));
+    }
+    match settle
+        .chain
+        .token_balance(session.chain, session.token_address, from)
+        .await
+    {
+        Ok(has) if has < checked.authorization.value => {
+            return Err(invalid(Invalid::InsufficientBalance, offer))
+        }
+        Ok(_) => {}
+        Err(e) => return Err(unknown(e, offer)),
+    }
+    let unavailable = |offer: &X402Offer| {
+        refused(
+            "relayer_unavailable",
+            "no relayer can send it now",
+            Some(offer.clone()),
+            offer.session.clone(),
+        )
+    };
+    let Some(relayer) = deps.relayer else {
+        return Err(unavailable(offer));
+    };
+    match relayer.ready(session.chain).await {
+        Ok(true) => {}
+        Ok(false) => return Err(unavailable(offer)),
+        Err(e) => return Err(unknown(e, offer)),
+    }
+    let transfer = TransferPayment {
+        token: session.token_address,
+        authorization: checked.authorization,
+        signature: checked.signature,
+    };
+    match relayer.simulate_transfer(session.chain, &transfer).await {
+        Ok(RelaySimulation::Succeeds) => Ok((relayer, transfer)),
+        Ok(RelaySimulation::Reverts(why)) if why.contains("authorization is used") => {
+            Err(invalid(Invalid::NonceUsed, offer))
+        }
+        Ok(RelaySimulation::Reverts(why)) => Err(invalid(Invalid::Simulation(why), offer)),
+        Err(e) => Err(unknown(e, offer)),
+    }
 }
 
 /// Waits for the session's relay to be mined, books it (the watcher would too) and answers

@@ -1,6 +1,7 @@
 use super::*;
 use crate::rules::eip191;
 use crate::services::fixtures::settlement::{addr, now, session, token};
+use serde_json::Value;
 
 const KEY: [u8; 32] = [0x42; 32];
 
@@ -59,7 +60,10 @@ fn a_session_asks_for_its_gross_at_its_deposit_address() {
     assert_eq!(asked.amount, s.amount.micros().to_string());
     assert_eq!(asked.pay_to, addr(0xde).to_string());
     assert_eq!(asked.asset, token().to_string());
-    assert_eq!(asked.extra, json!({"name": "USD Coin", "version": "2"}));
+    assert_eq!(
+        Value::Object(asked.extra.clone()),
+        json!({"name": "USD Coin", "version": "2"})
+    );
     // The session expires in 600 s: never asked to stay valid longer.
     assert_eq!(asked.max_timeout_seconds, 600);
     let later = now().plus_seconds(500);
@@ -223,5 +227,21 @@ fn the_wire_shapes_are_the_sdks() {
     let v = serde_json::to_value(settled).unwrap();
     assert_eq!(v["errorReason"], "x");
     assert_eq!(v["transaction"], "");
-    assert!(v.get("payer").is_none());
+    assert!(v["payer"].is_null());
+}
+
+#[test]
+fn integers_are_read_as_json_schema_integers() {
+    let asked = requirements(&open_session(), &domain(), now()).unwrap();
+    let mut v = serde_json::to_value(signed(&asked, 1)).unwrap();
+    v["accepted"]["maxTimeoutSeconds"] = json!(600.0);
+    let back: PaymentPayload = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(back.accepted.max_timeout_seconds, 600);
+    for bad in [json!(600.5), json!(-1), json!(9_223_372_036_854_775_808u64)] {
+        v["accepted"]["maxTimeoutSeconds"] = bad.clone();
+        assert!(
+            serde_json::from_value::<PaymentPayload>(v.clone()).is_err(),
+            "{bad}"
+        );
+    }
 }

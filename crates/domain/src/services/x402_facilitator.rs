@@ -1,0 +1,137 @@
+//! The x402 facilitator for merchants (D29): a merchant's own x402 resource server asks
+//! `/verify` and `/settle` about payments to its sessions' deposit addresses, with its API
+//! key. Only deposit addresses of the key's own open sessions, at their gross: the
+//! service's gas never pays an arbitrary `payTo`. Invalid payments are answers
+//! (`isValid: false` / `success: false` with a reason), never errors.
+
+use crate::model::{Address, AuthContext};
+use crate::rules::x402::{self, FacilitatorRequest, Requirements, SettleResponse, VerifyResponse};
+use crate::services::{pay_by_x402, verify_payment, x402_offer, X402Deps, X402Error, X402Offer};
+
+/// What `/supported` lists: the exact scheme on the key's chain, sent by the relayer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Supported {
+    pub network: String,
+    pub signer: Option<Address>,
+}
+
+pub fn x402_supported(ctx: &AuthContext, deps: &X402Deps<'_>) -> Supported {
+    Supported {
+        network: x402::network(ctx.mode.chain()),
+        signer: deps.relayer.map(|r| r.signer()),
+    }
+}
+
+/// `/verify`: whether `payment` would settle `requirements` now, and whose it is.
+pub async fn x402_verify(
+    ctx: &AuthContext,
+    request: &FacilitatorRequest,
+    deps: &X402Deps<'_>,
+) -> Result<VerifyResponse, X402Error> {
+    let payment = &request.payment_payload;
+    let offer = match own_offer(ctx, request, deps).await? {
+        Ok(offer) => offer,
+        Err(reason) => return Ok(invalid(reason)),
+    };
+    match verify_payment(&offer, payment, deps).await {
+        Ok((_, transfer)) => Ok(VerifyResponse {
+            is_valid: true,
+            invalid_reason: None,
+            payer: Some(transfer.authorization.from.to_string()),
+        }),
+        Err(X402Error::Refused(r)) => Ok(invalid(r.reason)),
+        Err(e) => Err(e),
+    }
+}
+
+/// `/settle`: verifies, then settles exactly as `GET /x402/:id` does (one relay per
+/// session, the wait for inclusion, D24's booking).
+pub async fn x402_settle(
+    ctx: &AuthContext,
+    request: &FacilitatorRequest,
+    deps: &X402Deps<'_>,
+) -> Result<SettleResponse, X402Error> {
+    let payment = &request.payment_payload;
+    let network = x402::network(ctx.mode.chain());
+    let failed = |reason: &str| SettleResponse {
+        success: false,
+        error_reason: Some(reason.to_owned()),
+        payer: None,
+        transaction: String::new(),
+        network: network.clone(),
+    };
+    let offer = match own_offer(ctx, request, deps).await? {
+        Ok(offer) => offer,
+        Err(reason) => return Ok(failed(reason)),
+    };
+    match pay_by_x402(offer.session.id, payment, deps).await {
+        Ok(paid) => Ok(SettleResponse {
+            success: true,
+            error_reason: None,
+            payer: Some(paid.payer.to_string()),
+            transaction: paid.tx.to_string(),
+            network,
+        }),
+        Err(X402Error::Refused(r)) => Ok(failed(r.reason)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The offer of the key's own open session at the requirements' `payTo`, if they are
+/// exactly what it asks; otherwise the reason.
+async fn own_offer(
+    ctx: &AuthContext,
+    request: &FacilitatorRequest,
+    deps: &X402Deps<'_>,
+) -> Result<Result<X402Offer, &'static str>, X402Error> {
+    if request.x402_version != x402::VERSION {
+        return Ok(Err("invalid_x402_version"));
+    }
+    let requirements = &request.payment_requirements;
+    let chain = ctx.mode.chain();
+    if requirements.network != x402::network(chain) {
+        return Ok(Err("network_mismatch"));
+    }
+    let Ok(pay_to) = Address::parse(&requirements.pay_to.to_lowercase()) else {
+        return Ok(Err("invalid_payload"));
+    };
+    let session = deps
+        .hosted
+        .settle
+        .deposits
+        .session_by_deposit_address(chain, pay_to)
+        .await
+        .map_err(crate::services::HostedError::from)?;
+    // Another merchant's (or mode's) address is as unknown as no address at all.
+    let Some(session) = session.filter(|s| s.merchant_id == ctx.merchant_id && s.mode == ctx.mode)
+    else {
+        return Ok(Err(RECIPIENT_MISMATCH));
+    };
+    match x402_offer(session.id, deps).await? {
+        Ok(offer) if same_terms(&offer.requirements, requirements) => Ok(Ok(offer)),
+        Ok(_) => Ok(Err(
+            "invalid_exact_evm_payload_authorization_value_mismatch",
+        )),
+        Err((why, _)) => Ok(Err(why.reason())),
+    }
+}
+
+const RECIPIENT_MISMATCH: &str = "invalid_exact_evm_payload_recipient_mismatch";
+
+/// What the merchant's server asks for is what the session asks for: the same scheme,
+/// amount (its gross), asset and address. The timeout is the server's own business.
+fn same_terms(asked: &Requirements, given: &Requirements) -> bool {
+    let address = |s: &str| Address::parse(&s.to_lowercase()).ok();
+    given.scheme == asked.scheme
+        && given.amount == asked.amount
+        && address(&given.asset) == address(&asked.asset)
+        && address(&given.pay_to) == address(&asked.pay_to)
+}
+
+fn invalid(reason: &str) -> VerifyResponse {
+    VerifyResponse {
+        is_valid: false,
+        invalid_reason: Some(reason.to_owned()),
+        payer: None,
+    }
+}
