@@ -12,9 +12,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Some((first, rest)) if first == "--no-lint" => (false, rest),
         _ => (true, args),
     };
+    // The tools come from registries (npm, Debian, PyPI): fetched while clippy builds,
+    // which keeps both cores busy on its own, rather than one after the other.
+    let tools = std::thread::spawn(fetch_tools);
     if lint {
         lint_workspace()?;
     }
+    tools
+        .join()
+        .map_err(|_| "installing the test tools panicked".to_owned())??;
     run_tests(extra)?;
     if extra.is_empty() {
         tools::forge_test()?;
@@ -31,6 +37,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
             crate::fuzz::run(&["--cases".into(), cases])?;
         }
     }
+    Ok(())
+}
+
+/// Every tool the suite installs: anvil, forge and solc, Chromium, Schemathesis, the x402
+/// SDK (each call is a no-op once its pinned version is in place).
+fn fetch_tools() -> Result<(), String> {
+    tools::forge()?;
+    tools::anvil()?;
+    tools::chromium()?;
+    tools::schemathesis()?;
+    tools::x402_python()?;
     Ok(())
 }
 

@@ -36,6 +36,8 @@ struct CheckoutView {
     has_cancel: bool,
     /// "Send from any wallet or exchange" (D24), for an open payment with an address.
     deposit: Option<DepositPanel>,
+    /// Where software agents pay by x402 (D29), when the session offers it.
+    x402_url: Option<String>,
     /// The public session for the page's script (JSON; `<` escaped).
     data: String,
 }
@@ -153,6 +155,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         .await,
         has_cancel: session.cancel_url.is_some(),
         deposit: deposit_panel(&session),
+        x402_url: session.x402_url(&state.public_url),
         data,
     };
     match view.render() {

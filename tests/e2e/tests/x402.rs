@@ -92,6 +92,18 @@ async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
 
+    // The hosted page points agents at it.
+    let page = stack
+        .http
+        .get(format!("{}/pay/{id}", stack.api))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains(&format!("href=\"{url}\"")), "{page}");
+
     // Unpaid: 402 with what the session asks.
     let (status, required, _) = get_x402(&stack, &url, None).await;
     assert_eq!(status, 402);
