@@ -346,7 +346,10 @@ async fn a_session_has_one_live_relayed_transaction() {
         Some(TxHash::from_bytes([8; 32]))
     );
     let carried = store.relayed_authorization(session).await.unwrap().unwrap();
-    assert_eq!((carried.payer, carried.nonce), (payer, Some(signed_nonce)));
+    assert_eq!(
+        (carried.payer, carried.nonce),
+        (Some(payer), Some(signed_nonce))
+    );
     assert_eq!(in_flight().await.sent_block, 11);
     // Replaced at higher fees: the session's transaction is the replacement, both are
     // attempts; a replacement of an attempt that is no longer the newest stores nothing.

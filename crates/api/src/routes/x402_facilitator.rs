@@ -96,6 +96,15 @@ pub async fn verify(call: Call) -> Result<Reply, ApiError> {
     responses((status = 200, description = "The settlement", body = SettleResponse)))]
 pub async fn settle(call: Call) -> Result<Reply, ApiError> {
     let r = request(&call)?;
-    let settled = x402_settle(&call.auth, &r, &deps(&call)).await?;
+    let (state, auth) = (call.state.clone(), call.auth.clone());
+    // The wait for inclusion takes up to 30 s: the request's pooled connection goes back
+    // first (this route reads through the shared store), so waits never exhaust the pool.
+    drop(call);
+    let deps = X402Deps {
+        hosted: hosted::deps(&state),
+        relayer: state.relayer.as_deref(),
+        inclusion_wait: INCLUSION_WAIT,
+    };
+    let settled = x402_settle(&auth, &r, &deps).await?;
     Reply::ok(&settled)
 }

@@ -34,7 +34,8 @@ pub struct TransferPayment {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RelayedAuthorization {
     pub tx: TxHash,
-    pub payer: Address,
+    /// `None` on relays stored before payers were.
+    pub payer: Option<Address>,
     /// The EIP-3009 nonce (the session ref for a one-signature payment; the payer's own
     /// for x402). `None` on relays stored before nonces were.
     pub nonce: Option<[u8; 32]>,

@@ -69,7 +69,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
     };
     match event_type {
         EventType::CheckoutSessionCompleted => json!({
-            "id": session, "object": "checkout.session", "livemode": livemode, "url": null, "mode": "payment",
+            "id": session, "object": "checkout.session", "livemode": livemode, "url": null, "x402_url": null, "mode": "payment",
             "status": "completed", "title": "Test checkout", "description": null, "amount": amount.to_string(),
             "currency": "USDC", "fee_bps": 100, "fee_amount": fee, "merchant_net_amount": net, "fee_tier": "standard",
             "chain_id": chain_id, "token_address": token, "interval_seconds": null, "chain_plan_id": null,

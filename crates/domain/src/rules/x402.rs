@@ -21,6 +21,10 @@ pub const MAX_TIMEOUT_SECS: u64 = 600;
 pub const MIN_TIMEOUT_SECS: u64 = 30;
 /// An authorization must stay valid at least this long after it arrives (a few blocks).
 pub const MIN_VALIDITY_SECS: u64 = 12;
+/// How far past `now + maxTimeoutSeconds` a `validBefore` may reach (the payer's clock
+/// ahead of ours). Never more: a relay that can be mined later blocks the session's other
+/// payers that much longer.
+pub const CLOCK_SKEW_SECS: u64 = 60;
 
 /// `eip155:<chain id>` (CAIP-2), as x402 names networks.
 pub fn network(chain: ChainId) -> String {
@@ -166,6 +170,9 @@ pub enum NotOffered {
     NotUsdc,
     NoDepositAddress,
     TooLittleTime,
+    /// Money already arrived at (or is on its way to) the deposit address: the rest is
+    /// paid by transfer, so nobody pays twice.
+    BeingPaid,
 }
 
 impl NotOffered {
@@ -176,6 +183,7 @@ impl NotOffered {
             NotOffered::NotUsdc => "unsupported_asset",
             NotOffered::NoDepositAddress => "unsupported_network",
             NotOffered::TooLittleTime => "session_expiring",
+            NotOffered::BeingPaid => "session_being_paid",
         }
     }
 }
@@ -199,6 +207,9 @@ pub fn requirements(
     let pay_to = session
         .deposit_address
         .ok_or(NotOffered::NoDepositAddress)?;
+    if session.amount_received_micros > 0 {
+        return Err(NotOffered::BeingPaid);
+    }
     let remaining =
         u64::try_from(session.expires_at.unix_seconds() - now.unix_seconds()).unwrap_or(0);
     if remaining < MIN_TIMEOUT_SECS {
@@ -315,7 +326,10 @@ pub fn check_payment(
     if valid_after > now_secs {
         return Err(Invalid::ValidAfter);
     }
-    if valid_before < now_secs.saturating_add(MIN_VALIDITY_SECS) {
+    let latest = now_secs
+        .saturating_add(asked.max_timeout_seconds)
+        .saturating_add(CLOCK_SKEW_SECS);
+    if valid_before < now_secs.saturating_add(MIN_VALIDITY_SECS) || valid_before > latest {
         return Err(Invalid::ValidBefore);
     }
     let nonce = hex::decode(a.nonce.trim_start_matches("0x"))
@@ -333,9 +347,16 @@ pub fn check_payment(
         nonce,
     };
     let signed_by_eoa = authorization.signed_by_payer(domain, &signature);
+    // v = 0/1 → 27/28 is an EOA signature's normal form; a contract wallet's (ERC-1271)
+    // bytes are its own and go to the token as they came.
+    let signature = if signed_by_eoa {
+        crate::rules::eip3009::on_chain_signature(&signature)
+    } else {
+        signature
+    };
     Ok(CheckedPayment {
         authorization,
-        signature: crate::rules::eip3009::on_chain_signature(&signature),
+        signature,
         signed_by_eoa,
     })
 }

@@ -41,6 +41,8 @@ pub struct X402Refusal {
     pub detail: String,
     pub offer: Option<X402Offer>,
     pub session: CheckoutSession,
+    /// The relayed transfer, when one is on its way (`settlement_pending`).
+    pub transaction: Option<TxHash>,
 }
 
 /// A settled x402 payment: its transaction was mined.
@@ -76,7 +78,16 @@ pub async fn x402_offer(
         Ok(None) => return Ok(Err((NotOffered::NotUsdc, session))),
         Err(e) => return Err(HostedError::ChainUnavailable(e.to_string())),
     };
-    match x402::requirements(&session, &domain, settle.clock.now()) {
+    let requirements = x402::requirements(&session, &domain, settle.clock.now());
+    // Money on its way (seen, not yet at depth) counts too: an x402 payment on top of it
+    // would pay the session twice. The rest of an underpaid session is paid by transfer.
+    if requirements.is_ok() {
+        let arriving = settle.deposits.deposit_transfers(session.id).await?;
+        if arriving.iter().any(|t| t.token == session.token_address) {
+            return Ok(Err((NotOffered::BeingPaid, session)));
+        }
+    }
+    match requirements {
         Ok(requirements) => Ok(Ok(X402Offer {
             session,
             requirements,
@@ -101,8 +112,9 @@ pub async fn pay_by_x402(
             .await
             .map_err(HostedError::from)?
         {
+            // Same payer and nonce; a relay stored without them is never "the same".
             let same = checked_identity(payment).is_some_and(|(payer, nonce)| {
-                payer == relayed.payer && relayed.nonce.is_none_or(|n| n == nonce)
+                relayed.payer == Some(payer) && relayed.nonce == Some(nonce)
             });
             let session = public_session(id, &deps.hosted).await?;
             if !same {
@@ -113,7 +125,7 @@ pub async fn pay_by_x402(
                     session,
                 ));
             }
-            return settled(id, relayed.payer, deps, relayer, session).await;
+            return settled(id, payer_of(payment), relayed.tx, deps, relayer, session).await;
         }
     }
     let offer = match x402_offer(id, deps).await? {
@@ -146,15 +158,17 @@ pub async fn pay_by_x402(
             offer.session.clone(),
         )
     };
-    match relayer.relay_transfer(session.chain, id, &transfer).await {
-        Ok(crate::ports::Relayed::Submitted(_)) => {}
+    let tx = match relayer.relay_transfer(session.chain, id, &transfer).await {
+        Ok(crate::ports::Relayed::Submitted(tx)) => tx,
         // Another request relayed first: ours only if it carries this very authorization.
-        Ok(crate::ports::Relayed::AlreadySubmitted(_)) => {
+        Ok(crate::ports::Relayed::AlreadySubmitted(tx)) => {
             let mine = relayer
                 .relayed_authorization(id)
                 .await
                 .map_err(HostedError::from)?
-                .is_some_and(|r| r.payer == from && r.nonce == Some(transfer.authorization.nonce));
+                .is_some_and(|r| {
+                    r.payer == Some(from) && r.nonce == Some(transfer.authorization.nonce)
+                });
             if !mine {
                 return Err(refused(
                     "settlement_in_progress",
@@ -163,6 +177,7 @@ pub async fn pay_by_x402(
                     session.clone(),
                 ));
             }
+            tx
         }
         Err(RelayError::AnotherPayerPending { .. }) => {
             return Err(refused(
@@ -175,8 +190,8 @@ pub async fn pay_by_x402(
         Err(RelayError::Unavailable(_)) => return Err(unavailable(&offer)),
         Err(RelayError::Chain(e)) => return Err(unknown(e, &offer)),
         Err(RelayError::Store(e)) => return Err(HostedError::from(e).into()),
-    }
-    settled(id, from, deps, relayer, session.clone()).await
+    };
+    settled(id, from, tx, deps, relayer, session.clone()).await
 }
 
 /// Every check of `payment` against `offer` short of sending it: the rules (version,
@@ -275,6 +290,7 @@ pub async fn verify_payment<'a>(
 async fn settled(
     id: CheckoutSessionId,
     payer: Address,
+    relayed: TxHash,
     deps: &X402Deps<'_>,
     relayer: &dyn PaymentRelayer,
     session: CheckoutSession,
@@ -297,14 +313,18 @@ async fn settled(
             None,
             session,
         )),
-        Ok(Inclusion::NotYet) => Err(refused(
-            "settlement_pending",
+        Ok(Inclusion::NotYet) => Err(pending(
             "not mined yet; send the same payment again",
-            None,
+            relayed,
             session,
         )),
-        Err(e) => Err(refused("settlement_pending", &e.to_string(), None, session)),
+        Err(e) => Err(pending(&e.to_string(), relayed, session)),
     }
+}
+
+/// The payer a payment names (checked equal to the relayed one before this is used).
+fn payer_of(payment: &PaymentPayload) -> Address {
+    checked_identity(payment).map_or(Address::from_bytes([0; 20]), |(payer, _)| payer)
 }
 
 /// The payer and nonce a payment claims, if they parse.
@@ -328,6 +348,18 @@ fn refused(
         detail: detail.to_owned(),
         offer,
         session,
+        transaction: None,
+    }))
+}
+
+/// `settlement_pending`, naming the transfer on its way (the SDKs retry with it).
+fn pending(detail: &str, tx: TxHash, session: CheckoutSession) -> X402Error {
+    X402Error::Refused(Box::new(X402Refusal {
+        reason: "settlement_pending",
+        detail: detail.to_owned(),
+        offer: None,
+        session,
+        transaction: Some(tx),
     }))
 }
 

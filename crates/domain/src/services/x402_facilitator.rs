@@ -4,7 +4,7 @@
 //! service's gas never pays an arbitrary `payTo`. Invalid payments are answers
 //! (`isValid: false` / `success: false` with a reason), never errors.
 
-use crate::model::{Address, AuthContext};
+use crate::model::{Address, AuthContext, CheckoutSession};
 use crate::rules::x402::{self, FacilitatorRequest, Requirements, SettleResponse, VerifyResponse};
 use crate::services::{pay_by_x402, verify_payment, x402_offer, X402Deps, X402Error, X402Offer};
 
@@ -28,12 +28,14 @@ pub async fn x402_verify(
     request: &FacilitatorRequest,
     deps: &X402Deps<'_>,
 ) -> Result<VerifyResponse, X402Error> {
-    let payment = &request.payment_payload;
-    let offer = match own_offer(ctx, request, deps).await? {
-        Ok(offer) => offer,
+    let offer = match own_session(ctx, request, deps).await? {
+        Ok(session) => match offer_on_terms(session, request, deps).await? {
+            Ok(offer) => offer,
+            Err(reason) => return Ok(invalid(reason)),
+        },
         Err(reason) => return Ok(invalid(reason)),
     };
-    match verify_payment(&offer, payment, deps).await {
+    match verify_payment(&offer, &request.payment_payload, deps).await {
         Ok((_, transfer)) => Ok(VerifyResponse {
             is_valid: true,
             invalid_reason: None,
@@ -45,26 +47,39 @@ pub async fn x402_verify(
 }
 
 /// `/settle`: verifies, then settles exactly as `GET /x402/:id` does (one relay per
-/// session, the wait for inclusion, D24's booking).
+/// session, the wait for inclusion, D24's booking). A payment already relayed is followed
+/// to its end whatever the session's state now, so a retry after `settlement_pending`
+/// (which names the transaction) learns how it ended.
 pub async fn x402_settle(
     ctx: &AuthContext,
     request: &FacilitatorRequest,
     deps: &X402Deps<'_>,
 ) -> Result<SettleResponse, X402Error> {
-    let payment = &request.payment_payload;
     let network = x402::network(ctx.mode.chain());
-    let failed = |reason: &str| SettleResponse {
+    let failed = |reason: &str, tx: Option<String>| SettleResponse {
         success: false,
         error_reason: Some(reason.to_owned()),
         payer: None,
-        transaction: String::new(),
+        transaction: tx.unwrap_or_default(),
         network: network.clone(),
     };
-    let offer = match own_offer(ctx, request, deps).await? {
-        Ok(offer) => offer,
-        Err(reason) => return Ok(failed(reason)),
+    let session = match own_session(ctx, request, deps).await? {
+        Ok(session) => session,
+        Err(reason) => return Ok(failed(reason, None)),
     };
-    match pay_by_x402(offer.session.id, payment, deps).await {
+    let relayed = match deps.relayer {
+        Some(relayer) => relayer
+            .relayed_authorization(session.id)
+            .await
+            .map_err(crate::services::HostedError::from)?,
+        None => None,
+    };
+    if relayed.is_none() {
+        if let Err(reason) = offer_on_terms(session.clone(), request, deps).await? {
+            return Ok(failed(reason, None));
+        }
+    }
+    match pay_by_x402(session.id, &request.payment_payload, deps).await {
         Ok(paid) => Ok(SettleResponse {
             success: true,
             error_reason: None,
@@ -72,18 +87,18 @@ pub async fn x402_settle(
             transaction: paid.tx.to_string(),
             network,
         }),
-        Err(X402Error::Refused(r)) => Ok(failed(r.reason)),
+        Err(X402Error::Refused(r)) => Ok(failed(r.reason, r.transaction.map(|t| t.to_string()))),
         Err(e) => Err(e),
     }
 }
 
-/// The offer of the key's own open session at the requirements' `payTo`, if they are
-/// exactly what it asks; otherwise the reason.
-async fn own_offer(
+/// The key's own session at the requirements' `payTo` (this merchant, this mode, on the
+/// key's network), or why not.
+async fn own_session(
     ctx: &AuthContext,
     request: &FacilitatorRequest,
     deps: &X402Deps<'_>,
-) -> Result<Result<X402Offer, &'static str>, X402Error> {
+) -> Result<Result<CheckoutSession, &'static str>, X402Error> {
     if request.x402_version != x402::VERSION {
         return Ok(Err("invalid_x402_version"));
     }
@@ -103,12 +118,21 @@ async fn own_offer(
         .await
         .map_err(crate::services::HostedError::from)?;
     // Another merchant's (or mode's) address is as unknown as no address at all.
-    let Some(session) = session.filter(|s| s.merchant_id == ctx.merchant_id && s.mode == ctx.mode)
-    else {
-        return Ok(Err(RECIPIENT_MISMATCH));
-    };
+    Ok(session
+        .filter(|s| s.merchant_id == ctx.merchant_id && s.mode == ctx.mode)
+        .ok_or(RECIPIENT_MISMATCH))
+}
+
+/// What the session asks now, if the merchant's requirements are exactly that.
+async fn offer_on_terms(
+    session: CheckoutSession,
+    request: &FacilitatorRequest,
+    deps: &X402Deps<'_>,
+) -> Result<Result<X402Offer, &'static str>, X402Error> {
     match x402_offer(session.id, deps).await? {
-        Ok(offer) if same_terms(&offer.requirements, requirements) => Ok(Ok(offer)),
+        Ok(offer) if same_terms(&offer.requirements, &request.payment_requirements) => {
+            Ok(Ok(offer))
+        }
         Ok(_) => Ok(Err(
             "invalid_exact_evm_payload_authorization_value_mismatch",
         )),

@@ -101,6 +101,13 @@ fn only_open_payment_sessions_in_usdc_with_a_deposit_address_are_offered() {
             NotOffered::NotUsdc,
         ),
         (session(), NotOffered::NoDepositAddress),
+        (
+            CheckoutSession {
+                amount_received_micros: 1,
+                ..open_session()
+            },
+            NotOffered::BeingPaid,
+        ),
     ];
     for (s, why) in cases {
         assert_eq!(requirements(&s, &d, now()), Err(why));
@@ -196,6 +203,14 @@ fn tampering_breaks_the_signature_and_wrong_terms_are_named() {
     expiring.payload.authorization.valid_before = (now().unix_seconds() + 5).to_string();
     assert_eq!(
         check_payment(&expiring, &asked, &d, now()),
+        Err(Invalid::ValidBefore)
+    );
+
+    // Valid far beyond what was asked: it would block the session's other payers.
+    let mut lasting = good.clone();
+    lasting.payload.authorization.valid_before = u64::MAX.to_string();
+    assert_eq!(
+        check_payment(&lasting, &asked, &d, now()),
         Err(Invalid::ValidBefore)
     );
 

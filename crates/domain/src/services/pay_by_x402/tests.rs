@@ -78,6 +78,14 @@ fn domain() -> TokenDomain {
     }
 }
 
+fn nothing_arriving() -> MockDepositStore {
+    let mut deposits = MockDepositStore::new();
+    deposits
+        .expect_deposit_transfers()
+        .returning(|_| Ok(vec![]));
+    deposits
+}
+
 struct World {
     sessions: MockSessionRepository,
     wallets: MockWalletRepository,
@@ -130,7 +138,7 @@ impl World {
             wallets,
             chain,
             store: MockSettlementStore::new(),
-            deposits: MockDepositStore::new(),
+            deposits: nothing_arriving(),
             subscriptions: MockSubscriptionStore::new(),
             clock,
             tokens: Default::default(),
@@ -307,7 +315,7 @@ fn a_retried_signature_waits_for_the_relayed_transfer_and_another_is_refused() {
     let tx = TxHash::from_bytes([0x55; 32]);
     let relayed = RelayedAuthorization {
         tx,
-        payer: payer(),
+        payer: Some(payer()),
         nonce: Some([1; 32]),
     };
     let mut w = World::new();
@@ -340,7 +348,7 @@ fn a_relay_raced_by_another_authorization_is_not_claimed() {
         .returning(|_, _| Ok(RelaySimulation::Succeeds));
     let theirs = RelayedAuthorization {
         tx: TxHash::from_bytes([0x66; 32]),
-        payer: addr(0x99),
+        payer: Some(addr(0x99)),
         nonce: Some([9; 32]),
     };
     let mut seq = mockall::Sequence::new();
@@ -382,5 +390,37 @@ fn a_completed_session_is_not_offered_and_never_charged() {
     assert_eq!(
         reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 1))),
         "session_not_open"
+    );
+}
+
+#[test]
+fn money_on_its_way_to_the_deposit_address_stops_x402() {
+    let mut w = World::new();
+    let s = w.session.clone();
+    w.deposits = MockDepositStore::new();
+    w.deposits.expect_deposit_transfers().returning(move |_| {
+        Ok(vec![crate::ports::DepositTransfer {
+            chain: CHAIN,
+            tx_hash: TxHash::from_bytes([3; 32]),
+            session: s.id,
+            token: s.token_address,
+            from: addr(0x44),
+            amount_micros: GROSS,
+            log_index: 0,
+            block_number: 7,
+            block_hash: crate::model::BlockHash::from_bytes([4; 32]),
+            confirmed: false,
+            payment: None,
+            arrived_at: s.created_at,
+            swept_by: None,
+        }])
+    });
+    w.relayer
+        .expect_relayed_authorization()
+        .returning(|_| Ok(None));
+    w.relayer.expect_relay_transfer().never();
+    assert_eq!(
+        reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 1))),
+        "session_being_paid"
     );
 }
