@@ -198,6 +198,21 @@ impl Stack {
         Self::start_with(StackOptions::default()).await
     }
 
+    /// [`Stack::start`] with a funded relayer (and sweeper) key nobody else uses: stacks
+    /// that ran in parallel and sent with one shared key would race for its nonces.
+    pub async fn with_own_relayer() -> Self {
+        let key: [u8; 32] = rand::random();
+        client_for(&chain_info(), &key).await;
+        Self::start_with(StackOptions {
+            env: vec![(
+                "STABLEPAY_RELAYER_KEY".into(),
+                format!("0x{}", hex::encode(key)),
+            )],
+            ..StackOptions::default()
+        })
+        .await
+    }
+
     pub async fn start_with(options: StackOptions) -> Self {
         let (store, db_url) = fresh_store().await;
         let merchant = store

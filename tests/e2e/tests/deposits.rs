@@ -10,21 +10,6 @@ use serde_json::{json, Value};
 use stablepay_e2e::*;
 use stablepay_evm::bindings::test_token::TestToken;
 
-/// A stack on the shared chain whose worker sweeps with a key of its own: stacks that
-/// ran in parallel and swept with one shared key would race for its nonces.
-async fn sweeping_stack() -> Stack {
-    let key: [u8; 32] = rand::random();
-    client_for(&chain_info(), &key).await;
-    Stack::start_with(StackOptions {
-        env: vec![(
-            "STABLEPAY_RELAYER_KEY".into(),
-            format!("0x{}", hex::encode(key)),
-        )],
-        ..StackOptions::default()
-    })
-    .await
-}
-
 /// A session of `amount` and its deposit address.
 async fn deposit_session(stack: &Stack, amount: &str) -> (String, String) {
     let (status, session) = stack
@@ -84,7 +69,7 @@ async fn events_about(stack: &Stack, event_type: &str, session: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_exact_transfer_from_a_fresh_account_completes_the_session_once() {
-    let stack = sweeping_stack().await;
+    let stack = Stack::with_own_relayer().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -155,7 +140,7 @@ async fn assert_swept(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_completes_it() {
-    let stack = sweeping_stack().await;
+    let stack = Stack::with_own_relayer().await;
     stack.fresh_verified_wallet().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
     let buyer = funded_buyer(&stack.chain).await;
@@ -188,7 +173,7 @@ async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_com
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundable() {
-    let stack = sweeping_stack().await;
+    let stack = Stack::with_own_relayer().await;
     let (recipient, merchant_key) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -247,7 +232,7 @@ async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundab
 
 #[tokio::test(flavor = "multi_thread")]
 async fn usdt_sent_to_a_usdc_session_is_its_own_payment_forwarded_without_a_fee() {
-    let stack = sweeping_stack().await;
+    let stack = Stack::with_own_relayer().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -299,7 +284,7 @@ async fn usdt_sent_to_a_usdc_session_is_its_own_payment_forwarded_without_a_fee(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes_it() {
-    let stack = sweeping_stack().await;
+    let stack = Stack::with_own_relayer().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;

@@ -13,21 +13,6 @@ use stablepay_e2e::one_signature::payer_without_eth;
 use stablepay_e2e::x402::{sdk_facilitates, sdk_pays, sdk_signs};
 use stablepay_e2e::*;
 
-/// A stack whose relayer key nobody else uses (parallel stacks sharing one would race for
-/// its nonces).
-async fn relaying_stack() -> Stack {
-    let key: [u8; 32] = rand::random();
-    client_for(&chain_info(), &key).await;
-    Stack::start_with(StackOptions {
-        env: vec![(
-            "STABLEPAY_RELAYER_KEY".into(),
-            format!("0x{}", hex::encode(key)),
-        )],
-        ..StackOptions::default()
-    })
-    .await
-}
-
 /// A 12.5 USDC session: (id, x402_url).
 async fn x402_session(stack: &Stack) -> (String, String) {
     let (status, session) = stack
@@ -88,7 +73,7 @@ async fn relays_of(stack: &Stack, session: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
-    let stack = relaying_stack().await;
+    let stack = Stack::with_own_relayer().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
 
@@ -194,7 +179,7 @@ async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unfunded_agent_and_a_replayed_signature_send_nothing_twice() {
-    let stack = relaying_stack().await;
+    let stack = Stack::with_own_relayer().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
 
@@ -231,7 +216,7 @@ async fn an_unfunded_agent_and_a_replayed_signature_send_nothing_twice() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_signatures_at_once_on_two_api_processes_settle_once() {
-    let stack = relaying_stack().await;
+    let stack = Stack::with_own_relayer().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
     let (_second_api, other) = stack.spawn_api(&[]).await;
@@ -266,7 +251,7 @@ async fn two_signatures_at_once_on_two_api_processes_settle_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_merchant_verifies_and_settles_through_the_facilitator_with_the_sdk_client() {
-    let stack = relaying_stack().await;
+    let stack = Stack::with_own_relayer().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
     let base = format!("{}/api/v1/x402", stack.api);
