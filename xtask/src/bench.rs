@@ -115,7 +115,8 @@ fn envelope_id(body: &str) -> Option<String> {
     Some(body[start..end].to_owned())
 }
 
-pub(crate) struct Workers(Vec<Child>);
+/// Child processes, killed when dropped.
+pub(crate) struct Workers(pub(crate) Vec<Child>);
 
 impl Drop for Workers {
     fn drop(&mut self) {
@@ -223,7 +224,16 @@ pub struct ChainBench {
 
 impl ChainBench {
     pub fn start(chain_id: u64, database: &str) -> Result<Self, String> {
-        let setup = BenchSetup::start(&["stablepay-worker"], "bench", "", database)?;
+        Self::start_building(&["stablepay-worker"], chain_id, database)
+    }
+
+    /// Like `start`, building `packages` in release.
+    pub fn start_building(
+        packages: &[&str],
+        chain_id: u64,
+        database: &str,
+    ) -> Result<Self, String> {
+        let setup = BenchSetup::start(packages, "bench", "", database)?;
         let anvil = crate::tools::anvil()?;
         let dev = crate::chain::start(&anvil, chain_id)?;
         Ok(Self { dev, setup })

@@ -191,6 +191,11 @@ pub(crate) async fn drive_for(
 /// A release api for load: its default pool (`STABLEPAY_DB_POOL_SIZE`, 8), a limit no
 /// bench reaches, errors-only logs. It binds port 0; returns the process and its `host:port`.
 pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String> {
+    spawn_listening(&mut api_command(bin, db))
+}
+
+/// `stablepay-api serve` as `spawn_api` runs it, for a bench to add to.
+pub(crate) fn api_command(bin: &Path, db: &str) -> Command {
     let mut cmd = Command::new(bin);
     cmd.arg("serve")
         .env("DATABASE_URL", db)
@@ -201,7 +206,12 @@ pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String>
         )
         .env("STABLEPAY_RATE_LIMIT_PER_MIN", "100000000")
         .env("STABLEPAY_LOG", "error");
-    let (child, url) = spawn_reporting(&mut cmd, "listening on ", false)?;
+    cmd
+}
+
+/// Starts an api command; returns the process and the `host:port` it listens on.
+pub(crate) fn spawn_listening(cmd: &mut Command) -> Result<(Child, String), String> {
+    let (child, url) = spawn_reporting(cmd, "listening on ", false)?;
     Ok((child, url.trim_start_matches("http://").to_owned()))
 }
 

@@ -7,6 +7,7 @@
 //! session settled exactly once. `--deposits` pays every session by a plain transfer to its
 //! deposit address (D24): deposits completed per minute, at-depth to completed, then the
 //! worker's sweeps (`sweepMany` batches) until every deposit is forwarded: sweeps per minute.
+//! `--x402`: agents paying over x402 through the api (`bench_x402.rs`).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -56,7 +57,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         [] => Paying::Router,
         [flag] if flag == "--relayed" => Paying::Relayed,
         [flag] if flag == "--deposits" => Paying::Deposits,
-        _ => return Err("usage: cargo xtask bench settlement [--relayed | --deposits]".into()),
+        [flag] if flag == "--x402" => return crate::bench_x402::run(),
+        _ => {
+            return Err(
+                "usage: cargo xtask bench settlement [--relayed | --deposits | --x402]".into(),
+            )
+        }
     };
     let total: usize = env_number(
         "BENCH_PAYMENTS",

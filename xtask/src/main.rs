@@ -11,6 +11,7 @@ mod bench_latency;
 mod bench_lists;
 mod bench_settlement;
 mod bench_soak;
+mod bench_x402;
 mod chain;
 mod cpu;
 mod dev;
@@ -40,7 +41,10 @@ commands:
           BENCH_ONLY=throughput|fairness|latency runs one part
           settlement: router payments settled by the chain watcher: latency and
           payments verified per minute (BENCH_PAYMENTS tunes it); --relayed: one
-          signature each, sent by the relayer (default 1,000 payments)
+          signature each, sent by the relayer (default 1,000 payments); --deposits:
+          transfers to deposit addresses, then their sweeps; --x402: agents paying
+          sessions over x402 through the api (BENCH_CONCURRENCY agents, default 64):
+          request-to-200 latency, payments per minute, each settled exactly once
           soak: 100,000 deliveries while a worker is SIGKILLed every 3 s: lost/duplicates
           billing: subscription charges per minute
           gas: gasUsed of transfer, approve, pay and one-signature payWithAuthorization

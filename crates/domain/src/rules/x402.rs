@@ -88,6 +88,34 @@ pub struct PaymentPayload {
     pub extensions: Option<serde_json::Map<String, Value>>,
 }
 
+impl PaymentPayload {
+    /// An "exact" payment of `accepted` by a signed EIP-3009 authorization, as the SDKs'
+    /// clients send it (every number a decimal string, the nonce 0x-hex).
+    pub fn exact(
+        accepted: Requirements,
+        authorization: &TransferAuthorization,
+        signature: &Signature,
+    ) -> Self {
+        Self {
+            x402_version: VERSION,
+            payload: ExactPayload {
+                signature: signature.to_hex(),
+                authorization: AuthorizationFields {
+                    from: authorization.from.to_string(),
+                    to: authorization.to.to_string(),
+                    value: authorization.value.to_string(),
+                    valid_after: authorization.valid_after.to_string(),
+                    valid_before: authorization.valid_before.to_string(),
+                    nonce: format!("0x{}", hex::encode(authorization.nonce)),
+                },
+            },
+            accepted,
+            resource: None,
+            extensions: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = X402ExactPayload)]
 pub struct ExactPayload {

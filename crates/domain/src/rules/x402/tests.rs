@@ -32,23 +32,7 @@ fn signed(asked: &Requirements, value: u128) -> PaymentPayload {
         nonce: [7; 32],
     };
     let signature = eip191::sign_hash(&authorization.digest(&domain()), &KEY).unwrap();
-    PaymentPayload {
-        x402_version: VERSION,
-        payload: ExactPayload {
-            signature: signature.to_hex(),
-            authorization: AuthorizationFields {
-                from: authorization.from.to_string(),
-                to: authorization.to.to_string(),
-                value: value.to_string(),
-                valid_after: "0".into(),
-                valid_before: authorization.valid_before.to_string(),
-                nonce: format!("0x{}", hex::encode(authorization.nonce)),
-            },
-        },
-        accepted: asked.clone(),
-        resource: None,
-        extensions: None,
-    }
+    PaymentPayload::exact(asked.clone(), &authorization, &signature)
 }
 
 #[test]
@@ -230,6 +214,12 @@ fn the_wire_shapes_are_the_sdks() {
     assert!(text["accepted"]["payTo"].is_string());
     assert!(text["accepted"]["maxTimeoutSeconds"].is_u64());
     assert!(text["payload"]["authorization"]["validBefore"].is_string());
+    assert_eq!(text["x402Version"], 2);
+    assert_eq!(text["payload"]["authorization"]["value"], "1");
+    assert_eq!(
+        text["payload"]["authorization"]["nonce"],
+        format!("0x{}", "07".repeat(32))
+    );
     let back: PaymentPayload = serde_json::from_value(text).unwrap();
     assert_eq!(back, payment);
     let settled = SettleResponse {

@@ -16,7 +16,6 @@ use crate::ports::{
 };
 use crate::rules::eip191;
 use crate::rules::eip3009::TransferAuthorization;
-use crate::rules::x402::{AuthorizationFields, ExactPayload};
 use crate::services::{ChainContracts, ChainDirectory, SettleDeps};
 
 const PAYER_KEY: [u8; 32] = [0x21; 32];
@@ -186,23 +185,7 @@ impl World {
             nonce: [nonce; 32],
         };
         let signature = eip191::sign_hash(&authorization.digest(&domain()), key).unwrap();
-        PaymentPayload {
-            x402_version: 2,
-            payload: ExactPayload {
-                signature: signature.to_hex(),
-                authorization: AuthorizationFields {
-                    from: authorization.from.to_string(),
-                    to: authorization.to.to_string(),
-                    value: value.to_string(),
-                    valid_after: "0".into(),
-                    valid_before: authorization.valid_before.to_string(),
-                    nonce: format!("0x{}", hex::encode(authorization.nonce)),
-                },
-            },
-            accepted: requirements,
-            resource: None,
-            extensions: None,
-        }
+        PaymentPayload::exact(requirements, &authorization, &signature)
     }
 
     fn pay(&self, payment: &PaymentPayload) -> Result<X402Paid, X402Error> {
