@@ -60,13 +60,13 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
     for (key, commit) in [("rolled-back", false), ("committed", true)] {
         let scope = idempotency_scope(merchant, key);
         let unit = store.open(Access::AtomicWrite, None).await.unwrap();
-        let (begun, reserved) = futures_util::future::join(
+        let (begun, looked) = futures_util::future::join(
             unit.begin().unwrap(),
-            unit.ports().idempotency().reserve(&scope, [1; 32], 60),
+            unit.ports().idempotency().lookup(&scope, [1; 32], 60),
         )
         .await;
         begun.unwrap();
-        assert_eq!(reserved.unwrap(), IdempotencyClaim::Acquired);
+        assert_eq!(looked.unwrap(), IdempotencyClaim::Acquired);
         let recorded = unit
             .ports()
             .idempotency()

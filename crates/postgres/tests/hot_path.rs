@@ -67,13 +67,13 @@ async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_dupli
     );
 }
 
-/// One request transaction that gets the key, answers and commits.
-async fn reserve_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
+/// One request transaction that finds the key free, answers and commits.
+async fn look_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
+    assert_eq!(
+        store.lookup(scope, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
     in_transaction(store, true, async |tx| {
-        assert_eq!(
-            tx.idempotency().reserve(scope, [1; 32], 60).await.unwrap(),
-            IdempotencyClaim::Acquired
-        );
         assert_eq!(
             tx.idempotency()
                 .record(scope, [1; 32], response, 60)
@@ -85,32 +85,39 @@ async fn reserve_and_record(store: &PgStore, scope: &IdempotencyScope, response:
     .await;
 }
 
+/// Whether some backend is waiting on a lock (a duplicate queued at the key's row).
+async fn someone_waits_on_a_lock(store: &PgStore) -> bool {
+    count(
+        store,
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+    )
+    .await
+        > 0
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_superseded() {
+async fn a_key_is_recorded_once_with_its_answer_and_a_duplicate_in_the_same_moment_is_superseded() {
     let (store, m) = store_with_merchant().await;
-    let other = store.clone();
     let s = idempotency_scope(m, "r1");
-    let dup = s.clone();
     let response = StoredResponse {
         status: 201,
         body: r#"{"id":"cs_1"}"#.into(),
     };
-    // A rolled-back reservation leaves nothing; a duplicate meanwhile is "in flight".
+    // A rolled-back record leaves nothing.
     in_transaction(&store, false, async |tx| {
         assert_eq!(
-            tx.idempotency().reserve(&s, [1; 32], 60).await.unwrap(),
-            IdempotencyClaim::Acquired
+            tx.idempotency()
+                .record(&s, [1; 32], &response, 60)
+                .await
+                .unwrap(),
+            RecordOutcome::Recorded
         );
-        let seen = tokio::spawn(async move { other.reserve(&dup, [1; 32], 60).await.unwrap() })
-            .await
-            .unwrap();
-        assert_eq!(seen, IdempotencyClaim::InFlight);
     })
     .await;
     assert_eq!(count(&store, "SELECT 1 FROM idempotency_keys").await, 0);
 
-    // Reserve, answer, commit: one completed row, which replays; another body is refused.
-    reserve_and_record(&store, &s, &response).await;
+    // Look, answer, commit: one completed row, which replays; another body is refused.
+    look_and_record(&store, &s, &response).await;
     assert_eq!(
         count(
             &store,
@@ -120,11 +127,11 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
         1
     );
     assert_eq!(
-        store.reserve(&s, [1; 32], 60).await.unwrap(),
+        store.lookup(&s, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Replay(response.clone())
     );
     assert_eq!(
-        store.reserve(&s, [2; 32], 60).await.unwrap(),
+        store.lookup(&s, [2; 32], 60).await.unwrap(),
         IdempotencyClaim::BodyMismatch
     );
     // Also through the per-statement claim: the same row answers it.
@@ -133,30 +140,50 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
         IdempotencyClaim::Replay(response.clone())
     );
 
-    // A duplicate's answer committed after this request's reservation read: recording
-    // does not overwrite it, and says so.
+    // Two requests past the look at once: the second waits at the key for the first,
+    // which commits; the second then finds its answer, overwrites nothing, and says so.
     let late = idempotency_scope(m, "r2");
-    let mid = m.uuid();
-    in_transaction(&store, false, async |tx| {
-            assert_eq!(
-                tx.idempotency().reserve(&late, [1; 32], 60).await.unwrap(),
-                IdempotencyClaim::Acquired
-            );
-            let winner = store.clone();
-            tokio::spawn(async move {
-                execute_sql(&winner, &format!(
-                    "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at, response_status, response_body)
-                     VALUES ('{mid}', false, 'POST /api/v1/checkout/sessions', 'r2', '\\x01', 'completed', now(), now() + interval '1 day', 201, 'winner')"
-                )).await.unwrap();
-            })
+    let winner = StoredResponse {
+        status: 201,
+        body: "winner".into(),
+    };
+    let (second, dup) = (store.clone(), late.clone());
+    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    assert_eq!(
+        unit.ports()
+            .idempotency()
+            .record(&late, [1; 32], &winner, 60)
             .await
-            .unwrap();
-            assert_eq!(
-                tx.idempotency().record(&late, [1; 32], &response, 60).await.unwrap(),
-                RecordOutcome::Superseded
-            );
-    })
-    .await;
+            .unwrap(),
+        RecordOutcome::Recorded
+    );
+    let loser_body = StoredResponse {
+        status: 201,
+        body: "loser".into(),
+    };
+    let loser = in_transaction(&second, false, async |tx| {
+        tx.idempotency()
+            .record(&dup, [1; 32], &loser_body, 60)
+            .await
+            .unwrap()
+    });
+    let winner_commits = async {
+        let mut waited = false;
+        for _ in 0..200 {
+            if someone_waits_on_a_lock(&store).await {
+                waited = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        unit.finish(true).await.unwrap();
+        waited
+    };
+    let (lost, waited) = futures_util::future::join(loser, winner_commits).await;
+    assert!(waited, "the duplicate never queued at the key");
+    assert_eq!(lost, RecordOutcome::Superseded);
+    drop(unit);
     assert_eq!(
         count(
             &store,
@@ -166,6 +193,7 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
         1
     );
 
+    let mid = m.uuid();
     // A row left processing: taken over after the stale period with the same body only.
     execute_sql(&store, &format!(
         "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at) VALUES
@@ -174,16 +202,16 @@ async fn a_reserved_key_is_written_once_with_its_answer_and_a_late_duplicate_is_
     )).await.unwrap();
     let (stale, fresh) = (idempotency_scope(m, "stale"), idempotency_scope(m, "fresh"));
     assert_eq!(
-        store.reserve(&fresh, [1; 32], 60).await.unwrap(),
+        store.lookup(&fresh, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::InFlight
     );
     assert_eq!(
-        store.reserve(&stale, [2; 32], 60).await.unwrap(),
+        store.lookup(&stale, [2; 32], 60).await.unwrap(),
         IdempotencyClaim::BodyMismatch
     );
-    reserve_and_record(&store, &stale, &response).await;
+    look_and_record(&store, &stale, &response).await;
     assert_eq!(
-        store.reserve(&stale, [1; 32], 60).await.unwrap(),
+        store.lookup(&stale, [1; 32], 60).await.unwrap(),
         IdempotencyClaim::Replay(response)
     );
 }

@@ -126,7 +126,7 @@ pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse
 /// key this process has seen, in one round trip): a replay, a duplicate in flight or
 /// another body is answered before any handler code runs. The handler's first step then
 /// reads what it needs outside any transaction, and its `Write` runs in one transaction
-/// with the key's reservation and stored answer: all of it commits, or none.
+/// with the key's stored answer: all of it commits, or none.
 pub(super) async fn atomic_write(
     start: Start,
     handler: AtomicHandler,
@@ -181,9 +181,10 @@ pub(super) async fn atomic_write(
     answer
 }
 
-/// The transaction of an atomic write: `BEGIN`, the key's reservation and the write's
-/// first statements travel together; the answer is stored before the commit. Returns
-/// whether to commit, and the answer.
+/// The transaction of an atomic write: `BEGIN` and the write's first statements travel
+/// together; the answer is stored before the commit, where the key's unique row decides a
+/// race with a duplicate that got past the look too. Returns whether to commit, and the
+/// answer.
 async fn in_transaction(
     unit: &dyn UnitOfWork,
     scope: &IdempotencyScope,
@@ -191,20 +192,13 @@ async fn in_transaction(
     write: Write,
     call: Call,
 ) -> (bool, Result<HttpResponse, ApiError>) {
-    let store = unit.ports().idempotency();
     let begin = match unit.begin() {
         Ok(begin) => begin,
         Err(e) => return (false, Err(e.into())),
     };
-    let reserve = store.reserve(scope, hash, STALE_SECS);
-    let (begun, (reserved, outcome)) = join(begin, join(reserve, write.run(call))).await;
-    let reserved = match begun.and(reserved) {
-        Ok(reserved) => reserved,
-        Err(e) => return (false, Err(e.into())),
-    };
-    // A duplicate got the key after our look: its answer, and our writes roll back.
-    if let Some(answer) = answer_without_running(reserved) {
-        return (false, answer);
+    let (begun, outcome) = join(begin, write.run(call)).await;
+    if let Err(e) = begun {
+        return (false, Err(e.into()));
     }
     let reply = match outcome {
         Ok(reply) => reply,
@@ -213,13 +207,14 @@ async fn in_transaction(
     let Some(response) = idempotency::stored(&reply) else {
         return (false, respond(Ok(reply)));
     };
+    let store = unit.ports().idempotency();
     match store.record(scope, hash, &response, STALE_SECS).await {
         Err(e) => (false, Err(e.into())),
         Ok(RecordOutcome::Recorded) => (true, respond(Ok(reply))),
         Ok(RecordOutcome::Superseded) => {
-            // A duplicate committed its answer after our reservation read: the key now
-            // holds it, so answer as that duplicate's replay would.
-            let answer = match store.reserve(scope, hash, STALE_SECS).await {
+            // A duplicate committed its answer first: our writes roll back, and this
+            // request answers as that duplicate's replay would.
+            let answer = match store.lookup(scope, hash, STALE_SECS).await {
                 Ok(now) => answer_without_running(now).unwrap_or_else(|| Err(in_flight())),
                 Err(e) => Err(e.into()),
             };

@@ -37,8 +37,8 @@ pub enum IdempotencyClaim {
 pub enum RecordOutcome {
     /// Stored; it commits with the request.
     Recorded,
-    /// Another request with this key committed its answer after this one's `reserve` read
-    /// (the two overlapped): roll back; the client's retry replays that answer.
+    /// Another request with this key committed its answer after this one's `lookup` (the
+    /// two overlapped): roll back, and answer as that request's replay.
     Superseded,
 }
 
@@ -65,22 +65,10 @@ pub trait IdempotencyStore: Send + Sync {
     /// Frees the key after a failed request so the client may retry. Errors: as above.
     async fn release(&self, scope: &IdempotencyScope) -> Result<(), StoreError>;
 
-    /// For a request that runs in one transaction: takes the key's lock until that
-    /// transaction ends and reads what the key holds, writing nothing. `Acquired` when
-    /// nothing usable is stored (no row, an expired one, or one left processing for over
-    /// `stale_after_secs` with the same body); the request then stores its answer with
-    /// `record` in the same transaction, or rolls back and leaves no trace. Other outcomes
-    /// as for `claim`. Errors: `Unavailable`/`Internal`.
-    async fn reserve(
-        &self,
-        scope: &IdempotencyScope,
-        request_sha256: [u8; 32],
-        stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError>;
-
-    /// What the key holds, read without writing or locking it; outcomes as for
-    /// `reserve` (`Acquired`: nothing usable is stored yet). Lets a request answer a
-    /// replay before it runs anything. Errors: `Unavailable`/`Internal`.
+    /// What the key holds, read without writing or locking it: `Acquired` when nothing
+    /// usable is stored (no row, an expired one, or one left processing for over
+    /// `stale_after_secs` with the same body); other outcomes as for `claim`. Lets a
+    /// request answer a replay before it runs anything. Errors: `Unavailable`/`Internal`.
     async fn lookup(
         &self,
         scope: &IdempotencyScope,
@@ -88,8 +76,10 @@ pub trait IdempotencyStore: Send + Sync {
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError>;
 
-    /// Stores the finished response in the transaction `reserve` ran in.
-    /// Errors: `Unavailable`/`Internal`.
+    /// For a request that runs in one transaction, after a `lookup` found the key free:
+    /// stores its finished response in that transaction, where the key's unique row
+    /// decides a race (a duplicate still uncommitted is waited for). `Superseded` when
+    /// another request's answer is there; nothing is written. Errors: `Unavailable`/`Internal`.
     async fn record(
         &self,
         scope: &IdempotencyScope,

@@ -1,7 +1,8 @@
 //! Idempotency keys (D14). One statement claims a key: insert it, or take over a key
 //! that expired or was left `processing` by a crashed request. A request that runs in one
-//! transaction instead reserves the key (lock and read, no write) and records its answer
-//! once, at the end: one row version per create instead of an insert and an update.
+//! transaction instead looks at the key first (a read, before the transaction) and records
+//! its answer once, at the end, where the key's unique row decides a race: one row version
+//! per create instead of an insert and an update.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -21,14 +22,6 @@ struct Claimed {
     #[diesel(sql_type = Bool)]
     #[allow(dead_code)]
     claimed: bool,
-}
-
-/// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
-/// livemode, route, key).
-macro_rules! key_lock {
-    () => {
-        "pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0))"
-    };
 }
 
 /// Whether a stored row may be taken over (`k`: the row, `$5`: the request's hash, `$6`:
@@ -55,14 +48,12 @@ macro_rules! scoped_query {
     };
 }
 
-/// A claim first takes the key's advisory lock without waiting: a concurrent duplicate
-/// whose claim is still uncommitted (the create and its claim share one transaction) is
+/// A claim first takes the key's transaction-scoped advisory lock without waiting: a
+/// concurrent duplicate whose claim is still uncommitted (a claim inside a transaction) is
 /// then answered "in flight" at once instead of queueing behind it.
 const CLAIM_SQL: &str = concat!(
     "
-WITH lock AS (SELECT ",
-    key_lock!(),
-    " AS got)
+WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got)
 INSERT INTO idempotency_keys AS k
     (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at)
 SELECT $1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours' FROM lock WHERE lock.got
@@ -75,25 +66,10 @@ ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
 RETURNING true AS claimed"
 );
 
-/// Lock and read in one statement. Its snapshot may predate the lock, so a duplicate that
-/// committed in between can go unseen here: `RECORD_SQL` catches that case.
-const RESERVE_SQL: &str = concat!(
-    "
-WITH lock AS (SELECT ",
-    key_lock!(),
-    " AS got)
-SELECT lock.got, k.request_sha256, k.state, k.response_status, k.response_body,
-    (k.merchant_id IS NULL OR COALESCE(",
-    reusable!(),
-    ", false)) AS reusable
-FROM lock LEFT JOIN idempotency_keys k
-    ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
-);
-
-/// What a key holds, read without the lock (`lookup`).
+/// What a key holds (`lookup`).
 const LOOKUP_SQL: &str = concat!(
     "
-SELECT true AS got, k.request_sha256, k.state, k.response_status, k.response_body,
+SELECT k.request_sha256, k.state, k.response_status, k.response_body,
     (k.merchant_id IS NULL OR COALESCE(",
     reusable!(),
     ", false)) AS reusable
@@ -101,8 +77,8 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
     ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
 );
 
-/// The answer of a reserved key, stored once; no row back means another request's answer
-/// is already there.
+/// The answer, stored once; no row back means another request's answer is already there
+/// (an uncommitted one is waited for at the unique key).
 const RECORD_SQL: &str = concat!(
     "
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
@@ -119,9 +95,7 @@ RETURNING true AS claimed"
 );
 
 #[derive(QueryableByName)]
-struct Reserved {
-    #[diesel(sql_type = Bool)]
-    got: bool,
+struct Held {
     #[diesel(sql_type = Nullable<Bytea>)]
     request_sha256: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -238,24 +212,32 @@ impl IdempotencyStore for PgStore {
         Ok(())
     }
 
-    async fn reserve(
-        &self,
-        scope: &IdempotencyScope,
-        request_sha256: [u8; 32],
-        stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError> {
-        self.read_key(RESERVE_SQL, scope, request_sha256, stale_after_secs)
-            .await
-    }
-
     async fn lookup(
         &self,
         scope: &IdempotencyScope,
         request_sha256: [u8; 32],
         stale_after_secs: i64,
     ) -> Result<IdempotencyClaim, StoreError> {
-        self.read_key(LOOKUP_SQL, scope, request_sha256, stale_after_secs)
-            .await
+        let conn = self.shared_conn().await?;
+        let row: Held = Prepared(scoped_query!(
+            LOOKUP_SQL,
+            scope,
+            request_sha256,
+            stale_after_secs
+        ))
+        .get_result(&mut &*conn)
+        .await
+        .map_err(map_diesel_error)?;
+        Ok(match (row.reusable, row.request_sha256, row.state) {
+            (false, Some(hash), Some(state)) => verdict(
+                &request_sha256,
+                &hash,
+                &state,
+                row.response_status,
+                row.response_body,
+            ),
+            _ => IdempotencyClaim::Acquired,
+        })
     }
 
     async fn record(
@@ -278,35 +260,6 @@ impl IdempotencyStore for PgStore {
         Ok(match stored {
             Some(_) => RecordOutcome::Recorded,
             None => RecordOutcome::Superseded,
-        })
-    }
-}
-
-impl PgStore {
-    /// Reads what a key holds with `sql` (`RESERVE_SQL`, or `LOOKUP_SQL` without the lock).
-    async fn read_key(
-        &self,
-        sql: &'static str,
-        scope: &IdempotencyScope,
-        request_sha256: [u8; 32],
-        stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError> {
-        let conn = self.shared_conn().await?;
-        let row: Reserved = Prepared(scoped_query!(sql, scope, request_sha256, stale_after_secs))
-            .get_result(&mut &*conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(match (row.reusable, row.request_sha256, row.state) {
-            (false, Some(hash), Some(state)) => verdict(
-                &request_sha256,
-                &hash,
-                &state,
-                row.response_status,
-                row.response_body,
-            ),
-            _ if row.got => IdempotencyClaim::Acquired,
-            // Someone holds the lock: a duplicate is running (or replaying) right now.
-            _ => IdempotencyClaim::InFlight,
         })
     }
 }

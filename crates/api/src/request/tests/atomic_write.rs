@@ -1,0 +1,151 @@
+//! The atomic-write policy: replays, the chain read before the transaction, and a race
+//! lost at the key.
+
+use super::*;
+
+/// An idempotent atomic write whose key already holds an answer replays it: no handler
+/// code runs, no transaction begins, nothing is recorded.
+#[actix_web::test]
+async fn a_replayed_idempotent_create_runs_no_handler_code() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    idempotency.expect_lookup().returning(|_, _, _| {
+        Ok(IdempotencyClaim::Replay(StoredResponse {
+            status: 201,
+            body: r#"{"id":"cs_1"}"#.into(),
+        }))
+    });
+    idempotency.expect_record().never();
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counted = ran.clone();
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(move |_call: Call| {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(Write::new(|_call: Call| async { Reply::ok(&"written") }))
+            }
+        }),
+    ))
+    .await;
+    // Twice: once by a key first seen (authenticated alone), once by a known one (its
+    // authentication beside the look at the key).
+    for _ in 0..2 {
+        let req = request("POST").insert_header(("idempotency-key", "k1"));
+        let res = test::call_service(&app, req.to_request()).await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+        assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
+        let body = test::read_body(res).await;
+        assert_eq!(&body[..], br#"{"id":"cs_1"}"#);
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    assert!(
+        !log.lines().iter().any(|l| l == "begin"),
+        "{:?}",
+        log.lines()
+    );
+}
+
+/// An atomic write's first step, where chain reads belong, runs before its transaction
+/// begins; its `Write` runs inside it, and the transaction commits with the answer.
+#[actix_web::test]
+async fn a_chain_read_never_runs_inside_an_open_transaction() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    idempotency
+        .expect_lookup()
+        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+    idempotency
+        .expect_record()
+        .times(1)
+        .returning(|_, _, _, _| Ok(RecordOutcome::Recorded));
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (first, step) = (seen.clone(), in_tx.clone());
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(move |_call: Call| {
+            let (seen, open) = (first.clone(), step.clone());
+            async move {
+                // Stands for the chain read of a subscription create.
+                seen.lock()
+                    .unwrap()
+                    .push(("read", open.load(Ordering::SeqCst)));
+                Ok(Write::new(move |_call: Call| async move {
+                    seen.lock()
+                        .unwrap()
+                        .push(("write", open.load(Ordering::SeqCst)));
+                    Reply::created(&"written")
+                }))
+            }
+        }),
+    ))
+    .await;
+    let req = request("POST").insert_header(("idempotency-key", "k2"));
+    let res = test::call_service(&app, req.to_request()).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(*seen.lock().unwrap(), [("read", false), ("write", true)]);
+    assert_eq!(
+        log.lines(),
+        ["open AtomicWrite claim=false", "begin", "commit"]
+    );
+}
+
+/// A duplicate that got past the look and committed first: this request's writes roll
+/// back and it answers with the duplicate's stored reply.
+#[actix_web::test]
+async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winner() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    let looked = Arc::new(AtomicUsize::new(0));
+    let count = looked.clone();
+    idempotency.expect_lookup().returning(move |_, _, _| {
+        // Free at the first look; the winner's answer at the second.
+        Ok(match count.fetch_add(1, Ordering::SeqCst) {
+            0 => IdempotencyClaim::Acquired,
+            _ => IdempotencyClaim::Replay(StoredResponse {
+                status: 201,
+                body: r#"{"id":"cs_winner"}"#.into(),
+            }),
+        })
+    });
+    idempotency
+        .expect_record()
+        .times(1)
+        .returning(|_, _, _, _| Ok(RecordOutcome::Superseded));
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(|_call: Call| async {
+            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
+        }),
+    ))
+    .await;
+    let req = request("POST").insert_header(("idempotency-key", "k3"));
+    let res = test::call_service(&app, req.to_request()).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
+    assert_eq!(&test::read_body(res).await[..], br#"{"id":"cs_winner"}"#);
+    assert_eq!(looked.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        log.lines(),
+        ["open AtomicWrite claim=false", "begin", "rollback"]
+    );
+}
