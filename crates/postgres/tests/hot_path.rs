@@ -85,18 +85,8 @@ async fn look_and_record(store: &PgStore, scope: &IdempotencyScope, response: &S
     .await;
 }
 
-/// Whether some backend is waiting on a lock (a duplicate queued at the key's row).
-async fn someone_waits_on_a_lock(store: &PgStore) -> bool {
-    count(
-        store,
-        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-    )
-    .await
-        > 0
-}
-
 #[tokio::test(flavor = "multi_thread")]
-async fn a_key_is_recorded_once_with_its_answer_and_a_duplicate_in_the_same_moment_is_superseded() {
+async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_then_superseded() {
     let (store, m) = store_with_merchant().await;
     let s = idempotency_scope(m, "r1");
     let response = StoredResponse {
@@ -140,14 +130,18 @@ async fn a_key_is_recorded_once_with_its_answer_and_a_duplicate_in_the_same_mome
         IdempotencyClaim::Replay(response.clone())
     );
 
-    // Two requests past the look at once: the second waits at the key for the first,
-    // which commits; the second then finds its answer, overwrites nothing, and says so.
+    // Two requests past the look at once: while the first's answer is uncommitted the
+    // second is told "in flight" at once (never queued); after the commit a third finds
+    // the answer there, overwrites nothing, and says so.
     let late = idempotency_scope(m, "r2");
     let winner = StoredResponse {
         status: 201,
         body: "winner".into(),
     };
-    let (second, dup) = (store.clone(), late.clone());
+    let loser = StoredResponse {
+        status: 201,
+        body: "loser".into(),
+    };
     let unit = store.open(Access::AtomicWrite, None).await.unwrap();
     unit.begin().unwrap().await.unwrap();
     assert_eq!(
@@ -158,32 +152,24 @@ async fn a_key_is_recorded_once_with_its_answer_and_a_duplicate_in_the_same_mome
             .unwrap(),
         RecordOutcome::Recorded
     );
-    let loser_body = StoredResponse {
-        status: 201,
-        body: "loser".into(),
-    };
-    let loser = in_transaction(&second, false, async |tx| {
+    let during = in_transaction(&store, false, async |tx| {
         tx.idempotency()
-            .record(&dup, [1; 32], &loser_body, 60)
+            .record(&late, [1; 32], &loser, 60)
             .await
             .unwrap()
-    });
-    let winner_commits = async {
-        let mut waited = false;
-        for _ in 0..200 {
-            if someone_waits_on_a_lock(&store).await {
-                waited = true;
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        unit.finish(true).await.unwrap();
-        waited
-    };
-    let (lost, waited) = futures_util::future::join(loser, winner_commits).await;
-    assert!(waited, "the duplicate never queued at the key");
-    assert_eq!(lost, RecordOutcome::Superseded);
+    })
+    .await;
+    assert_eq!(during, RecordOutcome::InFlight);
+    unit.finish(true).await.unwrap();
     drop(unit);
+    let after = in_transaction(&store, false, async |tx| {
+        tx.idempotency()
+            .record(&late, [1; 32], &loser, 60)
+            .await
+            .unwrap()
+    })
+    .await;
+    assert_eq!(after, RecordOutcome::Superseded);
     assert_eq!(
         count(
             &store,
@@ -193,8 +179,8 @@ async fn a_key_is_recorded_once_with_its_answer_and_a_duplicate_in_the_same_mome
         1
     );
 
-    let mid = m.uuid();
     // A row left processing: taken over after the stale period with the same body only.
+    let mid = m.uuid();
     execute_sql(&store, &format!(
         "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at) VALUES
            ('{mid}', false, 'POST /api/v1/checkout/sessions', 'stale', '\\x0101010101010101010101010101010101010101010101010101010101010101', 'processing', now() - interval '2 minutes', now() + interval '1 day'),

@@ -21,8 +21,8 @@
 //!    - `atomic_write`: the key is authenticated beside a look at the `Idempotency-Key`
 //!      (a replay runs no handler code); the handler's first step reads what it needs
 //!      (the chain included) outside any transaction and returns its `Write`, which runs
-//!      in one transaction with its stored answer (the key's unique row decides a race
-//!      with a duplicate).
+//!      in one transaction with its stored answer (stored under the key's lock: a
+//!      duplicate in flight gets 409).
 //! 5. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
 //!    (`error.rs`).
 

@@ -123,8 +123,8 @@ pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse
 }
 
 /// `atomic_write`: the key is authenticated beside a look at its `Idempotency-Key` (by a
-/// key this process has seen, in one round trip): a replay, a duplicate in flight or
-/// another body is answered before any handler code runs. The handler's first step then
+/// key this process has seen, in one round trip): a replay or another body is answered
+/// before any handler code runs; a duplicate in flight is found when the answer is stored. The handler's first step then
 /// reads what it needs outside any transaction, and its `Write` runs in one transaction
 /// with the key's stored answer: all of it commits, or none.
 pub(super) async fn atomic_write(
@@ -182,7 +182,7 @@ pub(super) async fn atomic_write(
 }
 
 /// The transaction of an atomic write: `BEGIN` and the write's first statements travel
-/// together; the answer is stored before the commit, where the key's unique row decides a
+/// together; the answer is stored before the commit under the key's lock, which decides a
 /// race with a duplicate that got past the look too. Returns whether to commit, and the
 /// answer.
 async fn in_transaction(
@@ -211,6 +211,8 @@ async fn in_transaction(
     match store.record(scope, hash, &response, STALE_SECS).await {
         Err(e) => (false, Err(e.into())),
         Ok(RecordOutcome::Recorded) => (true, respond(Ok(reply))),
+        // A duplicate is storing its answer right now: ours rolls back (D14).
+        Ok(RecordOutcome::InFlight) => (false, Err(in_flight())),
         Ok(RecordOutcome::Superseded) => {
             // A duplicate committed its answer first: our writes roll back, and this
             // request answers as that duplicate's replay would.

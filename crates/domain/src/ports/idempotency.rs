@@ -40,6 +40,9 @@ pub enum RecordOutcome {
     /// Another request with this key committed its answer after this one's `lookup` (the
     /// two overlapped): roll back, and answer as that request's replay.
     Superseded,
+    /// Another request with this key is storing its answer right now (its transaction
+    /// holds the key): roll back, and answer 409 at once (D14).
+    InFlight,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -77,9 +80,10 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> Result<IdempotencyClaim, StoreError>;
 
     /// For a request that runs in one transaction, after a `lookup` found the key free:
-    /// stores its finished response in that transaction, where the key's unique row
-    /// decides a race (a duplicate still uncommitted is waited for). `Superseded` when
-    /// another request's answer is there; nothing is written. Errors: `Unavailable`/`Internal`.
+    /// takes the key's lock without waiting (held to the end of the transaction) and
+    /// stores its finished response. `InFlight` when a duplicate holds the lock,
+    /// `Superseded` when another request's answer is stored already; then nothing is
+    /// written. Errors: `Unavailable`/`Internal`.
     async fn record(
         &self,
         scope: &IdempotencyScope,

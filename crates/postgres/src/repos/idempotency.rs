@@ -1,8 +1,8 @@
 //! Idempotency keys (D14). One statement claims a key: insert it, or take over a key
 //! that expired or was left `processing` by a crashed request. A request that runs in one
 //! transaction instead looks at the key first (a read, before the transaction) and records
-//! its answer once, at the end, where the key's unique row decides a race: one row version
-//! per create instead of an insert and an update.
+//! its answer once, at the end, under the key's lock: one statement and one row version
+//! per create instead of a claim, an insert and an update.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -77,13 +77,18 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
     ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
 );
 
-/// The answer, stored once; no row back means another request's answer is already there
-/// (an uncommitted one is waited for at the unique key).
+/// The answer, stored once, under the key's advisory lock taken without waiting (it is
+/// then held to the commit): a duplicate storing its answer right now holds that lock and
+/// this one is "in flight" at once, never queued; a row with another request's committed
+/// answer is left as it is ("superseded").
 const RECORD_SQL: &str = concat!(
     "
+WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got),
+stored AS (
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
     locked_at, expires_at, response_status, response_body)
-VALUES ($1, $2, $3, $4, $5, 'completed', now(), now() + interval '24 hours', $7, $8)
+SELECT $1, $2, $3, $4, $5, 'completed', now(), now() + interval '24 hours', $7, $8
+FROM lock WHERE lock.got
 ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
     SET request_sha256 = EXCLUDED.request_sha256, state = 'completed',
         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
@@ -91,8 +96,18 @@ ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
     WHERE ",
     reusable!(),
     "
-RETURNING true AS claimed"
+RETURNING 1)
+SELECT lock.got, EXISTS (SELECT 1 FROM stored) AS stored FROM lock"
 );
+
+/// What `RECORD_SQL` did.
+#[derive(QueryableByName)]
+struct Recording {
+    #[diesel(sql_type = Bool)]
+    got: bool,
+    #[diesel(sql_type = Bool)]
+    stored: bool,
+}
 
 #[derive(QueryableByName)]
 struct Held {
@@ -248,18 +263,18 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<RecordOutcome, StoreError> {
         let conn = self.shared_conn().await?;
-        let stored = Prepared(
+        let row: Recording = Prepared(
             scoped_query!(RECORD_SQL, scope, request_sha256, stale_after_secs)
                 .bind::<Int4, _>(i32::from(response.status))
                 .bind::<Text, _>(&response.body),
         )
-        .get_result::<Claimed>(&mut &*conn)
+        .get_result(&mut &*conn)
         .await
-        .optional()
         .map_err(map_diesel_error)?;
-        Ok(match stored {
-            Some(_) => RecordOutcome::Recorded,
-            None => RecordOutcome::Superseded,
+        Ok(match (row.got, row.stored) {
+            (false, _) => RecordOutcome::InFlight,
+            (true, true) => RecordOutcome::Recorded,
+            (true, false) => RecordOutcome::Superseded,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! The atomic-write policy: replays, the chain read before the transaction, and a race
+//! The atomic-write policy: replays, the chain read before the transaction, and races
 //! lost at the key.
 
 use super::*;
@@ -144,6 +144,42 @@ async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winn
     assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
     assert_eq!(&test::read_body(res).await[..], br#"{"id":"cs_winner"}"#);
     assert_eq!(looked.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        log.lines(),
+        ["open AtomicWrite claim=false", "begin", "rollback"]
+    );
+}
+
+/// A duplicate storing its answer right now: this request's writes roll back and it gets
+/// 409 at once (D14).
+#[actix_web::test]
+async fn a_create_meeting_a_duplicate_in_flight_rolls_back_with_409() {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let mut idempotency = MockIdempotencyStore::new();
+    idempotency
+        .expect_lookup()
+        .times(1)
+        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+    idempotency
+        .expect_record()
+        .times(1)
+        .returning(|_, _, _, _| Ok(RecordOutcome::InFlight));
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(|_call: Call| async {
+            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
+        }),
+    ))
+    .await;
+    let req = request("POST").insert_header(("idempotency-key", "k4"));
+    let res = test::call_service(&app, req.to_request()).await;
+    assert_eq!(res.status(), StatusCode::CONFLICT);
     assert_eq!(
         log.lines(),
         ["open AtomicWrite claim=false", "begin", "rollback"]
