@@ -1,95 +1,45 @@
 //! `submit_authorization` with mocked ports: the checks run in order, each failure stops
 //! before anything costs gas, and a relayed session answers with its transaction.
 
-use crate::ports::MockDepositStore;
-use chrono::{TimeZone, Utc};
+use std::ops::{Deref, DerefMut};
+
 use futures_executor::block_on;
 
 use super::*;
-use crate::model::{
-    Amount, ChainId, CheckoutSessionId, Currency, MerchantId, Mode, PrivateKey, SessionStatus,
-    Timestamp, TxHash, Wallet, WalletId, WalletStatus,
-};
-use crate::ports::{
-    MockChainReader, MockClock, MockPaymentRelayer, MockSessionRepository, MockSettlementStore,
-    MockSubscriptionStore, MockWalletRepository,
-};
+use crate::model::{Mode, PrivateKey, TxHash};
 use crate::rules::eip191;
 use crate::rules::eip712::{self, Domain};
-use crate::services::{ChainContracts, ChainDirectory, SettleDeps};
+use crate::services::fixtures::hosted::{
+    addr, domain, open_session, HostedWorld, CHAIN, NOW, PAYER_KEY,
+};
 
-const PAYER_KEY: [u8; 32] = [0x21; 32];
 const OPERATOR: [u8; 32] = [0x07; 32];
-const CHAIN: ChainId = ChainId::BaseSepolia;
-const NOW: i64 = 1_800_000_000;
 
-fn addr(n: u8) -> Address {
-    Address::from_bytes([n; 20])
-}
+/// The world one submission sees (a session without a deposit address, its recipient
+/// verified in live mode, nothing relayed yet); each test narrows what the chain and
+/// relayer answer.
+struct World(HostedWorld);
 
-fn session() -> CheckoutSession {
-    let at = |s: i64| Timestamp::new(Utc.timestamp_opt(NOW + s, 0).unwrap());
-    CheckoutSession {
-        id: CheckoutSessionId::generate(),
-        merchant_id: MerchantId::generate(),
-        mode: Mode::Test,
-        session_mode: SessionMode::Payment,
-        status: SessionStatus::Open,
-        title: "Beans".into(),
-        description: None,
-        amount: Amount::from_micros(12_500_000).unwrap(),
-        currency: Currency::Usdc,
-        fee_bps: 100,
-        fee_micros: 125_000,
-        net_micros: 12_375_000,
-        fee_tier: "standard".into(),
-        chain: CHAIN,
-        token_address: addr(0x12),
-        interval_seconds: None,
-        chain_plan_id: None,
-        recipient_address: addr(0x13),
-        customer: None,
-        subscription: None,
-        customer_reference: None,
-        success_url: None,
-        cancel_url: None,
-        wallet_address: None,
-        tx_hash: None,
-        metadata: "{}".into(),
-        expires_at: at(3600),
-        completed_at: None,
-        created_at: at(-60),
-        deposit_address: None,
-        amount_received_micros: 0,
+impl Deref for World {
+    type Target = HostedWorld;
+    fn deref(&self) -> &HostedWorld {
+        &self.0
     }
 }
 
-fn domain() -> TokenDomain {
-    TokenDomain {
-        name: "USD Coin".into(),
-        version: "2".into(),
-        chain_id: CHAIN.id(),
-        token: addr(0x12),
+impl DerefMut for World {
+    fn deref_mut(&mut self) -> &mut HostedWorld {
+        &mut self.0
     }
-}
-
-/// The world one submission sees; each test narrows what the chain and relayer answer.
-struct World {
-    sessions: MockSessionRepository,
-    wallets: MockWalletRepository,
-    chain: MockChainReader,
-    store: MockSettlementStore,
-    deposits: MockDepositStore,
-    subscriptions: MockSubscriptionStore,
-    clock: MockClock,
-    chains: ChainDirectory,
-    tokens: crate::services::TokenDirectory,
-    key: PrivateKey,
-    relayer: MockPaymentRelayer,
-    session: CheckoutSession,
 }
 
 impl World {
+    fn new() -> Self {
+        let mut world = HostedWorld::new(open_session(None), Mode::Live, None);
+        world.relayer.expect_relayed().returning(|_| Ok(None));
+        Self(world)
+    }
+
     /// Every check before the relay passes: the payer holds 50 USDC, the relayer is above
     /// its floor and the simulation succeeds.
     fn checks_pass(&mut self) {
@@ -100,61 +50,6 @@ impl World {
         self.relayer
             .expect_simulate()
             .returning(|_, _| Ok(RelaySimulation::Succeeds));
-    }
-
-    fn new() -> Self {
-        let s = session();
-        let mut sessions = MockSessionRepository::new();
-        let found = s.clone();
-        sessions
-            .expect_get_public()
-            .returning(move |_| Ok(Some(found.clone())));
-        let mut wallets = MockWalletRepository::new();
-        let recipient = s.recipient_address;
-        wallets.expect_verified().returning(move |m| {
-            Ok(vec![Wallet {
-                id: WalletId::generate(),
-                merchant_id: m,
-                address: recipient,
-                chain: CHAIN,
-                status: WalletStatus::Verified,
-                verified_at: None,
-                verified_mode: Some(Mode::Live),
-                revoked_at: None,
-                created_at: Timestamp::from_unix_seconds(NOW).unwrap(),
-            }])
-        });
-        let mut chain = MockChainReader::new();
-        chain
-            .expect_authorization_domain()
-            .returning(|_, _| Ok(Some(domain())));
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(Timestamp::from_unix_seconds(NOW).unwrap());
-        let mut relayer = MockPaymentRelayer::new();
-        relayer.expect_relayed().returning(|_| Ok(None));
-        Self {
-            sessions,
-            wallets,
-            chain,
-            store: MockSettlementStore::new(),
-            deposits: MockDepositStore::new(),
-            subscriptions: MockSubscriptionStore::new(),
-            clock,
-            tokens: Default::default(),
-            chains: ChainDirectory::new(vec![ChainContracts {
-                chain: CHAIN,
-                checkout_router: addr(0x10),
-                treasury: addr(0x11),
-                subscription_manager: None,
-                deposit_factory: None,
-                confirmations: 2,
-            }]),
-            key: PrivateKey::from_bytes(OPERATOR),
-            relayer,
-            session: s,
-        }
     }
 
     /// The authorization the payer signs (valid for the default 15 minutes).
@@ -175,22 +70,9 @@ impl World {
 
     fn submit(&self, key: &[u8; 32]) -> Result<Relayed, AuthorizationError> {
         let (payer, valid_before, sig) = self.signed_by(key);
+        let key = PrivateKey::from_bytes(OPERATOR);
         let deps = AuthorizationDeps {
-            hosted: HostedDeps {
-                sessions: &self.sessions,
-                wallets: &self.wallets,
-                settle: SettleDeps {
-                    chain: &self.chain,
-                    store: &self.store,
-                    deposits: &self.deposits,
-                    subscriptions: &self.subscriptions,
-                    clock: &self.clock,
-                    chains: &self.chains,
-                    tokens: &self.tokens,
-                },
-                operator_key: Some(&self.key),
-                intent_ttl_secs: 900,
-            },
+            hosted: self.hosted_deps(Some(&key)),
             relayer: Some(&self.relayer),
         };
         block_on(submit_authorization(
@@ -329,22 +211,9 @@ fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction()
 fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
     let w = World::new();
     let (payer, _, sig) = w.signed_by(&PAYER_KEY);
+    let key = PrivateKey::from_bytes(OPERATOR);
     let deps = AuthorizationDeps {
-        hosted: HostedDeps {
-            sessions: &w.sessions,
-            wallets: &w.wallets,
-            settle: SettleDeps {
-                chain: &w.chain,
-                store: &w.store,
-                deposits: &w.deposits,
-                subscriptions: &w.subscriptions,
-                clock: &w.clock,
-                chains: &w.chains,
-                tokens: &w.tokens,
-            },
-            operator_key: Some(&w.key),
-            intent_ttl_secs: 900,
-        },
+        hosted: w.hosted_deps(Some(&key)),
         relayer: Some(&w.relayer),
     };
     let soon = (NOW as u64) + MIN_VALIDITY_SECS - 1;

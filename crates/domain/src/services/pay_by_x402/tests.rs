@@ -1,80 +1,21 @@
 //! `pay_by_x402` with mocked ports: a valid payment is relayed once and waited for; every
 //! refusal sends nothing; a retried signature gets the relayed transaction back.
 
-use chrono::{TimeZone, Utc};
+use std::ops::{Deref, DerefMut};
+
 use futures_executor::block_on;
 
 use super::*;
-use crate::model::{
-    Amount, ChainId, Currency, MerchantId, Mode, SessionMode, SessionStatus, Timestamp, Wallet,
-    WalletId, WalletStatus,
-};
-use crate::ports::{
-    MockChainReader, MockClock, MockDepositStore, MockPaymentRelayer, MockSessionRepository,
-    MockSettlementStore, MockSubscriptionStore, MockWalletRepository, Relayed,
-    RelayedAuthorization,
-};
+use crate::model::{Mode, SessionStatus, Timestamp};
+use crate::ports::{MockDepositStore, MockSessionRepository, Relayed, RelayedAuthorization};
 use crate::rules::eip191;
 use crate::rules::eip3009::TransferAuthorization;
-use crate::services::{ChainContracts, ChainDirectory, SettleDeps};
-
-const PAYER_KEY: [u8; 32] = [0x21; 32];
-const CHAIN: ChainId = ChainId::BaseSepolia;
-const NOW: i64 = 1_800_000_000;
-const GROSS: u64 = 12_500_000;
-
-fn addr(n: u8) -> Address {
-    Address::from_bytes([n; 20])
-}
+use crate::services::fixtures::hosted::{
+    addr, domain, open_session, HostedWorld, CHAIN, GROSS, NOW, PAYER_KEY,
+};
 
 fn payer() -> Address {
     eip191::address_of_private_key(&PAYER_KEY).unwrap()
-}
-
-fn session() -> CheckoutSession {
-    let at = |s: i64| Timestamp::new(Utc.timestamp_opt(NOW + s, 0).unwrap());
-    CheckoutSession {
-        id: CheckoutSessionId::generate(),
-        merchant_id: MerchantId::generate(),
-        mode: Mode::Test,
-        session_mode: SessionMode::Payment,
-        status: SessionStatus::Open,
-        title: "Beans".into(),
-        description: None,
-        amount: Amount::from_micros(GROSS).unwrap(),
-        currency: Currency::Usdc,
-        fee_bps: 100,
-        fee_micros: 125_000,
-        net_micros: 12_375_000,
-        fee_tier: "standard".into(),
-        chain: CHAIN,
-        token_address: addr(0x12),
-        interval_seconds: None,
-        chain_plan_id: None,
-        recipient_address: addr(0x13),
-        customer: None,
-        subscription: None,
-        customer_reference: None,
-        success_url: None,
-        cancel_url: None,
-        wallet_address: None,
-        tx_hash: None,
-        metadata: "{}".into(),
-        expires_at: at(3600),
-        completed_at: None,
-        created_at: at(-60),
-        deposit_address: Some(addr(0xde)),
-        amount_received_micros: 0,
-    }
-}
-
-fn domain() -> TokenDomain {
-    TokenDomain {
-        name: "USD Coin".into(),
-        version: "2".into(),
-        chain_id: CHAIN.id(),
-        token: addr(0x12),
-    }
 }
 
 fn nothing_arriving() -> MockDepositStore {
@@ -85,73 +26,31 @@ fn nothing_arriving() -> MockDepositStore {
     deposits
 }
 
-struct World {
-    sessions: MockSessionRepository,
-    wallets: MockWalletRepository,
-    chain: MockChainReader,
-    store: MockSettlementStore,
-    deposits: MockDepositStore,
-    subscriptions: MockSubscriptionStore,
-    clock: MockClock,
-    chains: ChainDirectory,
-    tokens: crate::services::TokenDirectory,
-    relayer: MockPaymentRelayer,
-    session: CheckoutSession,
+/// The world one x402 payment sees (a session paid at its deposit address `addr(0xde)`,
+/// its recipient verified in test mode, nothing arriving there yet).
+struct World(HostedWorld);
+
+impl Deref for World {
+    type Target = HostedWorld;
+    fn deref(&self) -> &HostedWorld {
+        &self.0
+    }
+}
+
+impl DerefMut for World {
+    fn deref_mut(&mut self) -> &mut HostedWorld {
+        &mut self.0
+    }
 }
 
 impl World {
     fn new() -> Self {
-        let s = session();
-        let mut sessions = MockSessionRepository::new();
-        let found = s.clone();
-        sessions
-            .expect_get_public()
-            .returning(move |_| Ok(Some(found.clone())));
-        let mut wallets = MockWalletRepository::new();
-        let recipient = s.recipient_address;
-        wallets.expect_verified().returning(move |m| {
-            Ok(vec![Wallet {
-                id: WalletId::generate(),
-                merchant_id: m,
-                address: recipient,
-                chain: CHAIN,
-                status: WalletStatus::Verified,
-                verified_at: None,
-                verified_mode: Some(Mode::Test),
-                revoked_at: None,
-                created_at: Timestamp::from_unix_seconds(NOW).unwrap(),
-            }])
-        });
-        let mut chain = MockChainReader::new();
-        chain
-            .expect_authorization_domain()
-            .returning(|_, _| Ok(Some(domain())));
+        let mut world =
+            HostedWorld::new(open_session(Some(addr(0xde))), Mode::Test, Some(addr(0x14)));
+        world.deposits = nothing_arriving();
         // The fast booking path finds no receipt: the watcher books it (not under test).
-        chain.expect_receipt().returning(|_, _| Ok(None));
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(Timestamp::from_unix_seconds(NOW).unwrap());
-        Self {
-            sessions,
-            wallets,
-            chain,
-            store: MockSettlementStore::new(),
-            deposits: nothing_arriving(),
-            subscriptions: MockSubscriptionStore::new(),
-            clock,
-            tokens: Default::default(),
-            chains: ChainDirectory::new(vec![ChainContracts {
-                chain: CHAIN,
-                checkout_router: addr(0x10),
-                treasury: addr(0x11),
-                subscription_manager: None,
-                deposit_factory: Some(addr(0x14)),
-                confirmations: 2,
-            }]),
-            relayer: MockPaymentRelayer::new(),
-            session: s,
-        }
+        world.chain.expect_receipt().returning(|_, _| Ok(None));
+        Self(world)
     }
 
     /// Nothing relayed yet; the payer holds 50 USDC; the relayer is ready; it simulates.
@@ -190,21 +89,7 @@ impl World {
 
     fn pay(&self, payment: &PaymentPayload) -> Result<X402Paid, X402Error> {
         let deps = X402Deps {
-            hosted: HostedDeps {
-                sessions: &self.sessions,
-                wallets: &self.wallets,
-                settle: SettleDeps {
-                    chain: &self.chain,
-                    store: &self.store,
-                    deposits: &self.deposits,
-                    subscriptions: &self.subscriptions,
-                    clock: &self.clock,
-                    chains: &self.chains,
-                    tokens: &self.tokens,
-                },
-                operator_key: None,
-                intent_ttl_secs: 900,
-            },
+            hosted: self.hosted_deps(None),
             relayer: Some(&self.relayer),
             inclusion_wait: Duration::from_secs(5),
         };
