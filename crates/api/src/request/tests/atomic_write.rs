@@ -103,11 +103,34 @@ async fn a_chain_read_never_runs_inside_an_open_transaction() {
     );
 }
 
+/// One idempotent create (key `k`) through an atomic write whose `Write` answers 201,
+/// against `idempotency`; the response and what the units did.
+async fn create_against(
+    idempotency: MockIdempotencyStore,
+) -> (actix_web::dev::ServiceResponse, Vec<String>) {
+    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+    let ports = Ports {
+        keys: keys(context(), Arc::new(AtomicBool::new(false))),
+        idempotency,
+        ..Ports::default()
+    };
+    let (state, store) = state(ports, &log, &in_tx);
+    let app = test::init_service(App::new().app_data(state).app_data(store).route(
+        "/x",
+        atomic_write(|_call: Call| async {
+            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
+        }),
+    ))
+    .await;
+    let req = request("POST").insert_header(("idempotency-key", "k"));
+    let res = test::call_service(&app, req.to_request()).await;
+    (res, log.lines())
+}
+
 /// A duplicate that got past the look and committed first: this request's writes roll
 /// back and it answers with the duplicate's stored reply.
 #[actix_web::test]
 async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winner() {
-    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
     let mut idempotency = MockIdempotencyStore::new();
     let looked = Arc::new(AtomicUsize::new(0));
     let count = looked.clone();
@@ -125,36 +148,18 @@ async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winn
         .expect_record()
         .times(1)
         .returning(|_, _, _, _| Ok(RecordOutcome::Superseded));
-    let ports = Ports {
-        keys: keys(context(), Arc::new(AtomicBool::new(false))),
-        idempotency,
-        ..Ports::default()
-    };
-    let (state, store) = state(ports, &log, &in_tx);
-    let app = test::init_service(App::new().app_data(state).app_data(store).route(
-        "/x",
-        atomic_write(|_call: Call| async {
-            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
-        }),
-    ))
-    .await;
-    let req = request("POST").insert_header(("idempotency-key", "k3"));
-    let res = test::call_service(&app, req.to_request()).await;
+    let (res, units) = create_against(idempotency).await;
     assert_eq!(res.status(), StatusCode::CREATED);
     assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
     assert_eq!(&test::read_body(res).await[..], br#"{"id":"cs_winner"}"#);
     assert_eq!(looked.load(Ordering::SeqCst), 2);
-    assert_eq!(
-        log.lines(),
-        ["open AtomicWrite claim=false", "begin", "rollback"]
-    );
+    assert_eq!(units, ["open AtomicWrite claim=false", "begin", "rollback"]);
 }
 
 /// A duplicate storing its answer right now: this request's writes roll back and it gets
 /// 409 at once (D14).
 #[actix_web::test]
 async fn a_create_meeting_a_duplicate_in_flight_rolls_back_with_409() {
-    let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
     let mut idempotency = MockIdempotencyStore::new();
     idempotency
         .expect_lookup()
@@ -164,24 +169,7 @@ async fn a_create_meeting_a_duplicate_in_flight_rolls_back_with_409() {
         .expect_record()
         .times(1)
         .returning(|_, _, _, _| Ok(RecordOutcome::InFlight));
-    let ports = Ports {
-        keys: keys(context(), Arc::new(AtomicBool::new(false))),
-        idempotency,
-        ..Ports::default()
-    };
-    let (state, store) = state(ports, &log, &in_tx);
-    let app = test::init_service(App::new().app_data(state).app_data(store).route(
-        "/x",
-        atomic_write(|_call: Call| async {
-            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
-        }),
-    ))
-    .await;
-    let req = request("POST").insert_header(("idempotency-key", "k4"));
-    let res = test::call_service(&app, req.to_request()).await;
+    let (res, units) = create_against(idempotency).await;
     assert_eq!(res.status(), StatusCode::CONFLICT);
-    assert_eq!(
-        log.lines(),
-        ["open AtomicWrite claim=false", "begin", "rollback"]
-    );
+    assert_eq!(units, ["open AtomicWrite claim=false", "begin", "rollback"]);
 }
