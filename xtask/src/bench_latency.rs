@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::bench::{env_number, ms, percentile, start_receiver, start_workers, BenchSetup};
-use crate::bench_api::{drive_for, spawn_api, API_SECRETS_KEY};
+use crate::load::{drive_for, spawn_api, API_SECRETS_KEY};
 use crate::seed;
 use crate::util::{output, root};
 

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::bench_api::{drive_for, exchange, metered, spawn_api};
 use crate::cpu::CpuMeter;
+use crate::load::{drive_for, exchange, metered, spawn_api};
 use crate::pg::Postgres;
 use crate::seed;
 
@@ -180,7 +180,7 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
         pg.psql(db, &sql)?;
         println!("xtask:   {what}: {:.0} s", t.elapsed().as_secs_f64());
     }
-    let runtime = crate::bench_api::load_runtime()?;
+    let runtime = crate::load::load_runtime()?;
 
     // Probe: one request per scenario with auto_explain on, to print the plans used.
     let db_name = db.rsplit('/').next().unwrap_or_default();
@@ -267,7 +267,7 @@ pub fn run(pg: &Postgres, db: &str, bin: &Path, key: &'static str) -> Result<(),
             });
             rows.push((path.to_owned(), load, cpu));
         }
-        crate::bench_api::hold_for_profiling(db, addr, key, "");
+        crate::load::hold_for_profiling(db, addr, key, "");
         Ok::<_, String>(rows)
     })();
     let _ = api.kill();

@@ -27,8 +27,8 @@ use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 use tokio::net::TcpStream;
 
 use crate::bench::{env_number, percentile, ChainBench, Workers};
-use crate::bench_api::{api_command, exchange, spawn_listening, API_SECRETS_KEY};
 use crate::chain::{self, rpc};
+use crate::load::{api_command, exchange, spawn_listening, API_SECRETS_KEY};
 use crate::seed;
 use crate::util::{output, root};
 

@@ -16,6 +16,7 @@ mod chain;
 mod cpu;
 mod dev;
 mod fuzz;
+mod load;
 mod pg;
 mod seed;
 mod sign;
