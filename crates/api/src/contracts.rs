@@ -14,7 +14,7 @@ pub struct DeployArgs {
     /// 8453 (Base) or 84532 (Base Sepolia).
     #[arg(long)]
     chain_id: u64,
-    /// The chain's RPC (else STABLEPAY_RPC_URL_<chain>, better for a URL with an API key:
+    /// The chain's RPC (else `STABLEPAY_RPC_URL_<chain>`, better for a URL with an API key:
     /// a flag shows in `ps` and shell history).
     #[arg(long)]
     rpc_url: Option<String>,
@@ -27,7 +27,7 @@ pub struct DeployArgs {
     /// Where fees go.
     #[arg(long)]
     treasury: String,
-    /// Blocks before a deployment counts (default STABLEPAY_CONFIRMATIONS_<chain>, else 10).
+    /// Blocks before a deployment counts (default `STABLEPAY_CONFIRMATIONS_<chain>`, else 10).
     #[arg(long)]
     confirmations: Option<u64>,
     /// A file holding the deployer's hex key (else STABLEPAY_DEPLOYER_KEY).

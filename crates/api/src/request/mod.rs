@@ -2,28 +2,34 @@
 //!
 //! 1. **Registration** (`app.rs`): each route names its policy, `read`, `list`, `write`
 //!    or `atomic_write`, which is what it does with storage (`Access`).
-//! 2. **`serve`**, the one entry point: the Bearer key is hashed (`auth.rs`); a client
-//!    past its budget of failed authentications is refused before any lookup
+//! 2. **`serve`**, the one entry point: the Bearer API key is hashed (`auth.rs`); a
+//!    client past its budget of failed authentications is refused before any lookup
 //!    (`auth_failures.rs`); the body is read with its size cap (`body.rs`), before any
 //!    connection is taken; one token of the key's rate budget is taken (`rate_limit.rs`),
 //!    or more are leased from the key's shared budget together with its authentication.
-//! 3. **The unit of work**: the storage of this one request (`UnitsOfWork::open`, the
-//!    postgres adapter's `unit_of_work.rs`); the handler reaches every port through it
-//!    (`Call::ports`).
-//! 4. **The policy** (`policy.rs`) decides where the key is checked and how the handler
-//!    runs:
-//!    - `read` / `list`: by a key this process has seen (`auth_guess.rs`), the handler's
-//!      reads carry the key's check in their own statement; a read that did not find its
-//!      row with the key standing authenticates the key and, if its standing changed,
-//!      runs the handler again.
-//!    - `write`: the key is authenticated first; with an `Idempotency-Key` the key is
-//!      claimed, the handler runs, and its answer is stored (`idempotency.rs`).
-//!    - `atomic_write`: the key is authenticated beside a look at the `Idempotency-Key`
-//!      (a replay runs no handler code); the handler's first step reads what it needs
-//!      (the chain included) outside any transaction and returns its `Write`, which runs
-//!      in one transaction with its stored answer (stored under the key's lock: a
-//!      duplicate in flight gets 409).
-//! 5. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
+//!    Then it runs the route's policy.
+//! 3. **The policy** (`policy.rs`) opens the request's unit of work with its `Access`
+//!    (`UnitsOfWork::open`, the postgres adapter's `unit_of_work.rs`: the storage of this
+//!    one request, which the handler reaches every port through, `Call::ports`), decides
+//!    where the API key is checked, and runs the handler. "The key" below is the API key;
+//!    the `Idempotency-Key` header is always named in full. `Idempotency-Key` counts on
+//!    POST only.
+//!    - `read` / `list`: by a key this process has seen (`auth_guess.rs`), the unit
+//!      carries a `KeyClaim` (where the key belonged when last authenticated) and the
+//!      handler's reads carry the key's check in their own statement; a read that did not
+//!      find its row with the key standing authenticates the key and, if its standing
+//!      changed, runs the handler again.
+//!    - `write`: the key is authenticated first; with an `Idempotency-Key` that key is
+//!      claimed, the handler runs, and its answer is stored (`idempotency.rs`); each port
+//!      call commits on its own.
+//!    - `atomic_write`: the key is authenticated, beside a look at the `Idempotency-Key`
+//!      when this process has seen the key (else after it), so a replay runs no handler
+//!      code; the handler's first step reads what it needs (blockchain reads included)
+//!      outside any transaction and returns its `Write`. With an `Idempotency-Key`, the
+//!      `Write` runs in one transaction with its stored answer, stored by one statement
+//!      under that key's advisory lock (a duplicate in flight gets 409); without one, each
+//!      port call commits on its own.
+//! 4. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
 //!    (`error.rs`).
 
 mod auth;
@@ -178,7 +184,7 @@ where
 
 /// A write whose handler first reads and parses (outside any transaction: chain reads
 /// belong here) and returns its `Write`, which commits in one transaction with the
-/// request's idempotency record.
+/// request's idempotency record when it carries an `Idempotency-Key`.
 pub fn atomic_write<F, Fut>(handler: F) -> Route
 where
     F: Fn(Call) -> Fut + 'static,

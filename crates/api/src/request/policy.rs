@@ -108,7 +108,7 @@ pub(super) async fn read(
     respond(handler(start.call(auth, body, unit)).await)
 }
 
-/// `write`: the key is authenticated first; with an `Idempotency-Key`, the key is
+/// `write`: the API key is authenticated first; with an `Idempotency-Key`, that key is
 /// claimed before the handler runs and its answer stored after.
 pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse, ApiError> {
     let unit = start.open(Access::Write, None).await?;
@@ -215,7 +215,7 @@ async fn in_transaction(
         Ok(RecordOutcome::InFlight) => (false, Err(in_flight())),
         Ok(RecordOutcome::Superseded) => {
             // A duplicate committed its answer first: our writes roll back, and this
-            // request answers as that duplicate's replay would.
+            // request answers as the stored row says (a replay, or another body's 409).
             let answer = match store.lookup(scope, hash, STALE_SECS).await {
                 Ok(now) => answer_without_running(now).unwrap_or_else(|| Err(in_flight())),
                 Err(e) => Err(e.into()),

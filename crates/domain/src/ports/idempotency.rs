@@ -19,10 +19,13 @@ pub struct StoredResponse {
     pub body: String,
 }
 
-/// What happened when a request tried to take an idempotency key.
+/// What an idempotency key holds for a request: from `claim`, which takes the key, or
+/// from `lookup`, which only reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyClaim {
-    /// The key is ours: run the request, then `complete` or `release`.
+    /// Free. From `claim`: the key is now ours; run the request, then `complete` or
+    /// `release`. From `lookup`: nothing usable is stored and nothing was taken; run the
+    /// request and `record` its answer.
     Acquired,
     /// Same key, same body, finished before: replay it.
     Replay(StoredResponse),
@@ -38,7 +41,8 @@ pub enum RecordOutcome {
     /// Stored; it commits with the request.
     Recorded,
     /// Another request with this key committed its answer after this one's `lookup` (the
-    /// two overlapped): roll back, and answer as that request's replay.
+    /// two overlapped): roll back, and answer as the stored row says (its replay, or a
+    /// body mismatch when it was sent with another body).
     Superseded,
     /// Another request with this key is storing its answer right now (its transaction
     /// holds the key): roll back, and answer 409 at once (D14).

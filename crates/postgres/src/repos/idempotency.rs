@@ -48,9 +48,9 @@ macro_rules! scoped_query {
     };
 }
 
-/// A claim first takes the key's transaction-scoped advisory lock without waiting: a
-/// concurrent duplicate whose claim is still uncommitted (a claim inside a transaction) is
-/// then answered "in flight" at once instead of queueing behind it.
+/// A claim (the `write` policy; it commits on its own) first takes the key's advisory lock
+/// without waiting, as `RECORD_SQL` does: one racing a concurrent claim or record of the
+/// same key is answered "in flight" at once instead of queueing behind it.
 const CLAIM_SQL: &str = concat!(
     "
 WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got)
