@@ -104,6 +104,24 @@ impl DerefMut for PgConn {
     }
 }
 
+/// How long PostgreSQL lets a connection of ours sit idle inside a transaction before it
+/// ends the session, and its locks with it. Our transactions only ever wait on the
+/// database (chain reads run before a request's transaction opens), so one idle this long
+/// belongs to a process that froze, which must not hold rows others are waiting for.
+const IDLE_IN_TRANSACTION_TIMEOUT: &str = "60s";
+
+/// A pooled connection: established, then told `IDLE_IN_TRANSACTION_TIMEOUT`.
+async fn establish(url: &str) -> diesel::ConnectionResult<AsyncPgConnection> {
+    use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+    let mut conn = AsyncPgConnection::establish(url).await?;
+    conn.batch_execute(&format!(
+        "SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_TIMEOUT}'"
+    ))
+    .await
+    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+    Ok(conn)
+}
+
 impl PgStore {
     pub fn connect(
         database_url: &str,
@@ -121,6 +139,7 @@ impl PgStore {
                 let per_shard = total / shards + usize::from(i < total % shards);
                 let mut manager_config = ManagerConfig::default();
                 manager_config.recycling_method = RecyclingMethod::Fast;
+                manager_config.custom_setup = Box::new(|url| Box::pin(establish(url)));
                 let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
                     database_url,
                     manager_config,

@@ -145,3 +145,17 @@ async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
     store.revoke_api_key(key.id).await.unwrap();
     assert_eq!(read().await, (false, false, 0));
 }
+
+/// Every pooled connection ends a transaction left idle (a frozen process) after a
+/// minute, so its locks do not outlive it.
+#[tokio::test]
+async fn pooled_connections_end_a_transaction_left_idle() {
+    let (store, _) = store_with_merchant().await;
+    let seen = stablepay_postgres::testing::query_strings(
+        &store,
+        "SELECT current_setting('idle_in_transaction_session_timeout') AS value",
+    )
+    .await
+    .unwrap();
+    assert_eq!(seen, ["1min"]);
+}
