@@ -18,13 +18,6 @@ fn addr(s: &str) -> Result<Address, String> {
     Address::parse(&s.to_lowercase()).map_err(|e| e.to_string())
 }
 
-fn key_of(index: usize) -> Result<[u8; 32], String> {
-    let mut k = [0u8; 32];
-    hex::decode_to_slice(chain::key(index).trim_start_matches("0x"), &mut k)
-        .map_err(|e| e.to_string())?;
-    Ok(k)
-}
-
 /// Sends `data` from an unlocked dev account, mines it, and returns its gasUsed.
 fn gas_of(dev: &DevChain, from: &str, to: &str, data: &[u8]) -> Result<u64, String> {
     let hash = send(
@@ -65,7 +58,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let buyer = chain::address(chain::BUYERS[0]);
     let relayer = chain::address(chain::BUYERS[1]);
     let merchant = addr(&chain::address(chain::MERCHANTS[0]))?;
-    let operator = key_of(chain::OPERATOR)?;
+    let operator = chain::key_bytes(chain::OPERATOR);
     let router_domain = eip712::Domain {
         name: eip712::ROUTER_NAME,
         chain_id: dev.chain_id,

@@ -94,8 +94,7 @@ fn one_signature(
     usdc: Address,
     payer_index: usize,
 ) -> Result<OneSignaturePayment, String> {
-    let mut key = [0u8; 32];
-    hex::decode_to_slice(chain::KEYS[payer_index], &mut key).map_err(|e| e.to_string())?;
+    let key = chain::key_bytes(payer_index);
     let payer = eip191::address_of_private_key(&key).ok_or("payer key")?;
     let authorization = ReceiveAuthorization::paying(payer, router, &intent);
     let domain = TokenDomain {
@@ -199,8 +198,7 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
             &stablepay_evm::calldata::approve(&router, u128::MAX >> 1),
         )?;
     }
-    let mut key = [0u8; 32];
-    hex::decode_to_slice(chain::KEYS[chain::OPERATOR], &mut key).map_err(|e| e.to_string())?;
+    let key = chain::key_bytes(chain::OPERATOR);
     let domain = Domain {
         name: eip712::ROUTER_NAME,
         chain_id: 84532,
@@ -426,7 +424,8 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
     Ok(())
 }
 
-async fn store_count(store: &PgStore, sql: &str) -> Result<String, String> {
+/// The one value `sql` selects (as `value`, text), such as a count.
+pub(crate) async fn store_count(store: &PgStore, sql: &str) -> Result<String, String> {
     let rows = stablepay_postgres::testing::query_strings(store, sql).await?;
     rows.into_iter().next().ok_or_else(|| "no count".into())
 }

@@ -27,6 +27,7 @@ use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 use tokio::net::TcpStream;
 
 use crate::bench::{env_number, percentile, ChainBench, Workers};
+use crate::bench_settlement::store_count;
 use crate::chain::{self, rpc};
 use crate::load::{api_command, exchange, spawn_listening, API_SECRETS_KEY};
 use crate::seed;
@@ -107,10 +108,7 @@ pub fn run() -> Result<(), String> {
     for i in 0..total {
         offers.push(open_session(&base, &merchant.test_key, i)?);
     }
-    let payers: Vec<[u8; 32]> = chain::BUYERS
-        .iter()
-        .map(|b| key_bytes(chain::KEYS[*b]))
-        .collect::<Result<_, _>>()?;
+    let payers: Vec<[u8; 32]> = chain::BUYERS.iter().map(|b| chain::key_bytes(*b)).collect();
     let mut requests = Vec::new();
     for (i, (id, asked)) in offers.iter().enumerate() {
         let signed = |payer: &[u8; 32], rival: bool| -> Result<Paying, String> {
@@ -149,13 +147,8 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| e.to_string())
     })?;
     let count = |sql: &str| -> Result<u64, String> {
-        let rows = rig
-            .setup
-            .runtime
-            .block_on(stablepay_postgres::testing::query_strings(&store, sql))?;
-        rows.first()
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("no count from {sql}"))
+        let value = rig.setup.runtime.block_on(store_count(&store, sql))?;
+        value.parse().map_err(|_| format!("{sql} counted {value}"))
     };
     // The worker completes each session once its transfer is `depth` blocks deep.
     let completed_sql =
@@ -413,10 +406,4 @@ async fn pay_all(api: &str, requests: Arc<Vec<Paying>>, agents: usize) -> Vec<An
         all.extend(t.await.unwrap_or_default());
     }
     all
-}
-
-fn key_bytes(hex_key: &str) -> Result<[u8; 32], String> {
-    let mut key = [0u8; 32];
-    hex::decode_to_slice(hex_key.trim_start_matches("0x"), &mut key).map_err(|e| e.to_string())?;
-    Ok(key)
 }

@@ -31,10 +31,15 @@ pub const SMART_WALLET_OWNER: usize = 8;
 /// Tokens minted to every buyer, merchant wallet and the smart wallet: 1,000,000 units.
 const MINT_MICROS: u128 = 1_000_000 * 1_000_000;
 
-pub fn address(index: usize) -> String {
+/// The private key of dev account `index` (`KEYS` holds well-formed hex).
+pub fn key_bytes(index: usize) -> [u8; 32] {
     let mut raw = [0u8; 32];
     let _ = hex::decode_to_slice(KEYS[index], &mut raw);
-    eip191::address_of_private_key(&raw)
+    raw
+}
+
+pub fn address(index: usize) -> String {
+    eip191::address_of_private_key(&key_bytes(index))
         .map(|a| a.to_string())
         .unwrap_or_default()
 }

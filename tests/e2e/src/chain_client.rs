@@ -17,28 +17,9 @@ use crate::{poll, ChainInfo, Client, Stack};
 /// A new buyer with ETH (anvil_setBalance) and test USDC (the token's public mint).
 pub async fn funded_buyer(chain: &ChainInfo) -> Arc<Client> {
     let key: [u8; 32] = rand::random();
-    let wallet = LocalWallet::from_bytes(&key)
-        .unwrap()
-        .with_chain_id(chain.chain_id);
-    let provider = Provider::<Http>::try_from(chain.rpc.as_str())
-        .unwrap()
-        .interval(Duration::from_millis(100));
-    provider
-        .request::<_, Value>("anvil_setBalance", (wallet.address(), U256::exp10(20)))
-        .await
-        .unwrap();
-    let client = Arc::new(SignerMiddleware::new(provider, wallet));
-    let token = TestToken::new(
-        chain.usdc.parse::<ethers::types::Address>().unwrap(),
-        client.clone(),
-    );
-    token
-        .mint(client.address(), U256::from(1_000_000_000_000u64))
-        .send()
-        .await
-        .unwrap()
-        .await
-        .unwrap();
+    let client = client_for(chain, &key).await;
+    let address = format!("{:#x}", client.address());
+    mint(&client, &chain.usdc, &address, 1_000_000_000_000).await;
     client
 }
 
@@ -119,21 +100,32 @@ pub async fn paid_session(stack: &Stack, amount: &str) -> (String, Value, Arc<Cl
     (id, payments["data"][0].clone(), buyer)
 }
 
-/// An ERC-20 transfer of the test USDC (or another token) from `from`, waited for until
-/// it has the 2 confirmations the stacks use; returns the tx hash.
-pub async fn transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) -> String {
+/// An ERC-20 transfer of the test USDC (or another token) from `from`, mined (automine)
+/// and not waited on for depth; returns its receipt.
+pub async fn send_transfer(
+    from: &Arc<Client>,
+    token: &str,
+    to: &str,
+    micros: u64,
+) -> ethers::types::TransactionReceipt {
     let token = TestToken::new(
         token.parse::<ethers::types::Address>().unwrap(),
         from.clone(),
     );
-    let receipt = token
+    token
         .transfer(to.parse().unwrap(), U256::from(micros))
         .send()
         .await
         .unwrap()
         .await
         .unwrap()
-        .unwrap();
+        .unwrap()
+}
+
+/// `send_transfer`, waited for until it has the 2 confirmations the stacks use; returns
+/// the tx hash.
+pub async fn transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) -> String {
+    let receipt = send_transfer(from, token, to, micros).await;
     let block = receipt.block_number.unwrap().as_u64();
     let deep = poll(Duration::from_secs(20), || async {
         (from.get_block_number().await.unwrap().as_u64() > block).then_some(())

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use stablepay_e2e::*;
-use stablepay_evm::bindings::test_token::TestToken;
 
 /// A session of `amount` and its deposit address.
 async fn deposit_session(stack: &Stack, amount: &str) -> (String, String) {
@@ -328,23 +327,6 @@ async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes
     assert_swept(&stack, &buyer, &deposit, &recipient, 19_800_000).await;
 }
 
-/// A token transfer mined (automine), not waited on for depth; returns the tx hash.
-async fn send_transfer(from: &Arc<Client>, token: &str, to: &str, micros: u64) -> String {
-    let token = TestToken::new(
-        token.parse::<ethers::types::Address>().unwrap(),
-        from.clone(),
-    );
-    let receipt = token
-        .transfer(to.parse().unwrap(), ethers::types::U256::from(micros))
-        .send()
-        .await
-        .unwrap()
-        .await
-        .unwrap()
-        .unwrap();
-    format!("{:#x}", receipt.transaction_hash)
-}
-
 async fn deposit_rows(stack: &Stack) -> Vec<String> {
     stablepay_postgres::testing::query_strings(
         &stack.store,
@@ -398,7 +380,12 @@ async fn a_deposit_reorged_out_is_never_counted_and_re_mined_is_counted_once() {
 
     // Re-mined in a replacement block: counted once, completing once.
     let (id, deposit) = deposit_session(&stack, "20").await;
-    let tx = send_transfer(&buyer, &stack.chain.usdc, &deposit, 20_000_000).await;
+    let tx = format!(
+        "{:#x}",
+        send_transfer(&buyer, &stack.chain.usdc, &deposit, 20_000_000)
+            .await
+            .transaction_hash
+    );
     let raw = chain.raw_transaction(&tx).await;
     let mined_in = chain.head().await;
     chain.mine(1).await;

@@ -122,11 +122,12 @@ pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse
     }
 }
 
-/// `atomic_write`: the key is authenticated beside a look at its `Idempotency-Key` (by a
-/// key this process has seen, in one round trip): a replay or another body is answered
-/// before any handler code runs; a duplicate in flight is found when the answer is stored. The handler's first step then
-/// reads what it needs outside any transaction, and its `Write` runs in one transaction
-/// with the key's stored answer: all of it commits, or none.
+/// `atomic_write`: the API key is authenticated beside a look at the `Idempotency-Key`
+/// (by a key this process has seen, in one round trip): a replay or another body is
+/// answered before any handler code runs; a duplicate in flight is found when the answer
+/// is stored. The handler's first step then reads what it needs outside any transaction,
+/// and its `Write` runs in one transaction with the stored answer: all of it commits, or
+/// none.
 pub(super) async fn atomic_write(
     start: Start,
     handler: AtomicHandler,

@@ -24,6 +24,15 @@ struct Claimed {
     claimed: bool,
 }
 
+/// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
+/// livemode, route, key): `CLAIM_SQL` and `RECORD_SQL` take it, so a duplicate of either is
+/// "in flight" at once instead of queueing.
+macro_rules! key_lock {
+    () => {
+        "pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0))"
+    };
+}
+
 /// Whether a stored row may be taken over (`k`: the row, `$5`: the request's hash, `$6`:
 /// seconds after which a `processing` row counts as abandoned).
 macro_rules! reusable {
@@ -53,7 +62,9 @@ macro_rules! scoped_query {
 /// same key is answered "in flight" at once instead of queueing behind it.
 const CLAIM_SQL: &str = concat!(
     "
-WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got)
+WITH lock AS (SELECT ",
+    key_lock!(),
+    " AS got)
 INSERT INTO idempotency_keys AS k
     (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at)
 SELECT $1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours' FROM lock WHERE lock.got
@@ -83,7 +94,9 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
 /// answer is left as it is ("superseded").
 const RECORD_SQL: &str = concat!(
     "
-WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0)) AS got),
+WITH lock AS (SELECT ",
+    key_lock!(),
+    " AS got),
 stored AS (
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
     locked_at, expires_at, response_status, response_body)
