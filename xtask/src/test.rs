@@ -106,7 +106,8 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     println!("xtask: cargo test");
     let result = run_cmd(
         cargo()
-            .args(["test", "--workspace", "--all-features"])
+            // Every failing test binary is reported, not only the first.
+            .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
             .args(extra)
             .env("DATABASE_URL", &pg.url)
             .env("STABLEPAY_TEST_CHAINS", &env_path),

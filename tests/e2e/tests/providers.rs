@@ -112,13 +112,19 @@ async fn payments_settle_once_through_a_first_provider_that_is_down_then_stuck_t
     let chain_id = chain.chain_id;
     let excluded =
         format!("stablepay_rpc_provider_excluded{{chain=\"{chain_id}\",provider=\"1\"}}");
-    let seen_excluded = poll(Duration::from_secs(30), || async {
-        (metric(&scrape().await, &excluded) == Some(1.0)).then_some(())
+    let head = format!("stablepay_rpc_provider_head{{chain=\"{chain_id}\",provider=\"1\"}}");
+    // Excluded for lagging, not still resting from the down phase (up to `MAX_REST`): the
+    // first provider has answered its stuck head (it never answered a head before), and
+    // is excluded with it.
+    let seen_excluded = poll(Duration::from_secs(60), || async {
+        let text = scrape().await;
+        let stuck_head = metric(&text, &head) == Some(stuck_at as f64);
+        (stuck_head && metric(&text, &excluded) == Some(1.0)).then_some(())
     })
     .await;
     assert!(
         seen_excluded.is_some(),
-        "the stuck provider was never excluded"
+        "the stuck provider was never excluded for its stuck head"
     );
     paid.extend(pay_a_round(&stack, "first provider stuck").await);
     assert!(first.counts.stuck_answers.load(Ordering::Relaxed) > 0);
