@@ -21,6 +21,7 @@ mod pg;
 mod seed;
 mod sign;
 mod test;
+mod test_binaries;
 mod tools;
 mod util;
 

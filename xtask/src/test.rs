@@ -103,15 +103,30 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     // The end-to-end tests run these binaries as separate processes.
     run_cmd(cargo().args(["build", "-p", "stablepay-api", "-p", "stablepay-worker"]))?;
-    println!("xtask: cargo test");
-    let result = run_cmd(
-        cargo()
-            // Every failing test binary is reported, not only the first.
-            .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
-            .args(extra)
-            .env("DATABASE_URL", &pg.url)
-            .env("STABLEPAY_TEST_CHAINS", &env_path),
-    );
+    let env = [
+        ("DATABASE_URL", pg.url.clone()),
+        ("STABLEPAY_TEST_CHAINS", env_path.display().to_string()),
+    ];
+    let result = if extra.is_empty() {
+        // The whole suite: its binaries a few at a time, then the doc tests.
+        crate::test_binaries::run(&env).and_then(|()| {
+            println!("xtask: cargo test --doc");
+            run_cmd(
+                cargo()
+                    .args(["test", "--workspace", "--all-features", "--doc"])
+                    .envs(env.iter().map(|(k, v)| (*k, v.as_str()))),
+            )
+        })
+    } else {
+        println!("xtask: cargo test");
+        run_cmd(
+            cargo()
+                // Every failing test binary is reported, not only the first.
+                .args(["test", "--workspace", "--all-features", "--no-fail-fast"])
+                .args(extra)
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str()))),
+        )
+    };
     drop(chains);
     drop(pg);
     result
