@@ -20,9 +20,8 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
-use stablepay_domain::rules::eip3009::{TokenDomain, TransferAuthorization};
 use stablepay_domain::rules::x402::{PaymentPayload, Requirements};
-use stablepay_domain::Address;
+use stablepay_domain::{Address, Timestamp};
 use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 use tokio::net::TcpStream;
 
@@ -288,35 +287,10 @@ fn open_session(base: &str, key: &str, i: usize) -> Result<(String, Requirements
 /// `PAYMENT-SIGNATURE` for what `asked` says, signed by `payer` with a fresh random nonce,
 /// as the SDK's "exact" client builds it; and that nonce.
 fn payment_header(asked: &Requirements, payer: &[u8; 32]) -> Result<(String, [u8; 32]), String> {
-    let name = |field: &str| -> Result<String, String> {
-        asked.extra[field]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("requirements without extra.{field}"))
-    };
-    let chain_id = asked
-        .network
-        .strip_prefix("eip155:")
-        .and_then(|id| id.parse().ok())
-        .ok_or("network is not eip155")?;
-    let domain = TokenDomain {
-        name: name("name")?,
-        version: name("version")?,
-        chain_id,
-        token: Address::parse(&asked.asset.to_lowercase()).map_err(|e| e.to_string())?,
-    };
-    let now = chrono::Utc::now().timestamp().max(0) as u64;
-    let authorization = TransferAuthorization {
-        from: eip191::address_of_private_key(payer).ok_or("payer key")?,
-        to: Address::parse(&asked.pay_to.to_lowercase()).map_err(|e| e.to_string())?,
-        value: asked
-            .amount
-            .parse()
-            .map_err(|_| "amount is not an integer")?,
-        valid_after: 0,
-        valid_before: now + asked.max_timeout_seconds,
-        nonce: rand::random(),
-    };
+    let domain = asked.token_domain()?;
+    let from = eip191::address_of_private_key(payer).ok_or("payer key")?;
+    let now = Timestamp::new(chrono::Utc::now());
+    let authorization = asked.authorization(from, now, rand::random())?;
     let signature =
         eip191::sign_hash(&authorization.digest(&domain), payer).ok_or("signing failed")?;
     let payment = PaymentPayload::exact(asked.clone(), &authorization, &signature);

@@ -1,7 +1,8 @@
 //! Agents pay checkout sessions by x402 (D29) with the official Python SDK: a payer with
 //! USDC and 0 ETH, the relayer sending its `transferWithAuthorization` to the session's
 //! deposit address, the session completing once by D24's rules. Replays, second payments,
-//! wrong amounts and unfunded payers send nothing; two api processes never both settle.
+//! wrong amounts and unfunded payers send nothing; two api processes never both settle. A
+//! smart wallet pays with its owner's ERC-1271 signature.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -9,6 +10,9 @@ use std::time::Duration;
 use base64::Engine;
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
+use stablepay_domain::rules::eip191;
+use stablepay_domain::rules::x402::{PaymentPayload, Requirements};
+use stablepay_domain::{Address, Timestamp};
 use stablepay_e2e::one_signature::payer_without_eth;
 use stablepay_e2e::x402::{sdk_facilitates, sdk_pays, sdk_signs};
 use stablepay_e2e::*;
@@ -316,4 +320,78 @@ async fn a_merchant_verifies_and_settles_through_the_facilitator_with_the_sdk_cl
     wait_for_blocks(&minter, 3).await;
     assert_eq!(relays_of(&stack, &id).await, 1);
     assert_eq!(stack.payments_of(&id).await.len(), 1);
+}
+
+/// `PAYMENT-SIGNATURE` for what `asked` says, from `from`, signed by `key`: the payer's own
+/// key, or for a contract payer its owner's (ERC-1271). Built as the SDK's exact client
+/// builds it, which only signs for an EOA of its own.
+fn signed_for(asked: &Requirements, from: Address, key: &[u8; 32]) -> String {
+    let domain = asked.token_domain().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let now = Timestamp::from_unix_seconds(i64::try_from(now).unwrap()).unwrap();
+    let authorization = asked.authorization(from, now, rand::random()).unwrap();
+    let signature = eip191::sign_hash(&authorization.digest(&domain), key).unwrap();
+    let payment = PaymentPayload::exact(asked.clone(), &authorization, &signature);
+    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&payment).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_smart_wallet_pays_with_its_owners_erc1271_signature_and_a_strangers_is_refused() {
+    let stack = Stack::with_own_relayer().await;
+    stack.fresh_verified_wallet().await;
+    let (id, url) = x402_session(&stack).await;
+    let (status, required, _) = get_x402(&stack, &url, None).await;
+    assert_eq!(status, 402);
+    let asked: Requirements = serde_json::from_value(required["accepts"][0].clone()).unwrap();
+    let env = test_env();
+    let wallet = &env["chains"][stack.chain.chain_id.to_string()]["smart_wallet"];
+    let smart = Address::parse(&wallet["address"].as_str().unwrap().to_lowercase()).unwrap();
+    let owner_key: [u8; 32] = hex::decode(
+        wallet["owner_private_key"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap()
+    .try_into()
+    .unwrap();
+    let reader = funded_buyer(&stack.chain).await;
+    let before = usdc_balance(&reader, &stack.chain, &smart.to_string()).await;
+
+    // Signed for the wallet by someone who does not own it: the token's ERC-1271 check
+    // (the simulation) refuses it, and nothing is sent.
+    let stranger: [u8; 32] = rand::random();
+    let forged = signed_for(&asked, smart, &stranger);
+    let (status, again, _) = get_x402(&stack, &url, Some(&forged)).await;
+    assert_eq!(status, 402, "{again}");
+    assert_eq!(
+        again["error"],
+        "invalid_exact_evm_transaction_simulation_failed"
+    );
+    assert_eq!(relays_of(&stack, &id).await, 0);
+
+    // Signed by its owner: the relayer sends it once, from the wallet to the deposit
+    // address, and the session completes with the wallet as payer.
+    let signature = signed_for(&asked, smart, &owner_key);
+    let (status, response, _) = get_x402(&stack, &url, Some(&signature)).await;
+    assert_eq!(status, 200, "{response}");
+    assert_eq!(response["success"], true);
+    assert_eq!(
+        response["payer"].as_str().unwrap().to_lowercase(),
+        smart.to_string().to_lowercase()
+    );
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["tx_hash"], response["transaction"]);
+    assert_eq!(relays_of(&stack, &id).await, 1);
+    assert_eq!(stack.payments_of(&id).await.len(), 1);
+    assert_eq!(
+        before - usdc_balance(&reader, &stack.chain, &smart.to_string()).await,
+        12_500_000
+    );
 }

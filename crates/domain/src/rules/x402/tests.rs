@@ -23,13 +23,10 @@ fn open_session() -> CheckoutSession {
 
 /// A payment of `value` signed by `KEY` for what `asked` says, as the SDK builds it.
 fn signed(asked: &Requirements, value: u128) -> PaymentPayload {
+    let from = eip191::address_of_private_key(&KEY).unwrap();
     let authorization = TransferAuthorization {
-        from: eip191::address_of_private_key(&KEY).unwrap(),
-        to: Address::parse(&asked.pay_to.to_lowercase()).unwrap(),
         value,
-        valid_after: 0,
-        valid_before: u64::try_from(now().unix_seconds()).unwrap() + asked.max_timeout_seconds,
-        nonce: [7; 32],
+        ..asked.authorization(from, now(), [7; 32]).unwrap()
     };
     let signature = eip191::sign_hash(&authorization.digest(&domain()), &KEY).unwrap();
     PaymentPayload::exact(asked.clone(), &authorization, &signature)
@@ -57,6 +54,37 @@ fn a_session_asks_for_its_gross_at_its_deposit_address() {
             .max_timeout_seconds,
         100
     );
+}
+
+#[test]
+fn a_payer_reads_the_token_domain_and_the_terms_from_the_requirements() {
+    let asked = requirements(&open_session(), &domain(), now()).unwrap();
+    assert_eq!(asked.token_domain().unwrap(), domain());
+    let from = eip191::address_of_private_key(&KEY).unwrap();
+    let a = asked.authorization(from, now(), [7; 32]).unwrap();
+    assert_eq!((a.from, a.to), (from, addr(0xde)));
+    assert_eq!(a.value.to_string(), asked.amount);
+    assert_eq!(
+        a.valid_before,
+        u64::try_from(now().unix_seconds()).unwrap() + 600
+    );
+
+    let mut unnamed = asked.clone();
+    unnamed.extra.remove("version");
+    assert_eq!(
+        unnamed.token_domain().unwrap_err(),
+        "the requirements carry no extra.version"
+    );
+    let elsewhere = Requirements {
+        network: "solana:mainnet".into(),
+        ..asked.clone()
+    };
+    assert!(elsewhere.token_domain().is_err());
+    let fractional = Requirements {
+        amount: "12.5".into(),
+        ..asked
+    };
+    assert!(fractional.authorization(from, now(), [7; 32]).is_err());
 }
 
 #[test]
