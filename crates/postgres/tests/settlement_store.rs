@@ -1,6 +1,6 @@
 //! The settlement store against a real PostgreSQL: every write re-checks, under the
 //! session row lock, the state the domain decided from (D17), so racing writers settle a
-//! session exactly once.
+//! session exactly once; two relayer keys keep one relay per session.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::Utc;
@@ -210,4 +210,59 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         .await
         .unwrap()
         .is_none());
+}
+
+/// Two relayer keys store a relay for one session at the same moment: both look and find
+/// no live relay, the session's unique index keeps one insert, and the other call answers
+/// with that one's transaction (`Existing`), its own rolled back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
+    use stablepay_postgres::{AttemptFees, RelayFor, StoredRelay};
+    let (store, _) = fresh_store().await;
+    let chain = ChainId::BaseSepolia;
+    let now = at(0);
+    let relay = RelayFor {
+        session: CheckoutSessionId::generate(),
+        payer: Address::from_bytes([0xa1; 20]),
+        valid_before: u64::try_from(now.unix_seconds()).unwrap() + 600,
+        nonce: [0x31; 32],
+    };
+    let fees = AttemptFees {
+        max_fee_wei: 2_000,
+        priority_fee_wei: 200,
+        sent_block: 1,
+    };
+    // Each signs only once both have looked, so neither saw the other's row.
+    let both_looked = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let store_by = |key: u8| {
+        let (store, both_looked) = (store.clone(), both_looked.clone());
+        tokio::spawn(async move {
+            let sign = move |n: u64| {
+                tokio::task::block_in_place(|| both_looked.wait());
+                Ok((TxHash::from_bytes([key; 32]), vec![n as u8]))
+            };
+            let sender = Address::from_bytes([key; 20]);
+            store
+                .store_relayed_payment(chain, sender, 0, relay, now, fees, sign)
+                .await
+                .unwrap()
+        })
+    };
+    let (a, b) = tokio::join!(store_by(0x51), store_by(0x52));
+    let outcomes = [a.unwrap(), b.unwrap()];
+    let kept = store
+        .relayed_for_session(relay.session)
+        .await
+        .unwrap()
+        .expect("one live relay");
+    let new = outcomes
+        .iter()
+        .filter(|o| matches!(o, StoredRelay::New { tx_hash, .. } if *tx_hash == kept))
+        .count();
+    assert_eq!(new, 1, "{outcomes:?}");
+    assert!(
+        outcomes.contains(&StoredRelay::Existing(kept)),
+        "{outcomes:?}"
+    );
+    assert_eq!(store.sent_relays(chain).await.unwrap().len(), 1);
 }
