@@ -58,6 +58,23 @@ pub fn test_env() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The ERC-1271 test wallet deployed and funded on `chain_id`: its address and its owner's
+/// private key.
+pub fn smart_wallet(chain_id: u64) -> (String, [u8; 32]) {
+    let env = test_env();
+    let wallet = &env["chains"][chain_id.to_string()]["smart_wallet"];
+    let owner_key = hex::decode(
+        wallet["owner_private_key"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap()
+    .try_into()
+    .unwrap();
+    (wallet["address"].as_str().unwrap().to_owned(), owner_key)
+}
+
 pub fn chain_info() -> ChainInfo {
     chain_info_of(84532)
 }

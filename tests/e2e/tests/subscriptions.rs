@@ -227,18 +227,7 @@ async fn a_contract_wallet_subscribes_and_cancels_in_the_portal_with_erc1271() {
     let chain = PrivateChain::start_live(Some(1)).await;
     let stack = live_stack(&chain, "3s").await;
     let (plan, _, _) = merchant_plan(&stack).await;
-    let env = stablepay_e2e::test_env();
-    let wallet = &env["chains"]["8453"]["smart_wallet"];
-    let owner_key: [u8; 32] = hex::decode(
-        wallet["owner_private_key"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap()
-    .try_into()
-    .unwrap();
-    let wallet_address = wallet["address"].as_str().unwrap().to_owned();
+    let (wallet_address, owner_key) = stablepay_e2e::smart_wallet(8453);
     let owner = client_for(&stack.chain, &owner_key).await;
     let smart = TestSmartWallet::new(
         wallet_address.parse::<ethers::types::Address>().unwrap(),

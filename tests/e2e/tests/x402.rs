@@ -346,18 +346,8 @@ async fn a_smart_wallet_pays_with_its_owners_erc1271_signature_and_a_strangers_i
     let (status, required, _) = get_x402(&stack, &url, None).await;
     assert_eq!(status, 402);
     let asked: Requirements = serde_json::from_value(required["accepts"][0].clone()).unwrap();
-    let env = test_env();
-    let wallet = &env["chains"][stack.chain.chain_id.to_string()]["smart_wallet"];
-    let smart = Address::parse(&wallet["address"].as_str().unwrap().to_lowercase()).unwrap();
-    let owner_key: [u8; 32] = hex::decode(
-        wallet["owner_private_key"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap()
-    .try_into()
-    .unwrap();
+    let (wallet, owner_key) = smart_wallet(stack.chain.chain_id);
+    let smart = Address::parse(&wallet.to_lowercase()).unwrap();
     let reader = funded_buyer(&stack.chain).await;
     let before = usdc_balance(&reader, &stack.chain, &smart.to_string()).await;
 
