@@ -108,15 +108,20 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
         ("STABLEPAY_TEST_CHAINS", env_path.display().to_string()),
     ];
     let result = if extra.is_empty() {
-        // The whole suite: its binaries a few at a time, then the doc tests.
-        crate::test_binaries::run(&env).and_then(|()| {
-            println!("xtask: cargo test --doc");
-            run_cmd(
-                cargo()
-                    .args(["test", "--workspace", "--all-features", "--doc"])
-                    .envs(env.iter().map(|(k, v)| (*k, v.as_str()))),
-            )
-        })
+        // The whole suite: its binaries a few at a time, then the doc tests (also when a
+        // binary failed, so one run reports every failure).
+        let binaries = crate::test_binaries::run(&env);
+        println!("xtask: cargo test --doc");
+        let doc = run_cmd(
+            cargo()
+                .args(["test", "--workspace", "--all-features", "--doc"])
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str()))),
+        );
+        match (binaries, doc) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
+            (Err(a), Err(b)) => Err(format!("{a}; {b}")),
+        }
     } else {
         println!("xtask: cargo test");
         run_cmd(

@@ -1,23 +1,26 @@
 //! The whole suite's test binaries, a few at a time (`STABLEPAY_TEST_JOBS`, default 3)
 //! rather than one after another as `cargo test` runs them: the end-to-end ones spend most
 //! of their time waiting for blocks, so overlapping them shortens the run by minutes.
-//! Each binary's output goes to `target/test/logs/<binary>.log` and is printed whole when
-//! it fails; how long each took is kept in `target/test/durations.json`, so the next run
-//! starts the slowest first.
+//! Each binary's output goes to `target/test/logs/<package>::<target>.log` and is printed
+//! whole when it fails; a binary still running is named every minute, and one running past
+//! `STABLEPAY_TEST_TIMEOUT_SECS` (900) is killed and fails. How long each took is kept in
+//! `target/test/durations.json`, so the next run starts the slowest first.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::util::{cargo, describe, root};
 
 /// One test executable, as cargo built it.
 struct TestBinary {
-    /// `<package>::<target>`, e.g. `stablepay-e2e::x402` (file-name safe).
+    /// `<package>::<target>`, e.g. `stablepay-e2e::x402`; the log's file name.
     label: String,
+    package: String,
+    target: String,
     path: PathBuf,
     /// Its package's directory: cargo runs tests from there.
     dir: PathBuf,
@@ -35,12 +38,10 @@ struct Outcome {
 /// Builds every test target of the workspace, then runs them `jobs` at a time with `env`.
 /// Fails naming every binary that failed.
 pub fn run(env: &[(&str, String)]) -> Result<(), String> {
+    let jobs = positive_setting("STABLEPAY_TEST_JOBS", 3)?;
+    let timeout = positive_setting("STABLEPAY_TEST_TIMEOUT_SECS", 900)?;
+    let timeout = Duration::from_secs(u64::try_from(timeout).unwrap_or(u64::MAX));
     let binaries = build()?;
-    let jobs = std::env::var("STABLEPAY_TEST_JOBS")
-        .ok()
-        .and_then(|j| j.parse::<usize>().ok())
-        .filter(|j| *j > 0)
-        .unwrap_or(3);
     let logs = root().join("target/test/logs");
     std::fs::create_dir_all(&logs).map_err(|e| format!("{}: {e}", logs.display()))?;
     let durations_path = root().join("target/test/durations.json");
@@ -60,7 +61,7 @@ pub fn run(env: &[(&str, String)]) -> Result<(), String> {
             s.spawn(|| loop {
                 let next = queue.lock().ok().and_then(|mut q| q.pop_front());
                 let Some(binary) = next else { break };
-                let outcome = run_one(&binary, env, &logs);
+                let outcome = run_one(&binary, env, &logs, timeout);
                 if let Ok(mut all) = outcomes.lock() {
                     all.push(outcome);
                 }
@@ -95,6 +96,18 @@ pub fn run(env: &[(&str, String)]) -> Result<(), String> {
     }
 }
 
+/// A whole number above 0 from the environment variable `name`, or `default`.
+fn positive_setting(name: &str, default: usize) -> Result<usize, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("{name} must be a whole number above 0, not {v:?}")),
+    }
+}
+
 /// `cargo test --no-run`, reading the executables from cargo's JSON messages (its
 /// diagnostics still go to the terminal).
 fn build() -> Result<Vec<TestBinary>, String> {
@@ -112,8 +125,11 @@ fn build() -> Result<Vec<TestBinary>, String> {
     let mut binaries = Vec::new();
     let mut seen = HashSet::new();
     if let Some(stdout) = child.stdout.take() {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+        // Every line is read (a line that is not JSON is skipped), so cargo never blocks on
+        // a full pipe.
+        for line in BufReader::new(stdout).split(b'\n') {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_slice::<serde_json::Value>(&line) else {
                 continue;
             };
             if let Some(binary) = test_binary(&message) {
@@ -137,19 +153,31 @@ fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     }
     let path = PathBuf::from(message["executable"].as_str()?);
     let manifest = Path::new(message["manifest_path"].as_str()?);
-    // `path+file:///…/crates/domain#stablepay-domain@0.1.0` names the package.
-    let package = message["package_id"]
-        .as_str()?
-        .rsplit('#')
-        .next()?
-        .split('@')
-        .next()?;
+    let package = package_name(message["package_id"].as_str()?)?;
     let target = message["target"]["name"].as_str()?;
+    // A library's unit tests and an integration test may share a name.
+    let kind = message["target"]["kind"][0].as_str().unwrap_or("test");
+    let label = match kind {
+        "test" => format!("{package}::{target}"),
+        other => format!("{package}::{target}-{other}"),
+    };
     Some(TestBinary {
-        label: format!("{package}::{target}"),
+        label,
+        package: package.to_owned(),
+        target: target.to_owned(),
         path,
         dir: manifest.parent()?.to_path_buf(),
     })
+}
+
+/// The package a cargo package id names: `path+file:///…/crates/domain#stablepay-domain@0.1.0`,
+/// or `path+file:///…/xtask#0.1.0` when the folder bears the package's name.
+fn package_name(id: &str) -> Option<&str> {
+    let (url, fragment) = id.rsplit_once('#')?;
+    match fragment.split_once('@') {
+        Some((name, _)) => Some(name),
+        None => url.rsplit('/').next(),
+    }
 }
 
 /// Binaries whose last duration is known, slowest first, after the unknown ones (which
@@ -165,21 +193,28 @@ fn slowest_first(binaries: Vec<TestBinary>, known: &BTreeMap<String, f64>) -> Ve
     unknown.into_iter().chain(timed).collect()
 }
 
-/// Runs one binary from its package's directory, its output into its log.
-fn run_one(binary: &TestBinary, env: &[(&str, String)], logs: &Path) -> Outcome {
+/// Runs one binary from its package's directory, as `cargo test` would, its output into
+/// its log; past `timeout` it is killed.
+fn run_one(binary: &TestBinary, env: &[(&str, String)], logs: &Path, timeout: Duration) -> Outcome {
     let log_path = logs.join(format!("{}.log", binary.label));
     let started = Instant::now();
-    let status = std::fs::File::create(&log_path)
+    let child = std::fs::File::create(&log_path)
         .and_then(|log| Ok((log.try_clone()?, log)))
         .and_then(|(out, err)| {
             Command::new(&binary.path)
                 .current_dir(&binary.dir)
+                // What cargo sets when it runs a test, not what it set for xtask.
                 .env("CARGO_MANIFEST_DIR", &binary.dir)
+                .env("CARGO_PKG_NAME", &binary.package)
+                .env("CARGO_CRATE_NAME", binary.target.replace('-', "_"))
+                .env_remove("CARGO_BIN_NAME")
+                .env_remove("CARGO_PRIMARY_PACKAGE")
                 .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
                 .stdout(out)
                 .stderr(err)
-                .status()
+                .spawn()
         });
+    let status = child.and_then(|child| wait_for(child, &binary.label, started, timeout));
     let seconds = started.elapsed().as_secs_f64();
     let log = std::fs::read_to_string(&log_path).unwrap_or_default();
     let (passed, ignored) = counts(&log);
@@ -206,6 +241,35 @@ fn run_one(binary: &TestBinary, env: &[(&str, String)], logs: &Path) -> Outcome 
         passed,
         ignored,
         ok,
+    }
+}
+
+/// Waits for `child`, naming it every minute; kills it past `timeout` (an error).
+fn wait_for(
+    mut child: std::process::Child,
+    label: &str,
+    started: Instant,
+    timeout: Duration,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut named = Duration::ZERO;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        let running = started.elapsed();
+        if running > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other(format!(
+                "killed after {} s (STABLEPAY_TEST_TIMEOUT_SECS)",
+                timeout.as_secs()
+            )));
+        }
+        if running >= named + Duration::from_secs(60) {
+            named = running;
+            println!("xtask: {label} still running after {} s", running.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -246,13 +310,26 @@ mod tests {
             "reason": "compiler-artifact",
             "package_id": "path+file:///w/tests/e2e#stablepay-e2e@0.1.0",
             "manifest_path": "/w/tests/e2e/Cargo.toml",
-            "target": { "name": "x402" },
+            "target": { "name": "x402", "kind": ["test"] },
             "profile": { "test": true },
             "executable": "/w/target/debug/deps/x402-0123"
         });
         let binary = test_binary(&message).unwrap();
         assert_eq!(binary.label, "stablepay-e2e::x402");
         assert_eq!(binary.dir, PathBuf::from("/w/tests/e2e"));
+        assert_eq!(package_name("path+file:///w/xtask#0.1.0"), Some("xtask"));
+        let unit = serde_json::json!({
+            "reason": "compiler-artifact",
+            "package_id": "path+file:///w/crates/domain#stablepay-domain@0.1.0",
+            "manifest_path": "/w/crates/domain/Cargo.toml",
+            "target": { "name": "stablepay_domain", "kind": ["lib"] },
+            "profile": { "test": true },
+            "executable": "/w/target/debug/deps/stablepay_domain-0123"
+        });
+        assert_eq!(
+            test_binary(&unit).unwrap().label,
+            "stablepay-domain::stablepay_domain-lib"
+        );
         let library = serde_json::json!({ "reason": "compiler-artifact", "profile": { "test": false }, "executable": null });
         assert!(test_binary(&library).is_none());
     }
@@ -261,6 +338,8 @@ mod tests {
     fn known_slow_binaries_go_first_after_unknown_ones() {
         let b = |label: &str| TestBinary {
             label: label.into(),
+            package: String::new(),
+            target: String::new(),
             path: PathBuf::new(),
             dir: PathBuf::new(),
         };

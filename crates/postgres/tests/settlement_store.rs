@@ -3,6 +3,8 @@
 //! session exactly once; two relayer keys keep one relay per session.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::time::Duration;
+
 use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
@@ -232,13 +234,24 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
         priority_fee_wei: 200,
         sent_block: 1,
     };
-    // Each signs only once both have looked, so neither saw the other's row.
-    let both_looked = std::sync::Arc::new(std::sync::Barrier::new(2));
+    // Each signs only once both have looked, so neither saw the other's row. A call that
+    // never gets there (the two serialised) fails the test after 10 s instead of hanging.
+    let looked = std::sync::Arc::new((std::sync::Mutex::new(0u8), std::sync::Condvar::new()));
     let store_by = |key: u8| {
-        let (store, both_looked) = (store.clone(), both_looked.clone());
+        let (store, looked) = (store.clone(), looked.clone());
         tokio::spawn(async move {
             let sign = move |n: u64| {
-                tokio::task::block_in_place(|| both_looked.wait());
+                let (count, both) = &*looked;
+                let mut count = count.lock().unwrap();
+                *count += 1;
+                both.notify_all();
+                let (count, waited) = tokio::task::block_in_place(|| {
+                    both.wait_timeout_while(count, Duration::from_secs(10), |c| *c < 2)
+                        .unwrap()
+                });
+                if waited.timed_out() {
+                    return Err(format!("only {count} of 2 calls looked before signing"));
+                }
                 Ok((TxHash::from_bytes([key; 32]), vec![n as u8]))
             };
             let sender = Address::from_bytes([key; 20]);

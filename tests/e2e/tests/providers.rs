@@ -127,7 +127,6 @@ async fn payments_settle_once_through_a_first_provider_that_is_down_then_stuck_t
         "the stuck provider was never excluded for its stuck head"
     );
     paid.extend(pay_a_round(&stack, "first provider stuck").await);
-    assert!(first.counts.stuck_answers.load(Ordering::Relaxed) > 0);
 
     // Flapping: down and up by turns.
     let flapper = {

@@ -91,7 +91,15 @@ impl Requirements {
                 .parse()
                 .map_err(|_| format!("amount {} is not an integer", self.amount))?,
             valid_after: 0,
-            valid_before: u64::try_from(now.unix_seconds()).unwrap_or(0) + self.max_timeout_seconds,
+            valid_before: u64::try_from(now.unix_seconds())
+                .unwrap_or(0)
+                .checked_add(self.max_timeout_seconds)
+                .ok_or_else(|| {
+                    format!(
+                        "maxTimeoutSeconds {} is too large",
+                        self.max_timeout_seconds
+                    )
+                })?,
             nonce,
         })
     }

@@ -82,9 +82,14 @@ fn a_payer_reads_the_token_domain_and_the_terms_from_the_requirements() {
     assert!(elsewhere.token_domain().is_err());
     let fractional = Requirements {
         amount: "12.5".into(),
-        ..asked
+        ..asked.clone()
     };
     assert!(fractional.authorization(from, now(), [7; 32]).is_err());
+    let forever = Requirements {
+        max_timeout_seconds: u64::MAX,
+        ..asked.clone()
+    };
+    assert!(forever.authorization(from, now(), [7; 32]).is_err());
 }
 
 #[test]
