@@ -4,7 +4,7 @@
 //! PostgreSQL; numbers are printed as a table.
 
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,106 +14,12 @@ use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
 use stablepay_domain::{EventType, FeeTier, Mode, Timestamp, WebhookUrl};
 use stablepay_postgres::testing::execute_sql;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
+use crate::bench_receiver::{start_receiver, Receiver};
 use crate::pg::Postgres;
 use crate::util::{cargo, root, run as run_cmd};
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
-
-pub(crate) struct Receiver {
-    pub url: String,
-    pub count: Arc<AtomicU64>,
-    first: Arc<Mutex<Option<Instant>>>,
-    last: Arc<Mutex<Option<Instant>>>,
-    pub arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
-}
-
-pub(crate) async fn start_receiver() -> Result<Receiver, String> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| e.to_string())?;
-    let url = format!(
-        "http://127.0.0.1:{}/hooks",
-        listener.local_addr().map_err(|e| e.to_string())?.port()
-    );
-    let r = Receiver {
-        url,
-        count: Arc::default(),
-        first: Arc::default(),
-        last: Arc::default(),
-        arrivals: Arc::default(),
-    };
-    let (count, first, last, lat) = (
-        r.count.clone(),
-        r.first.clone(),
-        r.last.clone(),
-        r.arrivals.clone(),
-    );
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                continue;
-            };
-            let (count, first, last, lat) =
-                (count.clone(), first.clone(), last.clone(), lat.clone());
-            tokio::spawn(async move {
-                let mut got = Vec::with_capacity(2048);
-                let mut buf = [0u8; 4096];
-                loop {
-                    let Ok(n) = sock.read(&mut buf).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    got.extend_from_slice(&buf[..n]);
-                    let Some(end) = find(&got, b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| {
-                            l.strip_prefix("content-length:")
-                                .and_then(|v| v.trim().parse().ok())
-                        })
-                        .unwrap_or(0);
-                    if got.len() >= end + 4 + len {
-                        let body =
-                            String::from_utf8_lossy(&got[end + 4..end + 4 + len]).to_string();
-                        let now = Instant::now();
-                        count.fetch_add(1, Ordering::Relaxed);
-                        first
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .get_or_insert(now);
-                        *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(now);
-                        if let Some(id) = envelope_id(&body) {
-                            lat.lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .push((id, now));
-                        }
-                        let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    Ok(r)
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-fn envelope_id(body: &str) -> Option<String> {
-    let start = body.find("\"id\":\"")? + 6;
-    let end = start + body[start..].find('"')?;
-    Some(body[start..end].to_owned())
-}
 
 /// Child processes, killed when dropped.
 pub(crate) struct Workers(pub(crate) Vec<Child>);

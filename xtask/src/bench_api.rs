@@ -3,13 +3,14 @@
 //! PostgreSQL (an equivalent 3-statement write transaction, and select-only), plus the
 //! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use tokio::net::TcpStream;
 
 use crate::bench::{percentile, BenchSetup};
+use crate::bench_pgbench::{get_statements_ceiling, pgbench_tps_with, pgbench_write, PgbenchWrite};
 use crate::cpu::{CpuMeter, CpuPerRequest};
 use crate::load::{
     drive, drive_for, exchange, hold_for_profiling, load_runtime, metered, spawn_api, Load,
@@ -17,77 +18,6 @@ use crate::load::{
 };
 use crate::seed;
 use crate::util::{output, root};
-
-/// pgbench running the two statements a GET /checkout/sessions/:id sends (authentication,
-/// then the scoped read of the newest session), prepared, as the api sends them; and the
-/// same work as one statement (the key joined to the session). Both in tps.
-fn get_statements_ceiling(bin_dir: &Path, db: &str, key: &str) -> Result<(f64, f64), String> {
-    let key_hex = hex::encode(stablepay_domain::rules::api_keys::hash(key));
-    let row = output(Command::new(bin_dir.join("psql")).arg(db).args([
-        "-Atc",
-        "SELECT id, merchant_id FROM checkout_sessions WHERE NOT livemode ORDER BY id DESC LIMIT 1",
-    ]))?;
-    let (id, merchant) = row
-        .trim()
-        .split_once('|')
-        .ok_or("no session for the GET ceiling")?;
-    let auth = format!(
-        "SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier, m.fee_bps \
-         FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_sha256 = '\\x{key_hex}' AND k.revoked_at IS NULL"
-    );
-    let two = root().join("target/bench/get_statements.sql");
-    std::fs::write(
-        &two,
-        format!(
-            "{auth};\nSELECT * FROM checkout_sessions WHERE id = '{id}' AND merchant_id = '{merchant}' AND livemode = false LIMIT 1;\n"
-        ),
-    )
-    .map_err(|e| e.to_string())?;
-    let one = root().join("target/bench/get_one_statement.sql");
-    std::fs::write(
-        &one,
-        format!(
-            "SELECT a.*, s.* FROM ({auth}) a LEFT JOIN checkout_sessions s ON s.id = '{id}' AND s.merchant_id = a.merchant_id AND s.livemode = a.livemode;\n"
-        ),
-    )
-    .map_err(|e| e.to_string())?;
-    Ok((
-        pgbench_tps_with(bin_dir, db, Some(&two), &["-M", "prepared"])?,
-        pgbench_tps_with(bin_dir, db, Some(&one), &["-M", "prepared"])?,
-    ))
-}
-
-fn pgbench_tps_with(
-    bin_dir: &std::path::Path,
-    url: &str,
-    script: Option<&std::path::Path>,
-    extra: &[&str],
-) -> Result<f64, String> {
-    let mut cmd = Command::new(bin_dir.join("pgbench"));
-    cmd.args(extra);
-    cmd.args([
-        "-n",
-        "-c",
-        &CONNECTIONS.to_string(),
-        "-j",
-        "2",
-        "-T",
-        &SECONDS.to_string(),
-    ]);
-    match script {
-        Some(s) => cmd.arg("-f").arg(s),
-        None => cmd.arg("-S"),
-    };
-    let out = output(cmd.arg(url))?;
-    out.lines()
-        .find_map(|l| {
-            l.trim()
-                .strip_prefix("tps = ")
-                .and_then(|r| r.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-        })
-        .ok_or_else(|| format!("no tps in pgbench output: {out}"))
-}
 
 /// A migrated bench database with one merchant: the setup, the release api, the
 /// merchant and its test key.
@@ -236,69 +166,6 @@ struct ApiRuns {
     reads_held: Load,
     floor: Load,
     floor_cpu: CpuPerRequest,
-}
-
-/// pgbench running the create's 3 statements in one transaction; its tps and CPU.
-fn pgbench_write(bin_dir: &Path, db: &str, meter: &CpuMeter) -> Result<PgbenchWrite, String> {
-    let script = root().join("target/bench/create_equivalent.sql");
-    std::fs::write(
-        &script,
-        "\\set n random(1, 1000000000)\n\
-         BEGIN;\n\
-         INSERT INTO pgbench_idem (k, h) VALUES ('k' || :n || '-' || :client_id, 'x') ON CONFLICT DO NOTHING;\n\
-         INSERT INTO pgbench_sessions (id, merchant, title, amount, expires_at, created_at) VALUES (gen_random_uuid(), :client_id, 'Bench', 12500000, now() + interval '1 day', now());\n\
-         INSERT INTO pgbench_outbox (id, data) VALUES (gen_random_uuid(), '{}');\n\
-         END;\n",
-    )
-    .map_err(|e| e.to_string())?;
-    output(
-        Command::new(bin_dir.join("psql"))
-            .arg(db)
-            .args(["-q", "-c", "CREATE TABLE pgbench_idem (k text PRIMARY KEY, h text); CREATE TABLE pgbench_sessions (id uuid PRIMARY KEY, merchant int, title text, amount bigint, expires_at timestamptz, created_at timestamptz); CREATE TABLE pgbench_outbox (id uuid PRIMARY KEY, data text);"]),
-    )?;
-    // Per-transaction logs, for pgbench's own latency beside the api's.
-    let logs = root().join("target/bench/pgbench_write_log");
-    let _ = std::fs::remove_dir_all(&logs);
-    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
-    let prefix = logs.join("tx");
-    let prefix_arg = prefix.to_string_lossy().into_owned();
-    let before = meter.sample();
-    let tps = pgbench_tps_with(
-        bin_dir,
-        db,
-        Some(&script),
-        &["-l", "--log-prefix", &prefix_arg],
-    )?;
-    let cpu = meter.per_request(before, meter.sample(), (tps * SECONDS as f64) as u64);
-    Ok(PgbenchWrite {
-        tps,
-        cpu,
-        latencies_ms: logged_latencies(&logs),
-    })
-}
-
-struct PgbenchWrite {
-    tps: f64,
-    cpu: CpuPerRequest,
-    latencies_ms: Vec<f64>,
-}
-
-/// Latencies from pgbench's per-transaction logs (third field, µs), sorted, in ms.
-fn logged_latencies(dir: &Path) -> Vec<f64> {
-    let mut all: Vec<f64> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .flat_map(|text| {
-            text.lines()
-                .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
-                .map(|us| us / 1000.0)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    all.sort_by(f64::total_cmp);
-    all
 }
 
 fn rss_kib(pid: u32) -> u64 {

@@ -26,11 +26,7 @@ fn word(hex_or_dec: &str) -> String {
 }
 
 fn send(url: &str, from: &str, to: &str, data: &str) -> Result<String, String> {
-    let tx = json!([{ "from": from, "to": to, "data": data, "gas": "0x493e0" }]);
-    rpc(url, "eth_sendTransaction", tx)?
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| "no hash".into())
+    crate::chain::send_with_gas(url, from, Some(to), data.to_owned(), 300_000)
 }
 
 fn wait_receipt(url: &str, tx: &str) -> Result<(), String> {

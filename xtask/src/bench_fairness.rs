@@ -14,7 +14,8 @@ use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
 
-use crate::bench::{ms, percentile, start_receiver, start_workers, steady_outbox_load};
+use crate::bench::{ms, percentile, start_workers, steady_outbox_load};
+use crate::bench_receiver::start_receiver;
 
 const SECRETS_KEY: [u8; 32] = [5u8; 32];
 const HEALTHY: usize = 50;

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::bench::{env_number, ms, percentile, start_receiver, start_workers, BenchSetup};
+use crate::bench::{env_number, ms, percentile, start_workers, BenchSetup};
+use crate::bench_receiver::start_receiver;
 use crate::load::{drive_for, spawn_api, API_SECRETS_KEY};
 use crate::seed;
 use crate::util::{output, root};

@@ -165,7 +165,19 @@ pub(crate) fn send(
     to: Option<&str>,
     data: String,
 ) -> Result<String, String> {
-    let mut tx = json!({ "from": from, "data": data, "gas": "0x7a1200" });
+    send_with_gas(url, from, to, data, 8_000_000)
+}
+
+/// `eth_sendTransaction` from an unlocked dev account with a gas limit of `gas`: the
+/// benches keep it near what a call needs, so hundreds of them fit one block.
+pub(crate) fn send_with_gas(
+    url: &str,
+    from: &str,
+    to: Option<&str>,
+    data: String,
+    gas: u64,
+) -> Result<String, String> {
+    let mut tx = json!({ "from": from, "data": data, "gas": format!("{gas:#x}") });
     if let Some(to) = to {
         tx["to"] = json!(to);
     }
