@@ -95,9 +95,33 @@ pub fn customer_reference_filter() -> RefOr<Schema> {
     .into()
 }
 
+/// A host label of at most 63 letters, digits and inner hyphens, starting with a character
+/// of `first`, that does not begin `xn--` in any case: such a label is punycode, which the
+/// URL parser decodes and refuses when it is invalid, and no pattern can check that
+/// (written without lookahead, which not every pattern engine has).
+fn label(first: &str) -> String {
+    const ANY: &str = "[A-Za-z0-9-]";
+    const END: &str = "[A-Za-z0-9]";
+    let not_x = first.replace("a-z", "a-wyz").replace("A-Z", "A-WYZ");
+    [
+        format!("{not_x}(?:{ANY}{{0,61}}{END})?"),
+        format!("[Xx](?:[A-MO-Za-mo-z0-9]|[A-MO-Za-mo-z0-9-]{ANY}{{0,60}}{END})?"),
+        format!("[Xx][Nn](?:{END}(?:{ANY}{{0,59}}{END})?)?"),
+        format!("[Xx][Nn]-{END}(?:{ANY}{{0,58}}{END})?"),
+    ]
+    .join("|")
+}
+
 /// A host name whose last label starts with a letter (a numeric last label would be read
-/// as an IPv4 address), labels of at most 63 characters.
-const HOST: &str = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+/// as an IPv4 address).
+fn host() -> String {
+    format!(
+        r"(?:(?:{})\.)*(?:{})",
+        label("[A-Za-z0-9]"),
+        label("[A-Za-z]")
+    )
+}
+
 const PORT: &str = r"(?::[0-9]{1,4})?";
 /// Path, query and fragment, in URL characters (RFC 3986's unreserved, sub-delims, `:@%/?`).
 const REST: &str = r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(?:\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?(?:#[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?";
@@ -106,7 +130,7 @@ const REST: &str = r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(?:\?[A-Za-z0-9._~!$&'
 pub fn redirect_url() -> Schema {
     nullable(Type::String)
         .max_length(Some(URL_MAX))
-        .pattern(Some(format!("^https?://{HOST}{PORT}{REST}$")))
+        .pattern(Some(format!("^https?://{}{PORT}{REST}$", host())))
         .description(Some("An absolute http(s) URL, at most 2000 characters."))
         .into()
 }
@@ -116,7 +140,8 @@ fn webhook_url_builder() -> ObjectBuilder {
     of(Type::String)
         .max_length(Some(URL_MAX))
         .pattern(Some(format!(
-            r"^(?:https://{HOST}|http://(?:localhost|127\.0\.0\.1|\[::1\])){PORT}{REST}$"
+            r"^(?:https://{}|http://(?:localhost|127\.0\.0\.1|\[::1\])){PORT}{REST}$",
+            host()
         )))
         .description(Some(
             "An absolute https URL (http only to localhost, 127.0.0.1 or [::1]), without \
@@ -219,6 +244,10 @@ mod tests {
             "ftp://example.com",
             "",
             "/relative",
+            // Punycode: the parser refuses invalid labels; the pattern takes no `xn--`.
+            "http://XN-------aaAaA.A",
+            "https://a.xn--zz",
+            "https://xn--bcher-kva.example/",
         ] {
             if redirect.is_match(s) {
                 assert!(parse_redirect(s).is_ok(), "{s:?}");
@@ -226,6 +255,25 @@ mod tests {
             if webhook.is_match(s) {
                 assert!(WebhookUrl::parse(s).is_ok(), "{s:?}");
             }
+        }
+        for s in [
+            "https://x.example",
+            "https://xn.example",
+            "https://xna.example",
+            "https://xn-a.example",
+            "https://x-n.example",
+            "https://a.xn",
+            "https://9.b",
+        ] {
+            assert!(redirect.is_match(s), "{s:?}");
+            assert!(parse_redirect(s).is_ok(), "{s:?}");
+        }
+        for s in [
+            "https://xn--a.example",
+            "https://XN--bcher-kva.example",
+            "https://a.xN--b",
+        ] {
+            assert!(!redirect.is_match(s), "{s:?}");
         }
         assert!(redirect.is_match("https://shop.example/thanks?order=1#top"));
         assert!(webhook.is_match("http://127.0.0.1:4242/hooks"));
