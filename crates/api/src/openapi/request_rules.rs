@@ -44,6 +44,12 @@ const UNSTATEABLE: &[(&str, &str)] = &[
          still pending.",
     ),
     (
+        "revoke_wallet",
+        "Refused with 400 although the document allows it: a wallet verified in live mode, \
+         revoked with a test key (a leaked test key must not take live money's destination \
+         out of service; use a live key or the live dashboard).",
+    ),
+    (
         "verify_wallet",
         "Refused with 400 although the document allows it: a `signature` that does not sign \
          the challenge for the wallet's address (an EOA's recovery or the wallet contract's \
