@@ -1,12 +1,19 @@
 //! pgbench's side of `cargo xtask bench api`: the same work as the api's requests, run by
 //! pgbench on the same PostgreSQL, which the api's rates are measured against.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::cpu::{CpuMeter, CpuPerRequest};
 use crate::load::{CONNECTIONS, SECONDS};
 use crate::util::{output, root};
+
+/// Writes a pgbench script `target/bench/<name>.sql`; its path.
+fn script(name: &str, text: &str) -> Result<PathBuf, String> {
+    let path = root().join(format!("target/bench/{name}.sql"));
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
 
 /// pgbench running the two statements a GET /checkout/sessions/:id sends (authentication,
 /// then the scoped read of the newest session), prepared, as the api sends them; and the
@@ -29,22 +36,18 @@ pub(crate) fn get_statements_ceiling(
         "SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier, m.fee_bps \
          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_sha256 = '\\x{key_hex}' AND k.revoked_at IS NULL"
     );
-    let two = root().join("target/bench/get_statements.sql");
-    std::fs::write(
-        &two,
-        format!(
+    let two = script(
+        "get_statements",
+        &format!(
             "{auth};\nSELECT * FROM checkout_sessions WHERE id = '{id}' AND merchant_id = '{merchant}' AND livemode = false LIMIT 1;\n"
         ),
-    )
-    .map_err(|e| e.to_string())?;
-    let one = root().join("target/bench/get_one_statement.sql");
-    std::fs::write(
-        &one,
-        format!(
+    )?;
+    let one = script(
+        "get_one_statement",
+        &format!(
             "SELECT a.*, s.* FROM ({auth}) a LEFT JOIN checkout_sessions s ON s.id = '{id}' AND s.merchant_id = a.merchant_id AND s.livemode = a.livemode;\n"
         ),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     Ok((
         pgbench_tps_with(bin_dir, db, Some(&two), &["-M", "prepared"])?,
         pgbench_tps_with(bin_dir, db, Some(&one), &["-M", "prepared"])?,
@@ -89,17 +92,15 @@ pub(crate) fn pgbench_write(
     db: &str,
     meter: &CpuMeter,
 ) -> Result<PgbenchWrite, String> {
-    let script = root().join("target/bench/create_equivalent.sql");
-    std::fs::write(
-        &script,
+    let script = script(
+        "create_equivalent",
         "\\set n random(1, 1000000000)\n\
          BEGIN;\n\
          INSERT INTO pgbench_idem (k, h) VALUES ('k' || :n || '-' || :client_id, 'x') ON CONFLICT DO NOTHING;\n\
          INSERT INTO pgbench_sessions (id, merchant, title, amount, expires_at, created_at) VALUES (gen_random_uuid(), :client_id, 'Bench', 12500000, now() + interval '1 day', now());\n\
          INSERT INTO pgbench_outbox (id, data) VALUES (gen_random_uuid(), '{}');\n\
          END;\n",
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     output(
         Command::new(bin_dir.join("psql"))
             .arg(db)

@@ -1,8 +1,9 @@
 //! A local webhook receiver for the delivery benches (`bench webhooks`, `latency`,
-//! `fairness`): it answers 200 to every POST, counts arrivals and keeps each envelope's
-//! id with its arrival time. Hand-rolled over TCP so that its own cost stays out of the
+//! `fairness`, `soak`): it answers 200 to every POST, counts arrivals, and keeps each
+//! envelope's id with its arrival time and how often that id arrived. Hand-rolled over TCP so that its own cost stays out of the
 //! measurement.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -16,6 +17,8 @@ pub(crate) struct Receiver {
     pub first: Arc<Mutex<Option<Instant>>>,
     pub last: Arc<Mutex<Option<Instant>>>,
     pub arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
+    /// Deliveries per envelope id: more than one is a duplicate.
+    pub per_id: Arc<Mutex<HashMap<String, u32>>>,
 }
 
 pub(crate) async fn start_receiver() -> Result<Receiver, String> {
@@ -32,20 +35,27 @@ pub(crate) async fn start_receiver() -> Result<Receiver, String> {
         first: Arc::default(),
         last: Arc::default(),
         arrivals: Arc::default(),
+        per_id: Arc::default(),
     };
-    let (count, first, last, lat) = (
+    let (count, first, last, lat, per_id) = (
         r.count.clone(),
         r.first.clone(),
         r.last.clone(),
         r.arrivals.clone(),
+        r.per_id.clone(),
     );
     tokio::spawn(async move {
         loop {
             let Ok((mut sock, _)) = listener.accept().await else {
                 continue;
             };
-            let (count, first, last, lat) =
-                (count.clone(), first.clone(), last.clone(), lat.clone());
+            let (count, first, last, lat, per_id) = (
+                count.clone(),
+                first.clone(),
+                last.clone(),
+                lat.clone(),
+                per_id.clone(),
+            );
             tokio::spawn(async move {
                 let mut got = Vec::with_capacity(2048);
                 let mut buf = [0u8; 4096];
@@ -79,6 +89,11 @@ pub(crate) async fn start_receiver() -> Result<Receiver, String> {
                             .get_or_insert(now);
                         *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(now);
                         if let Some(id) = envelope_id(&body) {
+                            *per_id
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .entry(id.clone())
+                                .or_default() += 1;
                             lat.lock()
                                 .unwrap_or_else(|p| p.into_inner())
                                 .push((id, now));

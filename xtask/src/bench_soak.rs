@@ -2,7 +2,6 @@
 //! of them is killed with SIGKILL every few seconds and restarted. Counts what arrives:
 //! nothing may be lost; duplicates stay within the leased batches of the killed workers.
 
-use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,10 +12,9 @@ use stablepay_domain::services::{create_webhook_endpoint, NewEndpoint};
 use stablepay_domain::{FeeTier, Mode, WebhookUrl};
 use stablepay_postgres::testing::execute_sql;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 use crate::bench::BenchSetup;
+use crate::bench_receiver::start_receiver;
 use crate::util::root;
 
 const SECRETS_KEY: [u8; 32] = [9u8; 32];
@@ -74,63 +72,12 @@ async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> 
     let ctx = stablepay_postgres::testing::api_key_context(merchant.id, Mode::Test);
 
     // Receiver: counts arrivals per envelope id.
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| e.to_string())?;
-    let url = format!(
-        "http://127.0.0.1:{}/soak",
-        listener.local_addr().map_err(|e| e.to_string())?.port()
-    );
-    let seen: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-    let counter = seen.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut sock, _)) = listener.accept().await else {
-                continue;
-            };
-            let counter = counter.clone();
-            tokio::spawn(async move {
-                let mut got = Vec::with_capacity(1024);
-                let mut buf = [0u8; 4096];
-                loop {
-                    let Ok(n) = sock.read(&mut buf).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    got.extend_from_slice(&buf[..n]);
-                    let text = String::from_utf8_lossy(&got).to_string();
-                    let Some(end) = text.find("\r\n\r\n") else {
-                        continue;
-                    };
-                    let len: usize = text[..end]
-                        .to_ascii_lowercase()
-                        .lines()
-                        .find_map(|l| {
-                            l.strip_prefix("content-length:")
-                                .and_then(|v| v.trim().parse().ok())
-                        })
-                        .unwrap_or(0);
-                    if got.len() >= end + 4 + len {
-                        if let Some(id) = text.get(end + 4..).and_then(|b| b.split('"').nth(3)) {
-                            *counter
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .entry(id.to_owned())
-                                .or_default() += 1;
-                        }
-                        let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
-                        return;
-                    }
-                }
-            });
-        }
-    });
+    let rx = start_receiver().await?;
+    let seen = rx.per_id.clone();
     let (endpoint, _) = create_webhook_endpoint(
         &ctx,
         NewEndpoint {
-            url: WebhookUrl::parse(&url).map_err(|e| e.to_string())?,
+            url: WebhookUrl::parse(&rx.url).map_err(|e| e.to_string())?,
             enabled_events: vec![],
             description: None,
         },

@@ -304,28 +304,27 @@ mod tests {
         assert_eq!(counts(log), (5, 1));
     }
 
+    /// Cargo's message for a test executable of `package_id`'s package in `dir`.
+    fn artifact(package_id: &str, dir: &str, name: &str, kind: &str) -> serde_json::Value {
+        serde_json::json!({
+            "reason": "compiler-artifact",
+            "package_id": package_id,
+            "manifest_path": format!("{dir}/Cargo.toml"),
+            "target": { "name": name, "kind": [kind] },
+            "profile": { "test": true },
+            "executable": format!("/w/target/debug/deps/{name}-0123")
+        })
+    }
+
     #[test]
     fn a_test_artifact_names_its_package_and_target() {
-        let message = serde_json::json!({
-            "reason": "compiler-artifact",
-            "package_id": "path+file:///w/tests/e2e#stablepay-e2e@0.1.0",
-            "manifest_path": "/w/tests/e2e/Cargo.toml",
-            "target": { "name": "x402", "kind": ["test"] },
-            "profile": { "test": true },
-            "executable": "/w/target/debug/deps/x402-0123"
-        });
-        let binary = test_binary(&message).unwrap();
+        let e2e = "path+file:///w/tests/e2e#stablepay-e2e@0.1.0";
+        let binary = test_binary(&artifact(e2e, "/w/tests/e2e", "x402", "test")).unwrap();
         assert_eq!(binary.label, "stablepay-e2e::x402");
         assert_eq!(binary.dir, PathBuf::from("/w/tests/e2e"));
         assert_eq!(package_name("path+file:///w/xtask#0.1.0"), Some("xtask"));
-        let unit = serde_json::json!({
-            "reason": "compiler-artifact",
-            "package_id": "path+file:///w/crates/domain#stablepay-domain@0.1.0",
-            "manifest_path": "/w/crates/domain/Cargo.toml",
-            "target": { "name": "stablepay_domain", "kind": ["lib"] },
-            "profile": { "test": true },
-            "executable": "/w/target/debug/deps/stablepay_domain-0123"
-        });
+        let domain = "path+file:///w/crates/domain#stablepay-domain@0.1.0";
+        let unit = artifact(domain, "/w/crates/domain", "stablepay_domain", "lib");
         assert_eq!(
             test_binary(&unit).unwrap().label,
             "stablepay-domain::stablepay_domain-lib"
