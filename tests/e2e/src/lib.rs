@@ -209,14 +209,10 @@ impl Stack {
         env
     }
 
-    /// The service on the shared test chain at a depth of 2.
+    /// The service on the shared test chain at a depth of 2, with a funded relayer (and
+    /// sweeper) key nobody else uses: stacks running at once (tests, and test binaries, in
+    /// parallel) that sent with one shared key would race for its nonces.
     pub async fn start() -> Self {
-        Self::start_with(StackOptions::default()).await
-    }
-
-    /// [`Stack::start`] with a funded relayer (and sweeper) key nobody else uses: stacks
-    /// that ran in parallel and sent with one shared key would race for its nonces.
-    pub async fn with_own_relayer() -> Self {
         let key: [u8; 32] = rand::random();
         client_for(&chain_info(), &key).await;
         Self::start_with(StackOptions {

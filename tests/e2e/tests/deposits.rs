@@ -68,7 +68,7 @@ async fn events_about(stack: &Stack, event_type: &str, session: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_exact_transfer_from_a_fresh_account_completes_the_session_once() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -139,7 +139,7 @@ async fn assert_swept(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_completes_it() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
     let buyer = funded_buyer(&stack.chain).await;
@@ -172,7 +172,7 @@ async fn an_underpaid_session_stays_open_showing_what_arrived_until_a_top_up_com
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundable() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, merchant_key) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -231,7 +231,7 @@ async fn an_overpayment_and_money_after_completion_are_booked_swept_and_refundab
 
 #[tokio::test(flavor = "multi_thread")]
 async fn usdt_sent_to_a_usdc_session_is_its_own_payment_forwarded_without_a_fee() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;
@@ -283,7 +283,7 @@ async fn usdt_sent_to_a_usdc_session_is_its_own_payment_forwarded_without_a_fee(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn money_on_an_expired_session_is_recorded_as_payments_and_never_completes_it() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let (id, deposit) = deposit_session(&stack, "20").await;

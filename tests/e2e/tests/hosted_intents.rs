@@ -52,7 +52,7 @@ fn assert_revoked_error(status: u16, body: &Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_revoked_recipient_gets_no_new_money_but_a_payment_already_sent_is_recorded() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     let session = stack.open_session("4").await;
     let (status, old_intent) = stack.intent(&session).await;

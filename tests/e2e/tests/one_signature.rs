@@ -17,7 +17,7 @@ fn addr(v: &Value) -> Address {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_payer_without_eth_pays_with_one_signature_exactly_once() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     let (recipient, _) = stack.fresh_verified_wallet().await;
     let (status, session) = stack
         .post(

@@ -77,7 +77,7 @@ async fn relays_of(stack: &Stack, session: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
 
@@ -183,7 +183,7 @@ async fn an_agent_with_no_eth_pays_a_session_once_with_the_official_sdk() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unfunded_agent_and_a_replayed_signature_send_nothing_twice() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
 
@@ -220,7 +220,7 @@ async fn an_unfunded_agent_and_a_replayed_signature_send_nothing_twice() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_signatures_at_once_on_two_api_processes_settle_once() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
     let (_second_api, other) = stack.spawn_api(&[]).await;
@@ -255,7 +255,7 @@ async fn two_signatures_at_once_on_two_api_processes_settle_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_merchant_verifies_and_settles_through_the_facilitator_with_the_sdk_client() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
     let base = format!("{}/api/v1/x402", stack.api);
@@ -340,7 +340,7 @@ fn signed_for(asked: &Requirements, from: Address, key: &[u8; 32]) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_smart_wallet_pays_with_its_owners_erc1271_signature_and_a_strangers_is_refused() {
-    let stack = Stack::with_own_relayer().await;
+    let stack = Stack::start().await;
     stack.fresh_verified_wallet().await;
     let (id, url) = x402_session(&stack).await;
     let (status, required, _) = get_x402(&stack, &url, None).await;
