@@ -4,6 +4,12 @@ pragma solidity ^0.8.24;
 /// The forge cheatcodes these tests use, and the parties they play, declared here rather than taken from forge-std
 /// (which is fetched with git, unreachable from this build).
 interface Vm {
+    struct Log {
+        bytes32[] topics;
+        bytes data;
+        address emitter;
+    }
+
     function assume(bool) external;
     function deal(address who, uint256 wei_) external;
     function prank(address sender) external;
@@ -11,6 +17,8 @@ interface Vm {
     function warp(uint256 timestamp) external;
     function addr(uint256 privateKey) external returns (address);
     function sign(uint256 privateKey, bytes32 digest) external returns (uint8 v, bytes32 r, bytes32 s);
+    function recordLogs() external;
+    function getRecordedLogs() external returns (Log[] memory);
 }
 
 Vm constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));

@@ -1,8 +1,9 @@
 //! `cargo xtask bench gas`: gasUsed of every payment path on a fresh dev chain (anvil, the
 //! committed contracts), against DESIGN §10's bars in units of "two warm ERC-20 transfers"
 //! (sender and recipient both already holding the token): a router `pay` ≤ 1.25×, a
-//! one-signature `payWithAuthorization` ≤ 1.5× (relayed: the payer holds no ETH), a deposit
-//! sweep of a deployed forwarder ≤ 2× (the first sweep, which deploys it, is reported).
+//! one-signature `payWithAuthorization` ≤ 1.8× (relayed: the payer holds no ETH; it spends
+//! its ref, D30), a deposit sweep of a deployed forwarder ≤ 2× (the first sweep, which
+//! deploys it, is reported). The operator's `cancel` of a ref (a relay's fill) is reported.
 //! Then forge's gas of the Solidity unit tests, compared with the committed
 //! `contracts/gas-snapshot`.
 
@@ -39,6 +40,12 @@ fn token_call(selector: &str, to: &Address, amount: u128) -> Vec<u8> {
     data.extend_from_slice(&[0u8; 16]);
     data.extend_from_slice(&amount.to_be_bytes());
     data
+}
+
+fn word(n: u128) -> [u8; 32] {
+    let mut w = [0u8; 32];
+    w[16..].copy_from_slice(&n.to_be_bytes());
+    w
 }
 
 fn block_time(dev: &DevChain) -> Result<u64, String> {
@@ -141,6 +148,37 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             &payer_sig,
         ),
     )?;
+    // The fill of an unwanted relay (D26): the operator's `cancel` of a fresh ref, sent by
+    // the relayer. The digest is the router's own `hashCancel(ref)`.
+    let canceled = eip712::session_ref(&CheckoutSessionId::generate());
+    let cancel_digest = rpc(
+        &dev.rpc_url,
+        "eth_call",
+        json!([{
+            "to": dev.checkout_router,
+            "data": format!("0x7b8dd829{}", hex::encode(canceled)),
+        }, "latest"]),
+    )?;
+    let mut digest = [0u8; 32];
+    hex::decode_to_slice(
+        cancel_digest
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("0x"),
+        &mut digest,
+    )
+    .map_err(|e| format!("hashCancel: {e}"))?;
+    let cancel_sig = eip191::sign_hash(&digest, &operator).ok_or("signing")?;
+    // cancel(bytes32 ref, bytes operatorSignature): the ref, the offset 0x40, the bytes.
+    let mut cancel_call = hex::decode("302bacf3").unwrap_or_default();
+    cancel_call.extend_from_slice(&canceled);
+    cancel_call.extend_from_slice(&word(0x40));
+    cancel_call.extend_from_slice(&word(cancel_sig.as_bytes().len() as u128));
+    cancel_call.extend_from_slice(cancel_sig.as_bytes());
+    // The bytes padded to whole words after the 4-byte selector.
+    cancel_call.resize(4 + (cancel_call.len() - 4).div_ceil(32) * 32, 0);
+    let cancel = gas_of(&dev, &relayer, &dev.checkout_router, &cancel_call)?;
+
     let payer_eth = rpc(
         &dev.rpc_url,
         "eth_getBalance",
@@ -175,11 +213,12 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     }
 
     let two = 2.0 * transfer as f64;
-    let rows: [(&str, u64, Option<f64>); 6] = [
+    let rows: [(&str, u64, Option<f64>); 7] = [
         ("transfer (warm)", transfer, None),
         ("approve (first)", approve, None),
         ("pay (router, warm treasury)", pay, Some(1.25)),
-        ("payWithAuthorization (relayed)", relayed, Some(1.5)),
+        ("payWithAuthorization (relayed)", relayed, Some(1.8)),
+        ("cancel (operator-signed fill)", cancel, None),
         ("deposit sweep (deploys forwarder)", sweep_gas[0], None),
         (
             "deposit sweep (forwarder deployed)",

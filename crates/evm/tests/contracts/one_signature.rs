@@ -199,8 +199,21 @@ async fn one_signature_pays_and_splits_exactly_while_the_payer_holds_no_eth() {
         .iter()
         .any(|t| t.to == c.treasury && t.value == 125_000));
 
-    // The same signature again: the token's authorization is used up.
-    assert!(reason(pay.call().await.unwrap_err()).contains("used or canceled"));
+    // The same signature again: the router's ref is spent (D30), before the token is asked.
+    assert!(matches!(
+        pay.call()
+            .await
+            .unwrap_err()
+            .decode_contract_revert::<CheckoutRouterErrors>(),
+        Some(CheckoutRouterErrors::RefAlreadyUsed(_))
+    ));
+    // And a router `pay` of the same session with an intent fetched before: the same ref.
+    let earlier = signed_intent(&c, &intent, &c.operator);
+    let err = router.pay(earlier.0, earlier.1).call().await.unwrap_err();
+    assert!(matches!(
+        err.decode_contract_revert::<CheckoutRouterErrors>(),
+        Some(CheckoutRouterErrors::RefAlreadyUsed(_))
+    ));
 
     // The router hashes the payer-bound intent as the service does.
     let router_domain = eip712::Domain {
