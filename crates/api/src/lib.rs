@@ -22,7 +22,10 @@ use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_web::{AccountRateLimiter, ArgonPasswords, IpRateLimiter, TrustedProxies, WebState};
+use stablepay_web::{
+    AccountRateLimiter, ArgonPasswords, ClientWindowLimiter, IpRateLimiter, TrustedProxies,
+    WebState,
+};
 
 use crate::request::auth_failures::{AuthFailureLimiter, AUTH_FAILURES_PER_MIN};
 use crate::request::rate_limit::KeyRateLimiter;
@@ -80,7 +83,11 @@ pub fn state_from_store(
         public_url: public_url.clone(),
         policy: dashboard,
         // Sign-in attempts per client IP and per account (D21), beside the lockout.
-        login_limiter: IpRateLimiter::new(LOGIN_ATTEMPTS_PER_MIN, limits.trusted_proxies.clone()),
+        login_limiter: ClientWindowLimiter::new(
+            LOGIN_ATTEMPTS_PER_MIN,
+            limits.trusted_proxies.clone(),
+            clock.clone(),
+        ),
         account_limiter: AccountRateLimiter::new(LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MIN),
         passwords: Arc::new(ArgonPasswords::for_this_machine()),
         relayer: chain.relayer.clone(),

@@ -27,7 +27,7 @@ use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 pub use account_limit::AccountRateLimiter;
 pub use client_address::TrustedProxies;
 pub use passwords::ArgonPasswords;
-pub use rate_limit::IpRateLimiter;
+pub use rate_limit::{ClientWindowLimiter, IpRateLimiter};
 pub use window_limit::WindowLimiter;
 
 /// What the dashboard pages reach: the same ports the JSON API uses.
@@ -45,8 +45,8 @@ pub struct WebState {
     pub policy: SessionPolicy,
     /// The per-IP limit of the public pages, shared with the API's hosted endpoints.
     pub public_limiter: Arc<IpRateLimiter>,
-    /// Sign-in attempts per client IP.
-    pub login_limiter: IpRateLimiter,
+    /// Sign-in attempts per client IP, on the same clock as `clock`.
+    pub login_limiter: ClientWindowLimiter,
     /// Sign-in attempts per account, whatever the address.
     pub account_limiter: AccountRateLimiter,
     /// Sends one-signature payments (`STABLEPAY_RELAYER_KEY`); the hosted page offers them

@@ -1,14 +1,17 @@
-//! Per-client GCRA: the public hosted pages (D15) and dashboard sign-in (D21).
+//! Per-client limits: GCRA for the public hosted pages (D15), fixed windows on the
+//! `Clock` port for dashboard sign-in (D21).
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use actix_web::HttpRequest;
 use governor::clock::{Clock, DefaultClock};
 use governor::{Quota, RateLimiter};
 
 use crate::client_address::TrustedProxies;
+use crate::window_limit::WindowLimiter;
 
 /// Checks between two sweeps of clients whose budget is full again (their keys hold no
 /// information any more; without the sweep every address ever seen stays in memory).
@@ -54,9 +57,66 @@ impl IpRateLimiter {
     }
 }
 
+/// Sign-in posts per client address (D21), in fixed one-minute windows of the `Clock`
+/// port's time, like the per-account limit beside it: a test that stops the api's clock
+/// decides what this answers, however slowly the machine serves the posts.
+pub struct ClientWindowLimiter {
+    windows: WindowLimiter<IpAddr>,
+    proxies: TrustedProxies,
+    clock: Arc<dyn stablepay_domain::ports::Clock>,
+}
+
+impl ClientWindowLimiter {
+    pub fn new(
+        per_min: u32,
+        proxies: TrustedProxies,
+        clock: Arc<dyn stablepay_domain::ports::Clock>,
+    ) -> Self {
+        Self {
+            windows: WindowLimiter::new(per_min),
+            proxies,
+            clock,
+        }
+    }
+
+    /// `Ok` when the request's client may proceed (the attempt is counted), else the
+    /// whole seconds (≥ 1) until its window ends.
+    pub fn check(&self, req: &HttpRequest) -> Result<(), u64> {
+        self.windows
+            .take(self.proxies.client_key(req), self.clock.now())
+            .inspect_err(|_| {
+                metrics::counter!("stablepay_rate_limited_total", "limiter" => "client_ip")
+                    .increment(1);
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use stablepay_domain::ports::AdjustableClock;
+
     use super::*;
+
+    #[test]
+    fn sign_in_windows_follow_the_clock_port_not_the_machine() {
+        let clock = Arc::new(AdjustableClock::default());
+        clock.freeze();
+        let limiter = ClientWindowLimiter::new(2, TrustedProxies::default(), clock.clone());
+        let req = actix_web::test::TestRequest::default()
+            .peer_addr("10.0.0.1:4000".parse().unwrap())
+            .to_http_request();
+        let other = actix_web::test::TestRequest::default()
+            .peer_addr("10.0.0.2:4000".parse().unwrap())
+            .to_http_request();
+        assert!(limiter.check(&req).is_ok() && limiter.check(&req).is_ok());
+        let wait = limiter.check(&req).unwrap_err();
+        assert!((1..=60).contains(&wait), "{wait}");
+        assert!(limiter.check(&other).is_ok(), "clients apart");
+        // However long the machine took so far, the window ends only when the clock says.
+        assert_eq!(limiter.check(&req), Err(wait));
+        clock.advance(std::time::Duration::from_secs(wait));
+        assert!(limiter.check(&req).is_ok(), "a new window");
+    }
 
     #[test]
     fn clients_are_limited_apart_and_forgotten_once_their_budget_is_full_again() {

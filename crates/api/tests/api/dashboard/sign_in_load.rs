@@ -90,10 +90,13 @@ async fn sign_in_from(app: &TestApp, client: usize, email: &str, password: &str)
 
 /// Over HTTP, from 20 addresses at once: the per-account limit answers 429 past its
 /// budget, the rest are wrong-password answers, and the account is locked after them.
+/// The api's clock is stopped, so the 20 fall in one window of the limit however slowly
+/// they are served.
 #[tokio::test]
 async fn a_distributed_guess_locks_the_account_and_is_limited_per_account() {
     let app = spawn_behind_proxy().await;
     user(&app, app.a.id, "ops@a.example").await;
+    app.clock.freeze();
     let statuses = futures_util::future::join_all(
         (0..20).map(|i| sign_in_from(&app, i, "OPS@a.example", "not the password")),
     )

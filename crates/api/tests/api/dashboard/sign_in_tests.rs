@@ -288,15 +288,33 @@ async fn disable_totp(b: &mut Browser, csrf: &str, code: &str) -> (u16, String) 
     (res.status().as_u16(), res.text().await.unwrap())
 }
 
+/// The limit counts in windows of the api's clock, which the test stops: however slowly
+/// the machine serves the 21 posts, they fall in one window, and only `advance` opens
+/// the next.
 #[tokio::test]
 async fn sign_in_posts_are_throttled_per_client_ip() {
+    use stablepay_domain::ports::Clock;
     let app = spawn_app().await;
+    app.clock.freeze();
+    // To the start of a window, so the wait it answers is a whole window.
+    let into_window = app.clock.now().unix_seconds().rem_euclid(60);
+    app.clock
+        .advance(std::time::Duration::from_secs((60 - into_window) as u64));
     let mut b = Browser::new(&app);
-    let mut statuses = Vec::new();
+    let mut answers = Vec::new();
     for i in 0..21 {
         let res = sign_in(&mut b, &format!("nobody{i}@a.example"), PASSWORD).await;
-        statuses.push(res.status().as_u16());
+        let retry_after = res.headers().get("retry-after").cloned();
+        answers.push((res.status().as_u16(), retry_after));
     }
-    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
-    assert_eq!(statuses[20], 429);
+    assert!(answers[..20].iter().all(|a| a.0 == 401), "{answers:?}");
+    assert_eq!(answers[20].0, 429);
+    assert_eq!(answers[20].1.as_ref().unwrap(), "60", "the whole window");
+    app.clock.advance(std::time::Duration::from_secs(59));
+    let res = sign_in(&mut b, "nobody21@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 429, "the window's last second");
+    assert_eq!(res.headers()["retry-after"], "1");
+    app.clock.advance(std::time::Duration::from_secs(1));
+    let res = sign_in(&mut b, "nobody22@a.example", PASSWORD).await;
+    assert_eq!(res.status(), 401, "a new window");
 }

@@ -113,6 +113,28 @@ fn unknown_emails_and_wrong_passwords_look_the_same_and_cost_one_check_each() {
     assert!(matches!(wrong, SignInError::InvalidCredentials));
 }
 
+/// Every refusal without an account's hash (unknown, unparseable, locked) goes to the
+/// checker as `None`: the adapter runs it against the dummy hash at the same cost, in a
+/// pool of its own, so a flood of them never holds up a real account's check.
+#[test]
+fn an_email_that_cannot_be_an_account_costs_one_dummy_check_and_no_lookup() {
+    let mut users = MockDashboardUserStore::new();
+    users.expect_login_record().never();
+    let err = block_on(sign_in(
+        "not an email",
+        &SecretString::from(PASSWORD.to_owned()),
+        None,
+        &SignInDeps {
+            policy: &SessionPolicy::default(),
+            users: &users,
+            passwords: &passwords(0, 1),
+            clock: &clock(at(0)),
+        },
+    ))
+    .unwrap_err();
+    assert!(matches!(err, SignInError::InvalidCredentials));
+}
+
 #[test]
 fn a_locked_account_checks_no_secret_of_its_own_and_refuses_even_the_right_password() {
     let rec = record(UserStatus::Active, None);
