@@ -8,7 +8,8 @@ use serde::Serialize;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::services::{
     AuthorizationError, CreateSessionError, HostedError, LookupError, PortalError, RecoverError,
-    RefundError, ResendError, RevokeWalletError, TestEventError, VerifyWalletError,
+    RefundError, RegisterWalletError, ResendError, RevokeWalletError, TestEventError,
+    VerifyWalletError,
 };
 use stablepay_domain::{FieldError, Missing, ValidationErrors};
 
@@ -248,10 +249,20 @@ impl From<RevokeWalletError> for ApiError {
     }
 }
 
+impl From<RegisterWalletError> for ApiError {
+    fn from(e: RegisterWalletError) -> Self {
+        match e {
+            RegisterWalletError::NeedsLiveKey => ApiError::invalid(e.to_string()),
+            RegisterWalletError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<VerifyWalletError> for ApiError {
     fn from(e: VerifyWalletError) -> Self {
         match e {
             VerifyWalletError::NotFound(m) => m.into(),
+            VerifyWalletError::NeedsLiveKey => ApiError::invalid(e.to_string()),
             VerifyWalletError::ChallengeExpired | VerifyWalletError::SignatureMismatch(_) => {
                 ApiError::invalid_field("signature", e.to_string())
             }
@@ -367,7 +378,7 @@ impl From<HostedError> for ApiError {
                 ErrorCode::NotFound,
                 format!("No open checkout session: this one is {status}"),
             ),
-            HostedError::RecipientRevoked => ApiError::invalid(e.to_string()),
+            HostedError::RecipientRevoked(_) => ApiError::invalid(e.to_string()),
             HostedError::DoesNotPay(why) => {
                 ApiError::invalid_field("tx_hash", format!("does not pay this session: {why}"))
             }

@@ -92,6 +92,7 @@ impl PaymentRelayer for EvmRelayer {
             payer: payment.payer,
             valid_before: payment.valid_before,
             nonce: payment.intent.reference,
+            terms: None,
         };
         let call = (payment.router, payment_calldata(payment), ONE_SIGNATURE_GAS);
         self.send(chain, relay, call).await
@@ -126,6 +127,7 @@ impl PaymentRelayer for EvmRelayer {
             payer: a.from,
             valid_before: a.valid_before,
             nonce: a.nonce,
+            terms: Some(payment.terms()),
         };
         let call = (payment.token, transfer_calldata(payment), X402_GAS);
         self.send(chain, relay, call).await

@@ -64,6 +64,7 @@ diesel::table! {
         revoked_at -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
         verified_mode -> Nullable<Text>,
+        revoked_mode -> Nullable<Text>,
     }
 }
 
@@ -419,6 +420,7 @@ diesel::table! {
         payer_address -> Nullable<Text>,
         valid_before -> Nullable<Int8>,
         authorization_nonce -> Nullable<Bytea>,
+        authorization_terms -> Nullable<Bytea>,
     }
 }
 

@@ -316,6 +316,7 @@ async fn a_session_has_one_live_relayed_transaction() {
             payer,
             valid_before,
             nonce,
+            terms: Some([0x5e; 32]),
         };
         async move {
             store
@@ -347,8 +348,8 @@ async fn a_session_has_one_live_relayed_transaction() {
     );
     let carried = store.relayed_authorization(session).await.unwrap().unwrap();
     assert_eq!(
-        (carried.payer, carried.nonce),
-        (Some(payer), Some(signed_nonce))
+        (carried.payer, carried.nonce, carried.terms),
+        (Some(payer), Some(signed_nonce), Some([0x5e; 32]))
     );
     assert_eq!(in_flight().await.sent_block, 11);
     // Replaced at higher fees: the session's transaction is the replacement, both are

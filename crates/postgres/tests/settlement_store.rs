@@ -228,6 +228,7 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
         payer: Address::from_bytes([0xa1; 20]),
         valid_before: u64::try_from(now.unix_seconds()).unwrap() + 600,
         nonce: [0x31; 32],
+        terms: None,
     };
     let fees = AttemptFees {
         max_fee_wei: 2_000,

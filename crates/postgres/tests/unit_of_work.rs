@@ -109,6 +109,7 @@ async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
         verified_at: None,
         verified_mode: None,
         revoked_at: None,
+        revoked_mode: None,
         created_at: now,
     };
     let challenge = WalletChallenge {

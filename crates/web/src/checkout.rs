@@ -26,7 +26,7 @@ struct CheckoutView {
     every: String,
     network: &'static str,
     chain_id: u64,
-    recipient: String,
+    recipient_short: String,
     expires: String,
     expires_unix: i64,
     state: &'static str,
@@ -107,7 +107,13 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     let Ok(id) = CheckoutSessionId::parse(raw) else {
         return WebError::NotFound.to_response();
     };
-    let session = match find_public_session(id, state.store.sessions(), state.clock.as_ref()).await
+    let session = match find_public_session(
+        id,
+        state.store.sessions(),
+        state.store.wallets(),
+        state.clock.as_ref(),
+    )
+    .await
     {
         Ok(s) => s,
         Err(HostedError::NotFound) => return WebError::NotFound.to_response(),
@@ -138,7 +144,9 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         every: every(session.interval_seconds),
         network: session.chain.display_name(),
         chain_id: session.chain.id(),
-        recipient: session.recipient_address.to_string(),
+        // Shortened on purpose (issue 42): the one full address a buyer can copy is the
+        // deposit address; paying the wallet directly credits no checkout.
+        recipient_short: short_address(&session.recipient_address.to_string()),
         expires: time(session.expires_at),
         expires_unix: session.expires_at.unix_seconds(),
         state: match session.status {
@@ -164,5 +172,24 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             tracing::error!(error = %e, "checkout template");
             WebError::Internal.to_response()
         }
+    }
+}
+
+/// `0x1234…abcd`: enough to recognise a wallet, too little to paste as one.
+fn short_address(full: &str) -> String {
+    match (full.get(..6), full.get(full.len().saturating_sub(4)..)) {
+        (Some(head), Some(tail)) if full.len() > 10 => format!("{head}…{tail}"),
+        _ => full.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_merchants_wallet_is_shown_too_short_to_send_to() {
+        assert_eq!(
+            super::short_address("0x1234567890abcdef1234567890abcdef12345678"),
+            "0x1234…5678"
+        );
     }
 }

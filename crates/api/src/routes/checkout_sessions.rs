@@ -216,8 +216,15 @@ pub async fn create(call: Call) -> Result<Write, ApiError> {
 pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
     let id: CheckoutSessionId = call.path_id()?;
     let s = &call.state;
-    let session =
-        get_checkout_session(&call.auth, id, call.ports().sessions(), s.clock.as_ref()).await?;
+    let ports = call.ports();
+    let session = get_checkout_session(
+        &call.auth,
+        id,
+        ports.sessions(),
+        ports.wallets(),
+        s.clock.as_ref(),
+    )
+    .await?;
     Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))
 }
 

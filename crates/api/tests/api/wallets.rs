@@ -365,19 +365,34 @@ async fn test_keys_cannot_redirect_live_money() {
             .contains("live key"),
         "{err}"
     );
-    // ...while a live key that names it explicitly may use it, and test sessions default.
-    let named = app
-        .create_session(
-            live,
-            json!({ "mode": "payment", "title": "T", "amount": "1", "recipient": test_wallet }),
-        )
-        .await;
+    // ...nor one that names it (a live session pays only a live-verified wallet), while
+    // test sessions default to it.
+    let naming =
+        json!({ "mode": "payment", "title": "T", "amount": "1", "recipient": test_wallet });
+    let err = assert_error(
+        app.post(live, "/checkout/sessions", naming.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["recipient"]);
+    assert!(
+        err["error"]["details"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("live key"),
+        "{err}"
+    );
+    // The live key registers it again (a challenge, the wallet still verified for test
+    // money meanwhile) and verifies it: now live sessions may name it.
+    app.verified_wallet(live, &WALLET_KEY_2).await;
+    let named = app.create_session(live, naming).await;
     assert_eq!(named["recipient_address"], test_wallet);
     assert_eq!(
         app.create_session(test, body).await["recipient_address"],
         test_wallet
     );
-    // A test key may revoke a wallet a test key verified.
+    // Verified by the live key now: the test key may no longer revoke it.
     let test_id = app.registered_wallet(test, &WALLET_KEY_2).await["id"]
         .as_str()
         .unwrap()
@@ -386,6 +401,89 @@ async fn test_keys_cannot_redirect_live_money() {
         app.delete(test, &format!("/wallets/{test_id}"))
             .await
             .status(),
+        400
+    );
+}
+
+/// D25: a wallet a live key revoked is registered or verified again only by a live key,
+/// and until then no live session pays it.
+#[tokio::test]
+async fn a_wallet_a_live_key_revoked_comes_back_only_by_a_live_key() {
+    let app = spawn_app().await;
+    let (test, live) = (&app.a.test_key, &app.a.live_key);
+    let address = app.verified_wallet(live, &WALLET_KEY).await;
+    let id = app.registered_wallet(live, &WALLET_KEY).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        app.delete(live, &format!("/wallets/{id}")).await.status(),
         200
     );
+
+    // The test key's registration: 400 naming the need for a live key, nothing issued.
+    let err = assert_error(
+        app.post(test, "/wallets", json!({ "address": address }))
+            .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("live key"),
+        "{err}"
+    );
+    let naming = json!({ "mode": "payment", "title": "T", "amount": "1", "recipient": address });
+    assert_error(
+        app.post(live, "/checkout/sessions", naming.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+
+    // The live key registers it again; the test key cannot use that challenge.
+    let reg = app.registered_wallet(live, &WALLET_KEY).await;
+    assert_eq!(reg["status"], "pending");
+    let message = reg["verification"]["message"].as_str().unwrap();
+    let sig = eip191::sign(message.as_bytes(), &WALLET_KEY)
+        .unwrap()
+        .to_hex();
+    let err = assert_error(
+        app.post(
+            test,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": sig }),
+        )
+        .await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("live key"),
+        "{err}"
+    );
+    assert_error(
+        app.post(live, "/checkout/sessions", naming.clone()).await,
+        400,
+        "invalid_request_error",
+    )
+    .await;
+    // The live key verifies it: live money may go there again.
+    let res = app
+        .post(
+            live,
+            &format!("/wallets/{id}/verify"),
+            json!({ "signature": sig }),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let s = app.create_session(live, naming).await;
+    assert_eq!(s["recipient_address"], address);
 }

@@ -42,10 +42,27 @@ pub struct Wallet {
     /// `None` until verified; kept when revoked.
     pub verified_mode: Option<Mode>,
     pub revoked_at: Option<Timestamp>,
+    /// The mode of the key (or dashboard) that last revoked it (D25). Kept until it is
+    /// verified again: a wallet a live key revoked is restored only by a live key.
+    pub revoked_mode: Option<Mode>,
     pub created_at: Timestamp,
 }
 
 impl Wallet {
+    /// Whether a session (or subscription) of `mode` may pay this wallet (D25): verified,
+    /// and for live money verified by a live key or the live dashboard. A test key is a
+    /// weaker secret; what it verified never receives live money.
+    pub fn pays_in(&self, mode: Mode) -> bool {
+        self.status == WalletStatus::Verified
+            && (!mode.is_live() || self.verified_mode == Some(Mode::Live))
+    }
+
+    /// Whether a key of `mode` may register or verify this wallet again (D25): one that a
+    /// live key revoked comes back only by a live key.
+    pub fn restorable_in(&self, mode: Mode) -> bool {
+        mode.is_live() || self.revoked_mode != Some(Mode::Live)
+    }
+
     /// Whether a key of `mode` may revoke this wallet (D25): a test key is a weaker
     /// secret, so it may not take a live-verified wallet out of service.
     pub fn revocable_in(&self, mode: Mode) -> bool {

@@ -30,6 +30,23 @@ pub struct TransferPayment {
     pub signature: Signature,
 }
 
+impl TransferPayment {
+    /// Every signed field and the signature, as one digest: what makes a later payload
+    /// "this very payment" ([`crate::rules::x402::payload_terms`]). The signature is taken
+    /// as the token checks it (v = 27/28), so the wallet's v = 0/1 form of the same
+    /// signature is the same payment.
+    pub fn terms(&self) -> [u8; 32] {
+        Self::terms_of(&self.authorization, &self.signature)
+    }
+
+    pub fn terms_of(authorization: &TransferAuthorization, signature: &Signature) -> [u8; 32] {
+        let signature = crate::rules::eip3009::on_chain_signature(signature);
+        let mut bytes = authorization.struct_hash().to_vec();
+        bytes.extend_from_slice(signature.as_bytes());
+        crate::rules::eip712::keccak(&bytes)
+    }
+}
+
 /// The authorization a session's relayed transaction carries, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RelayedAuthorization {
@@ -39,6 +56,9 @@ pub struct RelayedAuthorization {
     /// The EIP-3009 nonce (the session ref for a one-signature payment; the payer's own
     /// for x402). `None` on relays stored before nonces were.
     pub nonce: Option<[u8; 32]>,
+    /// [`TransferPayment::terms`] of an x402 relay; `None` for one-signature payments and
+    /// relays stored before terms were.
+    pub terms: Option<[u8; 32]>,
 }
 
 /// Whether a session's relayed transaction was included, as far as the chain says.

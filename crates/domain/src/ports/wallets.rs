@@ -20,6 +20,9 @@ pub enum ChallengeUse {
     Consumed(Wallet),
     /// The challenge was used meanwhile, or no unused challenge has that nonce.
     NotUsable,
+    /// A test key asked, and a live key revoked the wallet (D25): nothing changed, the
+    /// challenge stays unused.
+    NeedsLiveKey,
 }
 
 /// What [`WalletRepository::revoke`] did.
@@ -58,6 +61,11 @@ pub trait WalletRepository: Send + Sync {
         challenge: &WalletChallenge,
     ) -> Result<Wallet, StoreError>;
 
+    /// Stores another challenge for a wallet that stays as it is: a live key verifying
+    /// again a wallet verified only by a test key (D25), which keeps serving test mode
+    /// meanwhile. Errors: storage failures.
+    async fn add_challenge(&self, challenge: &WalletChallenge) -> Result<(), StoreError>;
+
     async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError>;
 
     /// The newest challenge of a wallet.
@@ -78,8 +86,9 @@ pub trait WalletRepository: Send + Sync {
         mode: Mode,
     ) -> Result<ChallengeUse, StoreError>;
 
-    /// Sets the wallet `revoked`, unless `by` is test mode and the wallet was verified in
-    /// live mode (checked in the same statement, D25). Errors: `NotFound`.
+    /// Sets the wallet `revoked` by `by`'s mode, unless `by` is test mode and the wallet
+    /// was verified (or revoked) in live mode (checked in the same statement, D25).
+    /// Errors: `NotFound`.
     async fn revoke(
         &self,
         merchant: MerchantId,

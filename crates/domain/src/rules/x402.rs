@@ -170,8 +170,9 @@ pub enum NotOffered {
     NotUsdc,
     NoDepositAddress,
     TooLittleTime,
-    /// Money already arrived at (or is on its way to) the deposit address: the rest is
-    /// paid by transfer, so nobody pays twice.
+    /// Money that covers the gross already arrived at (or is on its way to) the deposit
+    /// address, so nobody pays twice. A short deposit (dust, a partial transfer) leaves
+    /// x402 offered: what it adds is booked as an overpayment.
     BeingPaid,
 }
 
@@ -207,7 +208,7 @@ pub fn requirements(
     let pay_to = session
         .deposit_address
         .ok_or(NotOffered::NoDepositAddress)?;
-    if session.amount_received_micros > 0 {
+    if session.amount_received_micros >= session.amount.micros() {
         return Err(NotOffered::BeingPaid);
     }
     let remaining =
@@ -359,6 +360,31 @@ pub fn check_payment(
         signature,
         signed_by_eoa,
     })
+}
+
+/// Every term a payment signs, and its signature, as one digest
+/// ([`crate::ports::TransferPayment::terms`]): two payloads are "the same payment" only when
+/// all of them are equal, never by `from` and `nonce` alone (a forged copy shares those).
+/// `None` when a field does not parse (such a payload was never relayed).
+pub fn payload_terms(payment: &PaymentPayload) -> Option<[u8; 32]> {
+    let a = &payment.payload.authorization;
+    let address = |s: &str| Address::parse(&s.to_lowercase()).ok();
+    let seconds = |s: &str| s.parse::<u64>().ok();
+    let authorization = TransferAuthorization {
+        from: address(&a.from)?,
+        to: address(&a.to)?,
+        value: a.value.parse::<u128>().ok()?,
+        valid_after: seconds(&a.valid_after)?,
+        valid_before: seconds(&a.valid_before)?,
+        nonce: hex::decode(a.nonce.trim_start_matches("0x"))
+            .ok()
+            .and_then(|n| <[u8; 32]>::try_from(n).ok())?,
+    };
+    let signature = Signature::parse(&payment.payload.signature).ok()?;
+    Some(crate::ports::TransferPayment::terms_of(
+        &authorization,
+        &signature,
+    ))
 }
 
 mod client;

@@ -4,7 +4,7 @@
 
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, Mode, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, Wallet,
+    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, Wallet,
     WalletStatus,
 };
 use crate::ports::{
@@ -205,9 +205,9 @@ pub async fn create_checkout_session(
 }
 
 /// The recipient must be one of the merchant's verified wallets; it may be omitted only
-/// when there is exactly one. A live session's default considers only the wallets verified
-/// in live mode (D25): a wallet a test key verified is never live money's destination
-/// unless a live key names it.
+/// when there is exactly one. A live session pays only a wallet verified in live mode,
+/// named or defaulted (D25): a wallet a test key verified is never live money's
+/// destination.
 async fn resolve_recipient(
     ctx: &AuthContext,
     asked: Option<Address>,
@@ -217,16 +217,17 @@ async fn resolve_recipient(
     let fail = |msg: String| Err(ValidationErrors::single("recipient", msg).into());
     match asked {
         Some(address) => match verified.iter().find(|w| w.address == address) {
-            Some(w) if w.status == WalletStatus::Verified => Ok(w.address),
+            Some(w) if w.pays_in(ctx.mode) => Ok(w.address),
+            Some(w) if w.status == WalletStatus::Verified => fail(format!(
+                "{address} was verified with a test key; a live session pays only a wallet verified with a live key (register and verify it again with a live key, or in the live dashboard)"
+            )),
             _ => fail(format!(
                 "{address} is not a verified settlement wallet of this account"
             )),
         },
         None => {
-            let candidates: Vec<&Wallet> = verified
-                .iter()
-                .filter(|w| !ctx.mode.is_live() || w.verified_mode == Some(Mode::Live))
-                .collect();
+            let candidates: Vec<&Wallet> =
+                verified.iter().filter(|w| w.pays_in(ctx.mode)).collect();
             match candidates.as_slice() {
                 [only] => Ok(only.address),
                 [] if ctx.mode.is_live() && !verified.is_empty() => fail(

@@ -30,11 +30,12 @@ pub enum HostedError {
     NotFound,
     #[error("the checkout session is {0}, not open")]
     NotOpen(&'static str),
-    /// The merchant revoked the session's recipient wallet: no new money goes there.
+    /// The merchant revoked the session's recipient wallet (or, for a live session, it is
+    /// not verified with a live key, D25): no new money goes there, by any path (D30).
     #[error(
-        "the merchant's receiving wallet for this checkout was revoked; it can no longer be paid"
+        "the merchant's receiving wallet {0} for this checkout was revoked; it can no longer be paid"
     )]
-    RecipientRevoked,
+    RecipientRevoked(Address),
     /// The transaction exists but does not pay this session (why, for the buyer).
     #[error("does not pay this session: {0}")]
     DoesNotPay(String),
@@ -71,20 +72,53 @@ pub async fn public_session(
     id: CheckoutSessionId,
     deps: &HostedDeps<'_>,
 ) -> Result<CheckoutSession, HostedError> {
-    find_public_session(id, deps.sessions, deps.settle.clock).await
+    find_public_session(id, deps.sessions, deps.wallets, deps.settle.clock).await
 }
 
 /// [`public_session`] with only the ports it reads (the hosted page's HTML).
 pub async fn find_public_session(
     id: CheckoutSessionId,
     sessions: &dyn SessionRepository,
+    wallets: &dyn WalletRepository,
     clock: &dyn Clock,
 ) -> Result<CheckoutSession, HostedError> {
     let session = sessions
         .get_public(id)
         .await?
         .ok_or(HostedError::NotFound)?;
-    Ok(with_lazy_expiry(session, sessions, clock).await?)
+    let session = with_lazy_expiry(session, sessions, clock).await?;
+    Ok(without_revoked_deposit(session, wallets).await?)
+}
+
+/// An open session whose recipient no longer takes its mode's money shows no deposit
+/// address (D30): nobody is sent to pay it. The address stays stored, so money that still
+/// arrives there is booked (and left unswept, D30).
+pub async fn without_revoked_deposit(
+    session: CheckoutSession,
+    wallets: &dyn WalletRepository,
+) -> Result<CheckoutSession, StoreError> {
+    if session.status != SessionStatus::Open
+        || session.deposit_address.is_none()
+        || recipient_pays(&session, wallets).await?
+    {
+        return Ok(session);
+    }
+    Ok(CheckoutSession {
+        deposit_address: None,
+        ..session
+    })
+}
+
+/// Whether the session's recipient is a wallet of its merchant that takes money of the
+/// session's mode (verified; by a live key for a live session, D25).
+pub(crate) async fn recipient_pays(
+    session: &CheckoutSession,
+    wallets: &dyn WalletRepository,
+) -> Result<bool, StoreError> {
+    Ok(wallets
+        .find_by_address(session.merchant_id, session.recipient_address)
+        .await?
+        .is_some_and(|w| w.pays_in(session.mode)))
 }
 
 /// What the buyer's wallet submits: a router payment or a subscription.
@@ -336,14 +370,10 @@ pub(crate) async fn ensure_recipient_verified(
     session: &CheckoutSession,
     deps: &HostedDeps<'_>,
 ) -> Result<(), HostedError> {
-    let verified = deps.wallets.verified(session.merchant_id).await?;
-    if verified
-        .iter()
-        .any(|w| w.address == session.recipient_address)
-    {
+    if recipient_pays(session, deps.wallets).await? {
         Ok(())
     } else {
-        Err(HostedError::RecipientRevoked)
+        Err(HostedError::RecipientRevoked(session.recipient_address))
     }
 }
 

@@ -3,7 +3,7 @@
 //! due while paused is not charged then; on resume the current period is charged once
 //! (the contract skips missed periods) and the schedule keeps its anchor.
 
-use crate::model::{Address, MerchantId};
+use crate::model::{Address, MerchantId, Mode};
 use crate::ports::{BillingWrite, StoreError, SubscriptionRecord, SubscriptionStore};
 use crate::rules::dunning::{BillingState, Transition};
 use crate::services::{write_billing, BillingWriteOutcome};
@@ -12,7 +12,18 @@ use crate::services::{write_billing, BillingWriteOutcome};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecipientChange {
     Revoked,
-    Verified,
+    /// Verified by a key (or dashboard) of this mode: a live one resumes subscriptions of
+    /// both modes, a test one only test subscriptions (D25).
+    Verified(Mode),
+}
+
+impl RecipientChange {
+    fn applies_to(self, subscription: Mode) -> bool {
+        match self {
+            RecipientChange::Revoked => true,
+            RecipientChange::Verified(by) => by.is_live() || !subscription.is_live(),
+        }
+    }
 }
 
 /// Pauses or resumes every live subscription of `merchant` that pays `recipient`.
@@ -28,6 +39,9 @@ pub async fn follow_recipient_wallet(
         .live_for_recipient(merchant, recipient)
         .await?
     {
+        if !change.applies_to(rec.subscription.mode) {
+            continue;
+        }
         if apply(rec, change, subscriptions).await? {
             changed += 1;
         }
@@ -39,7 +53,7 @@ fn transition(rec: &SubscriptionRecord, change: RecipientChange) -> Transition {
     let state = BillingState::of(&rec.subscription);
     match change {
         RecipientChange::Revoked => state.paused(),
-        RecipientChange::Verified => state.resumed(),
+        RecipientChange::Verified(_) => state.resumed(),
     }
 }
 
@@ -62,5 +76,22 @@ async fn apply(
         BillingWriteOutcome::Written => Ok(true),
         BillingWriteOutcome::NothingToWrite(_) | BillingWriteOutcome::Gone => Ok(false),
         BillingWriteOutcome::Contended => Err(StoreError::Contended),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_keys_verification_resumes_no_live_subscription() {
+        let by_test = RecipientChange::Verified(Mode::Test);
+        assert!(by_test.applies_to(Mode::Test));
+        assert!(!by_test.applies_to(Mode::Live));
+        let by_live = RecipientChange::Verified(Mode::Live);
+        assert!(by_live.applies_to(Mode::Test) && by_live.applies_to(Mode::Live));
+        // A revocation pauses both modes.
+        assert!(RecipientChange::Revoked.applies_to(Mode::Live));
+        assert!(RecipientChange::Revoked.applies_to(Mode::Test));
     }
 }

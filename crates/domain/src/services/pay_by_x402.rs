@@ -68,6 +68,10 @@ pub async fn x402_offer(
     deps: &X402Deps<'_>,
 ) -> Result<Result<X402Offer, (NotOffered, CheckoutSession)>, HostedError> {
     let session = public_session(id, &deps.hosted).await?;
+    // A revoked recipient's session offers no path at all (D30): a 400 naming it.
+    if session.status == crate::model::SessionStatus::Open {
+        ensure_recipient_verified(&session, &deps.hosted).await?;
+    }
     let settle = &deps.hosted.settle;
     let domain = match settle
         .chain
@@ -79,11 +83,19 @@ pub async fn x402_offer(
         Err(e) => return Err(HostedError::ChainUnavailable(e.to_string())),
     };
     let requirements = x402::requirements(&session, &domain, settle.clock.now());
-    // Money on its way (seen, not yet at depth) counts too: an x402 payment on top of it
-    // would pay the session twice. The rest of an underpaid session is paid by transfer.
+    // Money on its way (seen, not yet at depth) counts too: once what arrived covers the
+    // gross, an x402 payment on top would pay the session twice. Less (dust, a partial
+    // transfer) leaves x402 offered; an x402 payment then books the rest as overpaid.
     if requirements.is_ok() {
-        let arriving = settle.deposits.deposit_transfers(session.id).await?;
-        if arriving.iter().any(|t| t.token == session.token_address) {
+        let arriving: u64 = settle
+            .deposits
+            .deposit_transfers(session.id)
+            .await?
+            .iter()
+            .filter(|t| t.token == session.token_address)
+            .map(|t| t.amount_micros)
+            .fold(0, u64::saturating_add);
+        if arriving >= session.amount.micros() {
             return Ok(Err((NotOffered::BeingPaid, session)));
         }
     }
@@ -112,10 +124,9 @@ pub async fn pay_by_x402(
             .await
             .map_err(HostedError::from)?
         {
-            // Same payer and nonce; a relay stored without them is never "the same".
-            let same = checked_identity(payment).is_some_and(|(payer, nonce)| {
-                relayed.payer == Some(payer) && relayed.nonce == Some(nonce)
-            });
+            // Every signed term and the signature equal; a relay stored without its terms
+            // is never "the same" (a copy sharing `from` and `nonce` may be forged).
+            let same = relayed.terms.is_some() && relayed.terms == x402::payload_terms(payment);
             let session = public_session(id, &deps.hosted).await?;
             if !same {
                 return Err(refused(
@@ -166,9 +177,7 @@ pub async fn pay_by_x402(
                 .relayed_authorization(id)
                 .await
                 .map_err(HostedError::from)?
-                .is_some_and(|r| {
-                    r.payer == Some(from) && r.nonce == Some(transfer.authorization.nonce)
-                });
+                .is_some_and(|r| r.terms == Some(transfer.terms()));
             if !mine {
                 return Err(refused(
                     "settlement_in_progress",
@@ -322,19 +331,11 @@ async fn settled(
     }
 }
 
-/// The payer a payment names (checked equal to the relayed one before this is used).
+/// The payer a payment names (its terms checked equal to the relayed one's before this is
+/// used).
 fn payer_of(payment: &PaymentPayload) -> Address {
-    checked_identity(payment).map_or(Address::from_bytes([0; 20]), |(payer, _)| payer)
-}
-
-/// The payer and nonce a payment claims, if they parse.
-fn checked_identity(payment: &PaymentPayload) -> Option<(Address, [u8; 32])> {
-    let a = &payment.payload.authorization;
-    let payer = Address::parse(&a.from.to_lowercase()).ok()?;
-    let nonce = hex::decode(a.nonce.trim_start_matches("0x"))
-        .ok()
-        .and_then(|n| <[u8; 32]>::try_from(n).ok())?;
-    Some((payer, nonce))
+    Address::parse(&payment.payload.authorization.from.to_lowercase())
+        .unwrap_or(Address::from_bytes([0; 20]))
 }
 
 fn refused(

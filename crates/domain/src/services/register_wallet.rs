@@ -1,4 +1,5 @@
 //! POST /wallets: register a settlement wallet and issue a one-hour, single-use challenge.
+//! A wallet a live key revoked is registered again only by a live key (D25).
 
 use rand::Rng;
 
@@ -44,13 +45,25 @@ fn new_challenge(wallet: &Wallet, now: Timestamp) -> WalletChallenge {
     }
 }
 
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterWalletError {
+    /// A live key revoked this wallet (D25): a leaked test key must not bring live money's
+    /// old destination back.
+    #[error(
+        "this wallet was revoked with a live key; registering it again needs a live key (or the live dashboard)"
+    )]
+    NeedsLiveKey,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 pub async fn register_wallet(
     ctx: &AuthContext,
     address: Address,
     chain: ChainId,
     wallets: &dyn WalletRepository,
     clock: &dyn Clock,
-) -> Result<RegisteredWallet, StoreError> {
+) -> Result<RegisteredWallet, RegisterWalletError> {
     let now = clock.now();
     let existing = wallets.find_by_address(ctx.merchant_id, address).await?;
     let existing = match existing {
@@ -65,6 +78,7 @@ pub async fn register_wallet(
                 verified_at: None,
                 verified_mode: None,
                 revoked_at: None,
+                revoked_mode: None,
                 created_at: now,
             };
             let challenge = new_challenge(&wallet, now);
@@ -85,11 +99,23 @@ pub async fn register_wallet(
         }
     };
     if existing.status == WalletStatus::Verified {
+        // Verified by a test key only: a live key gets a challenge to verify it for live
+        // money (D25); the wallet keeps serving test mode meanwhile.
+        let challenge = if existing.pays_in(ctx.mode) {
+            None
+        } else {
+            let challenge = new_challenge(&existing, now);
+            wallets.add_challenge(&challenge).await?;
+            Some(challenge)
+        };
         return Ok(RegisteredWallet {
             wallet: existing,
-            challenge: None,
+            challenge,
             created: false,
         });
+    }
+    if !existing.restorable_in(ctx.mode) {
+        return Err(RegisterWalletError::NeedsLiveKey);
     }
     let restarted = Wallet {
         chain,
@@ -107,4 +133,122 @@ pub async fn register_wallet(
         challenge,
         created: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Actor, ApiKeyId, FeeTier, MerchantId, Mode};
+    use crate::ports::{MockClock, MockWalletRepository};
+    use futures_executor::block_on;
+
+    fn ctx(mode: Mode) -> AuthContext {
+        AuthContext {
+            merchant_id: MerchantId::from_uuid(uuid::Uuid::from_u128(1)),
+            mode,
+            actor: Actor::ApiKey(ApiKeyId::generate()),
+            fee_tier: FeeTier::Standard,
+            rate_limit_per_min: None,
+        }
+    }
+
+    fn wallet(status: WalletStatus, verified: Option<Mode>, revoked: Option<Mode>) -> Wallet {
+        Wallet {
+            id: WalletId::generate(),
+            merchant_id: ctx(Mode::Test).merchant_id,
+            address: Address::from_bytes([7; 20]),
+            chain: ChainId::Base,
+            status,
+            verified_at: None,
+            verified_mode: verified,
+            revoked_at: revoked.map(|_| Timestamp::from_unix_seconds(1).unwrap()),
+            revoked_mode: revoked,
+            created_at: Timestamp::from_unix_seconds(0).unwrap(),
+        }
+    }
+
+    fn clock() -> MockClock {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(Timestamp::from_unix_seconds(2).unwrap());
+        clock
+    }
+
+    fn register(
+        mode: Mode,
+        wallets: &MockWalletRepository,
+    ) -> Result<RegisteredWallet, RegisterWalletError> {
+        block_on(register_wallet(
+            &ctx(mode),
+            Address::from_bytes([7; 20]),
+            ChainId::Base,
+            wallets,
+            &clock(),
+        ))
+    }
+
+    fn holding(w: Wallet) -> MockWalletRepository {
+        let mut wallets = MockWalletRepository::new();
+        wallets
+            .expect_find_by_address()
+            .returning(move |_, _| Ok(Some(w.clone())));
+        wallets
+    }
+
+    #[test]
+    fn a_wallet_a_live_key_revoked_is_registered_again_only_by_a_live_key() {
+        let revoked = wallet(WalletStatus::Revoked, Some(Mode::Test), Some(Mode::Live));
+        let mut wallets = holding(revoked.clone());
+        wallets.expect_restart_verification().never();
+        assert!(matches!(
+            register(Mode::Test, &wallets),
+            Err(RegisterWalletError::NeedsLiveKey)
+        ));
+        let mut wallets = holding(revoked);
+        wallets
+            .expect_restart_verification()
+            .times(1)
+            .returning(|w, _| Ok(w.clone()));
+        let out = register(Mode::Live, &wallets).unwrap();
+        assert_eq!(out.wallet.status, WalletStatus::Pending);
+        assert!(out.challenge.is_some());
+    }
+
+    #[test]
+    fn a_wallet_a_test_key_revoked_is_registered_again_by_either_key() {
+        for mode in [Mode::Test, Mode::Live] {
+            let mut wallets = holding(wallet(
+                WalletStatus::Revoked,
+                Some(Mode::Test),
+                Some(Mode::Test),
+            ));
+            wallets
+                .expect_restart_verification()
+                .times(1)
+                .returning(|w, _| Ok(w.clone()));
+            assert!(register(mode, &wallets).unwrap().challenge.is_some());
+        }
+    }
+
+    #[test]
+    fn a_live_key_gets_a_challenge_for_a_wallet_only_a_test_key_verified() {
+        let test_verified = wallet(WalletStatus::Verified, Some(Mode::Test), None);
+        let mut wallets = holding(test_verified.clone());
+        wallets
+            .expect_add_challenge()
+            .times(1)
+            .returning(|_| Ok(()));
+        let out = register(Mode::Live, &wallets).unwrap();
+        // Still verified (it keeps serving test mode) with a challenge for live money.
+        assert_eq!(out.wallet, test_verified);
+        assert!(out.challenge.is_some());
+        // A test key, or a live key for a live-verified wallet: unchanged, no challenge.
+        let mut wallets = holding(test_verified);
+        wallets.expect_add_challenge().never();
+        assert!(register(Mode::Test, &wallets).unwrap().challenge.is_none());
+        let mut wallets = holding(wallet(WalletStatus::Verified, Some(Mode::Live), None));
+        wallets.expect_add_challenge().never();
+        assert!(register(Mode::Live, &wallets).unwrap().challenge.is_none());
+    }
 }

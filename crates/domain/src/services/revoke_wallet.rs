@@ -87,6 +87,7 @@ mod tests {
             verified_at: Some(Timestamp::from_unix_seconds(1).unwrap()),
             verified_mode: Some(verified_in),
             revoked_at: None,
+            revoked_mode: None,
             created_at: Timestamp::from_unix_seconds(0).unwrap(),
         }
     }

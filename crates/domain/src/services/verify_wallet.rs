@@ -10,6 +10,11 @@ use crate::services::{follow_recipient_wallet, signed_by, RecipientChange};
 pub enum VerifyWalletError {
     #[error(transparent)]
     NotFound(Missing),
+    /// A live key revoked this wallet (D25).
+    #[error(
+        "this wallet was revoked with a live key; verifying it again needs a live key (or the live dashboard)"
+    )]
+    NeedsLiveKey,
     #[error("the verification challenge has expired; register the wallet again to get a new one")]
     ChallengeExpired,
     #[error(
@@ -39,6 +44,9 @@ pub async fn verify_wallet(
         .get(ctx.merchant_id, id)
         .await?
         .ok_or_else(|| VerifyWalletError::NotFound(Missing::of(id)))?;
+    if !wallet.restorable_in(ctx.mode) {
+        return Err(VerifyWalletError::NeedsLiveKey);
+    }
     let challenge = wallets
         .latest_challenge(id)
         .await?
@@ -74,12 +82,15 @@ pub async fn verify_wallet(
         })? {
         ChallengeUse::Consumed(wallet) => wallet,
         ChallengeUse::NotUsable => return Err(VerifyWalletError::ChallengeUsed),
+        // Revoked by a live key between the read and the write.
+        ChallengeUse::NeedsLiveKey => return Err(VerifyWalletError::NeedsLiveKey),
     };
-    // Subscriptions paused while this address was revoked bill again (D10).
+    // Subscriptions paused while this address was revoked bill again (D10), those of a
+    // mode the wallet now pays in (D25: a test key's verification resumes no live one).
     follow_recipient_wallet(
         ctx.merchant_id,
         verified.address,
-        RecipientChange::Verified,
+        RecipientChange::Verified(ctx.mode),
         subscriptions,
     )
     .await?;
@@ -123,6 +134,7 @@ mod tests {
             verified_at: None,
             verified_mode: None,
             revoked_at: None,
+            revoked_mode: None,
             created_at: at(0),
         };
         let challenge = WalletChallenge {
@@ -237,6 +249,46 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(out.status, WalletStatus::Verified);
+    }
+
+    #[test]
+    fn a_wallet_a_live_key_revoked_is_verified_again_only_by_a_live_key() {
+        let (ctx, wallet, challenge) = fixture(false);
+        let revoked = Wallet {
+            revoked_mode: Some(Mode::Live),
+            ..wallet.clone()
+        };
+        let mut revoked_repo = repo(&revoked, &challenge);
+        revoked_repo.expect_mark_verified().never();
+        let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &revoked_repo,
+            &MockSubscriptionStore::new(),
+            &no_contract(),
+            &clock(100),
+        ))
+        .unwrap_err();
+        assert!(matches!(err, VerifyWalletError::NeedsLiveKey), "{err:?}");
+        // A live revocation that lands between the read and the write: the store says so.
+        let mut racing = repo(&wallet, &challenge);
+        racing
+            .expect_mark_verified()
+            .times(1)
+            .returning(|_, _, _, _| Ok(ChallengeUse::NeedsLiveKey));
+        let err = block_on(verify_wallet(
+            &ctx,
+            wallet.id,
+            &sig,
+            &racing,
+            &MockSubscriptionStore::new(),
+            &no_contract(),
+            &clock(100),
+        ))
+        .unwrap_err();
+        assert!(matches!(err, VerifyWalletError::NeedsLiveKey), "{err:?}");
     }
 
     #[test]

@@ -129,7 +129,14 @@ async fn offer_on_terms(
     request: &FacilitatorRequest,
     deps: &X402Deps<'_>,
 ) -> Result<Result<X402Offer, &'static str>, X402Error> {
-    match x402_offer(session.id, deps).await? {
+    let offer = match x402_offer(session.id, deps).await {
+        // An invalid payment is an answer, never an error, for the SDKs (D29).
+        Err(crate::services::HostedError::RecipientRevoked(_)) => {
+            return Ok(Err("recipient_revoked"))
+        }
+        other => other?,
+    };
+    match offer {
         Ok(offer) if same_terms(&offer.requirements, &request.payment_requirements) => {
             Ok(Ok(offer))
         }

@@ -44,6 +44,8 @@ pub struct RelayFor {
     pub valid_before: u64,
     /// The authorization's EIP-3009 nonce: the token accepts each (payer, nonce) once.
     pub nonce: [u8; 32],
+    /// Every signed term and the signature of an x402 transfer (`TransferPayment::terms`).
+    pub terms: Option<[u8; 32]>,
 }
 
 /// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
@@ -76,22 +78,30 @@ impl PgStore {
         session: CheckoutSessionId,
     ) -> Result<Option<RelayedAuthorization>, StoreError> {
         let mut conn = self.conn().await?;
-        let row: Option<(String, Option<String>, Option<Vec<u8>>)> = rt::table
+        #[allow(clippy::type_complexity)]
+        let row: Option<(String, Option<String>, Option<Vec<u8>>, Option<Vec<u8>>)> = rt::table
             .filter(rt::checkout_session_id.eq(session.uuid()))
             .filter(rt::status.eq_any(LIVE))
-            .select((rt::tx_hash, rt::payer_address, rt::authorization_nonce))
+            .select((
+                rt::tx_hash,
+                rt::payer_address,
+                rt::authorization_nonce,
+                rt::authorization_terms,
+            ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
-        let Some((tx, payer, nonce)) = row else {
+        let Some((tx, payer, nonce, terms)) = row else {
             return Ok(None);
         };
         let payer = payer.as_deref().and_then(|p| Address::parse(p).ok());
+        let word = |b: Option<Vec<u8>>| b.and_then(|b| <[u8; 32]>::try_from(b).ok());
         Ok(Some(RelayedAuthorization {
             tx: tx_hash(&tx)?,
             payer,
-            nonce: nonce.and_then(|n| <[u8; 32]>::try_from(n).ok()),
+            nonce: word(nonce),
+            terms: word(terms),
         }))
     }
 
@@ -191,6 +201,7 @@ impl PgStore {
                         rt::payer_address.eq(&payer),
                         rt::valid_before.eq(to_i64(relay.valid_before)),
                         rt::authorization_nonce.eq(relay.nonce.to_vec()),
+                        rt::authorization_terms.eq(relay.terms.map(|t| t.to_vec())),
                     ))
                     .execute(conn)
                     .await?;

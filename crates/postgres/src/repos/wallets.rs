@@ -6,6 +6,7 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::{
     Address, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
+    WalletStatus,
 };
 
 use crate::error::map_diesel_error;
@@ -105,6 +106,16 @@ impl WalletRepository for PgStore {
         row.try_into()
     }
 
+    async fn add_challenge(&self, challenge: &WalletChallenge) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        diesel::insert_into(wc::table)
+            .values(&ChallengeRow::from(challenge))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+
     async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError> {
         let row: Option<WalletRow> = first_checked!(
             self,
@@ -144,6 +155,19 @@ impl WalletRepository for PgStore {
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
         let row = conn
             .transaction(async |conn| {
+                // A wallet a live key revoked comes back only by a live key (D25). Read
+                // under the row's lock: a live revocation racing this call is seen.
+                let revoked_mode: Option<String> = w::table
+                    .filter(w::id.eq(id))
+                    .select(w::revoked_mode)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?
+                    .flatten();
+                if !mode.is_live() && revoked_mode.as_deref() == Some(Mode::Live.as_str()) {
+                    return Ok(Err(()));
+                }
                 // Using the challenge is the single-use gate: only one caller flips used_at.
                 let used = diesel::update(wc::table)
                     .filter(wc::wallet_id.eq(id))
@@ -153,7 +177,7 @@ impl WalletRepository for PgStore {
                     .execute(conn)
                     .await?;
                 if used == 0 {
-                    return Ok(None);
+                    return Ok(Ok(None));
                 }
                 let row = diesel::update(w::table.filter(w::id.eq(id)))
                     .set((
@@ -161,17 +185,19 @@ impl WalletRepository for PgStore {
                         w::verified_at.eq(at),
                         w::verified_mode.eq(mode.as_str()),
                         w::revoked_at.eq(None::<chrono::DateTime<chrono::Utc>>),
+                        w::revoked_mode.eq(None::<String>),
                     ))
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
                     .await?;
-                Ok::<_, diesel::result::Error>(Some(row))
+                Ok::<_, diesel::result::Error>(Ok(Some(row)))
             })
             .await
             .map_err(map_diesel_error)?;
         match row {
-            Some(row) => Ok(ChallengeUse::Consumed(row.try_into()?)),
-            None => Ok(ChallengeUse::NotUsable),
+            Ok(Some(row)) => Ok(ChallengeUse::Consumed(row.try_into()?)),
+            Ok(None) => Ok(ChallengeUse::NotUsable),
+            Err(()) => Ok(ChallengeUse::NeedsLiveKey),
         }
     }
 
@@ -190,10 +216,18 @@ impl WalletRepository for PgStore {
         if !by.is_live() {
             // In the statement itself: a live verification that lands between the
             // service's read and this update still wins.
-            update = update.filter(w::verified_mode.is_distinct_from("live"));
+            // Nor does it overwrite a live key's revocation with its own (its own could
+            // then be undone by a test key).
+            update = update
+                .filter(w::verified_mode.is_distinct_from("live"))
+                .filter(w::revoked_mode.is_distinct_from("live"));
         }
         let row = update
-            .set((w::status.eq("revoked"), w::revoked_at.eq(now.as_datetime())))
+            .set((
+                w::status.eq("revoked"),
+                w::revoked_at.eq(now.as_datetime()),
+                w::revoked_mode.eq(by.as_str()),
+            ))
             .returning(WalletRow::as_returning())
             .get_result(&mut conn)
             .await
@@ -203,6 +237,8 @@ impl WalletRepository for PgStore {
             Some(row) => Ok(WalletRevocation::Revoked(row.try_into()?)),
             None if by.is_live() => Err(StoreError::NotFound),
             None => match self.get(merchant, id).await? {
+                // Revoked by a live key meanwhile: revoked, as asked.
+                Some(w) if w.status == WalletStatus::Revoked => Ok(WalletRevocation::Revoked(w)),
                 Some(_) => Ok(WalletRevocation::NeedsLiveKey),
                 None => Err(StoreError::NotFound),
             },

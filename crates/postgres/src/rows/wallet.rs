@@ -19,6 +19,7 @@ pub(crate) struct WalletRow {
     pub revoked_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub verified_mode: Option<String>,
+    pub revoked_mode: Option<String>,
 }
 
 impl From<&Wallet> for WalletRow {
@@ -33,6 +34,7 @@ impl From<&Wallet> for WalletRow {
             revoked_at: w.revoked_at.map(|t| t.as_datetime()),
             created_at: w.created_at.as_datetime(),
             verified_mode: w.verified_mode.map(|m| m.as_str().to_owned()),
+            revoked_mode: w.revoked_mode.map(|m| m.as_str().to_owned()),
         }
     }
 }
@@ -41,6 +43,11 @@ impl TryFrom<WalletRow> for Wallet {
     type Error = StoreError;
 
     fn try_from(r: WalletRow) -> Result<Self, StoreError> {
+        let mode = |what: &str, m: Option<String>| {
+            m.as_deref()
+                .map(|m| parse_enum(what, m, Mode::parse))
+                .transpose()
+        };
         Ok(Wallet {
             id: WalletId::from_uuid(r.id),
             merchant_id: MerchantId::from_uuid(r.merchant_id),
@@ -48,12 +55,9 @@ impl TryFrom<WalletRow> for Wallet {
             chain: chain(r.chain_id)?,
             status: parse_enum("wallet status", &r.status, WalletStatus::parse)?,
             verified_at: ts_opt(r.verified_at),
-            verified_mode: r
-                .verified_mode
-                .as_deref()
-                .map(|m| parse_enum("wallet verified_mode", m, Mode::parse))
-                .transpose()?,
+            verified_mode: mode("wallet verified_mode", r.verified_mode)?,
             revoked_at: ts_opt(r.revoked_at),
+            revoked_mode: mode("wallet revoked_mode", r.revoked_mode)?,
             created_at: ts(r.created_at),
         })
     }

@@ -3,7 +3,8 @@
 
 use askama::Template;
 use stablepay_domain::services::{
-    register_wallet, revoke_wallet, verify_wallet, RevokeWalletError, VerifyWalletError,
+    register_wallet, revoke_wallet, verify_wallet, RegisterWalletError, RevokeWalletError,
+    VerifyWalletError,
 };
 use stablepay_domain::{Address, ChainId, PageRequest, Signature, WalletId, WalletStatus};
 
@@ -96,14 +97,19 @@ page_handler!(register, |p| async move {
         .and_then(ChainId::from_id)
         .unwrap_or(ChainId::Base);
     let s = &p.state;
-    let registered = register_wallet(
+    let registered = match register_wallet(
         &p.ctx(),
         address,
         chain,
         s.store.wallets(),
         s.clock.as_ref(),
     )
-    .await?;
+    .await
+    {
+        Ok(registered) => registered,
+        Err(RegisterWalletError::Store(e)) => return Err(e.into()),
+        Err(e) => return render(&p, None, Some(e.to_string())).await,
+    };
     let challenge = registered.challenge.map(|c| Challenge {
         wallet_id: registered.wallet.id.to_string(),
         address: registered.wallet.address.to_string(),

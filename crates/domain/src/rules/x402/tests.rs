@@ -120,7 +120,7 @@ fn only_open_payment_sessions_in_usdc_with_a_deposit_address_are_offered() {
         (session(), NotOffered::NoDepositAddress),
         (
             CheckoutSession {
-                amount_received_micros: 1,
+                amount_received_micros: open_session().amount.micros(),
                 ..open_session()
             },
             NotOffered::BeingPaid,
@@ -129,6 +129,15 @@ fn only_open_payment_sessions_in_usdc_with_a_deposit_address_are_offered() {
     for (s, why) in cases {
         assert_eq!(requirements(&s, &d, now()), Err(why));
     }
+    // Dust (or any short deposit) does not take x402 away: the gross is still asked.
+    let dusted = CheckoutSession {
+        amount_received_micros: 1,
+        ..open_session()
+    };
+    assert_eq!(
+        requirements(&dusted, &d, now()).unwrap().amount,
+        open_session().amount.micros().to_string()
+    );
     // Expired by the clock, and nearly expired.
     assert_eq!(
         requirements(&open_session(), &d, now().plus_seconds(600)),

@@ -31,6 +31,7 @@ fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
         verified_at: None,
         verified_mode: Some(Mode::Live),
         revoked_at: None,
+        revoked_mode: None,
         created_at: Timestamp::new(Utc.timestamp_opt(0, 0).unwrap()),
     }
 }
@@ -344,8 +345,9 @@ fn a_live_default_recipient_is_only_ever_a_wallet_verified_in_live_mode() {
     let h = Harness::new(vec![verified_live.clone(), verified_test.clone()], 1);
     let s = h.run(&live, request()).unwrap();
     assert_eq!(s.recipient_address, verified_live.address);
-    // Only a test-verified wallet: a live session must name it; a test session defaults.
-    let h = Harness::new(vec![verified_test.clone()], 2);
+    // Only a test-verified wallet: a live session cannot pay it, named or defaulted; a
+    // test session defaults to it.
+    let h = Harness::new(vec![verified_test.clone()], 1);
     let err = h.run(&live, request()).unwrap_err();
     let CreateSessionError::Invalid(v) = err else {
         panic!("expected a validation error")
@@ -356,10 +358,11 @@ fn a_live_default_recipient_is_only_ever_a_wallet_verified_in_live_mode() {
         recipient: Some(verified_test.address),
         ..request()
     };
-    assert_eq!(
-        h.run(&live, named).unwrap().recipient_address,
-        verified_test.address
-    );
+    let CreateSessionError::Invalid(v) = h.run(&live, named).unwrap_err() else {
+        panic!("expected a validation error")
+    };
+    assert_eq!(v.0[0].field, "recipient");
+    assert!(v.0[0].message.contains("live key"), "{}", v.0[0].message);
     assert_eq!(
         h.run(&test, request()).unwrap().recipient_address,
         verified_test.address

@@ -181,12 +181,13 @@ fn an_unfunded_payer_or_a_used_nonce_sends_nothing() {
 #[test]
 fn a_retried_signature_waits_for_the_relayed_transfer_and_another_is_refused() {
     let tx = TxHash::from_bytes([0x55; 32]);
+    let mut w = World::new();
     let relayed = RelayedAuthorization {
         tx,
         payer: Some(payer()),
         nonce: Some([1; 32]),
+        terms: x402::payload_terms(&w.payment(&PAYER_KEY, GROSS, 1)),
     };
-    let mut w = World::new();
     w.relayer
         .expect_relayed_authorization()
         .returning(move |_| Ok(Some(relayed)));
@@ -202,6 +203,64 @@ fn a_retried_signature_waits_for_the_relayed_transfer_and_another_is_refused() {
         reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 2))),
         "settlement_in_progress"
     );
+    // A forged copy: the relayed payment's `from` and nonce, another value and a junk
+    // signature. It is not the relayed payment, so it is not answered as settled.
+    let mut forged = w.payment(&PAYER_KEY, GROSS, 1);
+    forged.payload.authorization.value = "1".into();
+    forged.payload.signature = format!("0x{}", "11".repeat(65));
+    assert_eq!(reason(w.pay(&forged)), "settlement_in_progress");
+    // Each signed field (and the signature) alone makes it another payment.
+    let original = w.payment(&PAYER_KEY, GROSS, 1);
+    let edits: [fn(&mut PaymentPayload); 5] = [
+        |p| p.payload.authorization.value = "1".into(),
+        |p| p.payload.authorization.valid_after = "1".into(),
+        |p| p.payload.authorization.valid_before = "1".into(),
+        |p| p.payload.authorization.to = format!("0x{}", "ab".repeat(20)),
+        |p| p.payload.signature = format!("0x{}", "11".repeat(65)),
+    ];
+    for edit in edits {
+        let mut copy = original.clone();
+        edit(&mut copy);
+        assert_ne!(
+            x402::payload_terms(&copy),
+            x402::payload_terms(&original),
+            "{copy:?}"
+        );
+    }
+}
+
+#[test]
+fn a_short_deposit_leaves_x402_offered() {
+    let mut w = World::new();
+    let s = w.session.clone();
+    w.deposits = MockDepositStore::new();
+    w.deposits.expect_deposit_transfers().returning(move |_| {
+        Ok(vec![crate::ports::DepositTransfer {
+            chain: CHAIN,
+            tx_hash: TxHash::from_bytes([3; 32]),
+            session: s.id,
+            token: s.token_address,
+            from: addr(0x44),
+            amount_micros: 1,
+            log_index: 0,
+            block_number: 7,
+            block_hash: crate::model::BlockHash::from_bytes([4; 32]),
+            confirmed: true,
+            payment: None,
+            arrived_at: s.created_at,
+            swept_by: None,
+        }])
+    });
+    w.checks_pass();
+    let tx = TxHash::from_bytes([0x77; 32]);
+    w.relayer
+        .expect_relay_transfer()
+        .times(1)
+        .returning(move |_, _, _| Ok(Relayed::Submitted(tx)));
+    w.relayer
+        .expect_await_inclusion()
+        .returning(move |_, _, _| Ok(Inclusion::Mined(tx)));
+    assert_eq!(w.pay(&w.payment(&PAYER_KEY, GROSS, 1)).unwrap().tx, tx);
 }
 
 #[test]
@@ -218,6 +277,7 @@ fn a_relay_raced_by_another_authorization_is_not_claimed() {
         tx: TxHash::from_bytes([0x66; 32]),
         payer: Some(addr(0x99)),
         nonce: Some([9; 32]),
+        terms: Some([9; 32]),
     };
     let mut seq = mockall::Sequence::new();
     w.relayer

@@ -1,0 +1,1 @@
+ALTER TABLE relayed_transactions DROP COLUMN authorization_terms;

@@ -1,0 +1,1 @@
+ALTER TABLE wallets DROP COLUMN revoked_mode;
