@@ -357,7 +357,7 @@ impl From<AuthorizationError> for ApiError {
             E::ValidBeforePast | E::ValidBeforeTooLate(_) => {
                 ApiError::invalid_field("valid_before", e.to_string())
             }
-            E::InsufficientFunds { .. } | E::AnotherPayerPending { .. } => {
+            E::InsufficientFunds { .. } | E::PayerRefused(_) => {
                 ApiError::invalid_field("payer", e.to_string())
             }
             E::RelayerUnavailable => ApiError::unavailable(e.to_string(), 30),

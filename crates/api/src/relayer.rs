@@ -9,15 +9,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use stablepay_domain::ports::{
-    ChainError, ChainReader, Clock, Inclusion, OneSignaturePayment, PaymentRelayer, RelayError,
-    RelaySimulation, Relayed, RelayedAuthorization, StoreError, TransferPayment,
+    ChainError, ChainReader, Clock, Inclusion, OneSignaturePayment, PayerRefusal, PaymentRelayer,
+    RelayError, RelaySimulation, Relayed, RelayedAuthorization, StoreError, TransferPayment,
 };
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
 use stablepay_evm::balance::KeyBalance;
+use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::keeper_wallet;
-use stablepay_evm::relay::{
-    payment_calldata, sign_call, transfer_calldata, ONE_SIGNATURE_GAS, X402_GAS,
-};
+use stablepay_evm::relay::{sign_call, RelayCall};
 use stablepay_evm::EvmChain;
 use stablepay_postgres::{AttemptFees, PgStore, RelayFor, StoredRelay};
 
@@ -76,9 +75,9 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         payment: &OneSignaturePayment,
     ) -> Result<RelaySimulation, ChainError> {
-        self.chain
-            .simulate_payment(chain, self.address, payment)
-            .await
+        let fees = self.chain.suggest_fees(chain).await?;
+        let call = RelayCall::payment(payment, fees);
+        self.chain.simulate_relay(chain, self.address, &call).await
     }
 
     async fn relay(
@@ -86,16 +85,22 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         session: CheckoutSessionId,
         payment: &OneSignaturePayment,
+        payer_balance: u128,
     ) -> Result<Relayed, RelayError> {
+        let intent = &payment.intent;
         let relay = RelayFor {
             session,
             payer: payment.payer,
             valid_before: payment.valid_before,
-            nonce: payment.intent.reference,
+            nonce: intent.reference,
             terms: None,
+            token: intent.token,
+            value: intent.net_amount.saturating_add(intent.fee_amount),
+            payer_balance,
+            code_hash: None,
         };
-        let call = (payment.router, payment_calldata(payment), ONE_SIGNATURE_GAS);
-        self.send(chain, relay, call).await
+        self.send(chain, relay, |fees| RelayCall::payment(payment, fees))
+            .await
     }
 
     async fn relayed_authorization(
@@ -110,9 +115,9 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         payment: &TransferPayment,
     ) -> Result<RelaySimulation, ChainError> {
-        self.chain
-            .simulate_transfer(chain, self.address, payment)
-            .await
+        let fees = self.chain.suggest_fees(chain).await?;
+        let call = RelayCall::transfer(payment, fees);
+        self.chain.simulate_relay(chain, self.address, &call).await
     }
 
     async fn relay_transfer(
@@ -120,6 +125,7 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         session: CheckoutSessionId,
         payment: &TransferPayment,
+        payer_balance: u128,
     ) -> Result<Relayed, RelayError> {
         let a = &payment.authorization;
         let relay = RelayFor {
@@ -128,9 +134,13 @@ impl PaymentRelayer for EvmRelayer {
             valid_before: a.valid_before,
             nonce: a.nonce,
             terms: Some(payment.terms()),
+            token: payment.token,
+            value: a.value,
+            payer_balance,
+            code_hash: None,
         };
-        let call = (payment.token, transfer_calldata(payment), X402_GAS);
-        self.send(chain, relay, call).await
+        self.send(chain, relay, |fees| RelayCall::transfer(payment, fees))
+            .await
     }
 
     async fn await_inclusion(
@@ -176,21 +186,32 @@ impl PaymentRelayer for EvmRelayer {
 }
 
 impl EvmRelayer {
-    /// Takes a nonce, signs `call` (target, data, gas) and stores it with the session in
-    /// one database transaction, then broadcasts.
+    /// Simulates the call exactly as it will be signed (D30), takes a nonce, signs it and
+    /// stores it with the session in one database transaction, then broadcasts.
     async fn send(
         &self,
         chain: ChainId,
-        relay: RelayFor,
-        (to, data, gas): (Address, Vec<u8>, u64),
+        mut relay: RelayFor,
+        call: impl FnOnce(Fees) -> RelayCall,
     ) -> Result<Relayed, RelayError> {
         let wallet =
             keeper_wallet(&self.key, chain).map_err(|_| RelayError::Unavailable(chain.id()))?;
-        let (mined, fees, head) = tokio::try_join!(
+        let (mined, fees, head, code_hash) = tokio::try_join!(
             self.chain.mined_nonce(chain, self.address),
             self.chain.suggest_fees(chain),
             ChainReader::block_number(self.chain.as_ref(), chain),
+            self.chain.code_hash(chain, relay.payer),
         )?;
+        relay.code_hash = code_hash;
+        let call = call(fees);
+        if let RelaySimulation::Reverts(why) = self
+            .chain
+            .simulate_relay(chain, self.address, &call)
+            .await?
+        {
+            return Err(RelayError::WouldRevert(why));
+        }
+        let RelayCall { to, data, gas, .. } = call;
         let stored = self
             .store
             .store_relayed_payment(
@@ -212,13 +233,19 @@ impl EvmRelayer {
             .await?;
         match stored {
             StoredRelay::Existing(tx) => Ok(Relayed::AlreadySubmitted(tx)),
-            StoredRelay::AnotherPayerPending {
-                payer,
-                valid_before,
-            } => Err(RelayError::AnotherPayerPending {
-                payer,
-                valid_before,
-            }),
+            StoredRelay::PayerOvercommitted { promised } => {
+                Err(RelayError::PayerRefused(PayerRefusal::Overcommitted {
+                    payer: relay.payer,
+                    promised,
+                    balance: relay.payer_balance,
+                }))
+            }
+            StoredRelay::PayerCoolingDown { until } => {
+                Err(RelayError::PayerRefused(PayerRefusal::CoolingDown {
+                    payer: relay.payer,
+                    until,
+                }))
+            }
             StoredRelay::New { tx_hash, raw } => {
                 metrics::counter!("stablepay_relayer_sends_total", "chain" => chain.id().to_string())
                     .increment(1);

@@ -40,42 +40,75 @@ pub fn transfer_calldata(payment: &TransferPayment) -> Vec<u8> {
     calldata::transfer_with_authorization(&payment.authorization, &payment.signature)
 }
 
+/// A relayed call exactly as it will be signed (D30): target, calldata, gas limit and the
+/// EIP-1559 fee fields. Simulated with these, from the relayer, against the pending block,
+/// a payer whose checks depend on `gasleft()` or the gas price sees what the chain will.
+#[derive(Debug, Clone)]
+pub struct RelayCall {
+    pub to: Address,
+    pub data: Vec<u8>,
+    pub gas: u64,
+    pub fees: Fees,
+}
+
+impl RelayCall {
+    pub fn payment(payment: &OneSignaturePayment, fees: Fees) -> Self {
+        Self {
+            to: payment.router,
+            data: payment_calldata(payment),
+            gas: ONE_SIGNATURE_GAS,
+            fees,
+        }
+    }
+
+    pub fn transfer(payment: &TransferPayment, fees: Fees) -> Self {
+        Self {
+            to: payment.token,
+            data: transfer_calldata(payment),
+            gas: X402_GAS,
+            fees,
+        }
+    }
+}
+
 impl EvmChain {
-    /// `eth_call` of an x402 transfer from `relayer` against the pending block.
-    pub async fn simulate_transfer(
+    /// `eth_call` of `call` from `relayer` with its gas limit and fee fields, against the
+    /// pending block (where it would be mined). A revert is an answer with its reason;
+    /// anything else is unknown.
+    pub async fn simulate_relay(
         &self,
         chain: ChainId,
         relayer: Address,
-        payment: &TransferPayment,
+        call: &RelayCall,
     ) -> Result<RelaySimulation, ChainError> {
+        let tx: TypedTransaction = Eip1559TransactionRequest::new()
+            .from(to_h160(&relayer))
+            .to(to_h160(&call.to))
+            .data(Bytes::from(call.data.clone()))
+            .gas(call.gas)
+            .max_fee_per_gas(call.fees.max_fee_per_gas)
+            .max_priority_fee_per_gas(call.fees.max_priority_fee_per_gas)
+            .chain_id(chain.id())
+            .into();
         let pending = Some(BlockNumber::Pending.into());
-        let data = transfer_calldata(payment);
-        match self
-            .call_raw(chain, Some(relayer), payment.token, data, pending)
-            .await?
-        {
+        match self.call_tx(chain, &tx, pending).await? {
             CallOutcome::Returned(_) => Ok(RelaySimulation::Succeeds),
             CallOutcome::Reverted(data) => Ok(RelaySimulation::Reverts(revert_reason(&data))),
         }
     }
 
-    /// `eth_call` of the payment from `relayer` against the pending block (where it would
-    /// be mined). A revert is an answer with its reason; anything else is unknown.
-    pub async fn simulate_payment(
+    /// The keccak of the code at `address`, or `None` for an account without code (an
+    /// EOA): a contract payer's identity for the relayer's cool-down (D30).
+    pub async fn code_hash(
         &self,
         chain: ChainId,
-        relayer: Address,
-        payment: &OneSignaturePayment,
-    ) -> Result<RelaySimulation, ChainError> {
-        let pending = Some(BlockNumber::Pending.into());
-        let data = payment_calldata(payment);
-        match self
-            .call_raw(chain, Some(relayer), payment.router, data, pending)
-            .await?
-        {
-            CallOutcome::Returned(_) => Ok(RelaySimulation::Succeeds),
-            CallOutcome::Reverted(data) => Ok(RelaySimulation::Reverts(revert_reason(&data))),
-        }
+        address: Address,
+    ) -> Result<Option<[u8; 32]>, ChainError> {
+        let provider = self.provider(chain)?;
+        let code: Bytes = self
+            .timed("eth_getCode", provider.get_code(to_h160(&address), None))
+            .await?;
+        Ok((!code.is_empty()).then(|| keccak256(&code)))
     }
 
     /// The account's ETH, in wei (saturating at u128::MAX, far beyond any floor).

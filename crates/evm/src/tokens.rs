@@ -39,15 +39,24 @@ impl EvmChain {
         data: Vec<u8>,
         block: Option<BlockId>,
     ) -> Result<CallOutcome, ChainError> {
-        let provider = self.provider(chain)?;
         let mut request = TransactionRequest::new()
             .to(to_h160(&to))
             .data(Bytes::from(data));
         if let Some(from) = from {
             request = request.from(to_h160(&from));
         }
-        let tx: TypedTransaction = request.into();
-        match tokio::time::timeout(self.call_budget(), provider.call(&tx, block)).await {
+        self.call_tx(chain, &request.into(), block).await
+    }
+
+    /// `eth_call` of `tx` as given (a relayed call carries its gas limit and fees, D30).
+    pub(crate) async fn call_tx(
+        &self,
+        chain: ChainId,
+        tx: &TypedTransaction,
+        block: Option<BlockId>,
+    ) -> Result<CallOutcome, ChainError> {
+        let provider = self.provider(chain)?;
+        match tokio::time::timeout(self.call_budget(), provider.call(tx, block)).await {
             Ok(Ok(out)) => Ok(CallOutcome::Returned(out)),
             Ok(Err(e)) => match e.as_error_response() {
                 Some(r) if r.as_revert_data().is_some() || r.message.contains("revert") => Ok(

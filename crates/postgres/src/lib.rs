@@ -25,6 +25,6 @@ pub use migrate::{pending_migrations, run_migrations};
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::{
     AttemptFees, NewestAttempt, PgAdvisoryLock, PgDeliveryQueue, RelayFor, SenderWork, SentTx,
-    SignedCharge, StoredCharge, StoredRelay, ANOTHER_PAYER_MARGIN_SECS, NOTIFY_CHANNEL,
+    SignedCharge, StoredCharge, StoredRelay, NOTIFY_CHANNEL, REVERT_COOLDOWN_SECS,
 };
 pub use reseal::Resealed;

@@ -421,6 +421,9 @@ diesel::table! {
         valid_before -> Nullable<Int8>,
         authorization_nonce -> Nullable<Bytea>,
         authorization_terms -> Nullable<Bytea>,
+        token_address -> Nullable<Text>,
+        relay_value -> Nullable<Numeric>,
+        payer_code_hash -> Nullable<Bytea>,
     }
 }
 

@@ -8,7 +8,7 @@ use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::rules::eip712::session_ref;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{fresh_store, stored_session};
+use stablepay_postgres::testing::{execute_sql, fresh_store, stored_session};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -17,6 +17,18 @@ fn at(secs: i64) -> Timestamp {
 
 async fn deposit_session(store: &PgStore, merchant: MerchantId, n: u8) -> CheckoutSession {
     stored_session(store, merchant, Some(Address::from_bytes([0x40 + n; 20]))).await
+}
+
+/// The sessions' recipient (`stored_session`'s 0x0202…) as the merchant's wallet, verified
+/// in test mode: only such recipients' deposits are swept (D30).
+async fn verified_recipient(store: &PgStore, merchant: MerchantId) {
+    let sql = format!(
+        "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode) \
+         VALUES (gen_random_uuid(), '{}', '{}', 84532, 'verified', now(), now(), 'test')",
+        merchant.uuid(),
+        Address::from_bytes([2; 20]).to_lower_hex()
+    );
+    execute_sql(store, &sql).await.unwrap();
 }
 
 fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> DepositTransfer {
@@ -130,6 +142,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         .await
         .unwrap()
         .id;
+    verified_recipient(&store, merchant).await;
     let a = deposit_session(&store, merchant, 1).await;
     let b = deposit_session(&store, merchant, 2).await;
     for (s, tx) in [(&a, 1u8), (&b, 2u8)] {
@@ -333,4 +346,48 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
     assert_eq!(swept_by(rows), Some(early));
     assert!(store.sent_sweeps(chain).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_revoked_recipients_deposits_are_booked_but_not_swept() {
+    let (store, _) = fresh_store().await;
+    let merchant = store
+        .create_merchant("M", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let s = deposit_session(&store, merchant, 1).await;
+    store
+        .record_deposit(&write(&s, 0, 10_000_000, transfer(&s, 1, 10_000_000, true)))
+        .await
+        .unwrap();
+    let chain = ChainId::BaseSepolia;
+    let due = |store: PgStore| async move {
+        store
+            .unswept_deposits(chain, at(0), 50)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(s, _)| s.id)
+            .collect::<Vec<_>>()
+    };
+    // No wallet of the merchant at the recipient: booked (the transfer row), not swept.
+    assert!(due(store.clone()).await.is_empty());
+    assert_eq!(
+        DepositStore::deposit_transfers(&store, s.id)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    verified_recipient(&store, merchant).await;
+    assert_eq!(due(store.clone()).await, vec![s.id]);
+    // Revoked: left where it is again.
+    execute_sql(
+        &store,
+        "UPDATE wallets SET status = 'revoked', revoked_mode = 'live'",
+    )
+    .await
+    .unwrap();
+    assert!(due(store.clone()).await.is_empty());
 }

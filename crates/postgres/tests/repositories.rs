@@ -317,6 +317,10 @@ async fn a_session_has_one_live_relayed_transaction() {
             valid_before,
             nonce,
             terms: Some([0x5e; 32]),
+            token: Address::from_bytes([0x70; 20]),
+            value: 10_000_000,
+            payer_balance: 10_000_000,
+            code_hash: None,
         };
         async move {
             store
@@ -408,47 +412,119 @@ async fn a_session_has_one_live_relayed_transaction() {
         [TxHash::from_bytes([8; 32]).to_string()],
         "the mined attempt is the one on record"
     );
+    // Its payer paid nothing and cost the relayer gas: refused for the cool-down. Another
+    // payer of the session is not held up by it.
+    let StoredRelay::PayerCoolingDown { until } = relay(0).await else {
+        panic!("a payer whose relay reverted is refused")
+    };
+    let cooled = now.plus_seconds(stablepay_postgres::REVERT_COOLDOWN_SECS);
+    assert!((until.unix_seconds() - cooled.unix_seconds()).abs() <= 1);
     assert_eq!(
-        relay(0).await,
+        relay_by(other, now, 0).await,
         StoredRelay::New {
             tx_hash: TxHash::from_bytes([9; 32]),
             raw: vec![8]
         }
     );
-    // Dropped (its nonce went to another transaction): payable again too.
+    // Dropped (its nonce went to another transaction): payable again too, by anyone who
+    // is not cooling down (another nonce of the same wallet included: a replay of the
+    // dropped authorization is refused by the router's spent ref or booked at the deposit
+    // address, never paid twice).
     store.relay_dropped(&in_flight().await).await.unwrap();
     assert_eq!(store.relayed_for_session(session).await.unwrap(), None);
     assert!(store.sent_relays(chain).await.unwrap().is_empty());
-    // Anyone who saw the dropped transaction can still send its authorization until
-    // `valid_before`: another wallet is refused until then, the same wallet is not.
+    assert!(matches!(
+        relay_signed(other, [0x32; 32], now, 0).await,
+        StoredRelay::New { .. }
+    ));
+    // Past the cool-down the first payer may be relayed again.
+    store.relay_dropped(&in_flight().await).await.unwrap();
+    let later = now.plus_seconds(stablepay_postgres::REVERT_COOLDOWN_SECS + 1);
+    assert!(matches!(
+        relay_by(payer, later, 0).await,
+        StoredRelay::New { .. }
+    ));
+}
+
+/// D30: a payer's unmined relays of a token never promise more than its balance, and a
+/// contract payer's revert cools down every wallet with the same code.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_payers_relays_never_promise_more_than_its_balance() {
+    use stablepay_postgres::{RelayFor, StoredRelay};
+    let (store, _) = fresh_store().await;
+    let chain = ChainId::BaseSepolia;
+    let sender = Address::from_bytes([0x5e; 20]);
+    let now = Timestamp::new(chrono::Utc::now());
+    let fees = stablepay_postgres::AttemptFees {
+        max_fee_wei: 2_000,
+        priority_fee_wei: 200,
+        sent_block: 11,
+    };
+    let usdc = Address::from_bytes([0x70; 20]);
+    let relay = |payer: u8, token: Address, balance: u128, code: Option<[u8; 32]>| {
+        let store = store.clone();
+        let relay = RelayFor {
+            session: CheckoutSessionId::generate(),
+            payer: Address::from_bytes([payer; 20]),
+            valid_before: now.unix_seconds() as u64 + 600,
+            nonce: [payer; 32],
+            terms: None,
+            token,
+            value: 12_500_000,
+            payer_balance: balance,
+            code_hash: code,
+        };
+        async move {
+            let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 0x40; 32]), vec![n as u8]));
+            store
+                .store_relayed_payment(chain, sender, 0, relay, now, fees, signed)
+                .await
+                .unwrap()
+        }
+    };
+    // Exactly one gross, two sessions: the first is sent, the second refused.
+    assert!(matches!(
+        relay(0xa1, usdc, 12_500_000, None).await,
+        StoredRelay::New { .. }
+    ));
     assert_eq!(
-        relay_by(other, now, 0).await,
-        StoredRelay::AnotherPayerPending {
-            payer,
-            valid_before
+        relay(0xa1, usdc, 12_500_000, None).await,
+        StoredRelay::PayerOvercommitted {
+            promised: 12_500_000
         }
     );
-    // The same wallet under another nonce (x402 payers choose their own) is a second
-    // authorization the token would also honour: refused while the first can be mined.
+    // Enough for both; another token's relays promise nothing of this one.
     assert!(matches!(
-        relay_signed(payer, [0x32; 32], now, 0).await,
-        StoredRelay::AnotherPayerPending { .. }
+        relay(0xa1, usdc, 25_000_000, None).await,
+        StoredRelay::New { .. }
     ));
-    let StoredRelay::New { .. } = relay(0).await else {
-        panic!("the same wallet may sign again (the token spends its nonce once)")
-    };
-    store.relay_dropped(&in_flight().await).await.unwrap();
-    let at_expiry = Timestamp::from_unix_seconds(valid_before as i64).unwrap();
     assert!(matches!(
-        relay_by(other, at_expiry, 0).await,
-        StoredRelay::AnotherPayerPending { .. }
+        relay(0xa1, Address::from_bytes([0x71; 20]), 12_500_000, None).await,
+        StoredRelay::New { .. }
     ));
-    let later = Timestamp::from_unix_seconds(
-        valid_before as i64 + stablepay_postgres::ANOTHER_PAYER_MARGIN_SECS,
-    )
-    .unwrap();
+    // A contract payer's relay reverts: another address with the same code is refused.
+    let code = Some([0xcc; 32]);
     assert!(matches!(
-        relay_by(other, later, 0).await,
+        relay(0xb1, usdc, 12_500_000, code).await,
+        StoredRelay::New { .. }
+    ));
+    let reverted = store
+        .sent_relays(chain)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|r| r.nonce == 3)
+        .unwrap();
+    store
+        .relay_mined(&reverted, reverted.tx_hash, false, 150_000, "150000", now)
+        .await
+        .unwrap();
+    assert!(matches!(
+        relay(0xb2, usdc, 12_500_000, code).await,
+        StoredRelay::PayerCoolingDown { .. }
+    ));
+    assert!(matches!(
+        relay(0xb3, usdc, 12_500_000, Some([0xdd; 32])).await,
         StoredRelay::New { .. }
     ));
 }

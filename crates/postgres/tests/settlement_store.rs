@@ -214,7 +214,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         .is_none());
 }
 
-/// Two relayer keys store a relay for one session at the same moment: both look and find
+/// Two relayer keys store a relay for one session (two payers') at the same moment: both look and find
 /// no live relay, the session's unique index keeps one insert, and the other call answers
 /// with that one's transaction (`Existing`), its own rolled back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,6 +229,10 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
         valid_before: u64::try_from(now.unix_seconds()).unwrap() + 600,
         nonce: [0x31; 32],
         terms: None,
+        token: Address::from_bytes([0x70; 20]),
+        value: 10_000_000,
+        payer_balance: 10_000_000,
+        code_hash: None,
     };
     let fees = AttemptFees {
         max_fee_wei: 2_000,
@@ -256,6 +260,12 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
                 Ok((TxHash::from_bytes([key; 32]), vec![n as u8]))
             };
             let sender = Address::from_bytes([key; 20]);
+            // Two payers of the session (one payer's relays are judged one at a time,
+            // whichever key sends them, so only two payers can race to the index).
+            let relay = RelayFor {
+                payer: Address::from_bytes([key; 20]),
+                ..relay
+            };
             store
                 .store_relayed_payment(chain, sender, 0, relay, now, fees, sign)
                 .await

@@ -121,6 +121,12 @@ impl RelayLoop {
         let chain_id = chain.id().to_string();
         metrics::counter!("stablepay_relayer_gas_used_total", "chain" => chain_id.clone())
             .increment(gas.gas_used);
+        if !attempt.fill && !gas.succeeded {
+            // Gas the relayer paid for a payment that moved nothing (D30): the alert on
+            // griefing. Its payer (and a contract payer's code) now cools down.
+            metrics::counter!("stablepay_relayer_reverted_total", "chain" => chain_id.clone())
+                .increment(gas.gas_used);
+        }
         let outcome = if attempt.fill {
             "filled"
         } else if gas.succeeded {

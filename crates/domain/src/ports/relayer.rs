@@ -3,7 +3,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{ChainError, StoreError};
-use crate::model::{Address, ChainId, CheckoutSessionId, Signature, TxHash};
+use crate::model::{Address, ChainId, CheckoutSessionId, Signature, Timestamp, TxHash};
 use crate::rules::eip3009::TransferAuthorization;
 use crate::rules::eip712::PaymentIntent;
 
@@ -100,17 +100,36 @@ impl Relayed {
     }
 }
 
+/// Why the relayer will not send for this payer now (D30): the relayer's gas is never a
+/// free tank. Another payer of the same session is not affected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayerRefusal {
+    /// The payer's relays on this chain and token that are not yet mined already promise
+    /// `promised` of its `balance`: this one would promise more than it holds.
+    #[error("{payer} holds {balance} base units of the token and payments from it still on their way promise {promised}; wait until they are mined")]
+    Overcommitted {
+        payer: Address,
+        promised: u128,
+        balance: u128,
+    },
+    /// A relay from this payer (or from a contract with the same code) reverted: the
+    /// relayer paid its gas for nothing, so it sends nothing for it until `until`.
+    #[error("a payment relayed for {payer} (or a wallet with the same code) reverted on chain; the relayer sends nothing for it until {until}; pay with a transaction instead")]
+    CoolingDown { payer: Address, until: Timestamp },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RelayError {
     /// No relayer key, or the relayer's ETH is under the configured floor: it takes no
     /// new work (D26); the hosted page falls back to approve + pay.
     #[error("the relayer is not available on chain {0}")]
     Unavailable(u64),
-    /// Another payer's authorization for this session was relayed, and although its
-    /// transaction was dropped or reverted it can still be mined (by anyone holding it)
-    /// until `valid_before`: nothing is sent for a second payer before then.
-    #[error("another wallet's payment of this session can be mined until {valid_before}")]
-    AnotherPayerPending { payer: Address, valid_before: u64 },
+    #[error(transparent)]
+    PayerRefused(PayerRefusal),
+    /// The transaction as it would be signed (gas limit, fees, from the relayer, against
+    /// the pending block) reverts, with this reason: nothing was sent.
+    #[error("the network would refuse this payment: {0}")]
+    WouldRevert(String),
     #[error(transparent)]
     Chain(#[from] ChainError),
     #[error(transparent)]
@@ -129,21 +148,27 @@ pub trait PaymentRelayer: Send + Sync {
     /// balance is above the floor). Errors: `Unavailable` when the node cannot say.
     async fn ready(&self, chain: ChainId) -> Result<bool, ChainError>;
 
-    /// `eth_call` of the payment from the relayer. Errors: `Unavailable` (nothing known).
+    /// `eth_call` of the payment exactly as it would be sent (from the relayer, its gas
+    /// limit and fee fields, the pending block, D30). Errors: `Unavailable` (nothing
+    /// known).
     async fn simulate(
         &self,
         chain: ChainId,
         payment: &OneSignaturePayment,
     ) -> Result<RelaySimulation, ChainError>;
 
-    /// Takes the next nonce, signs the payment and stores it with the session (one
-    /// database transaction), then broadcasts; a session relayed before gets its
-    /// transaction back and nothing is sent.
+    /// Simulates the payment as it will be signed, takes the next nonce, signs it and
+    /// stores it with the session (one database transaction), then broadcasts; a session
+    /// relayed before gets its transaction back and nothing is sent. `payer_balance` is
+    /// the payer's token balance just read: the payer's unmined relays never promise more
+    /// (D30). Errors: `PayerRefused` (over its balance, or cooling down after a revert),
+    /// `WouldRevert`, `Unavailable`, `Chain`, `Store`.
     async fn relay(
         &self,
         chain: ChainId,
         session: CheckoutSessionId,
         payment: &OneSignaturePayment,
+        payer_balance: u128,
     ) -> Result<Relayed, RelayError>;
 
     /// The live relay of this session and whose authorization it carries, if any.
@@ -152,7 +177,8 @@ pub trait PaymentRelayer: Send + Sync {
         session: CheckoutSessionId,
     ) -> Result<Option<RelayedAuthorization>, StoreError>;
 
-    /// `eth_call` of an x402 transfer from the relayer. Errors: `Unavailable`.
+    /// `eth_call` of an x402 transfer exactly as it would be sent (D30). Errors:
+    /// `Unavailable`.
     async fn simulate_transfer(
         &self,
         chain: ChainId,
@@ -166,6 +192,7 @@ pub trait PaymentRelayer: Send + Sync {
         chain: ChainId,
         session: CheckoutSessionId,
         payment: &TransferPayment,
+        payer_balance: u128,
     ) -> Result<Relayed, RelayError>;
 
     /// Waits up to `within` for the session's relayed transaction (any attempt at its

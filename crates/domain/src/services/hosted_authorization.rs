@@ -53,12 +53,10 @@ pub enum AuthorizationError {
     /// No relayer key, or its ETH is under the floor: the page falls back to approve + pay.
     #[error("one-signature payments are not available right now; pay with a transaction")]
     RelayerUnavailable,
-    /// A payment of this session signed by another wallet was relayed and may still be
-    /// mined: that wallet pays, or another may once its authorization has expired.
-    #[error(
-        "a payment of this checkout signed by {payer} may still be mined until {valid_before} (unix seconds); pay from that wallet, or from another after then"
-    )]
-    AnotherPayerPending { payer: Address, valid_before: u64 },
+    /// The relayer sends nothing for this payer now (D30): over its balance with payments
+    /// on their way, or cooling down after one reverted. Other payers are not affected.
+    #[error(transparent)]
+    PayerRefused(crate::ports::PayerRefusal),
     /// The detail is for logs only (it may hold an RPC URL).
     #[error("the network could not be reached")]
     ChainUnavailable(String),
@@ -83,13 +81,8 @@ impl From<RelayError> for AuthorizationError {
     fn from(e: RelayError) -> Self {
         match e {
             RelayError::Unavailable(_) => AuthorizationError::RelayerUnavailable,
-            RelayError::AnotherPayerPending {
-                payer,
-                valid_before,
-            } => AuthorizationError::AnotherPayerPending {
-                payer,
-                valid_before,
-            },
+            RelayError::PayerRefused(why) => AuthorizationError::PayerRefused(why),
+            RelayError::WouldRevert(why) => AuthorizationError::Rejected(why),
             RelayError::Chain(e) => e.into(),
             RelayError::Store(e) => AuthorizationError::Hosted(e.into()),
         }
@@ -224,7 +217,9 @@ pub async fn submit_authorization(
     if let RelaySimulation::Reverts(why) = relayer.simulate(session.chain, &payment).await? {
         return Err(AuthorizationError::Rejected(why));
     }
-    let relayed = relayer.relay(session.chain, session.id, &payment).await?;
+    let relayed = relayer
+        .relay(session.chain, session.id, &payment, has)
+        .await?;
     Ok((prepared.session, relayed))
 }
 

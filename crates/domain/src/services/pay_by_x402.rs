@@ -9,8 +9,13 @@ use std::time::Duration;
 
 use crate::model::{Address, CheckoutSession, CheckoutSessionId, TxHash};
 use crate::ports::{
-    ChainError, Inclusion, PaymentRelayer, RelayError, RelaySimulation, TransferPayment,
+    ChainError, Inclusion, PayerRefusal, PaymentRelayer, RelayError, RelaySimulation,
+    TransferPayment,
 };
+
+/// The reason given to a payer whose earlier relay reverted, while the relayer's
+/// cool-down for it lasts (D30; not one of the SDK's codes, which have none for it).
+pub const PAYER_COOLING_DOWN: &str = "payer_cooling_down_after_revert";
 use crate::rules::eip3009::TokenDomain;
 use crate::rules::x402::{self, Invalid, NotOffered, PaymentPayload, Requirements};
 use crate::services::HostedError;
@@ -150,7 +155,7 @@ pub async fn pay_by_x402(
             ))
         }
     };
-    let (relayer, transfer) = verify_payment(&offer, payment, deps).await?;
+    let (relayer, transfer, balance) = verify_payment(&offer, payment, deps).await?;
     let session = &offer.session;
     let from = transfer.authorization.from;
     let unknown = |e: ChainError, offer: &X402Offer| {
@@ -169,7 +174,10 @@ pub async fn pay_by_x402(
             offer.session.clone(),
         )
     };
-    let tx = match relayer.relay_transfer(session.chain, id, &transfer).await {
+    let tx = match relayer
+        .relay_transfer(session.chain, id, &transfer, balance)
+        .await
+    {
         Ok(crate::ports::Relayed::Submitted(tx)) => tx,
         // Another request relayed first: ours only if it carries this very authorization.
         Ok(crate::ports::Relayed::AlreadySubmitted(tx)) => {
@@ -188,10 +196,22 @@ pub async fn pay_by_x402(
             }
             tx
         }
-        Err(RelayError::AnotherPayerPending { .. }) => {
+        Err(RelayError::PayerRefused(why)) => {
+            let reason = match why {
+                PayerRefusal::Overcommitted { .. } => Invalid::InsufficientBalance.reason(),
+                PayerRefusal::CoolingDown { .. } => PAYER_COOLING_DOWN,
+            };
             return Err(refused(
-                "settlement_in_progress",
-                "an earlier authorization can still be mined",
+                reason,
+                &why.to_string(),
+                Some(offer.clone()),
+                session.clone(),
+            ));
+        }
+        Err(RelayError::WouldRevert(why)) => {
+            return Err(refused(
+                Invalid::Simulation(why.clone()).reason(),
+                &why,
                 Some(offer.clone()),
                 session.clone(),
             ))
@@ -207,11 +227,12 @@ pub async fn pay_by_x402(
 /// network, asset, recipient, exact amount, window, signature), then the chain's answers
 /// (a contract payer, the recipient wallet still verified, the balance, the relayer ready,
 /// and an `eth_call` of the transfer, which also catches a used nonce).
+/// Answers the relayer, the transfer to send and the payer's balance just read.
 pub async fn verify_payment<'a>(
     offer: &X402Offer,
     payment: &PaymentPayload,
     deps: &X402Deps<'a>,
-) -> Result<(&'a dyn PaymentRelayer, TransferPayment), X402Error> {
+) -> Result<(&'a dyn PaymentRelayer, TransferPayment, u128), X402Error> {
     let settle = &deps.hosted.settle;
     let now = settle.clock.now();
     let invalid = |why: Invalid, offer: &X402Offer| {
@@ -252,7 +273,7 @@ pub async fn verify_payment<'a>(
             session.clone(),
         ));
     }
-    match settle
+    let balance = match settle
         .chain
         .token_balance(session.chain, session.token_address, from)
         .await
@@ -260,9 +281,9 @@ pub async fn verify_payment<'a>(
         Ok(has) if has < checked.authorization.value => {
             return Err(invalid(Invalid::InsufficientBalance, offer))
         }
-        Ok(_) => {}
+        Ok(has) => has,
         Err(e) => return Err(unknown(e, offer)),
-    }
+    };
     let unavailable = |offer: &X402Offer| {
         refused(
             "relayer_unavailable",
@@ -285,7 +306,7 @@ pub async fn verify_payment<'a>(
         signature: checked.signature,
     };
     match relayer.simulate_transfer(session.chain, &transfer).await {
-        Ok(RelaySimulation::Succeeds) => Ok((relayer, transfer)),
+        Ok(RelaySimulation::Succeeds) => Ok((relayer, transfer, balance)),
         Ok(RelaySimulation::Reverts(why)) if why.contains("authorization is used") => {
             Err(invalid(Invalid::NonceUsed, offer))
         }

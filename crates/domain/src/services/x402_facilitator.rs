@@ -36,7 +36,7 @@ pub async fn x402_verify(
         Err(reason) => return Ok(invalid(reason)),
     };
     match verify_payment(&offer, &request.payment_payload, deps).await {
-        Ok((_, transfer)) => Ok(VerifyResponse {
+        Ok((_, transfer, _)) => Ok(VerifyResponse {
             is_valid: true,
             invalid_reason: None,
             payer: Some(transfer.authorization.from.to_string()),

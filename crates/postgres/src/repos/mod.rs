@@ -29,5 +29,5 @@ pub use delivery_queue::PgDeliveryQueue;
 pub use keeper::{SignedCharge, StoredCharge};
 pub use leader_lock::PgAdvisoryLock;
 pub use outbox::NOTIFY_CHANNEL;
-pub use relayed::{RelayFor, StoredRelay, ANOTHER_PAYER_MARGIN_SECS};
+pub use relayed::{RelayFor, StoredRelay, REVERT_COOLDOWN_SECS};
 pub use sender_attempts::{AttemptFees, NewestAttempt, SenderWork, SentTx};

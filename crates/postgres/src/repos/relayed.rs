@@ -19,8 +19,8 @@ use crate::PgStore;
 /// `dropped` ones leave the session payable.
 const LIVE: [&str; 2] = ["sent", "mined"];
 
-/// How long past an earlier payer's `validBefore` another payer is still refused.
-pub const ANOTHER_PAYER_MARGIN_SECS: i64 = 600;
+/// How long a payer (or a contract with its code) whose relay reverted is refused (D30).
+pub const REVERT_COOLDOWN_SECS: i64 = 3600;
 
 /// What [`PgStore::store_relayed_payment`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,11 +29,12 @@ pub enum StoredRelay {
     New { tx_hash: TxHash, raw: Vec<u8> },
     /// The session already had a relayed transaction: nothing was signed.
     Existing(TxHash),
-    /// An earlier relay of another authorization (another payer's, or the same payer's
-    /// under another nonce) was dropped or reverted but can still be mined by anyone
-    /// holding its bytes until `valid_before`: nothing was signed, so the session is never
-    /// paid twice.
-    AnotherPayerPending { payer: Address, valid_before: u64 },
+    /// The payer's unmined relays on this chain and token already promise `promised`;
+    /// with this one they would promise more than its balance: nothing was signed.
+    PayerOvercommitted { promised: u128 },
+    /// A relay from this payer (or from a contract with its code) reverted less than
+    /// [`REVERT_COOLDOWN_SECS`] ago: nothing is signed for it until `until`.
+    PayerCoolingDown { until: Timestamp },
 }
 
 /// Whose authorization a relay sends, and until when it can be mined.
@@ -46,12 +47,21 @@ pub struct RelayFor {
     pub nonce: [u8; 32],
     /// Every signed term and the signature of an x402 transfer (`TransferPayment::terms`).
     pub terms: Option<[u8; 32]>,
+    /// What the relay moves of the payer's money, and the payer's balance just read: the
+    /// payer's unmined relays never promise more than it holds (D30).
+    pub token: Address,
+    pub value: u128,
+    pub payer_balance: u128,
+    /// The keccak of a contract payer's code (`None` for an EOA): a revert cools down
+    /// every wallet with that code, not just this address.
+    pub code_hash: Option<[u8; 32]>,
 }
 
 /// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
 enum Refused {
     Existing(String),
-    AnotherPayer(String, i64),
+    Overcommitted(u128),
+    CoolingDown(chrono::DateTime<chrono::Utc>),
 }
 
 impl PgStore {
@@ -151,6 +161,10 @@ impl PgStore {
         let sender = sender.to_lower_hex();
         let session = relay.session;
         let payer = relay.payer.to_lower_hex();
+        let token = relay.token.to_lower_hex();
+        let value = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
+            .bind::<diesel::sql_types::Text, _>(relay.value.to_string())
+            .sql("::numeric");
         let stored = conn
             .transaction(async |conn| {
                 let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
@@ -164,26 +178,44 @@ impl PgStore {
                 if let Some(hash) = existing {
                     return Ok(Err(Refused::Existing(hash)));
                 }
-                // The token accepts an authorization until its `validBefore`, from anyone;
-                // the margin covers a clock behind the chain's and a watcher that has not
-                // yet recorded one mined at the last moment.
-                // Another authorization: another payer, or the same payer under another
-                // nonce (rows from before nonces were stored carried the session ref).
-                let pending: Option<(Option<String>, Option<i64>)> = rt::table
-                    .filter(rt::checkout_session_id.eq(session.uuid()))
+                // One payer's relays are judged one at a time, whichever relayer key sends
+                // them (two keys do not share a nonce row).
+                diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
+                    .bind::<diesel::sql_types::Text, _>(format!("relay-payer:{chain_id}:{payer}"))
+                    .execute(conn)
+                    .await?;
+                // A revert cost the relayer its gas: this payer, and any wallet with the
+                // same code, waits out the cool-down. Other payers of the session do not.
+                let since = now.plus_seconds(-REVERT_COOLDOWN_SECS).as_datetime();
+                let reverted: Option<chrono::DateTime<chrono::Utc>> = rt::table
+                    .filter(rt::chain_id.eq(chain_id))
+                    .filter(rt::status.eq("reverted"))
+                    .filter(rt::mined_at.gt(since))
                     .filter(
-                        rt::payer_address.ne(&payer).or(rt::authorization_nonce
-                            .is_not_null()
-                            .and(rt::authorization_nonce.ne(relay.nonce.to_vec()))),
+                        rt::payer_address
+                            .eq(&payer)
+                            .or(rt::payer_code_hash.eq(relay.code_hash.map(|h| h.to_vec()))),
                     )
-                    .filter(rt::valid_before.gt(now.unix_seconds() - ANOTHER_PAYER_MARGIN_SECS))
-                    .order(rt::valid_before.desc())
-                    .select((rt::payer_address, rt::valid_before))
+                    .select(diesel::dsl::max(rt::mined_at))
                     .first(conn)
-                    .await
-                    .optional()?;
-                if let Some((Some(other), Some(until))) = pending {
-                    return Ok(Err(Refused::AnotherPayer(other, until)));
+                    .await?;
+                if let Some(at) = reverted {
+                    return Ok(Err(Refused::CoolingDown(at)));
+                }
+                // What the payer's unmined relays of this token already promise.
+                let promised: Option<String> = rt::table
+                    .filter(rt::chain_id.eq(chain_id))
+                    .filter(rt::payer_address.eq(&payer))
+                    .filter(rt::token_address.eq(&token))
+                    .filter(rt::status.eq("sent"))
+                    .select(diesel::dsl::sql::<
+                        diesel::sql_types::Nullable<diesel::sql_types::Text>,
+                    >("sum(relay_value)::text"))
+                    .first(conn)
+                    .await?;
+                let promised = promised.and_then(|p| p.parse::<u128>().ok()).unwrap_or(0);
+                if promised.saturating_add(relay.value) > relay.payer_balance {
+                    return Ok(Err(Refused::Overcommitted(promised)));
                 }
                 let (hash, raw) = sign(nonce).map_err(|e| {
                     diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
@@ -202,6 +234,9 @@ impl PgStore {
                         rt::valid_before.eq(to_i64(relay.valid_before)),
                         rt::authorization_nonce.eq(relay.nonce.to_vec()),
                         rt::authorization_terms.eq(relay.terms.map(|t| t.to_vec())),
+                        rt::token_address.eq(&token),
+                        rt::relay_value.eq(value.nullable()),
+                        rt::payer_code_hash.eq(relay.code_hash.map(|h| h.to_vec())),
                     ))
                     .execute(conn)
                     .await?;
@@ -232,11 +267,11 @@ impl PgStore {
         match stored {
             Ok((tx_hash, raw)) => Ok(StoredRelay::New { tx_hash, raw }),
             Err(Refused::Existing(existing)) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),
-            Err(Refused::AnotherPayer(payer, until)) => Ok(StoredRelay::AnotherPayerPending {
-                payer: Address::parse(&payer).map_err(|_| {
-                    crate::error::corrupt("relayed_transactions.payer_address", "not an address")
-                })?,
-                valid_before: u64::try_from(until).unwrap_or(0),
+            Err(Refused::Overcommitted(promised)) => {
+                Ok(StoredRelay::PayerOvercommitted { promised })
+            }
+            Err(Refused::CoolingDown(at)) => Ok(StoredRelay::PayerCoolingDown {
+                until: Timestamp::new(at).plus_seconds(REVERT_COOLDOWN_SECS),
             }),
         }
     }

@@ -102,10 +102,20 @@ async fn adopt(
     Ok(true)
 }
 
+/// `Wallet::pays_in` for a deposit transfer's session recipient, as SQL (kept in step).
+const RECIPIENT_PAYS: &str = "EXISTS (SELECT 1 FROM checkout_sessions s \
+     JOIN wallets w ON w.merchant_id = s.merchant_id AND w.address = s.recipient_address \
+     WHERE s.id = deposit_transfers.checkout_session_id AND w.status = 'verified' \
+     AND (NOT s.livemode OR w.verified_mode = 'live'))";
+
 impl PgStore {
     /// Sweep entries on `chain`: (session, token) pairs with confirmed deposit money no
     /// sweep has taken and no retry delay pending at `now`, least-failed first, at most
-    /// `limit`.
+    /// `limit`. Money for a recipient that no longer takes the session's mode's money
+    /// (revoked; for live money, not verified by a live key: `Wallet::pays_in`, D25/D30)
+    /// is booked but never swept by the service on its own; anyone may still sweep it by
+    /// the forwarder's fixed terms. Filtered before the limit, so such entries never take
+    /// a batch's places.
     pub async fn unswept_deposits(
         &self,
         chain: ChainId,
@@ -122,6 +132,7 @@ impl PgStore {
                     .is_null()
                     .or(dt::sweep_retry_at.le(now.as_datetime())),
             )
+            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(RECIPIENT_PAYS))
             .group_by((dt::checkout_session_id, dt::token_address))
             .order(diesel::dsl::max(dt::sweep_attempts).asc())
             .select((dt::checkout_session_id, dt::token_address))

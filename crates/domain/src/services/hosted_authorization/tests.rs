@@ -176,8 +176,9 @@ fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction()
     };
     w.relayer
         .expect_relay()
-        .withf(move |chain, _, p| {
+        .withf(move |chain, _, p, balance| {
             *chain == CHAIN
+                && *balance == 50_000_000
                 && p.payer == payer
                 && p.router == addr(0x10)
                 && p.intent.net_amount == 12_375_000
@@ -187,7 +188,7 @@ fn a_good_authorization_is_relayed_once_and_a_repeat_gets_the_same_transaction()
                 && signer_over(p, p.intent.struct_hash()) != Some(operator)
         })
         .times(1)
-        .returning(|_, _, _| Ok(Relayed::Submitted(TxHash::from_bytes([9; 32]))));
+        .returning(|_, _, _, _| Ok(Relayed::Submitted(TxHash::from_bytes([9; 32]))));
     assert_eq!(
         w.submit(&PAYER_KEY).unwrap(),
         Relayed::Submitted(TxHash::from_bytes([9; 32]))
@@ -225,22 +226,43 @@ fn an_authorization_about_to_expire_is_refused_before_anything_is_checked() {
 }
 
 #[test]
-fn another_wallets_pending_payment_refuses_this_payer_on_the_payer_field() {
+fn a_payer_the_relayer_refuses_is_told_why_and_a_send_time_revert_is_a_rejection() {
+    let until = crate::model::Timestamp::from_unix_seconds(1_800_003_600).unwrap();
+    let refusals = [
+        RelayError::PayerRefused(crate::ports::PayerRefusal::CoolingDown {
+            payer: addr(0x44),
+            until,
+        }),
+        RelayError::PayerRefused(crate::ports::PayerRefusal::Overcommitted {
+            payer: addr(0x44),
+            promised: 12_500_000,
+            balance: 12_500_000,
+        }),
+    ];
+    for refusal in refusals {
+        let mut w = World::new();
+        w.checks_pass();
+        let r = refusal.clone();
+        w.relayer
+            .expect_relay()
+            .times(1)
+            .returning(move |_, _, _, _| Err(r.clone()));
+        let err = w.submit(&PAYER_KEY).unwrap_err();
+        assert!(
+            matches!(err, AuthorizationError::PayerRefused(_)),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(&addr(0x44).to_string()), "{err}");
+    }
+    // The exact simulation at send time reverted: nothing was sent, the buyer is told.
     let mut w = World::new();
     w.checks_pass();
-    w.relayer.expect_relay().times(1).returning(|_, _, _| {
-        Err(RelayError::AnotherPayerPending {
-            payer: addr(0x44),
-            valid_before: 1_800_000_900,
-        })
-    });
-    let err = w.submit(&PAYER_KEY).unwrap_err();
+    w.relayer
+        .expect_relay()
+        .times(1)
+        .returning(|_, _, _, _| Err(RelayError::WouldRevert("out of gas".into())));
     assert!(matches!(
-        err,
-        AuthorizationError::AnotherPayerPending {
-            payer,
-            valid_before: 1_800_000_900
-        } if payer == addr(0x44)
+        w.submit(&PAYER_KEY).unwrap_err(),
+        AuthorizationError::Rejected(why) if why == "out of gas"
     ));
-    assert!(err.to_string().contains("until 1800000900"));
 }

@@ -112,8 +112,8 @@ fn a_valid_payment_is_relayed_once_and_answered_when_mined() {
     w.relayer
         .expect_relay_transfer()
         .times(1)
-        .withf(|_, _, t| t.authorization.value == u128::from(GROSS) && t.token == addr(0x12))
-        .returning(move |_, _, _| Ok(Relayed::Submitted(tx)));
+        .withf(|_, _, t, _| t.authorization.value == u128::from(GROSS) && t.token == addr(0x12))
+        .returning(move |_, _, _, _| Ok(Relayed::Submitted(tx)));
     w.relayer
         .expect_await_inclusion()
         .times(1)
@@ -256,7 +256,7 @@ fn a_short_deposit_leaves_x402_offered() {
     w.relayer
         .expect_relay_transfer()
         .times(1)
-        .returning(move |_, _, _| Ok(Relayed::Submitted(tx)));
+        .returning(move |_, _, _, _| Ok(Relayed::Submitted(tx)));
     w.relayer
         .expect_await_inclusion()
         .returning(move |_, _, _| Ok(Inclusion::Mined(tx)));
@@ -292,7 +292,7 @@ fn a_relay_raced_by_another_authorization_is_not_claimed() {
         .returning(move |_| Ok(Some(theirs)));
     w.relayer
         .expect_relay_transfer()
-        .returning(move |_, _, _| Ok(Relayed::AlreadySubmitted(theirs.tx)));
+        .returning(move |_, _, _, _| Ok(Relayed::AlreadySubmitted(theirs.tx)));
     w.relayer.expect_await_inclusion().never();
     assert_eq!(
         reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 1))),
