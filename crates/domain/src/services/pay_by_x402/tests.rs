@@ -97,6 +97,30 @@ impl World {
     }
 }
 
+/// One transfer of `micros` recorded at the session's deposit address.
+fn arriving(s: &CheckoutSession, micros: u64, confirmed: bool) -> MockDepositStore {
+    let s = s.clone();
+    let mut deposits = MockDepositStore::new();
+    deposits.expect_deposit_transfers().returning(move |_| {
+        Ok(vec![crate::ports::DepositTransfer {
+            chain: CHAIN,
+            tx_hash: TxHash::from_bytes([3; 32]),
+            session: s.id,
+            token: s.token_address,
+            from: addr(0x44),
+            amount_micros: micros,
+            log_index: 0,
+            block_number: 7,
+            block_hash: crate::model::BlockHash::from_bytes([4; 32]),
+            confirmed,
+            payment: None,
+            arrived_at: s.created_at,
+            swept_by: None,
+        }])
+    });
+    deposits
+}
+
 fn reason(result: Result<X402Paid, X402Error>) -> &'static str {
     match result {
         Err(X402Error::Refused(r)) => r.reason,
@@ -232,25 +256,7 @@ fn a_retried_signature_waits_for_the_relayed_transfer_and_another_is_refused() {
 #[test]
 fn a_short_deposit_leaves_x402_offered() {
     let mut w = World::new();
-    let s = w.session.clone();
-    w.deposits = MockDepositStore::new();
-    w.deposits.expect_deposit_transfers().returning(move |_| {
-        Ok(vec![crate::ports::DepositTransfer {
-            chain: CHAIN,
-            tx_hash: TxHash::from_bytes([3; 32]),
-            session: s.id,
-            token: s.token_address,
-            from: addr(0x44),
-            amount_micros: 1,
-            log_index: 0,
-            block_number: 7,
-            block_hash: crate::model::BlockHash::from_bytes([4; 32]),
-            confirmed: true,
-            payment: None,
-            arrived_at: s.created_at,
-            swept_by: None,
-        }])
-    });
+    w.deposits = arriving(&w.session, 1, true);
     w.checks_pass();
     let tx = TxHash::from_bytes([0x77; 32]);
     w.relayer
@@ -324,25 +330,7 @@ fn a_completed_session_is_not_offered_and_never_charged() {
 #[test]
 fn money_on_its_way_to_the_deposit_address_stops_x402() {
     let mut w = World::new();
-    let s = w.session.clone();
-    w.deposits = MockDepositStore::new();
-    w.deposits.expect_deposit_transfers().returning(move |_| {
-        Ok(vec![crate::ports::DepositTransfer {
-            chain: CHAIN,
-            tx_hash: TxHash::from_bytes([3; 32]),
-            session: s.id,
-            token: s.token_address,
-            from: addr(0x44),
-            amount_micros: GROSS,
-            log_index: 0,
-            block_number: 7,
-            block_hash: crate::model::BlockHash::from_bytes([4; 32]),
-            confirmed: false,
-            payment: None,
-            arrived_at: s.created_at,
-            swept_by: None,
-        }])
-    });
+    w.deposits = arriving(&w.session, GROSS, false);
     w.relayer
         .expect_relayed_authorization()
         .returning(|_| Ok(None));
