@@ -184,6 +184,12 @@ fn one_signature(
         operator_key,
     )
     .ok_or("signing failed")?;
+    let cancel_signature = eip712::sign(
+        router_domain,
+        eip712::cancel_struct_hash(&intent.reference),
+        operator_key,
+    )
+    .ok_or("signing failed")?;
     Ok(OneSignaturePayment {
         router,
         intent,
@@ -191,5 +197,6 @@ fn one_signature(
         payer,
         valid_before: intent.deadline,
         payer_signature,
+        cancel_signature,
     })
 }

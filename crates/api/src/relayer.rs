@@ -98,6 +98,7 @@ impl PaymentRelayer for EvmRelayer {
             value: intent.net_amount.saturating_add(intent.fee_amount),
             payer_balance,
             code_hash: None,
+            fill: Some(stablepay_evm::relay::cancel_fill(payment)),
         };
         self.send(chain, relay, |fees| RelayCall::payment(payment, fees))
             .await
@@ -138,6 +139,9 @@ impl PaymentRelayer for EvmRelayer {
             value: a.value,
             payer_balance,
             code_hash: None,
+            // A direct transferWithAuthorization cannot be cancelled by the relayer: a
+            // replay lands at the deposit address and is booked (D30).
+            fill: None,
         };
         self.send(chain, relay, |fees| RelayCall::transfer(payment, fees))
             .await
@@ -212,6 +216,7 @@ impl EvmRelayer {
             return Err(RelayError::WouldRevert(why));
         }
         let RelayCall { to, data, gas, .. } = call;
+        let (payer, payer_balance) = (relay.payer, relay.payer_balance);
         let stored = self
             .store
             .store_relayed_payment(
@@ -235,14 +240,14 @@ impl EvmRelayer {
             StoredRelay::Existing(tx) => Ok(Relayed::AlreadySubmitted(tx)),
             StoredRelay::PayerOvercommitted { promised } => {
                 Err(RelayError::PayerRefused(PayerRefusal::Overcommitted {
-                    payer: relay.payer,
+                    payer,
                     promised,
-                    balance: relay.payer_balance,
+                    balance: payer_balance,
                 }))
             }
             StoredRelay::PayerCoolingDown { until } => {
                 Err(RelayError::PayerRefused(PayerRefusal::CoolingDown {
-                    payer: relay.payer,
+                    payer,
                     until,
                 }))
             }

@@ -7,7 +7,7 @@ use stablepay_domain::rules::eip3009::TransferAuthorization;
 use stablepay_domain::rules::eip712::{PaymentIntent, SubscribeIntent};
 use stablepay_domain::{Address, Signature};
 
-use crate::bindings::checkout_router::{Intent, PayCall, PayWithAuthorizationCall};
+use crate::bindings::checkout_router::{CancelCall, Intent, PayCall, PayWithAuthorizationCall};
 use crate::bindings::deposit_factory::{Deposit, SweepCall, SweepManyCall};
 use crate::bindings::subscription_manager::{ChargeCall, SubscribeCall};
 use crate::bindings::test_token::{ApproveCall, TransferWithAuthorizationCall};
@@ -47,6 +47,16 @@ pub fn pay_with_authorization(
         payer: to_h160(payer),
         valid_before: U256::from(valid_before),
         payer_signature: Bytes::from(payer_signature.as_bytes().to_vec()),
+    }
+    .encode()
+}
+
+/// `CheckoutRouter.cancel(ref, operatorSig)` (D30): spends a session's ref; the fill of an
+/// unwanted router relay's nonce.
+pub fn cancel(reference: &[u8; 32], operator_signature: &Signature) -> Vec<u8> {
+    CancelCall {
+        ref_: *reference,
+        operator_signature: Bytes::from(operator_signature.as_bytes().to_vec()),
     }
     .encode()
 }

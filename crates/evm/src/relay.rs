@@ -160,6 +160,18 @@ pub fn sign_call(
 /// Gas of a 0-value transfer to an account without code.
 pub const FILL_GAS: u64 = 21_000;
 
+/// Gas for a router `cancel` (50,666 measured for a fresh ref).
+pub const CANCEL_GAS: u64 = 80_000;
+
+/// The fill of a one-signature relay's nonce: the operator-signed `cancel` of its ref, to
+/// the router (D30). What the sender signs instead of a 0-value self-transfer.
+pub fn cancel_fill(payment: &OneSignaturePayment) -> (Address, Vec<u8>) {
+    (
+        payment.router,
+        calldata::cancel(&payment.intent.reference, &payment.cancel_signature),
+    )
+}
+
 /// The call of the signed transaction `raw` (its target, data and gas) signed again at
 /// `nonce` with `fees`: a replacement at higher fees (D26). A transaction that cannot be
 /// decoded, or calls nothing, is an error.
@@ -221,6 +233,21 @@ pub fn sign_fill(
 ) -> Result<SignedTx, String> {
     let me = crate::from_h160(wallet.address());
     sign_call(wallet, chain, me, Vec::new(), FILL_GAS, nonce, fees)
+}
+
+/// The fill of `nonce`: the work's own fill call when it has one (a router relay's
+/// `cancel` of its ref, D30), else a 0-value self-transfer.
+pub fn sign_fill_with(
+    wallet: &LocalWallet,
+    chain: ChainId,
+    nonce: u64,
+    fees: Fees,
+    fill: Option<(Address, Vec<u8>)>,
+) -> Result<SignedTx, String> {
+    match fill {
+        Some((to, data)) => sign_call(wallet, chain, to, data, CANCEL_GAS, nonce, fees),
+        None => sign_fill(wallet, chain, nonce, fees),
+    }
 }
 
 /// What a mined transaction cost: whether it succeeded, its gas, and its effective gas price.

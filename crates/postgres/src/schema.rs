@@ -424,6 +424,8 @@ diesel::table! {
         token_address -> Nullable<Text>,
         relay_value -> Nullable<Numeric>,
         payer_code_hash -> Nullable<Bytea>,
+        fill_to -> Nullable<Text>,
+        fill_data -> Nullable<Bytea>,
     }
 }
 

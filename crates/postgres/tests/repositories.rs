@@ -321,6 +321,7 @@ async fn a_session_has_one_live_relayed_transaction() {
             value: 10_000_000,
             payer_balance: 10_000_000,
             code_hash: None,
+            fill: Some((Address::from_bytes([0x10; 20]), vec![0xca, 0x11])),
         };
         async move {
             store
@@ -356,6 +357,12 @@ async fn a_session_has_one_live_relayed_transaction() {
         (Some(payer), Some(signed_nonce), Some([0x5e; 32]))
     );
     assert_eq!(in_flight().await.sent_block, 11);
+    // Its fill (the router's cancel of the ref) is stored with it, found by its nonce.
+    assert_eq!(
+        store.relay_fill_call(chain, sender, 7).await.unwrap(),
+        Some((Address::from_bytes([0x10; 20]), vec![0xca, 0x11]))
+    );
+    assert_eq!(store.relay_fill_call(chain, sender, 8).await.unwrap(), None);
     // Replaced at higher fees: the session's transaction is the replacement, both are
     // attempts; a replacement of an attempt that is no longer the newest stores nothing.
     let (replacement, raised) = (TxHash::from_bytes([0x77; 32]), {
@@ -473,6 +480,7 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
             value: 12_500_000,
             payer_balance: balance,
             code_hash: code,
+            fill: None,
         };
         async move {
             let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 0x40; 32]), vec![n as u8]));

@@ -233,6 +233,7 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
         value: 10_000_000,
         payer_balance: 10_000_000,
         code_hash: None,
+        fill: None,
     };
     let fees = AttemptFees {
         max_fee_wei: 2_000,
@@ -243,7 +244,7 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
     // never gets there (the two serialised) fails the test after 10 s instead of hanging.
     let looked = std::sync::Arc::new((std::sync::Mutex::new(0u8), std::sync::Condvar::new()));
     let store_by = |key: u8| {
-        let (store, looked) = (store.clone(), looked.clone());
+        let (store, looked, relay) = (store.clone(), looked.clone(), relay.clone());
         tokio::spawn(async move {
             let sign = move |n: u64| {
                 let (count, both) = &*looked;

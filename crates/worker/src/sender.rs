@@ -13,7 +13,7 @@ use stablepay_domain::ports::{ChainError, ChainReader, ChargeAttempt, Clock};
 use stablepay_domain::{Address, ChainId, PrivateKey, TxHash};
 use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::keeper_wallet;
-use stablepay_evm::relay::{resign, sign_fill};
+use stablepay_evm::relay::{resign, sign_fill_with};
 use stablepay_evm::EvmChain;
 use stablepay_postgres::{AttemptFees, PgStore, SenderWork, SentTx};
 
@@ -178,7 +178,17 @@ impl Sender {
         let wallet = self.wallet(chain)?;
         let fill = attempt.fill || !wanted;
         let signed = if fill {
-            sign_fill(&wallet, chain, attempt.nonce, fees)
+            // A router relay is filled with the operator-signed cancel of its ref, stored
+            // with it (D30): its calldata can then never be replayed.
+            let fill_call = match kind {
+                SenderWork::Relay => self
+                    .store
+                    .relay_fill_call(chain, attempt.sender, attempt.nonce)
+                    .await
+                    .map_err(|x| e(&x))?,
+                _ => None,
+            };
+            sign_fill_with(&wallet, chain, attempt.nonce, fees, fill_call)
         } else {
             resign(&wallet, chain, &attempt.raw, attempt.nonce, fees)
         }?;

@@ -151,6 +151,53 @@ async fn stuck_relays_are_replaced_or_filled_and_a_stuck_sweep_is_replaced() {
     assert_eq!(fills.len(), 1, "its nonce went to one fill");
     assert_eq!(balance(payer2.to_string()).await, 50_000_000);
     assert_eq!(stack.payments_of(&s2).await.len(), 1);
+    // The fill is the router's operator-signed cancel of the session's ref (D30), so the
+    // stuck relay's calldata, which anyone who saw it holds, can never pay again: an
+    // eth_call of it reverts (with a 0-value self-transfer as the fill it would succeed,
+    // its authorization and intent being unused and unexpired).
+    let fill = chain
+        .call("eth_getTransactionByHash", json!([fills[0]]))
+        .await;
+    assert_eq!(
+        fill["to"].as_str().unwrap().to_lowercase(),
+        stack.chain.router.to_lowercase(),
+        "{fill}"
+    );
+    assert!(
+        fill["input"].as_str().unwrap().starts_with("0x302bacf3"),
+        "{fill}"
+    );
+    let raw = rows(
+        &stack,
+        &format!(
+            "SELECT encode(raw_tx, 'hex') AS value FROM sender_attempts WHERE tx_hash = '{stuck}'"
+        ),
+    )
+    .await;
+    let raw = hex::decode(&raw[0]).unwrap();
+    let (relayed, _) = ethers::types::transaction::eip2718::TypedTransaction::decode_signed(
+        &ethers::utils::rlp::Rlp::new(&raw),
+    )
+    .unwrap();
+    let replay: Value = reqwest::Client::new()
+        .post(&stack.chain.rpc)
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [{
+            "from": format!("{:?}", buyer.address()),
+            "to": format!("{:?}", relayed.to_addr().unwrap()),
+            "data": format!("0x{}", hex::encode(relayed.data().unwrap())),
+        }, "latest"]}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        replay.get("error").is_some(),
+        "the replay would pay again: {replay}"
+    );
 
     // 3. A sweep priced out: replaced, and the money moves once.
     let idle = poll(Duration::from_secs(30), || async {

@@ -18,6 +18,10 @@ pub struct OneSignaturePayment {
     pub valid_before: u64,
     /// v = 27/28, as the token checks it.
     pub payer_signature: Signature,
+    /// The operator's `Cancel(ref)`: sent as the fill of this relay's nonce if the relay
+    /// becomes unwanted (the session paid another way, or expired), so its calldata can
+    /// never be replayed (D30).
+    pub cancel_signature: Signature,
 }
 
 /// `token.transferWithAuthorization(…, signature)`, as the relayer sends it for an x402

@@ -65,6 +65,14 @@ pub fn session_ref(id: &CheckoutSessionId) -> [u8; 32] {
     keccak(id.to_string().as_bytes())
 }
 
+/// `CheckoutRouter.Cancel(bytes32 ref)`: what the operator signs so that anyone (the
+/// relayer filling the nonce of an unwanted router relay, D30) can spend a session's ref,
+/// after which no router path pays it and a relay's calldata can never be replayed.
+pub fn cancel_struct_hash(reference: &[u8; 32]) -> [u8; 32] {
+    let typehash = keccak(b"Cancel(bytes32 ref)");
+    keccak(&encode(&[typehash, *reference]))
+}
+
 /// `CheckoutRouter.Intent`; amounts in token base units (micro-units for USDC/USDT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PaymentIntent {

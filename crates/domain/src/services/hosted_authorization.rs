@@ -213,6 +213,8 @@ pub async fn submit_authorization(
         payer,
         valid_before,
         payer_signature: on_chain_signature(signature),
+        cancel_signature: prepared
+            .operator_signature(crate::rules::eip712::cancel_struct_hash(&intent.reference))?,
     };
     if let RelaySimulation::Reverts(why) = relayer.simulate(session.chain, &payment).await? {
         return Err(AuthorizationError::Rejected(why));

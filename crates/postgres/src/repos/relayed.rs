@@ -38,7 +38,7 @@ pub enum StoredRelay {
 }
 
 /// Whose authorization a relay sends, and until when it can be mined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RelayFor {
     pub session: CheckoutSessionId,
     pub payer: Address,
@@ -55,6 +55,10 @@ pub struct RelayFor {
     /// The keccak of a contract payer's code (`None` for an EOA): a revert cools down
     /// every wallet with that code, not just this address.
     pub code_hash: Option<[u8; 32]>,
+    /// What fills the relay's nonce if it becomes unwanted (target, calldata): a router
+    /// relay's operator-signed `cancel` of its ref (D30); `None` for a 0-value
+    /// self-transfer.
+    pub fill: Option<(Address, Vec<u8>)>,
 }
 
 /// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
@@ -237,6 +241,8 @@ impl PgStore {
                         rt::token_address.eq(&token),
                         rt::relay_value.eq(value.nullable()),
                         rt::payer_code_hash.eq(relay.code_hash.map(|h| h.to_vec())),
+                        rt::fill_to.eq(relay.fill.as_ref().map(|(to, _)| to.to_lower_hex())),
+                        rt::fill_data.eq(relay.fill.as_ref().map(|(_, data)| data.clone())),
                     ))
                     .execute(conn)
                     .await?;
@@ -273,6 +279,30 @@ impl PgStore {
             Err(Refused::CoolingDown(at)) => Ok(StoredRelay::PayerCoolingDown {
                 until: Timestamp::new(at).plus_seconds(REVERT_COOLDOWN_SECS),
             }),
+        }
+    }
+
+    /// The fill call stored with the relay at this nonce (a router relay's `cancel` of its
+    /// ref), if it has one.
+    pub async fn relay_fill_call(
+        &self,
+        chain: ChainId,
+        sender: Address,
+        nonce: u64,
+    ) -> Result<Option<(Address, Vec<u8>)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(Option<String>, Option<Vec<u8>>)> = rt::table
+            .filter(rt::chain_id.eq(chain.id() as i32))
+            .filter(rt::sender_address.eq(sender.to_lower_hex()))
+            .filter(rt::nonce.eq(to_i64(nonce)))
+            .select((rt::fill_to, rt::fill_data))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        match row {
+            Some((Some(to), Some(data))) => Ok(Some((crate::rows::address(&to)?, data))),
+            _ => Ok(None),
         }
     }
 

@@ -1,0 +1,2 @@
+ALTER TABLE relayed_transactions DROP COLUMN fill_data;
+ALTER TABLE relayed_transactions DROP COLUMN fill_to;
