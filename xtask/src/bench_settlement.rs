@@ -6,7 +6,8 @@
 //! by the api's relayer (one key, nonces in PostgreSQL): relayed payments per minute, each
 //! session settled exactly once. `--deposits` pays every session by a plain transfer to its
 //! deposit address (D24): deposits completed per minute, at-depth to completed, then the
-//! worker's sweeps (`sweepMany` batches) until every deposit is forwarded: sweeps per minute.
+//! worker's sweeps (`sweepMany` batches) until every deposit is forwarded: sweeps per minute;
+//! then a watcher tick's cost with 1,000 and 100,000 open deposit sessions (`bench_watching.rs`).
 //! `--x402`: agents paying over x402 through the api (`bench_x402.rs`).
 
 use std::collections::HashMap;
@@ -91,6 +92,7 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
         std::sync::Arc::new(SystemClock),
         PrivateKey::parse_hex(chain::KEYS[chain::KEEPER]).map_err(|e| e.to_string())?,
         0,
+        stablepay_domain::rules::relay_budget::RevertBudget::DEFAULT,
     )?;
     // Start the worker: chain watcher only (poll 500 ms).
     let mut cmd = rig.worker(&SECRETS_KEY);
@@ -259,6 +261,9 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
             "| deposits swept per minute | {:.0} |",
             n / secs.max(0.001) * 60.0
         );
+    }
+    if paying == Paying::Deposits {
+        crate::bench_watching::watching(rig, &SECRETS_KEY).await?;
     }
     Ok(())
 }

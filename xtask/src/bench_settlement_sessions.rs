@@ -149,7 +149,7 @@ pub(crate) async fn sessions_to_pay(
 }
 
 /// ERC-20 `transfer(to, amount)` calldata.
-fn transfer_calldata(to: &Address, amount: u64) -> Vec<u8> {
+pub(crate) fn transfer_calldata(to: &Address, amount: u64) -> Vec<u8> {
     let mut data = vec![0xa9, 0x05, 0x9c, 0xbb];
     data.extend_from_slice(&[0u8; 12]);
     data.extend_from_slice(to.as_bytes());

@@ -14,6 +14,7 @@ mod bench_receiver;
 mod bench_settlement;
 mod bench_settlement_sessions;
 mod bench_soak;
+mod bench_watching;
 mod bench_x402;
 mod chain;
 mod cpu;

@@ -5,6 +5,9 @@
 //! its floor, or a chain or database that did not answer).
 
 use stablepay_config::{ChainEnv, KeyRole};
+use stablepay_domain::ports::{Clock, SystemClock};
+use stablepay_domain::rules::relay_budget::{self, RevertBudget};
+use stablepay_domain::ChainId;
 use stablepay_evm::doctor::{check_chain, expectations, Check, Verdict};
 
 pub async fn run() -> Result<(), String> {
@@ -42,6 +45,12 @@ pub async fn run() -> Result<(), String> {
             variable: "DATABASE_URL".into(),
             verdict,
         });
+        if let Some(relayer) = &operator.relayer {
+            for want in &chains {
+                checks
+                    .push(revert_budget(&url, want.contracts.chain, &relayer.revert_budget).await);
+            }
+        }
     }
     for c in &checks {
         println!("{c}");
@@ -52,5 +61,32 @@ pub async fn run() -> Result<(), String> {
             Ok(())
         }
         Some(first) => Err(format!("{} did not pass: {first}", first.variable)),
+    }
+}
+
+/// D30: the relayer's gas lost to reverts over the last hour on `chain`, against its
+/// budget; `PAUSED` while it is over (the hosted page offers the other ways to pay).
+async fn revert_budget(url: &str, chain: ChainId, budget: &RevertBudget) -> Check {
+    let since = SystemClock.now().plus_seconds(-relay_budget::WINDOW_SECS);
+    let verdict = match stablepay_postgres::relay_gas_at(url, chain, since).await {
+        Ok(gas) => match budget.judge(gas) {
+            Some(pause) => Verdict::Paused(format!(
+                "relaying is paused on chain {}: {pause}",
+                chain.id()
+            )),
+            None => Verdict::Ok(format!(
+                "chain {}: relays that reverted used {} of the relayer's {} gas in the last hour (pauses over {} % once at least {} gas)",
+                chain.id(),
+                gas.reverted,
+                gas.spent,
+                budget.percent(),
+                budget.min_gas()
+            )),
+        },
+        Err(e) => Verdict::Unknown(e),
+    };
+    Check {
+        variable: "STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT".into(),
+        verdict,
     }
 }

@@ -361,6 +361,8 @@ impl From<AuthorizationError> for ApiError {
                 ApiError::invalid_field("payer", e.to_string())
             }
             E::RelayerUnavailable => ApiError::unavailable(e.to_string(), 30),
+            // The budget is judged over the last hour: ask again in a few minutes.
+            E::RelayerPaused(_) => ApiError::unavailable(e.to_string(), 300),
             E::ChainUnavailable(detail) => network_unavailable(
                 &detail,
                 "The network could not be reached to check the payment; retry in a few seconds",

@@ -106,6 +106,7 @@ async fn serve() -> Result<(), String> {
                     std::sync::Arc::new(stablepay_domain::ports::SystemClock),
                     r.key,
                     r.min_balance_wei,
+                    r.revert_budget,
                 )?;
                 tracing::info!(relayer = %relayer.address(), "relaying one-signature payments");
                 Some(std::sync::Arc::new(relayer))

@@ -10,8 +10,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use stablepay_domain::ports::{
     ChainError, ChainReader, Clock, Inclusion, OneSignaturePayment, PayerRefusal, PaymentRelayer,
-    RelayError, RelaySimulation, Relayed, RelayedAuthorization, StoreError, TransferPayment,
+    RelayError, RelaySimulation, Relayed, RelayedAuthorization, RelayerReadiness, StoreError,
+    TransferPayment,
 };
+use stablepay_domain::rules::relay_budget::{self, RevertBudget};
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
 use stablepay_evm::balance::KeyBalance;
 use stablepay_evm::fees::Fees;
@@ -29,8 +31,11 @@ pub struct EvmRelayer {
     clock: Arc<dyn Clock>,
     key: PrivateKey,
     address: Address,
-    /// Its ETH against `STABLEPAY_RELAYER_MIN_BALANCE_WEI`: every hosted page asks `ready`.
+    /// Its ETH against `STABLEPAY_RELAYER_MIN_BALANCE_WEI`: every hosted page asks
+    /// `readiness`.
     balance: KeyBalance,
+    /// Gas lost to reverts that pauses relaying on a chain (D30).
+    budget: RevertBudget,
 }
 
 impl EvmRelayer {
@@ -40,6 +45,7 @@ impl EvmRelayer {
         clock: Arc<dyn Clock>,
         key: PrivateKey,
         min_balance_wei: u128,
+        budget: RevertBudget,
     ) -> Result<Self, String> {
         let address = stablepay_domain::rules::eip191::address_of_private_key(key.expose())
             .ok_or("STABLEPAY_RELAYER_KEY is not a valid secp256k1 key")?;
@@ -50,6 +56,7 @@ impl EvmRelayer {
             key,
             address,
             balance: KeyBalance::new(address, min_balance_wei, "stablepay_relayer_balance_gwei"),
+            budget,
         })
     }
 
@@ -64,10 +71,23 @@ impl PaymentRelayer for EvmRelayer {
         self.store.relayed_for_session(session).await
     }
 
-    async fn ready(&self, chain: ChainId) -> Result<bool, ChainError> {
-        self.balance
-            .above_floor(&self.chain, chain, self.clock.now())
+    async fn readiness(&self, chain: ChainId) -> Result<RelayerReadiness, ChainError> {
+        let now = self.clock.now();
+        if !self.balance.above_floor(&self.chain, chain, now).await? {
+            return Ok(RelayerReadiness::Unavailable);
+        }
+        let gas = self
+            .store
+            .relay_gas_since(chain, now.plus_seconds(-relay_budget::WINDOW_SECS))
             .await
+            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+        let pause = self.budget.judge(gas);
+        metrics::gauge!("stablepay_relayer_paused", "chain" => chain.id().to_string())
+            .set(if pause.is_some() { 1.0 } else { 0.0 });
+        Ok(match pause {
+            Some(why) => RelayerReadiness::Paused(why),
+            None => RelayerReadiness::Ready,
+        })
     }
 
     async fn simulate(

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use stablepay_domain::rules::dunning::DunningPolicy;
+use stablepay_domain::rules::relay_budget::RevertBudget;
 use stablepay_domain::services::{
     ChainContracts, ChainDirectory, TokenDirectory, DEFAULT_INTENT_TTL_SECS,
 };
@@ -58,6 +59,11 @@ pub struct ChainEnv {
 pub struct RelayerSettings {
     pub key: PrivateKey,
     pub min_balance_wei: u128,
+    /// `STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT` (default 10) and
+    /// `STABLEPAY_RELAYER_REVERT_BUDGET_MIN_GAS` (default 1000000): over the last hour, on
+    /// each chain, relays that reverted using at least the minimum and more than that share
+    /// of the relayer's gas pause relaying there (D30).
+    pub revert_budget: RevertBudget,
 }
 
 /// The relayer's floor when `STABLEPAY_RELAYER_MIN_BALANCE_WEI` is unset: 0.001 ETH.
@@ -214,11 +220,23 @@ impl ChainEnv {
                         "STABLEPAY_RELAYER_MIN_BALANCE_WEI",
                         DEFAULT_RELAYER_MIN_BALANCE_WEI,
                     )?,
+                    revert_budget: revert_budget()?,
                 }),
                 None => None,
             },
         })
     }
+}
+
+fn revert_budget() -> Result<RevertBudget, ConfigError> {
+    let default = RevertBudget::DEFAULT;
+    let percent = crate::number(
+        "STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT",
+        u64::from(default.percent()),
+    )?;
+    let min_gas = crate::number("STABLEPAY_RELAYER_REVERT_BUDGET_MIN_GAS", default.min_gas())?;
+    RevertBudget::new(percent, min_gas)
+        .map_err(|e| fail("STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT", e.to_string()))
 }
 
 /// An exact amount of gwei in wei: "2" → 2·10⁹, "0.05" → 5·10⁷; no floats, at most 9

@@ -9,7 +9,7 @@ use ethers::types::Bytes;
 use ethers::types::{Block, Log, TransactionReceipt, H160, H256, U256, U64};
 use stablepay_domain::ports::{
     ChainError, ChainReceipt, CheckoutPaid, LoggedTx, OnChainPlan, SubscriptionEvent,
-    SubscriptionLog, TokenTransfer,
+    SubscriptionLog, TokenTransfer, TransferLog,
 };
 #[cfg(test)]
 use stablepay_domain::Address;
@@ -134,34 +134,62 @@ fn decode_subscription_event(log: &Log, log_index: u64) -> Option<SubscriptionLo
 /// transaction hash, block number or block hash, or outside the range, makes the whole
 /// answer unknown (skipping it would let the scan cursor move past the transaction).
 pub(crate) fn logged_txs_of(logs: &[Log], from: u64, to: u64) -> Result<Vec<LoggedTx>, ChainError> {
+    let mut seen = std::collections::HashSet::new();
     let mut txs: Vec<LoggedTx> = Vec::new();
     for log in logs {
-        let (Some(tx), Some(number), Some(hash)) =
-            (log.transaction_hash, log.block_number, log.block_hash)
-        else {
-            return Err(malformed(
-                "eth_getLogs",
-                "a log without its transaction hash, block number or block hash",
-            ));
-        };
-        // U64 is a single 64-bit word: `as_u64` cannot overflow.
-        let number = number.as_u64();
-        if !(from..=to).contains(&number) {
-            return Err(malformed(
-                "eth_getLogs",
-                format_args!("a log of block {number}, outside {from}..={to}"),
-            ));
-        }
-        let tx = TxHash::from_bytes(tx.0);
-        if !txs.iter().any(|t| t.tx_hash == tx) {
-            txs.push(LoggedTx {
-                tx_hash: tx,
-                block_number: number,
-                block_hash: BlockHash::from_bytes(hash.0),
-            });
+        let logged = logged_tx_of(log, from, to)?;
+        if seen.insert(logged.tx_hash) {
+            txs.push(logged);
         }
     }
     Ok(txs)
+}
+
+/// The transaction and block a log names, checked to lie in `from..=to`.
+fn logged_tx_of(log: &Log, from: u64, to: u64) -> Result<LoggedTx, ChainError> {
+    let (Some(tx), Some(number), Some(hash)) =
+        (log.transaction_hash, log.block_number, log.block_hash)
+    else {
+        return Err(malformed(
+            "eth_getLogs",
+            "a log without its transaction hash, block number or block hash",
+        ));
+    };
+    // U64 is a single 64-bit word: `as_u64` cannot overflow.
+    let number = number.as_u64();
+    if !(from..=to).contains(&number) {
+        return Err(malformed(
+            "eth_getLogs",
+            format_args!("a log of block {number}, outside {from}..={to}"),
+        ));
+    }
+    Ok(LoggedTx {
+        tx_hash: TxHash::from_bytes(tx.0),
+        block_number: number,
+        block_hash: BlockHash::from_bytes(hash.0),
+    })
+}
+
+/// Every ERC-20 `Transfer` log with its recipient (topic 2). A log that is not a
+/// standard `Transfer` (another topic layout) names no recipient and is skipped: the
+/// receipt decides what counts.
+pub(crate) fn transfer_logs_of(
+    logs: &[Log],
+    from: u64,
+    to: u64,
+) -> Result<Vec<TransferLog>, ChainError> {
+    let mut transfers = Vec::with_capacity(logs.len());
+    for log in logs {
+        let tx = logged_tx_of(log, from, to)?;
+        if log.topics.len() != 3 || log.topics[0].0 != TRANSFER_TOPIC {
+            continue;
+        }
+        transfers.push(TransferLog {
+            tx,
+            to: from_h160(H160::from(log.topics[2])),
+        });
+    }
+    Ok(transfers)
 }
 
 /// What a receipt for `tx` says. `Ok(None)`: not a fact yet (no block number or hash, a
@@ -494,6 +522,35 @@ mod tests {
         assert!(is_unknown(logged_txs_of(&[no_hash], 10, 12)));
         assert!(is_unknown(logged_txs_of(&[located(1, Some(13))], 10, 12)));
         assert!(is_unknown(logged_txs_of(&[located(1, Some(9))], 10, 12)));
+    }
+
+    #[test]
+    fn transfer_logs_name_their_recipient_and_skip_other_layouts() {
+        let placed = |mut log: Log, tx: u8| {
+            let at = located(tx, Some(11));
+            log.transaction_hash = at.transaction_hash;
+            log.block_number = at.block_number;
+            log.block_hash = at.block_hash;
+            log
+        };
+        // Two transfers in one transaction: two entries (each recipient is looked up).
+        let mut odd = placed(transfer_log(None), 3);
+        odd.topics.truncate(1);
+        let logs = [
+            placed(transfer_log(None), 1),
+            placed(transfer_log(None), 1),
+            odd,
+        ];
+        let got = transfer_logs_of(&logs, 10, 12).unwrap();
+        assert_eq!(got.len(), 2);
+        assert!(got
+            .iter()
+            .all(|t| t.to == Address::from_bytes([0x02; 20]) && t.tx.block_number == 11));
+        assert!(is_unknown(transfer_logs_of(
+            &[placed(transfer_log(None), 1)],
+            12,
+            12
+        )));
     }
 
     #[test]

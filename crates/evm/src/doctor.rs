@@ -22,6 +22,8 @@ pub enum Verdict {
     Mismatch(String),
     /// Below a floor: works now, not for long.
     Low(String),
+    /// Stopped by its own guard: relaying paused by the revert budget (D30).
+    Paused(String),
     /// The chain did not answer: nothing is known.
     Unknown(String),
 }
@@ -39,6 +41,7 @@ impl std::fmt::Display for Check {
             Verdict::Ok(t) => ("ok     ", t),
             Verdict::Mismatch(t) => ("FAIL   ", t),
             Verdict::Low(t) => ("LOW    ", t),
+            Verdict::Paused(t) => ("PAUSED ", t),
             Verdict::Unknown(t) => ("UNKNOWN", t),
         };
         write!(f, "{tag} {}: {text}", self.variable)
@@ -443,7 +446,9 @@ pub async fn preflight(evm: &EvmChain, chains: &[ChainExpectation]) -> Result<()
         for c in &checks {
             match &c.verdict {
                 Verdict::Ok(_) => tracing::debug!(check = %c, "preflight"),
-                Verdict::Low(_) | Verdict::Unknown(_) => tracing::warn!(check = %c, "preflight"),
+                Verdict::Low(_) | Verdict::Paused(_) | Verdict::Unknown(_) => {
+                    tracing::warn!(check = %c, "preflight")
+                }
                 Verdict::Mismatch(_) => {}
             }
         }

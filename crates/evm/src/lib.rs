@@ -14,7 +14,9 @@ pub mod fees;
 pub mod keeper;
 pub mod providers;
 pub mod redact;
-use decode::{block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts};
+use decode::{
+    block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts, transfer_logs_of,
+};
 pub mod relay;
 mod tokens;
 
@@ -27,7 +29,9 @@ use async_trait::async_trait;
 use ethers::contract::EthEvent;
 use ethers::providers::{Middleware, Provider};
 use ethers::types::{Bytes, H160, H256, U256};
-use stablepay_domain::ports::{ChainError, ChainReader, ChainReceipt, LoggedTx, OnChainPlan};
+use stablepay_domain::ports::{
+    ChainError, ChainReader, ChainReceipt, LoggedTx, OnChainPlan, TransferLog,
+};
 use stablepay_domain::rules::eip3009::TokenDomain;
 use stablepay_domain::{Address, BlockHash, ChainId, Signature, Timestamp, TxHash};
 
@@ -317,30 +321,24 @@ impl ChainReader for EvmChain {
         self.logged_txs(chain, manager, topics, from, to).await
     }
 
-    async fn transfers_to(
+    async fn token_transfers(
         &self,
         chain: ChainId,
-        recipients: &[Address],
+        tokens: &[Address],
         from: u64,
         to: u64,
-    ) -> Result<Vec<LoggedTx>, ChainError> {
-        if recipients.is_empty() {
+    ) -> Result<Vec<TransferLog>, ChainError> {
+        if tokens.is_empty() {
             return Ok(Vec::new());
         }
         let p = self.provider(chain)?;
-        // Any emitter: the receipt decides which token it was and whether it counts.
         let filter = ethers::types::Filter::new()
+            .address(tokens.iter().map(to_h160).collect::<Vec<_>>())
             .topic0(H256::from(decode::TRANSFER_TOPIC))
-            .topic2(
-                recipients
-                    .iter()
-                    .map(|a| H256::from(to_h160(a)))
-                    .collect::<Vec<_>>(),
-            )
             .from_block(from)
             .to_block(to);
         let logs = self.timed("eth_getLogs", p.get_logs(&filter)).await?;
-        logged_txs_of(&logs, from, to)
+        transfer_logs_of(&logs, from, to)
     }
 
     async fn subscription_plan(

@@ -8,7 +8,9 @@ use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use stablepay_domain::representation::PublicSession;
 use stablepay_domain::rules::deposit::transfer_request_uri;
-use stablepay_domain::services::{find_public_session, one_signature_offered, HostedError};
+use stablepay_domain::services::{
+    find_public_session, one_signature_offered, HostedError, OneSignatureOffer,
+};
 use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
 
 use crate::format::{amount, money, time};
@@ -33,6 +35,8 @@ struct CheckoutView {
     subscription: bool,
     /// One signature, no gas (EIP-3009) is the primary way to pay.
     one_signature: bool,
+    /// Why one signature is not offered, when relaying is paused on the chain (D30).
+    relay_paused: Option<String>,
     has_cancel: bool,
     /// "Send from any wallet or exchange" (D24), for an open payment with an address.
     deposit: Option<DepositPanel>,
@@ -132,6 +136,8 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         Ok(name) => name.unwrap_or_default(),
         Err(e) => return WebError::from(e).to_response(),
     };
+    let offer =
+        one_signature_offered(&session, state.chain.as_ref(), state.relayer.as_deref()).await;
     let data = serde_json::to_string(&PublicSession::from(&session))
         .unwrap_or_default()
         .replace('<', "\\u003c");
@@ -146,7 +152,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         chain_id: session.chain.id(),
         // Shortened on purpose (issue 42): the one full address a buyer can copy is the
         // deposit address; paying the wallet directly credits no checkout.
-        recipient_short: short_address(&session.recipient_address.to_string()),
+        recipient_short: crate::format::short(&session.recipient_address.to_string()),
         expires: time(session.expires_at),
         expires_unix: session.expires_at.unix_seconds(),
         state: match session.status {
@@ -155,12 +161,11 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             SessionStatus::Expired => "expired",
         },
         subscription: session.session_mode == SessionMode::Subscription,
-        one_signature: one_signature_offered(
-            &session,
-            state.chain.as_ref(),
-            state.relayer.as_deref(),
-        )
-        .await,
+        one_signature: offer == OneSignatureOffer::Offered,
+        relay_paused: match offer {
+            OneSignatureOffer::Paused(why) => Some(why.to_string()),
+            _ => None,
+        },
         has_cancel: session.cancel_url.is_some(),
         deposit: deposit_panel(&session),
         x402_url: session.x402_url(&state.public_url),
@@ -175,20 +180,12 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     }
 }
 
-/// `0x1234…abcd`: enough to recognise a wallet, too little to paste as one.
-fn short_address(full: &str) -> String {
-    match (full.get(..6), full.get(full.len().saturating_sub(4)..)) {
-        (Some(head), Some(tail)) if full.len() > 10 => format!("{head}…{tail}"),
-        _ => full.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn the_merchants_wallet_is_shown_too_short_to_send_to() {
         assert_eq!(
-            super::short_address("0x1234567890abcdef1234567890abcdef12345678"),
+            crate::format::short("0x1234567890abcdef1234567890abcdef12345678"),
             "0x1234…5678"
         );
     }

@@ -13,6 +13,7 @@ mod fault_proxy;
 pub mod one_signature;
 mod private_chain;
 pub mod receiver;
+pub mod relaying;
 pub mod subscriptions;
 pub mod x402;
 

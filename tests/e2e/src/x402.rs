@@ -1,7 +1,10 @@
 //! Agents paying by x402 (D29) with the official SDK (`x402` from PyPI, which `cargo xtask
 //! test` installs into `target/tools/x402`), driven through `agents/x402_agent.py`.
 
-use serde_json::Value;
+use base64::Engine;
+use serde_json::{json, Value};
+
+use crate::Stack;
 
 use crate::test_env;
 
@@ -56,4 +59,50 @@ pub async fn sdk_facilitates(
     let mut args = vec!["facilitator", base, api_key, action, header];
     args.extend(pay_to);
     serde_json::from_str(&agent(&args).await).unwrap()
+}
+
+/// A 12.5 USDC session: (id, x402_url).
+pub async fn x402_session(stack: &Stack) -> (String, String) {
+    let (status, session) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{session}");
+    (
+        session["id"].as_str().unwrap().to_owned(),
+        session["x402_url"]
+            .as_str()
+            .expect("an x402_url")
+            .to_owned(),
+    )
+}
+
+pub fn decoded(header: &str) -> Value {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(header)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// GET an x402 resource with a `PAYMENT-SIGNATURE` (if any): (status, decoded
+/// PAYMENT-REQUIRED or PAYMENT-RESPONSE).
+pub async fn x402_get(
+    http: reqwest::Client,
+    url: String,
+    signature: Option<String>,
+) -> (u16, Value) {
+    let mut req = http.get(url);
+    if let Some(signature) = signature {
+        req = req.header("PAYMENT-SIGNATURE", signature);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let header = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE"]
+        .iter()
+        .find_map(|h| res.headers().get(*h))
+        .map(|v| decoded(v.to_str().unwrap()))
+        .unwrap_or(Value::Null);
+    (status, header)
 }

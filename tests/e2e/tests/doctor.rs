@@ -27,6 +27,7 @@ async fn the_doctor_passes_a_configuration_that_matches_the_chain() {
         "STABLEPAY_OPERATOR_KEY".into(),
         "STABLEPAY_KEEPER_KEY".into(),
         "STABLEPAY_RELAYER_KEY".into(),
+        "STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT".into(),
         "DATABASE_URL".into(),
     ] {
         assert!(

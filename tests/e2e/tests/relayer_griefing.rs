@@ -15,7 +15,6 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use base64::Engine;
-use ethers::types::U256;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::service::service_fn;
@@ -23,9 +22,9 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use stablepay_e2e::one_signature::{pay_with_signature, payer_without_eth};
-use stablepay_e2e::x402::sdk_signs;
+use stablepay_e2e::relaying::*;
+use stablepay_e2e::x402::{decoded, sdk_signs, x402_get, x402_session};
 use stablepay_e2e::*;
-use stablepay_evm::bindings::test_token::TestToken;
 use tokio::net::TcpListener;
 
 /// A JSON-RPC endpoint in front of anvil that answers for "pending" as for "latest": a node
@@ -102,85 +101,6 @@ fn latest_for_pending(call: &mut Value) {
         }
         _ => {}
     }
-}
-
-/// Mining on demand only: a relay stays in the pool until the test mines a block.
-async fn set_automine(chain: &PrivateChain, on: bool) {
-    chain.call("evm_setAutomine", json!([on])).await;
-}
-
-/// Mines a block at a time until `check` holds (or 30 s pass).
-async fn mine_until<F, Fut>(chain: &PrivateChain, mut check: F) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    poll(Duration::from_secs(30), || {
-        let checked = check();
-        async move {
-            chain.mine(1).await;
-            checked.await.then_some(())
-        }
-    })
-    .await
-    .is_some()
-}
-
-/// `status payer` of every relayed transaction, oldest first.
-async fn relays(stack: &Stack) -> Vec<String> {
-    stablepay_postgres::testing::query_strings(
-        &stack.store,
-        "SELECT status || ' ' || coalesce(payer_address, '') AS value \
-         FROM relayed_transactions ORDER BY created_at, nonce",
-    )
-    .await
-    .unwrap()
-}
-
-async fn session_of(stack: &Stack, id: &str) -> Value {
-    stack.get(&format!("/api/v1/checkout/sessions/{id}")).await
-}
-
-/// A 12.5 USDC session: (id, x402_url).
-async fn x402_session(stack: &Stack) -> (String, String) {
-    let (status, session) = stack
-        .post(
-            "/api/v1/checkout/sessions",
-            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5" }),
-        )
-        .await;
-    assert_eq!(status, 201, "{session}");
-    (
-        session["id"].as_str().unwrap().to_owned(),
-        session["x402_url"]
-            .as_str()
-            .expect("an x402_url")
-            .to_owned(),
-    )
-}
-
-fn decoded(header: &str) -> Value {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(header)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
-/// GET an x402 resource with a `PAYMENT-SIGNATURE` (if any): (status, decoded
-/// PAYMENT-REQUIRED or PAYMENT-RESPONSE).
-async fn x402_get(http: reqwest::Client, url: String, signature: Option<String>) -> (u16, Value) {
-    let mut req = http.get(url);
-    if let Some(signature) = signature {
-        req = req.header("PAYMENT-SIGNATURE", signature);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status().as_u16();
-    let header = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE"]
-        .iter()
-        .find_map(|h| res.headers().get(*h))
-        .map(|v| decoded(v.to_str().unwrap()))
-        .unwrap_or(Value::Null);
-    (status, header)
 }
 
 fn lower(v: &Value) -> String {
@@ -384,74 +304,9 @@ async fn a_payer_whose_relay_reverted_cools_down_and_another_payer_pays_the_sess
     let (recipient, _) = stack.fresh_verified_wallet().await;
     let session = stack.open_session("12.5").await;
     let (_, later_url) = x402_session(&stack).await;
-    // The griefer has ETH of its own, to move its USDC away past the relay.
-    let minter = funded_buyer(&stack.chain).await;
-    let griefer_key: [u8; 32] = rand::random();
-    let griefer = client_for(&stack.chain, &griefer_key).await;
-    let griefer_address =
-        stablepay_domain::Address::parse(&format!("{:#x}", griefer.address())).unwrap();
-    mint(
-        &minter,
-        &stack.chain.usdc,
-        &griefer_address.to_string(),
-        12_500_000,
-    )
-    .await;
     let (_, honest_key, honest) = payer_without_eth(&stack, 12_500_000).await;
-
-    set_automine(&chain, false).await;
-    let (status, sent) = pay_with_signature(&stack, &session, &griefer_key, griefer_address).await;
-    assert_eq!(status, 202, "{sent}");
-    let relay = sent["tx_hash"].as_str().unwrap().to_owned();
-    let pooled = chain.call("eth_getTransactionByHash", json!([relay])).await;
-    assert!(
-        pooled["blockNumber"].is_null(),
-        "the relay waits in the pool: {pooled}"
-    );
-    let usdc = TestToken::new(
-        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
-        griefer.clone(),
-    );
-    // Gas given, not estimated: against the pending block the relay already took the money.
-    let away = usdc
-        .transfer(minter.address(), U256::from(12_500_000u64))
-        .legacy()
-        .gas(100_000u64)
-        .gas_price(U256::from(500u64) * U256::exp10(9));
-    let away = format!("{:#x}", *away.send().await.unwrap());
-    chain.call("evm_mine", json!([])).await;
-    set_automine(&chain, true).await;
-    let receipt = chain.call("eth_getTransactionReceipt", json!([away])).await;
-    assert_eq!(receipt["status"], "0x1", "{receipt}");
-
-    // The worker records the revert; the session is payable again.
+    let (griefer_key, griefer_address, minter) = reverted_relay(&chain, &stack, &session).await;
     let reverted = format!("reverted {}", griefer_address.to_lower_hex());
-    assert!(
-        mine_until(&chain, || async {
-            relays(&stack).await == [reverted.as_str()]
-        })
-        .await,
-        "the worker records the revert: {:?}",
-        relays(&stack).await
-    );
-    let mined = stablepay_postgres::testing::query_strings(
-        &stack.store,
-        "SELECT tx_hash AS value FROM relayed_transactions",
-    )
-    .await
-    .unwrap();
-    let relay_receipt = chain
-        .call("eth_getTransactionReceipt", json!([mined[0]]))
-        .await;
-    assert_eq!(
-        relay_receipt["status"], "0x0",
-        "reverted on chain: {relay_receipt}"
-    );
-    assert_eq!(
-        relay_receipt["blockNumber"], receipt["blockNumber"],
-        "in the same block, after the payer's transfer"
-    );
-    assert_eq!(session_of(&stack, &session).await["status"], "open");
 
     // Funded again, the griefer is refused on both paths, and nothing is sent for it.
     mint(

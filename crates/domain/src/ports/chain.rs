@@ -91,6 +91,13 @@ pub struct LoggedTx {
     pub block_hash: BlockHash,
 }
 
+/// One ERC-20 `Transfer` log: the transaction that emitted it and the recipient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferLog {
+    pub tx: LoggedTx,
+    pub to: Address,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChainError {
     /// No RPC endpoint is configured for this chain.
@@ -151,16 +158,17 @@ pub trait ChainReader: Send + Sync {
         to: u64,
     ) -> Result<Vec<LoggedTx>, ChainError>;
 
-    /// Transactions with an ERC-20 `Transfer` (of any token) to one of `recipients` in
-    /// blocks `from..=to`, one entry per transaction, in chain order. Errors: as
+    /// Every ERC-20 `Transfer` log emitted by one of `tokens` in blocks `from..=to`, in
+    /// chain order: one read per range whatever the number of open deposit sessions
+    /// (the watcher matches recipients against the database). Errors: as
     /// `checkout_paid_logs`.
-    async fn transfers_to(
+    async fn token_transfers(
         &self,
         chain: ChainId,
-        recipients: &[Address],
+        tokens: &[Address],
         from: u64,
         to: u64,
-    ) -> Result<Vec<LoggedTx>, ChainError>;
+    ) -> Result<Vec<TransferLog>, ChainError>;
 
     /// `SubscriptionManager.plans(plan_id)` on `manager`; `None` when no such plan exists.
     /// Errors: `NotConfigured`, `Unavailable`.

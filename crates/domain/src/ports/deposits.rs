@@ -72,11 +72,15 @@ pub trait DepositStore: Send + Sync {
         session: CheckoutSessionId,
     ) -> Result<Vec<DepositTransfer>, StoreError>;
 
-    /// Deposit addresses on `chain` of sessions that expire (or expired) at or after
-    /// `since`: open sessions and those that ended recently, where late money may arrive.
-    async fn watched_deposit_addresses(
+    /// Those of `candidates` that are deposit addresses on `chain` of sessions that
+    /// expire (or expired) at or after `since`: open sessions and those that ended
+    /// recently, where late money may arrive. An indexed lookup: its cost follows the
+    /// candidates (the recipients a block range's transfers named), not the number of
+    /// open sessions.
+    async fn watched_among(
         &self,
         chain: ChainId,
+        candidates: &[Address],
         since: Timestamp,
     ) -> Result<Vec<Address>, StoreError>;
 

@@ -6,6 +6,7 @@ use super::{ChainError, StoreError};
 use crate::model::{Address, ChainId, CheckoutSessionId, Signature, Timestamp, TxHash};
 use crate::rules::eip3009::TransferAuthorization;
 use crate::rules::eip712::PaymentIntent;
+use crate::rules::relay_budget::RelayPause;
 
 /// `CheckoutRouter.payWithAuthorization(intent, operatorSig, payer, validBefore,
 /// payerSig)`, as the relayer sends it (D23).
@@ -104,6 +105,17 @@ impl Relayed {
     }
 }
 
+/// Whether the relayer takes new work on a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelayerReadiness {
+    Ready,
+    /// No relayer key, or its ETH is under the configured floor (D26).
+    Unavailable,
+    /// Relays that reverted used more of the relayer's gas than the chain's budget over
+    /// the last hour (D30): nothing is relayed there until they no longer do.
+    Paused(RelayPause),
+}
+
 /// Why the relayer will not send for this payer now (D30): the relayer's gas is never a
 /// free tank. Another payer of the same session is not affected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -148,9 +160,10 @@ pub trait PaymentRelayer: Send + Sync {
     /// The transaction relayed for this session, if any.
     async fn relayed(&self, session: CheckoutSessionId) -> Result<Option<TxHash>, StoreError>;
 
-    /// Whether the relayer can take new work on `chain` (a key is configured and its
-    /// balance is above the floor). Errors: `Unavailable` when the node cannot say.
-    async fn ready(&self, chain: ChainId) -> Result<bool, ChainError>;
+    /// Whether the relayer takes new work on `chain`: a key is configured, its balance is
+    /// above the floor, and reverted relays are within the chain's budget (D30). Errors:
+    /// `Unavailable` when the node or the store cannot say.
+    async fn readiness(&self, chain: ChainId) -> Result<RelayerReadiness, ChainError>;
 
     /// `eth_call` of the payment exactly as it would be sent (from the relayer, its gas
     /// limit and fee fields, the pending block, D30). Errors: `Unavailable` (nothing

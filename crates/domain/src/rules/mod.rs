@@ -14,6 +14,7 @@ pub mod endpoint_health;
 pub mod envelope;
 pub mod fees;
 pub mod plans;
+pub mod relay_budget;
 pub mod test_events;
 pub mod totp;
 pub mod validation;

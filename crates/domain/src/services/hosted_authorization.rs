@@ -9,6 +9,7 @@
 use crate::model::{Address, CheckoutSession, CheckoutSessionId, SessionMode, Signature};
 use crate::ports::{
     ChainError, OneSignaturePayment, PaymentRelayer, RelayError, RelaySimulation, Relayed,
+    RelayerReadiness,
 };
 use crate::rules::eip3009::{on_chain_signature, ReceiveAuthorization, TokenDomain};
 use crate::services::{
@@ -53,6 +54,9 @@ pub enum AuthorizationError {
     /// No relayer key, or its ETH is under the floor: the page falls back to approve + pay.
     #[error("one-signature payments are not available right now; pay with a transaction")]
     RelayerUnavailable,
+    /// Relaying is paused on this chain (D30's budget of gas lost to reverts).
+    #[error("one-signature payments are paused on this network ({0}); pay with a transaction or send to the deposit address")]
+    RelayerPaused(crate::rules::relay_budget::RelayPause),
     /// The relayer sends nothing for this payer now (D30): over its balance with payments
     /// on their way, or cooling down after one reverted. Other payers are not affected.
     #[error(transparent)]
@@ -89,26 +93,47 @@ impl From<RelayError> for AuthorizationError {
     }
 }
 
+/// What the hosted page offers first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OneSignatureOffer {
+    /// One signature, no gas (EIP-3009), relayed.
+    Offered,
+    /// Not for this session or token, no relayer, or the node cannot say: the page offers
+    /// paying with a transaction.
+    NotOffered,
+    /// Relaying is paused on the session's chain (D30): the page falls back to the other
+    /// ways to pay and says why.
+    Paused(crate::rules::relay_budget::RelayPause),
+}
+
 /// Whether the hosted page offers a one-signature payment first: an open payment session
-/// whose token has EIP-3009, with a relayer above its balance floor to send it. A node that
-/// cannot answer counts as no (the page still offers paying with a transaction).
+/// whose token has EIP-3009, with a relayer above its balance floor and within its revert
+/// budget to send it. A node that cannot answer counts as no (the page still offers
+/// paying with a transaction).
 pub async fn one_signature_offered(
     session: &CheckoutSession,
     chain: &dyn crate::ports::ChainReader,
     relayer: Option<&dyn PaymentRelayer>,
-) -> bool {
+) -> OneSignatureOffer {
     let Some(relayer) = relayer else {
-        return false;
+        return OneSignatureOffer::NotOffered;
     };
-    session.session_mode == SessionMode::Payment
+    let payable = session.session_mode == SessionMode::Payment
         && session.status == crate::model::SessionStatus::Open
         && matches!(
             chain
                 .authorization_domain(session.chain, session.token_address)
                 .await,
             Ok(Some(_))
-        )
-        && matches!(relayer.ready(session.chain).await, Ok(true))
+        );
+    if !payable {
+        return OneSignatureOffer::NotOffered;
+    }
+    match relayer.readiness(session.chain).await {
+        Ok(RelayerReadiness::Ready) => OneSignatureOffer::Offered,
+        Ok(RelayerReadiness::Paused(why)) => OneSignatureOffer::Paused(why),
+        Ok(RelayerReadiness::Unavailable) | Err(_) => OneSignatureOffer::NotOffered,
+    }
 }
 
 /// The intent for paying with a transaction (approve + pay, or subscribe), unless a
@@ -201,8 +226,10 @@ pub async fn submit_authorization(
             needs: authorization.value,
         });
     }
-    if !relayer.ready(session.chain).await? {
-        return Err(AuthorizationError::RelayerUnavailable);
+    match relayer.readiness(session.chain).await? {
+        RelayerReadiness::Ready => {}
+        RelayerReadiness::Unavailable => return Err(AuthorizationError::RelayerUnavailable),
+        RelayerReadiness::Paused(why) => return Err(AuthorizationError::RelayerPaused(why)),
     }
     // Bound to this payer (`PayerIntent`), and made only here, as the relayer sends this
     // payer's authorization: another wallet's authorization cannot pay the session with it.

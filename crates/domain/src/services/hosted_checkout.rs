@@ -75,6 +75,21 @@ pub async fn public_session(
     find_public_session(id, deps.sessions, deps.wallets, deps.settle.clock).await
 }
 
+/// The session as stored (lazily expired), its deposit address not hidden: for paths that
+/// refuse a revoked recipient outright ([`ensure_recipient_verified`]), which would
+/// otherwise look the wallet up twice.
+pub(crate) async fn stored_public_session(
+    id: CheckoutSessionId,
+    deps: &HostedDeps<'_>,
+) -> Result<CheckoutSession, HostedError> {
+    let session = deps
+        .sessions
+        .get_public(id)
+        .await?
+        .ok_or(HostedError::NotFound)?;
+    Ok(with_lazy_expiry(session, deps.sessions, deps.settle.clock).await?)
+}
+
 /// [`public_session`] with only the ports it reads (the hosted page's HTML).
 pub async fn find_public_session(
     id: CheckoutSessionId,
@@ -226,7 +241,7 @@ pub async fn prepare_intent<'a>(
     until: Option<u64>,
     deps: &HostedDeps<'a>,
 ) -> Result<PreparedIntent<'a>, HostedError> {
-    let session = public_session(id, deps).await?;
+    let session = stored_public_session(id, deps).await?;
     if session.status != SessionStatus::Open {
         return Err(HostedError::NotOpen(session.status.as_str()));
     }

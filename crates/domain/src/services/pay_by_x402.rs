@@ -10,16 +10,20 @@ use std::time::Duration;
 use crate::model::{Address, CheckoutSession, CheckoutSessionId, TxHash};
 use crate::ports::{
     ChainError, Inclusion, PayerRefusal, PaymentRelayer, RelayError, RelaySimulation,
-    TransferPayment,
+    RelayerReadiness, TransferPayment,
 };
 
 /// The reason given to a payer whose earlier relay reverted, while the relayer's
 /// cool-down for it lasts (D30; not one of the SDK's codes, which have none for it).
 pub const PAYER_COOLING_DOWN: &str = "payer_cooling_down_after_revert";
+/// The reason given while relaying is paused on the session's chain (D30's revert budget).
+pub const RELAYER_PAUSED: &str = "relayer_paused";
 use crate::rules::eip3009::TokenDomain;
 use crate::rules::x402::{self, Invalid, NotOffered, PaymentPayload, Requirements};
 use crate::services::HostedError;
-use crate::services::{ensure_recipient_verified, public_session, settle_checkout, HostedDeps};
+use crate::services::{
+    ensure_recipient_verified, public_session, settle_checkout, stored_public_session, HostedDeps,
+};
 
 pub struct X402Deps<'a> {
     pub hosted: HostedDeps<'a>,
@@ -72,8 +76,9 @@ pub async fn x402_offer(
     id: CheckoutSessionId,
     deps: &X402Deps<'_>,
 ) -> Result<Result<X402Offer, (NotOffered, CheckoutSession)>, HostedError> {
-    let session = public_session(id, &deps.hosted).await?;
-    // A revoked recipient's session offers no path at all (D30): a 400 naming it.
+    // Read unhidden and checked once: a revoked recipient's session offers no path at all
+    // (D30), a 400 naming it.
+    let session = stored_public_session(id, &deps.hosted).await?;
     if session.status == crate::model::SessionStatus::Open {
         ensure_recipient_verified(&session, &deps.hosted).await?;
     }
@@ -295,9 +300,17 @@ pub async fn verify_payment<'a>(
     let Some(relayer) = deps.relayer else {
         return Err(unavailable(offer));
     };
-    match relayer.ready(session.chain).await {
-        Ok(true) => {}
-        Ok(false) => return Err(unavailable(offer)),
+    match relayer.readiness(session.chain).await {
+        Ok(RelayerReadiness::Ready) => {}
+        Ok(RelayerReadiness::Unavailable) => return Err(unavailable(offer)),
+        Ok(RelayerReadiness::Paused(why)) => {
+            return Err(refused(
+                RELAYER_PAUSED,
+                &format!("relaying is paused on this network: {why}"),
+                Some(offer.clone()),
+                offer.session.clone(),
+            ))
+        }
         Err(e) => return Err(unknown(e, offer)),
     }
     let transfer = TransferPayment {

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use futures_util::StreamExt;
 
 use crate::model::{Address, BlockHash, ChainId, PaymentId, TxHash};
-use crate::ports::LoggedTx;
+use crate::ports::{LoggedTx, TransferLog};
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
     followed_managers, recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
@@ -34,9 +34,8 @@ pub const DEFAULT_TRAIL: u64 = 16;
 /// How long after a session's expiry its deposit address is still watched: late money
 /// arriving within this window is booked (the forwarder pays the merchant regardless).
 pub const LATE_DEPOSIT_WINDOW_SECS: i64 = 7 * 24 * 3600;
-/// Deposit addresses per `eth_getLogs` topic filter: 5,000 watched addresses cost 10
-/// reads per tick.
-pub const DEPOSIT_ADDRESSES_PER_READ: usize = 500;
+/// Recipients looked up in the database per query.
+const RECIPIENTS_PER_LOOKUP: usize = 1000;
 
 /// The `eth_getLogs` range, adapted to what the provider accepts: halved when a read
 /// fails, doubled again after a run of successes.
@@ -179,23 +178,23 @@ pub async fn scan_chain(
     };
     let mut handled = HashSet::new();
     let read_from = from.saturating_sub(state.trail(contracts.confirmations));
-    let watched = match contracts.deposit_factory {
-        Some(_) => {
-            let since = deps.clock.now().plus_seconds(-LATE_DEPOSIT_WINDOW_SECS);
-            deps.deposits
-                .watched_deposit_addresses(chain, since)
-                .await?
-        }
-        None => Vec::new(),
-    };
     let managers = followed_managers(chain, deps).await?;
     let read = if from <= head {
         let sources = LogSources {
             contracts: &contracts,
-            deposit_addresses: &watched,
+            tokens: match contracts.deposit_factory {
+                Some(_) => deps.tokens.tokens_on(chain),
+                None => Vec::new(),
+            },
             managers: &managers,
         };
-        match read_logs(chain, &sources, read_from, head, &mut state.range, deps).await {
+        let range = &mut state.range;
+        let read = async {
+            let (logs, transfers, to) =
+                read_logs(chain, &sources, read_from, head, range, deps).await?;
+            Ok::<_, SettleError>((with_deposits(chain, logs, transfers, deps).await?, to))
+        };
+        match read.await {
             Ok(read) => Some(read),
             Err(e) => {
                 report.log_error = Some(e.to_string());
@@ -294,7 +293,8 @@ pub async fn scan_chain(
 }
 
 /// Reads `from..=min(head, from + range − 1)`, halving the range when the provider
-/// refuses it. Returns the logs and the last block read.
+/// refuses it. Returns the router and manager logs, the tokens' transfers and the last
+/// block read.
 async fn read_logs(
     chain: ChainId,
     sources: &LogSources<'_>,
@@ -302,14 +302,14 @@ async fn read_logs(
     head: u64,
     range: &mut LogRange,
     deps: &SettleDeps<'_>,
-) -> Result<(Vec<LoggedTx>, u64), SettleError> {
+) -> Result<(Vec<LoggedTx>, Vec<TransferLog>, u64), SettleError> {
     let mut tries = 0;
     loop {
         let to = head.min(from + range.current() - 1);
         match read_all(chain, sources, from, to, deps).await {
-            Ok(logs) => {
+            Ok((logs, transfers)) => {
                 range.succeeded();
-                return Ok((logs, to));
+                return Ok((logs, transfers, to));
             }
             Err(e) => {
                 tries += 1;
@@ -324,45 +324,77 @@ async fn read_logs(
 /// What a tick reads logs of.
 struct LogSources<'a> {
     contracts: &'a ChainContracts,
-    /// Deposit addresses whose incoming Transfers are read, by topic filter in chunks.
-    deposit_addresses: &'a [Address],
+    /// Tokens whose `Transfer` logs are read, once per range (none without a deposit
+    /// factory): their recipients are matched against the watched deposit addresses.
+    tokens: Vec<Address>,
     /// Subscription managers whose events are read (see `followed_managers`).
     managers: &'a [Address],
 }
 
-/// Router, subscription-manager and deposit-address logs of `from..=to`, one entry per
-/// transaction, in chain order.
+/// Router and subscription-manager logs of `from..=to`, one entry per transaction, and
+/// the configured tokens' transfers of the same blocks. A tick's reads follow the
+/// contracts, never the number of open sessions.
 async fn read_all(
     chain: ChainId,
     sources: &LogSources<'_>,
     from: u64,
     to: u64,
     deps: &SettleDeps<'_>,
-) -> Result<Vec<LoggedTx>, crate::ports::ChainError> {
+) -> Result<(Vec<LoggedTx>, Vec<TransferLog>), crate::ports::ChainError> {
     let contracts = sources.contracts;
     let mut logs = deps
         .chain
         .checkout_paid_logs(chain, contracts.checkout_router, from, to)
         .await?;
-    let mut seen: HashSet<TxHash> = logs.iter().map(|l| l.tx_hash).collect();
-    let mut more = Vec::new();
     for manager in sources.managers {
-        more.extend(
+        logs.extend(
             deps.chain
                 .subscription_logs(chain, *manager, from, to)
                 .await?,
         );
     }
-    for chunk in sources.deposit_addresses.chunks(DEPOSIT_ADDRESSES_PER_READ) {
-        more.extend(deps.chain.transfers_to(chain, chunk, from, to).await?);
-    }
-    for logged in more {
-        if seen.insert(logged.tx_hash) {
-            logs.push(logged);
+    let transfers = if sources.tokens.is_empty() {
+        Vec::new()
+    } else {
+        deps.chain
+            .token_transfers(chain, &sources.tokens, from, to)
+            .await?
+    };
+    Ok((logs, transfers))
+}
+
+/// Adds the transactions of transfers to watched deposit addresses (looked up in the
+/// database by the recipients seen, in chunks) to `logs`: one entry per transaction, in
+/// chain order.
+async fn with_deposits(
+    chain: ChainId,
+    logs: Vec<LoggedTx>,
+    transfers: Vec<TransferLog>,
+    deps: &SettleDeps<'_>,
+) -> Result<Vec<LoggedTx>, SettleError> {
+    let mut recipients: Vec<Address> = transfers.iter().map(|t| t.to).collect();
+    recipients.sort_unstable();
+    recipients.dedup();
+    let mut watched = HashSet::new();
+    if !recipients.is_empty() {
+        let since = deps.clock.now().plus_seconds(-LATE_DEPOSIT_WINDOW_SECS);
+        for chunk in recipients.chunks(RECIPIENTS_PER_LOOKUP) {
+            watched.extend(deps.deposits.watched_among(chain, chunk, since).await?);
         }
     }
-    logs.sort_by_key(|l| l.block_number);
-    Ok(logs)
+    let mut seen = HashSet::new();
+    let mut all = Vec::with_capacity(logs.len());
+    let deposits = transfers
+        .into_iter()
+        .filter(|t| watched.contains(&t.to))
+        .map(|t| t.tx);
+    for logged in logs.into_iter().chain(deposits) {
+        if seen.insert(logged.tx_hash) {
+            all.push(logged);
+        }
+    }
+    all.sort_by_key(|l| l.block_number);
+    Ok(all)
 }
 
 /// Settles whatever a receipt holds: router payments, subscription-manager events and
@@ -430,5 +462,7 @@ async fn stale_or_unknown(
     }
 }
 
+#[cfg(test)]
+mod deposit_reads;
 #[cfg(test)]
 mod tests;

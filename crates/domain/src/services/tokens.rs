@@ -26,6 +26,15 @@ impl TokenDirectory {
             .map(|(_, cur, _)| *cur)
     }
 
+    /// Every token configured on `chain`: the watcher reads their `Transfer` logs.
+    pub fn tokens_on(&self, chain: ChainId) -> Vec<Address> {
+        self.entries
+            .iter()
+            .filter(|(c, _, _)| *c == chain)
+            .map(|(_, _, a)| *a)
+            .collect()
+    }
+
     pub fn token(&self, chain: ChainId, currency: Currency) -> Option<Address> {
         self.entries
             .iter()

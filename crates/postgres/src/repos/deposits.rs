@@ -165,15 +165,21 @@ impl DepositStore for PgStore {
         rows.into_iter().map(DepositTransfer::try_from).collect()
     }
 
-    async fn watched_deposit_addresses(
+    async fn watched_among(
         &self,
         chain: ChainId,
+        candidates: &[Address],
         since: Timestamp,
     ) -> Result<Vec<Address>, StoreError> {
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut conn = self.conn().await?;
+        // `checkout_sessions_deposit_address` (chain_id, deposit_address): one index probe
+        // per candidate, however many sessions are open.
         let rows: Vec<Option<String>> = cs::table
             .filter(cs::chain_id.eq(chain.id() as i32))
-            .filter(cs::deposit_address.is_not_null())
+            .filter(cs::deposit_address.eq_any(candidates.iter().map(|a| a.to_lower_hex())))
             .filter(cs::expires_at.ge(since.as_datetime()))
             .select(cs::deposit_address)
             .load(&mut conn)

@@ -46,7 +46,9 @@ impl World {
         self.chain
             .expect_token_balance()
             .returning(|_, _, _| Ok(50_000_000));
-        self.relayer.expect_ready().returning(|_| Ok(true));
+        self.relayer
+            .expect_readiness()
+            .returning(|_| Ok(RelayerReadiness::Ready));
         self.relayer
             .expect_simulate()
             .returning(|_, _| Ok(RelaySimulation::Succeeds));
@@ -123,7 +125,9 @@ fn a_relayer_under_its_floor_or_a_reverting_simulation_sends_nothing() {
     w.chain
         .expect_token_balance()
         .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(false));
+    w.relayer
+        .expect_readiness()
+        .returning(|_| Ok(RelayerReadiness::Unavailable));
     w.relayer.expect_relay().never();
     assert!(matches!(
         w.submit(&PAYER_KEY).unwrap_err(),
@@ -134,7 +138,9 @@ fn a_relayer_under_its_floor_or_a_reverting_simulation_sends_nothing() {
     w.chain
         .expect_token_balance()
         .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(true));
+    w.relayer
+        .expect_readiness()
+        .returning(|_| Ok(RelayerReadiness::Ready));
     w.relayer.expect_simulate().returning(|_, _| {
         Ok(RelaySimulation::Reverts(
             "FiatTokenV2: authorization is used or canceled".into(),

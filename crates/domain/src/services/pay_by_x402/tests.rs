@@ -61,7 +61,9 @@ impl World {
         self.chain
             .expect_token_balance()
             .returning(|_, _, _| Ok(50_000_000));
-        self.relayer.expect_ready().returning(|_| Ok(true));
+        self.relayer
+            .expect_readiness()
+            .returning(|_| Ok(RelayerReadiness::Ready));
         self.relayer
             .expect_simulate_transfer()
             .returning(|_, _| Ok(RelaySimulation::Succeeds));
@@ -189,7 +191,9 @@ fn an_unfunded_payer_or_a_used_nonce_sends_nothing() {
     w.chain
         .expect_token_balance()
         .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(true));
+    w.relayer
+        .expect_readiness()
+        .returning(|_| Ok(RelayerReadiness::Ready));
     w.relayer.expect_simulate_transfer().returning(|_, _| {
         Ok(RelaySimulation::Reverts(
             "FiatTokenV2: authorization is used or canceled".into(),
@@ -275,7 +279,9 @@ fn a_relay_raced_by_another_authorization_is_not_claimed() {
     w.chain
         .expect_token_balance()
         .returning(|_, _, _| Ok(50_000_000));
-    w.relayer.expect_ready().returning(|_| Ok(true));
+    w.relayer
+        .expect_readiness()
+        .returning(|_| Ok(RelayerReadiness::Ready));
     w.relayer
         .expect_simulate_transfer()
         .returning(|_, _| Ok(RelaySimulation::Succeeds));

@@ -13,7 +13,7 @@ use crate::services::{
     scan_chain, ChainDirectory, ScanReport, ScanState, SettleError, SettleOutcome, INITIAL_LOOKBACK,
 };
 
-fn scan(h: &Harness, state: &mut ScanState) -> Result<ScanReport, SettleError> {
+pub(super) fn scan(h: &Harness, state: &mut ScanState) -> Result<ScanReport, SettleError> {
     block_on(scan_chain(CHAIN, state, &h.deps()))
 }
 
@@ -28,7 +28,7 @@ fn receipt_of(s: &CheckoutSession, n: u8, block: u64) -> ChainReceipt {
 }
 
 /// The router log of `tx(n)` in `block` (hash `bhash(n)`).
-fn logged(n: u8, block: u64) -> LoggedTx {
+pub(super) fn logged(n: u8, block: u64) -> LoggedTx {
     LoggedTx {
         tx_hash: tx(n),
         block_number: block,
@@ -37,7 +37,7 @@ fn logged(n: u8, block: u64) -> LoggedTx {
 }
 
 /// A node at `head` that answers exactly one router-log read of `from..=to` with `logs`.
-fn node(head: u64, from: u64, to: u64, logs: Vec<LoggedTx>) -> MockChainReader {
+pub(super) fn node(head: u64, from: u64, to: u64, logs: Vec<LoggedTx>) -> MockChainReader {
     let mut chain = node_at(head);
     chain
         .expect_checkout_paid_logs()
@@ -59,7 +59,7 @@ fn node_at(head: u64) -> MockChainReader {
 
 /// A store knowing `sessions` and the `pending` payments (listed once for the re-checks),
 /// with `cursor` stored and moved exactly once to `moved_to` (or never moved).
-fn scan_store(
+pub(super) fn scan_store(
     sessions: Vec<CheckoutSession>,
     pending: Vec<PendingPayment>,
     cursor: Option<u64>,
