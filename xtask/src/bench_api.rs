@@ -21,8 +21,8 @@ use crate::util::{output, root};
 
 /// A migrated bench database with one merchant: the setup, the release api, the
 /// merchant and its test key.
-fn setup_with_merchant() -> Result<(BenchSetup, PathBuf, seed::DemoMerchant, &'static str), String>
-{
+pub(crate) fn setup_with_merchant(
+) -> Result<(BenchSetup, PathBuf, seed::DemoMerchant, &'static str), String> {
     let setup = BenchSetup::start(&["stablepay-api"], "bench", "", "bench_api")?;
     let bin = root().join("target/release/stablepay-api");
     output(

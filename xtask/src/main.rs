@@ -13,12 +13,14 @@ mod bench_pgbench;
 mod bench_receiver;
 mod bench_settlement;
 mod bench_settlement_sessions;
+mod bench_sign_in;
 mod bench_soak;
 mod bench_watching;
 mod bench_x402;
 mod chain;
 mod cpu;
 mod dev;
+mod docs_check;
 mod fuzz;
 mod load;
 mod pg;
@@ -60,6 +62,8 @@ commands:
           the load generator; idle RSS; every list over 1M+ rows
           (STABLEPAY_BENCH_SKIP_LISTS=1 skips the lists)
           lists: the list half of api alone
+          sign-in: GET p50/p99 of a checkout session alone and beside 50 dashboard
+          sign-ins at once (argon2id off the request threads; bar p99 < 50 ms)
           (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
           options for profiling; the server log stays in target/<name>/pg)
   fuzz    Schemathesis (PyPI, into target/tools) runs the served OpenAPI document
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
             Some("soak") => bench_soak::run(&args[2..]),
             Some("api") => bench_api::run(&args[2..]),
             Some("lists") => bench_api::run_lists(&args[2..]),
+            Some("sign-in") => bench_sign_in::run(&args[2..]),
             _ => bench::run(&args[1..]),
         },
         Some("fuzz") => fuzz::run(&args[1..]),

@@ -18,7 +18,7 @@ pub struct ServeConfig {
     pub public_url: Option<String>,
     pub rate_limit_per_min: u32,
     /// `STABLEPAY_TRUSTED_PROXIES`: load balancers allowed to forward the client address.
-    pub trusted_proxies: stablepay_web::TrustedProxies,
+    pub trusted_proxies: stablepay_limits::TrustedProxies,
     pub workers: usize,
     /// Dashboard sessions (D21): `STABLEPAY_DASHBOARD_IDLE_TIMEOUT` (30m) and
     /// `STABLEPAY_DASHBOARD_SESSION_LIFETIME` (12h).
@@ -67,7 +67,7 @@ impl ServeConfig {
             bind,
             public_url,
             rate_limit_per_min,
-            trusted_proxies: stablepay_web::TrustedProxies::parse(
+            trusted_proxies: stablepay_limits::TrustedProxies::parse(
                 &var("STABLEPAY_TRUSTED_PROXIES").unwrap_or_default(),
             )
             .map_err(|e| err("STABLEPAY_TRUSTED_PROXIES", e))?,

@@ -22,10 +22,8 @@ use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_web::{
-    AccountRateLimiter, ArgonPasswords, ClientWindowLimiter, IpRateLimiter, TrustedProxies,
-    WebState,
-};
+use stablepay_limits::{AccountRateLimiter, ClientWindowLimiter, IpRateLimiter, TrustedProxies};
+use stablepay_web::{ArgonPasswords, WebState};
 
 use crate::request::auth_failures::{AuthFailureLimiter, AUTH_FAILURES_PER_MIN};
 use crate::request::rate_limit::KeyRateLimiter;

@@ -27,7 +27,7 @@ pub struct AppState {
     /// Lifetime of a signed payment intent (D18).
     pub intent_ttl_secs: u64,
     /// Per-client-IP limiter for the public hosted-page endpoints (D15).
-    pub public_rate_limiter: Arc<stablepay_web::IpRateLimiter>,
+    pub public_rate_limiter: Arc<stablepay_limits::IpRateLimiter>,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
     pub public_url: String,

@@ -4,18 +4,14 @@
 //! `/dashboard` (D21). Pages parse their input, call
 //! one domain use case, and render an askama template; no business rule lives here.
 
-mod account_limit;
 mod assets;
 mod checkout;
-mod client_address;
 mod form;
 mod format;
 mod pages;
 mod passwords;
 mod portal;
-mod rate_limit;
 mod shell;
-mod window_limit;
 
 use std::sync::Arc;
 
@@ -24,11 +20,8 @@ use stablepay_domain::ports::{ChainReader, Clock, PasswordChecker, Storage};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
-pub use account_limit::AccountRateLimiter;
-pub use client_address::TrustedProxies;
 pub use passwords::ArgonPasswords;
-pub use rate_limit::{ClientWindowLimiter, IpRateLimiter};
-pub use window_limit::WindowLimiter;
+use stablepay_limits::{AccountRateLimiter, ClientWindowLimiter, IpRateLimiter};
 
 /// What the dashboard pages reach: the same ports the JSON API uses.
 pub struct WebState {

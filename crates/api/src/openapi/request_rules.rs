@@ -44,6 +44,17 @@ const UNSTATEABLE: &[(&str, &str)] = &[
          still pending.",
     ),
     (
+        "register_wallet",
+        "Refused with 400 although the document allows it: an `address` in mixed case that \
+         fails its EIP-55 checksum (all-lowercase or all-uppercase hex is accepted as it is).",
+    ),
+    (
+        "list_subscriptions",
+        "Refused with 400 although the document allows it: a `wallet_address` in mixed case \
+         that fails its EIP-55 checksum (all-lowercase or all-uppercase hex is accepted as it \
+         is).",
+    ),
+    (
         "revoke_wallet",
         "Refused with 400 although the document allows it: a wallet verified in live mode, \
          revoked with a test key (a leaked test key must not take live money's destination \

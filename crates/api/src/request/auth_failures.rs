@@ -5,7 +5,7 @@
 
 use actix_web::HttpRequest;
 use stablepay_domain::Timestamp;
-use stablepay_web::{TrustedProxies, WindowLimiter};
+use stablepay_limits::{TrustedProxies, WindowLimiter};
 
 use crate::error::ApiError;
 

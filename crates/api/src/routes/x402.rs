@@ -33,16 +33,21 @@ pub const PAYMENT_RESPONSE: &str = "PAYMENT-RESPONSE";
 /// past it the answer is `settlement_pending` and the same payment, sent again, waits on.
 pub(crate) const INCLUSION_WAIT: Duration = Duration::from_secs(30);
 
+/// What the x402 use cases reach, built here once for the resource and the facilitator.
+pub(crate) fn x402_deps(state: &AppState) -> X402Deps<'_> {
+    X402Deps {
+        hosted: hosted::deps(state),
+        relayer: state.relayer.as_deref(),
+        inclusion_wait: INCLUSION_WAIT,
+    }
+}
+
 pub async fn resource(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
     let id = match admit_public::<CheckoutSessionId>(&state, &req) {
         Ok(id) => id,
         Err(e) => return render(Err(e)),
     };
-    let deps = X402Deps {
-        hosted: hosted::deps(&state),
-        relayer: state.relayer.as_deref(),
-        inclusion_wait: INCLUSION_WAIT,
-    };
+    let deps = x402_deps(&state);
     let url = format!("{}/x402/{id}", state.public_url.trim_end_matches('/'));
     let Some(header) = req.headers().get(PAYMENT_SIGNATURE) else {
         return match x402_offer(id, &deps).await {

@@ -14,7 +14,7 @@ use stablepay_domain::services::{x402_settle, x402_supported, x402_verify, X402D
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::request::{Call, Reply};
-use crate::routes::{hosted, x402::INCLUSION_WAIT};
+use crate::routes::x402::x402_deps;
 
 /// One kind of payment the facilitator settles.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -38,11 +38,7 @@ pub(crate) struct SupportedResponse {
 }
 
 fn deps(call: &Call) -> X402Deps<'_> {
-    X402Deps {
-        hosted: hosted::deps(&call.state),
-        relayer: call.state.relayer.as_deref(),
-        inclusion_wait: INCLUSION_WAIT,
-    }
+    x402_deps(&call.state)
 }
 
 fn request(call: &Call) -> Result<FacilitatorRequest, ApiError> {
@@ -100,11 +96,7 @@ pub async fn settle(call: Call) -> Result<Reply, ApiError> {
     // The wait for inclusion takes up to 30 s: the request's pooled connection goes back
     // first (this route reads through the shared store), so waits never exhaust the pool.
     drop(call);
-    let deps = X402Deps {
-        hosted: hosted::deps(&state),
-        relayer: state.relayer.as_deref(),
-        inclusion_wait: INCLUSION_WAIT,
-    };
+    let deps = x402_deps(&state);
     let settled = x402_settle(&auth, &r, &deps).await?;
     Reply::ok(&settled)
 }

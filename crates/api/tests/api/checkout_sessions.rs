@@ -539,7 +539,7 @@ async fn the_public_limit_keys_on_the_forwarded_client_only_behind_a_trusted_pro
     // A key limit of 2/min gives the public pages 10/min per client.
     let behind_lb = spawn_app_with_limits(stablepay_api::Limits {
         per_key_per_min: 2,
-        trusted_proxies: stablepay_web::TrustedProxies::parse("127.0.0.1").unwrap(),
+        trusted_proxies: stablepay_limits::TrustedProxies::parse("127.0.0.1").unwrap(),
     })
     .await;
     for _ in 0..10 {

@@ -6,6 +6,7 @@ use crate::model::{
     ApiKey, ApiKeyId, DashboardSession, DashboardUser, DashboardUserId, Email, LoginRecord,
     MerchantId, Timestamp,
 };
+use crate::rules::dashboard_auth::SessionPolicy;
 
 /// A dashboard account to store: status `Invited`, with the hash of its setup link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,16 +84,17 @@ pub trait DashboardUserStore: Send + Sync {
     /// recorded; `false` when it is not (the code was used already).
     async fn use_totp_step(&self, id: DashboardUserId, step: i64) -> Result<bool, StoreError>;
     /// Reserves one attempt before any secret of the account is checked, in one
-    /// conditional statement: unless the account is locked at `now`, counts the attempt
-    /// as a failure in advance and, when the count reaches a multiple of `max_failures`,
-    /// locks the account until `lock_until`. Concurrent attempts are serialised on the
-    /// account's row, so at most `max_failures` secrets are ever checked per lock window.
-    /// `Locked` when the account is locked (or gone): nothing may be checked.
+    /// transaction: unless the account is locked at `now`, counts the attempt as a failure
+    /// in advance and, when [`locks_after`](crate::rules::dashboard_auth::locks_after)
+    /// says this failure locks, locks the account until `lock_until`. Concurrent attempts
+    /// are serialised on the account's row, so at most `policy.max_failures` secrets are
+    /// ever checked per lock window. `Locked` when the account is locked (or gone):
+    /// nothing may be checked.
     async fn reserve_login_attempt(
         &self,
         id: DashboardUserId,
         now: Timestamp,
-        max_failures: u32,
+        policy: &SessionPolicy,
         lock_until: Timestamp,
     ) -> Result<LoginAttempt, StoreError>;
     /// Gives back a reserved attempt that was not a failure (the right password, asked for

@@ -120,8 +120,8 @@ pub fn check_session(
 
 /// Whether the `failures`-th failed sign-in in a row locks the account: every
 /// `max_failures`-th does (after a lock ends, the next lock takes as many failures again;
-/// a success resets the count). The store applies the same rule inside its reservation
-/// statement (`reserve_login_attempt`), given `max_failures`.
+/// a success resets the count). The store's reservation (`reserve_login_attempt`) asks
+/// this, inside its transaction; nothing else restates it.
 pub fn locks_after(policy: &SessionPolicy, failures: u32) -> bool {
     failures > 0 && failures.is_multiple_of(policy.max_failures.max(1))
 }

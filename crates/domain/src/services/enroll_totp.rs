@@ -114,7 +114,7 @@ async fn guarded(
     let lock_until = now.plus_seconds(deps.policy.lock_secs);
     let failures = match deps
         .users
-        .reserve_login_attempt(id, now, deps.policy.max_failures, lock_until)
+        .reserve_login_attempt(id, now, deps.policy, lock_until)
         .await?
     {
         LoginAttempt::Locked => return Err(TotpError::Locked),

@@ -63,7 +63,7 @@ pub async fn sign_in(
     let id = record.user.id;
     let lock_until = now.plus_seconds(policy.lock_secs);
     let failures = match users
-        .reserve_login_attempt(id, now, policy.max_failures, lock_until)
+        .reserve_login_attempt(id, now, policy, lock_until)
         .await?
     {
         LoginAttempt::Locked => return refuse().await,

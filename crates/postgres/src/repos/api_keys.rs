@@ -52,7 +52,7 @@ const AUTH_AND_LEASE_SQL: &str = "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
        m.fee_bps, l.granted, l.retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
-CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3) l
+CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3, $4) l
 WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
 
 #[async_trait]
@@ -74,7 +74,9 @@ impl ApiKeyStore for PgStore {
                     diesel::sql_query(AUTH_AND_LEASE_SQL)
                         .bind::<Bytea, _>(key_sha256.to_vec())
                         .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
-                        .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX)),
+                        .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX))
+                        // The lease's time is the `Clock` port's, not the server's.
+                        .bind::<diesel::sql_types::Timestamptz, _>(self.now()),
                 )
                 .get_result(&mut &*conn)
                 .await

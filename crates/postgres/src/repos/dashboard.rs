@@ -13,6 +13,8 @@ use stablepay_domain::{
 };
 use uuid::Uuid;
 
+use stablepay_domain::rules::dashboard_auth::{locks_after, SessionPolicy};
+
 use crate::cipher::totp_aad;
 
 use crate::error::{corrupt, map_diesel_error};
@@ -234,42 +236,42 @@ impl DashboardUserStore for PgStore {
         &self,
         id: DashboardUserId,
         now: Timestamp,
-        max_failures: u32,
+        policy: &SessionPolicy,
         lock_until: Timestamp,
     ) -> Result<LoginAttempt, StoreError> {
         let mut conn = self.conn().await?;
-        let max = i32::try_from(max_failures.max(1)).unwrap_or(i32::MAX);
-        // One statement: concurrent reservations queue on the row lock, and each one
-        // re-evaluates the WHERE on the row the previous one left (READ COMMITTED), so the
-        // one after a locking reservation finds the lock and reserves nothing.
-        let failures: Option<i32> = diesel::update(
-            du::table.filter(du::id.eq(id.uuid())).filter(
-                du::locked_until
-                    .is_null()
-                    .or(du::locked_until.le(now.as_datetime())),
-            ),
-        )
-        .set((
-            du::failed_logins.eq(du::failed_logins + 1),
-            du::locked_until.eq(diesel::dsl::sql::<
-                diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
-            >("CASE WHEN (failed_logins + 1) % ")
-            .bind::<diesel::sql_types::Integer, _>(max)
-            .sql(" = 0 THEN ")
-            .bind::<diesel::sql_types::Timestamptz, _>(lock_until.as_datetime())
-            .sql(" ELSE locked_until END")),
-        ))
-        .returning(du::failed_logins)
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(map_diesel_error)?;
-        Ok(match failures {
-            Some(n) => LoginAttempt::Reserved {
-                failures: u32::try_from(n).unwrap_or(0),
-            },
-            None => LoginAttempt::Locked,
+        // One transaction: the count's update holds the account's row until commit, so
+        // concurrent reservations queue on it and each re-evaluates the WHERE on the row
+        // the previous one left (READ COMMITTED): the one after a locking reservation
+        // finds the lock and reserves nothing. Whether this failure locks is the domain's
+        // rule (`locks_after`), not restated in SQL.
+        conn.transaction(async |conn| {
+            let failures: Option<i32> = diesel::update(
+                du::table.filter(du::id.eq(id.uuid())).filter(
+                    du::locked_until
+                        .is_null()
+                        .or(du::locked_until.le(now.as_datetime())),
+                ),
+            )
+            .set(du::failed_logins.eq(du::failed_logins + 1))
+            .returning(du::failed_logins)
+            .get_result(conn)
+            .await
+            .optional()?;
+            let Some(failures) = failures else {
+                return Ok(LoginAttempt::Locked);
+            };
+            let failures = u32::try_from(failures).unwrap_or(0);
+            if locks_after(policy, failures) {
+                diesel::update(du::table.filter(du::id.eq(id.uuid())))
+                    .set(du::locked_until.eq(Some(lock_until.as_datetime())))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok::<_, diesel::result::Error>(LoginAttempt::Reserved { failures })
         })
+        .await
+        .map_err(map_diesel_error)
     }
 
     async fn release_login_attempt(

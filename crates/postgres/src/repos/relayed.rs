@@ -144,8 +144,10 @@ impl PgStore {
     }
 
     /// In one database transaction: takes the sender's next nonce (never below
-    /// `chain_nonce`), unless the session already has a relayed transaction or another
-    /// payer's earlier one may still be mined, signs with it and stores the bytes.
+    /// `chain_nonce`), unless the session already has a live relayed transaction, the
+    /// payer's unmined relays would promise more than `relay.payer_balance`, or the payer
+    /// (or its code) is cooling down after a revert (D30); signs with it and stores the
+    /// bytes.
     /// Concurrent calls for one sender queue on its nonce row, so a second call for the
     /// same session (another api process included) finds the first's transaction and signs
     /// nothing.

@@ -11,7 +11,7 @@ use futures_util::future::LocalBoxFuture;
 use stablepay_domain::ports::*;
 use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
-use stablepay_web::{IpRateLimiter, TrustedProxies};
+use stablepay_limits::{IpRateLimiter, TrustedProxies};
 
 use super::auth_failures::AuthFailureLimiter;
 use super::rate_limit::KeyRateLimiter;

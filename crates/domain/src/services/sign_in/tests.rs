@@ -49,7 +49,9 @@ fn reserving(record: LoginRecord, failures: u32) -> MockDashboardUserStore {
     let mut users = store_with(Some(record));
     users
         .expect_reserve_login_attempt()
-        .with(eq(id), eq(at(0)), eq(5), eq(at(900)))
+        .withf(move |i, now, policy, until| {
+            (*i, *now, policy.max_failures, *until) == (id, at(0), 5, at(900))
+        })
         .times(1)
         .returning(move |_, _, _, _| Ok(LoginAttempt::Reserved { failures }));
     users
