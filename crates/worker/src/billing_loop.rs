@@ -88,7 +88,7 @@ impl BillingLoop {
             }
             // A full batch means more are due: go again at once.
             if !busy {
-                tokio::time::sleep(self.poll_interval).await;
+                crate::pause::pause(self.poll_interval, &stop).await;
             }
         }
     }

@@ -67,7 +67,7 @@ impl ChainWatcher {
                     }
                 }
             }
-            tokio::time::sleep(self.poll_interval).await;
+            crate::pause::pause(self.poll_interval, &stop).await;
         }
     }
 }

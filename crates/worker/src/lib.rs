@@ -1,12 +1,15 @@
-//! stablepay's background worker: webhook delivery (and the rest of endpoint
-//! recoveries), the chain watcher, subscription billing and deposit sweeps. Any number of instances may run; they share work through leased claims and
-//! advisory locks in PostgreSQL.
+//! stablepay's background worker: webhook delivery (and the rest of endpoint recoveries),
+//! the chain watchers, subscription billing by the keeper, relays and deposit sweeps
+//! through one sender, and retention. Any number of instances may run; they share work
+//! through leased claims and advisory locks in PostgreSQL. Each loop is a shell around
+//! a domain use case, paced by [`pause::pause`].
 
 pub mod billing_loop;
 pub mod chain_watcher;
 pub mod config;
 pub mod delivery_loop;
 pub mod keeper;
+pub mod pause;
 pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;

@@ -177,10 +177,7 @@ async fn run() -> Result<(), String> {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "re-sealing stored secrets failed; retrying"),
             }
-            let until = std::time::Instant::now() + cfg.retention_interval;
-            while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < until {
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            }
+            stablepay_worker::pause::pause(cfg.retention_interval, &stop).await;
         }
     };
     let recovery = RecoveryLoop {

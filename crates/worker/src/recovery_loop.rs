@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stablepay_domain::ports::{
     Clock, Outbox, RecoveryQueue, ResourceReader, WebhookEndpointRepository,
@@ -42,10 +42,7 @@ impl RecoveryLoop {
                     tracing::warn!(error = %e, "recovery batch failed; its lease runs out and it is retried")
                 }
             }
-            let until = Instant::now() + self.poll_interval;
-            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(100).min(self.poll_interval)).await;
-            }
+            crate::pause::pause(self.poll_interval, &stop).await;
         }
     }
 }

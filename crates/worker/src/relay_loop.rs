@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stablepay_domain::ports::{Clock, DepositStore, RelaySimulation};
 use stablepay_domain::{ChainId, SessionStatus};
@@ -34,10 +34,7 @@ impl RelayLoop {
                     tracing::warn!(chain = chain.id(), error = %e, "relayed transactions unchecked this tick; retrying");
                 }
             }
-            let until = Instant::now() + self.poll_interval;
-            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(100).min(self.poll_interval)).await;
-            }
+            crate::pause::pause(self.poll_interval, &stop).await;
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stablepay_domain::ports::{Clock, RetentionStore};
 use stablepay_domain::services::{purge_expired_records, RetentionPolicy};
@@ -32,11 +32,7 @@ impl RetentionLoop {
                     tracing::warn!(error = %e, "retention run failed; retrying next interval")
                 }
             }
-            // Sleep in short steps so a stop is never kept waiting for a whole interval.
-            let until = Instant::now() + self.interval;
-            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(250).min(self.interval)).await;
-            }
+            crate::pause::pause(self.interval, &stop).await;
         }
     }
 }

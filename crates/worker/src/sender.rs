@@ -1,7 +1,7 @@
 //! The service's one sender (D26) for what it signed and broadcast: keeper charges,
 //! relayed payments and deposit sweeps. Any attempt at a nonce may be the one mined, so
-//! each attempt's receipt is asked for; work that no attempt of has been mined for
-//! [`REPLACE_AFTER_BLOCKS`] is replaced at its nonce, at fees raised by at least 12.5 %
+//! each attempt's receipt is asked for; work that no attempt of has been mined is replaced
+//! at its nonce once the domain's one rule ([`resend_due`]) says it is due, at fees raised by at least 12.5 %
 //! under the chain's cap when it is still wanted, and by a 0-value transfer to the sender
 //! itself when it is not (the nonces after it are never stuck behind it). Whether work is
 //! still wanted is the caller's to say: it re-checks just before each re-send.
@@ -17,11 +17,8 @@ use stablepay_evm::relay::{resign, sign_fill_with};
 use stablepay_evm::EvmChain;
 use stablepay_postgres::{AttemptFees, PgStore, SenderWork, SentTx};
 
-pub use stablepay_domain::services::REPLACE_AFTER_BLOCKS;
-
-/// Seconds after its newest broadcast at which unmined work is due however few blocks
-/// came since (six Base blocks).
-pub const RESEND_AFTER_SECS: i64 = 12;
+use stablepay_domain::rules::resend::resend_due;
+pub use stablepay_domain::rules::resend::{REPLACE_AFTER_BLOCKS, RESEND_AFTER_SECS};
 
 /// What [`Sender::resend`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,16 +104,16 @@ impl Sender {
         Ok(receipt.is_none())
     }
 
-    /// Whether the newest attempt of `work` was broadcast at least [`REPLACE_AFTER_BLOCKS`]
-    /// ago, or [`RESEND_AFTER_SECS`] ago on a chain that mined nothing since (a node that
-    /// lost it, or a reorg that took it out, on a chain that mines only on demand).
+    /// Whether the newest attempt of `work` is due to be sent again ([`resend_due`]: at
+    /// least [`REPLACE_AFTER_BLOCKS`] blocks or [`RESEND_AFTER_SECS`] after its broadcast).
     pub async fn due(&self, work: &SentTx) -> Result<bool, ChainError> {
-        let waited = self.clock.now().unix_seconds() - work.last_broadcast_at.unix_seconds();
-        if waited >= RESEND_AFTER_SECS {
-            return Ok(true);
-        }
         let head = ChainReader::block_number(self.chain.as_ref(), work.chain).await?;
-        Ok(head.saturating_sub(work.sent_block) >= REPLACE_AFTER_BLOCKS)
+        Ok(resend_due(
+            work.sent_block,
+            head,
+            work.last_broadcast_at,
+            self.clock.now(),
+        ))
     }
 
     /// Sends `kind`'s work whose newest attempt is `newest` again: replaced at higher fees

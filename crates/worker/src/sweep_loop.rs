@@ -6,7 +6,7 @@
 //! those entries back to the next one, so a failure never blocks the others.
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stablepay_domain::ports::{ChainReader, Clock};
 use stablepay_domain::rules::confirmations::is_confirmed;
@@ -48,10 +48,7 @@ impl SweepLoop {
                     tracing::warn!(chain = chain.id(), error = %e, "deposit sweep tick failed; retrying");
                 }
             }
-            let until = Instant::now() + self.poll_interval;
-            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
-                tokio::time::sleep(Duration::from_millis(100).min(self.poll_interval)).await;
-            }
+            crate::pause::pause(self.poll_interval, &stop).await;
         }
     }
 

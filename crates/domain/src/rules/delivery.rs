@@ -3,6 +3,7 @@
 
 use crate::model::Timestamp;
 use crate::ports::HealthRule;
+use crate::rules::backoff::delay_after;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeliveryPolicy {
@@ -44,8 +45,7 @@ impl DeliveryPolicy {
         if attempts_made >= self.max_attempts {
             return None;
         }
-        let exponent = attempts_made.saturating_sub(1).min(30);
-        let delay = self.backoff_base_secs.saturating_mul(1i64 << exponent);
+        let delay = delay_after(self.backoff_base_secs, attempts_made.max(1), i64::MAX);
         Some(failed_at.plus_seconds(delay))
     }
 }

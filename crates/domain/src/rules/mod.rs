@@ -1,6 +1,7 @@
 //! Pure functions: fee arithmetic, field validation, signatures.
 
 pub mod api_keys;
+pub mod backoff;
 pub mod confirmations;
 pub mod dashboard_auth;
 pub mod delivery;
@@ -15,6 +16,7 @@ pub mod envelope;
 pub mod fees;
 pub mod plans;
 pub mod relay_budget;
+pub mod resend;
 pub mod test_events;
 pub mod totp;
 pub mod validation;

@@ -313,8 +313,8 @@ async fn unchanged_write(
 }
 
 mod in_flight;
+pub use crate::rules::resend::REPLACE_AFTER_BLOCKS;
 use in_flight::follow_in_flight;
-pub use in_flight::REPLACE_AFTER_BLOCKS;
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@ use crate::repos::sender_attempts::{insert_attempt, AtNonce, AttemptFees, SentTx
 use crate::rows::{to_i64, tx_hash, SessionRow};
 use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
 use crate::PgStore;
+use stablepay_domain::rules::backoff::delay_after;
 
 /// The first retry of a session whose sweep entry failed; it doubles per failure.
 const SWEEP_RETRY_SECS: i64 = 30;
@@ -52,7 +53,9 @@ async fn release(
             .first(conn)
             .await?;
         let Some(attempts) = attempts else { continue };
-        let delay = (SWEEP_RETRY_SECS << attempts.clamp(0, 16)).min(SWEEP_RETRY_MAX_SECS);
+        // The delivery's rule: this is failure `attempts + 1` in a row.
+        let failures = u32::try_from(attempts).unwrap_or(0).saturating_add(1);
+        let delay = delay_after(SWEEP_RETRY_SECS, failures, SWEEP_RETRY_MAX_SECS);
         diesel::update(entry())
             .set((
                 dt::sweep_tx_hash.eq(None::<String>),

@@ -2,8 +2,8 @@
 //! charge's nonce may be the one mined, so each attempt's receipt is asked for. A mined
 //! charge is settled at depth (the watcher's use case), a reverted one at depth recorded
 //! as a failed try with the reason the chain gives now, and a mined 0-value fill closes
-//! the charge with nothing recorded. One that no attempt of has been mined for
-//! [`REPLACE_AFTER_BLOCKS`] is replaced at its nonce, after the subscription is read
+//! the charge with nothing recorded. One that no attempt of has been mined is replaced,
+//! once [`resend_due`] says so (the one rule for all sent work), at its nonce, after the subscription is read
 //! again: still charging, at higher fees; canceled, paused or expired meanwhile, by a fill
 //! (nothing is charged, and the nonces after it are not stuck).
 
@@ -15,12 +15,8 @@ use crate::ports::{
     ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, KeeperError, Replacement,
 };
 use crate::rules::confirmations::is_confirmed;
+use crate::rules::resend::resend_due;
 use crate::services::{settle_subscription_receipt, SettleOutcome};
-
-/// Blocks after its newest broadcast before an unmined charge is replaced: long enough
-/// for a transaction paying the going rate to be included, short enough that one stuck
-/// nonce holds the ones after it for seconds on Base.
-pub const REPLACE_AFTER_BLOCKS: u64 = 3;
 
 pub(super) async fn follow_in_flight(
     chain: ChainId,
@@ -108,7 +104,8 @@ async fn follow_one(
 ) -> Result<Followed, String> {
     let chain = charge.chain;
     let Some((attempt, receipt)) = mined_attempt(charge, deps).await? else {
-        if head.saturating_sub(charge.sent_block) < REPLACE_AFTER_BLOCKS {
+        let now = deps.settle.clock.now();
+        if !resend_due(charge.sent_block, head, charge.last_broadcast_at, now) {
             return Ok(Followed::Waiting);
         }
         let wanted = still_wanted(charge, deps).await?;

@@ -2,7 +2,7 @@
 //! after 3 blocks, fills, any attempt mined, settlement and reverts at depth.
 
 use super::*;
-use crate::services::bill_subscriptions::in_flight::REPLACE_AFTER_BLOCKS;
+use crate::rules::resend::REPLACE_AFTER_BLOCKS;
 
 // ---- charges in flight ----------------------------------------------------------------
 
