@@ -477,6 +477,10 @@ async fn a_sweep_reorged_out_before_depth_is_sent_again_and_moves_the_money_once
         "the worker sweeps once the deposit is deep"
     );
     assert_eq!(sweeps().await, ["sent"], "mined but below depth: in flight");
+    // Blocks only on demand from here: the worker may send the sweep again the moment the
+    // reorg drops its receipt (it was broadcast long enough ago), and with automine that
+    // re-broadcast would be mined before the reorg's effect could be looked at.
+    chain.call("evm_setAutomine", json!([false])).await;
     chain.call("anvil_rollback", json!([1])).await;
     assert_eq!(
         usdc_balance(&buyer, &stack.chain, &deposit).await,
@@ -485,6 +489,7 @@ async fn a_sweep_reorged_out_before_depth_is_sent_again_and_moves_the_money_once
     );
     // Sent again (the same signed transaction, after the re-broadcast delay), then deep.
     let again = poll(Duration::from_secs(40), || async {
+        chain.mine(1).await;
         (usdc_balance(&buyer, &stack.chain, &deposit).await == 0).then_some(())
     })
     .await;

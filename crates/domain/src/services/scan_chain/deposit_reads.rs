@@ -19,6 +19,16 @@ fn with_deposit_factory() -> ChainDirectory {
     }])
 }
 
+/// No pending deposit to re-check and no ended session to book: the tick's other work.
+fn nothing_pending(h: &mut Harness) {
+    h.deposits
+        .expect_pending_deposit_transfers()
+        .return_const(Ok(vec![]));
+    h.deposits
+        .expect_sessions_with_unrecorded_deposits()
+        .return_const(Ok(vec![]));
+}
+
 #[test]
 fn only_transfers_to_watched_addresses_are_settled_after_one_lookup_of_their_recipients() {
     let (watched, stranger) = (addr(0x51), addr(0x52));
@@ -52,12 +62,7 @@ fn only_transfers_to_watched_addresses_are_settled_after_one_lookup_of_their_rec
         })
         .times(1)
         .returning(move |_, _, _| Ok(vec![watched]));
-    h.deposits
-        .expect_pending_deposit_transfers()
-        .return_const(Ok(vec![]));
-    h.deposits
-        .expect_sessions_with_unrecorded_deposits()
-        .return_const(Ok(vec![]));
+    nothing_pending(&mut h);
     let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     let unresolved: Vec<_> = report.unresolved.iter().map(|(t, _)| *t).collect();
     assert_eq!(unresolved, [tx(4)]);
@@ -75,12 +80,7 @@ fn a_range_without_transfers_looks_nothing_up() {
     let mut h = Harness::new(chain, store);
     h.chains = with_deposit_factory();
     h.deposits.expect_watched_among().never();
-    h.deposits
-        .expect_pending_deposit_transfers()
-        .return_const(Ok(vec![]));
-    h.deposits
-        .expect_sessions_with_unrecorded_deposits()
-        .return_const(Ok(vec![]));
+    nothing_pending(&mut h);
     let report = scan(&h, &mut ScanState::new(1000).with_trail(0)).unwrap();
     assert_eq!(report.cursor, 110);
     assert!(report.log_error.is_none());
