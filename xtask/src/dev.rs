@@ -75,6 +75,10 @@ pub struct StackOptions {
     pub rate_limit: &'static str,
     pub api_metrics: &'static str,
     pub worker_metrics: &'static str,
+    /// The cargo command that builds the two binaries. `fuzz` runs inside `cargo xtask
+    /// test`, so it builds them as the tests do (same selection, same features): nothing is
+    /// compiled again, where a `build -p …` would compile every dependency a second time.
+    pub build: &'static [&'static str],
 }
 
 pub const DEV: StackOptions = StackOptions {
@@ -83,7 +87,18 @@ pub const DEV: StackOptions = StackOptions {
     rate_limit: "120",
     api_metrics: "127.0.0.1:9464",
     worker_metrics: "127.0.0.1:9465",
+    build: &[
+        "build",
+        "--quiet",
+        "-p",
+        "stablepay-api",
+        "-p",
+        "stablepay-worker",
+    ],
 };
+
+/// How `cargo xtask test` builds everything, the api and worker binaries included.
+pub const TEST_BUILD: &[&str] = &["test", "--workspace", "--all-features", "--no-run"];
 
 pub fn run() -> Result<(), String> {
     let mut stack = start(&DEV)?;
@@ -108,14 +123,7 @@ pub fn run() -> Result<(), String> {
 /// Builds the binaries and starts everything; dropping the stack stops it.
 pub fn start(options: &StackOptions) -> Result<Stack, String> {
     println!("xtask: building stablepay-api and stablepay-worker");
-    run_cmd(cargo().args([
-        "build",
-        "--quiet",
-        "-p",
-        "stablepay-api",
-        "-p",
-        "stablepay-worker",
-    ]))?;
+    run_cmd(cargo().args(options.build))?;
     let bin = root().join("target/debug/stablepay-api");
     let worker_bin = root().join("target/debug/stablepay-worker");
 

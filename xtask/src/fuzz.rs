@@ -19,6 +19,7 @@ const FUZZ: StackOptions = StackOptions {
     rate_limit: "1000000",
     api_metrics: "127.0.0.1:0",
     worker_metrics: "127.0.0.1:0",
+    build: crate::dev::TEST_BUILD,
 };
 
 pub fn run(args: &[String]) -> Result<(), String> {

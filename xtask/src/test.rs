@@ -101,8 +101,11 @@ fn run_tests(extra: &[String]) -> Result<(), String> {
         serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())?;
-    // The end-to-end tests run these binaries as separate processes.
-    run_cmd(cargo().args(["build", "-p", "stablepay-api", "-p", "stablepay-worker"]))?;
+    // The end-to-end tests run the api and worker binaries as separate processes: the
+    // test build itself builds them (their packages have integration tests), with the
+    // same features as every test. A separate `cargo build -p …` unified dependency
+    // features differently and compiled ethers, tokio and the rest a second time.
+    run_cmd(cargo().args(crate::dev::TEST_BUILD))?;
     let env = [
         ("DATABASE_URL", pg.url.clone()),
         ("STABLEPAY_TEST_CHAINS", env_path.display().to_string()),
