@@ -61,7 +61,7 @@ pub async fn sdk_facilitates(
     serde_json::from_str(&agent(&args).await).unwrap()
 }
 
-/// A 12.5 USDC session: (id, x402_url).
+/// A 12.5 USDC session: (id, x402_url), the URL checked to be the api's `/x402/:id`.
 pub async fn x402_session(stack: &Stack) -> (String, String) {
     let (status, session) = stack
         .post(
@@ -70,13 +70,13 @@ pub async fn x402_session(stack: &Stack) -> (String, String) {
         )
         .await;
     assert_eq!(status, 201, "{session}");
-    (
-        session["id"].as_str().unwrap().to_owned(),
-        session["x402_url"]
-            .as_str()
-            .expect("an x402_url")
-            .to_owned(),
-    )
+    let id = session["id"].as_str().unwrap().to_owned();
+    let url = session["x402_url"]
+        .as_str()
+        .expect("an x402_url")
+        .to_owned();
+    assert_eq!(url, format!("{}/x402/{id}", stack.api));
+    (id, url)
 }
 
 pub fn decoded(header: &str) -> Value {
@@ -87,12 +87,12 @@ pub fn decoded(header: &str) -> Value {
 }
 
 /// GET an x402 resource with a `PAYMENT-SIGNATURE` (if any): (status, decoded
-/// PAYMENT-REQUIRED or PAYMENT-RESPONSE).
-pub async fn x402_get(
+/// PAYMENT-REQUIRED or PAYMENT-RESPONSE, body).
+pub async fn x402_exchange(
     http: reqwest::Client,
     url: String,
     signature: Option<String>,
-) -> (u16, Value) {
+) -> (u16, Value, Value) {
     let mut req = http.get(url);
     if let Some(signature) = signature {
         req = req.header("PAYMENT-SIGNATURE", signature);
@@ -104,5 +104,15 @@ pub async fn x402_get(
         .find_map(|h| res.headers().get(*h))
         .map(|v| decoded(v.to_str().unwrap()))
         .unwrap_or(Value::Null);
+    (status, header, res.json().await.unwrap_or(Value::Null))
+}
+
+/// [`x402_exchange`] without the body.
+pub async fn x402_get(
+    http: reqwest::Client,
+    url: String,
+    signature: Option<String>,
+) -> (u16, Value) {
+    let (status, header, _) = x402_exchange(http, url, signature).await;
     (status, header)
 }

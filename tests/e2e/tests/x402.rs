@@ -14,49 +14,18 @@ use stablepay_domain::rules::eip191;
 use stablepay_domain::rules::x402::{PaymentPayload, Requirements};
 use stablepay_domain::{Address, Timestamp};
 use stablepay_e2e::one_signature::payer_without_eth;
-use stablepay_e2e::x402::{sdk_facilitates, sdk_pays, sdk_signs};
+use stablepay_e2e::x402::{sdk_facilitates, sdk_pays, sdk_signs, x402_exchange, x402_session};
 use stablepay_e2e::*;
-
-/// A 12.5 USDC session: (id, x402_url).
-async fn x402_session(stack: &Stack) -> (String, String) {
-    let (status, session) = stack
-        .post(
-            "/api/v1/checkout/sessions",
-            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5" }),
-        )
-        .await;
-    assert_eq!(status, 201, "{session}");
-    let id = session["id"].as_str().unwrap().to_owned();
-    let url = session["x402_url"]
-        .as_str()
-        .expect("an x402_url")
-        .to_owned();
-    assert_eq!(url, format!("{}/x402/{id}", stack.api));
-    (id, url)
-}
-
-fn decoded(header: &str) -> Value {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(header)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
 
 /// GET `url` with `signature` (if any): (status, decoded PAYMENT-REQUIRED or
 /// PAYMENT-RESPONSE, body).
 async fn get_x402(stack: &Stack, url: &str, signature: Option<&str>) -> (u16, Value, Value) {
-    let mut req = stack.http.get(url);
-    if let Some(signature) = signature {
-        req = req.header("PAYMENT-SIGNATURE", signature);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status().as_u16();
-    let header = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE"]
-        .iter()
-        .find_map(|h| res.headers().get(*h))
-        .map(|v| decoded(v.to_str().unwrap()))
-        .unwrap_or(Value::Null);
-    (status, header, res.json().await.unwrap_or(Value::Null))
+    x402_exchange(
+        stack.http.clone(),
+        url.to_owned(),
+        signature.map(str::to_owned),
+    )
+    .await
 }
 
 /// How many transactions the relayer sent for `session`.

@@ -37,7 +37,7 @@ pub struct WebhookEndpoint {
     pub status: EndpointStatus,
     pub description: Option<String>,
     pub created_at: Timestamp,
-    /// Why the service disabled the endpoint (automatic disabling, D24); `None` when the
+    /// Why the service disabled the endpoint (automatic disabling, D12); `None` when the
     /// merchant set the status or the endpoint is enabled.
     pub disabled_reason: Option<String>,
 }

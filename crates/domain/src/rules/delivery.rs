@@ -10,7 +10,7 @@ pub struct DeliveryPolicy {
     pub backoff_base_secs: i64,
     pub max_attempts: u32,
     pub timeout_secs: u64,
-    /// An endpoint whose sent attempts have all failed for this long is disabled (D24).
+    /// An endpoint whose sent attempts have all failed for this long is disabled (D12).
     pub disable_after_secs: i64,
 }
 

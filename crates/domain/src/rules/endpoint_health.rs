@@ -1,4 +1,4 @@
-//! When a failing webhook endpoint is disabled (D24): an endpoint whose sent attempts
+//! When a failing webhook endpoint is disabled (D12): an endpoint whose sent attempts
 //! have all failed for the rule's period is disabled; any success makes it healthy.
 //! The store only keeps what these functions decide.
 
