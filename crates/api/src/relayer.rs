@@ -13,9 +13,9 @@ use stablepay_domain::ports::{
     RelayError, RelaySimulation, Relayed, RelayedAuthorization, RelayerReadiness, StoreError,
     TransferPayment,
 };
-use stablepay_domain::rules::relay_budget::{self, RevertBudget};
+use stablepay_domain::rules::relay_budget::{self, RelayGas, RevertBudget};
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
-use stablepay_evm::balance::KeyBalance;
+use stablepay_evm::balance::{FreshPerChain, KeyBalance};
 use stablepay_evm::fees::Fees;
 use stablepay_evm::keeper::keeper_wallet;
 use stablepay_evm::relay::{sign_call, RelayCall};
@@ -36,6 +36,8 @@ pub struct EvmRelayer {
     balance: KeyBalance,
     /// Gas lost to reverts that pauses relaying on a chain (D30).
     budget: RevertBudget,
+    /// The last hour's relay gas per chain, as last read.
+    relay_gas: FreshPerChain<RelayGas>,
 }
 
 impl EvmRelayer {
@@ -57,6 +59,7 @@ impl EvmRelayer {
             address,
             balance: KeyBalance::new(address, min_balance_wei, "stablepay_relayer_balance_gwei"),
             budget,
+            relay_gas: FreshPerChain::default(),
         })
     }
 
@@ -76,11 +79,17 @@ impl PaymentRelayer for EvmRelayer {
         if !self.balance.above_floor(&self.chain, chain, now).await? {
             return Ok(RelayerReadiness::Unavailable);
         }
+        // Every hosted page asks: the hour's gas is read once per chain every few seconds.
+        let since = now.plus_seconds(-relay_budget::WINDOW_SECS);
         let gas = self
-            .store
-            .relay_gas_since(chain, now.plus_seconds(-relay_budget::WINDOW_SECS))
-            .await
-            .map_err(|e| ChainError::Unavailable(e.to_string()))?;
+            .relay_gas
+            .get(chain, now, async {
+                self.store
+                    .relay_gas_since(chain, since)
+                    .await
+                    .map_err(|e| ChainError::Unavailable(e.to_string()))
+            })
+            .await?;
         let pause = self.budget.judge(gas);
         metrics::gauge!("stablepay_relayer_paused", "chain" => chain.id().to_string())
             .set(if pause.is_some() { 1.0 } else { 0.0 });

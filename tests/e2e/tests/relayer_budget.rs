@@ -5,6 +5,8 @@
 //! reason on the page, in the API and in the doctor.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::time::Duration;
+
 use ethers::providers::Middleware;
 use ethers::signers::LocalWallet;
 use ethers::types::{Bytes, TransactionRequest, H256};
@@ -201,7 +203,16 @@ async fn reverted_gas_over_the_chains_budget_pauses_relaying_for_every_payer_wit
 
     reverted_relay(&chain, &stack, &session).await;
 
-    let after = page(session.clone()).await;
+    // The relayer reads the hour's gas at most every 5 s (every page view asks).
+    let after = poll(Duration::from_secs(15), || {
+        let page = page(session.clone());
+        async move {
+            let html = page.await;
+            html.contains("one-signature-paused").then_some(html)
+        }
+    })
+    .await
+    .unwrap_or_default();
     assert!(!after.contains("id=\"pay-signature\""), "{after}");
     let note = after
         .split("id=\"one-signature-paused\"")
