@@ -83,17 +83,27 @@ async fn bench(rig: &ChainBench, total: usize, depth: u64, paying: Paying) -> Re
     let calls = sessions_to_pay(&store, dev, total, depth, paying).await?;
     let buyers: Vec<String> = chain::BUYERS.iter().map(|i| chain::address(*i)).collect();
     // The api's relayer, as `serve` builds it (the keeper's key, as under `xtask dev`).
-    let relayer = stablepay_api::relayer::EvmRelayer::new(
-        std::sync::Arc::new(stablepay_evm::EvmChain::new(
+    let relayer = {
+        use stablepay_evm::sender::{EvmRelayer, EvmSender, SendingKey};
+        let evm = std::sync::Arc::new(stablepay_evm::EvmChain::new(
             &[(ChainId::BaseSepolia, dev.rpc_url.clone())],
             Duration::from_secs(5),
-        )?),
-        store.clone(),
-        std::sync::Arc::new(SystemClock),
-        PrivateKey::parse_hex(chain::KEYS[chain::KEEPER]).map_err(|e| e.to_string())?,
-        0,
-        stablepay_domain::rules::relay_budget::RevertBudget::DEFAULT,
-    )?;
+        )?);
+        let key = PrivateKey::parse_hex(chain::KEYS[chain::KEEPER]).map_err(|e| e.to_string())?;
+        let store = std::sync::Arc::new(store.clone());
+        let sender = EvmSender::new(
+            evm,
+            store.clone(),
+            std::sync::Arc::new(SystemClock),
+            SendingKey::new(key)?,
+        );
+        EvmRelayer::new(
+            sender,
+            store,
+            0,
+            stablepay_domain::rules::relay_budget::RevertBudget::DEFAULT,
+        )
+    };
     // Start the worker: chain watcher only (poll 500 ms).
     let mut cmd = rig.worker(&SECRETS_KEY);
     cmd.env("STABLEPAY_CONFIRMATIONS_84532", depth.to_string());

@@ -8,7 +8,6 @@ pub mod error;
 pub mod input;
 pub mod openapi;
 pub mod operator;
-pub mod relayer;
 pub mod request;
 pub mod routes;
 pub mod state;

@@ -100,14 +100,13 @@ async fn serve() -> Result<(), String> {
     let relayer: Option<std::sync::Arc<dyn stablepay_domain::ports::PaymentRelayer>> =
         match chain_env.relayer {
             Some(r) => {
-                let relayer = stablepay_api::relayer::EvmRelayer::new(
-                    reader.clone(),
-                    store.clone(),
-                    std::sync::Arc::new(stablepay_domain::ports::SystemClock),
-                    r.key,
-                    r.min_balance_wei,
-                    r.revert_budget,
-                )?;
+                use stablepay_evm::sender::{EvmRelayer, EvmSender, SendingKey};
+                let key =
+                    SendingKey::new(r.key).map_err(|e| format!("STABLEPAY_RELAYER_KEY: {e}"))?;
+                let store = std::sync::Arc::new(store.clone());
+                let clock = std::sync::Arc::new(stablepay_domain::ports::SystemClock);
+                let sender = EvmSender::new(reader.clone(), store.clone(), clock, key);
+                let relayer = EvmRelayer::new(sender, store, r.min_balance_wei, r.revert_budget);
                 tracing::info!(relayer = %relayer.address(), "relaying one-signature payments");
                 Some(std::sync::Arc::new(relayer))
             }

@@ -3,13 +3,13 @@
 //! itself comes from the database (the worker's nonce manager), never from the node.
 
 use ethers::providers::{Middleware, RpcError};
-use ethers::signers::{LocalWallet, Signer};
+use ethers::signers::LocalWallet;
 use ethers::types::transaction::eip2718::TypedTransaction;
 use ethers::types::{BlockNumber, Bytes, TransactionRequest};
 use ethers::utils::id;
-use stablepay_domain::ports::{ChainError, ChargeSimulation};
+use stablepay_domain::ports::{ChainError, ChargeSimulation, SignedTx};
 use stablepay_domain::rules::dunning::FailureCode;
-use stablepay_domain::{Address, ChainId, PrivateKey, TxHash};
+use stablepay_domain::{Address, ChainId};
 
 use crate::{calldata, redact_urls, to_h160, EvmChain};
 
@@ -32,19 +32,6 @@ fn simulation_of(revert: &[u8]) -> Option<ChargeSimulation> {
     } else {
         return None;
     })
-}
-
-/// A signed `charge` transaction.
-pub struct SignedTx {
-    pub hash: TxHash,
-    pub raw: Vec<u8>,
-}
-
-/// The keeper account's signer for one chain.
-pub fn keeper_wallet(key: &PrivateKey, chain: ChainId) -> Result<LocalWallet, String> {
-    LocalWallet::from_bytes(key.expose())
-        .map(|w| w.with_chain_id(chain.id()))
-        .map_err(|_| "the keeper key is not a valid secp256k1 key".to_owned())
 }
 
 impl EvmChain {

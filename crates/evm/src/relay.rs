@@ -7,12 +7,11 @@ use ethers::types::transaction::eip2718::TypedTransaction;
 use ethers::types::{BlockNumber, Bytes, Eip1559TransactionRequest, U256};
 use ethers::utils::keccak256;
 use stablepay_domain::ports::{
-    ChainError, ChargeAttempt, OneSignaturePayment, RelaySimulation, TransferPayment,
+    ChainError, GasReceipt, OneSignaturePayment, RelaySimulation, SignedTx, TransferPayment,
 };
 use stablepay_domain::{Address, ChainId, TxHash};
 
 use crate::fees::Fees;
-use crate::keeper::SignedTx;
 use crate::tokens::{revert_reason, CallOutcome};
 use crate::{calldata, redact_urls, to_h160, EvmChain};
 
@@ -208,7 +207,7 @@ impl EvmChain {
     /// transaction `raw` makes: whether sending it again would still do its work. The
     /// latest block, not the pending one, so the transaction itself waiting in the pool
     /// never makes its own re-check fail. A revert is an answer; anything else is unknown.
-    pub async fn simulate_signed(
+    pub async fn simulate_signed_call(
         &self,
         chain: ChainId,
         from: Address,
@@ -250,23 +249,6 @@ pub fn sign_fill_with(
     }
 }
 
-/// What a mined transaction cost: whether it succeeded, its gas, and its effective gas price.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GasReceipt {
-    /// The block that included it.
-    pub block_number: u64,
-    pub succeeded: bool,
-    pub gas_used: u64,
-    pub effective_gas_price_wei: u128,
-}
-
-impl GasReceipt {
-    /// gasUsed × effective gas price, in wei.
-    pub fn cost_wei(&self) -> u128 {
-        u128::from(self.gas_used).saturating_mul(self.effective_gas_price_wei)
-    }
-}
-
 impl EvmChain {
     /// The gas a mined transaction used and paid for; `None` while it is not mined. A
     /// receipt missing a field, or with values beyond their types, is unknown.
@@ -276,39 +258,6 @@ impl EvmChain {
         tx: TxHash,
     ) -> Result<Option<GasReceipt>, ChainError> {
         Ok(self.mined_receipt(chain, tx).await?.map(|(gas, _)| gas))
-    }
-
-    /// The first of `attempts` (every transaction signed at one nonce, newest first) with a
-    /// receipt, and what it cost; `None` while none is mined.
-    pub async fn mined_attempt(
-        &self,
-        chain: ChainId,
-        attempts: &[ChargeAttempt],
-    ) -> Result<Option<(ChargeAttempt, GasReceipt)>, ChainError> {
-        for attempt in attempts {
-            if let Some(gas) = self.gas_receipt(chain, attempt.tx_hash).await? {
-                return Ok(Some((*attempt, gas)));
-            }
-        }
-        Ok(None)
-    }
-
-    /// [`Self::mined_attempt`] for a sweep's attempts, with the entries that failed read
-    /// from the same receipt (one fetch per attempt).
-    #[allow(clippy::type_complexity)]
-    pub async fn mined_sweep_attempt(
-        &self,
-        chain: ChainId,
-        factory: Address,
-        attempts: &[ChargeAttempt],
-    ) -> Result<Option<(ChargeAttempt, GasReceipt, Vec<([u8; 32], Address)>)>, ChainError> {
-        for attempt in attempts {
-            if let Some((gas, failed)) = self.sweep_receipt(chain, factory, attempt.tx_hash).await?
-            {
-                return Ok(Some((*attempt, gas, failed)));
-            }
-        }
-        Ok(None)
     }
 
     /// A mined `sweepMany`: its gas, and the (session ref, token) of each entry that failed

@@ -24,8 +24,5 @@ pub use error::map_diesel_error;
 pub use migrate::{pending_migrations, run_migrations};
 pub use pool::{PgStore, PoolConfig, Readiness};
 pub use repos::relay_gas_at;
-pub use repos::{
-    AttemptFees, NewestAttempt, PgAdvisoryLock, PgDeliveryQueue, RelayFor, SenderWork, SentTx,
-    SignedCharge, StoredCharge, StoredRelay, NOTIFY_CHANNEL, REVERT_COOLDOWN_SECS,
-};
+pub use repos::{PgAdvisoryLock, PgDeliveryQueue, NOTIFY_CHANNEL, REVERT_COOLDOWN_SECS};
 pub use reseal::Resealed;

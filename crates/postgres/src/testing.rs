@@ -199,3 +199,51 @@ pub async fn stored_session(
         .expect("session");
     session
 }
+
+/// The sender's ledger and books as the store tests drive them: a replacement of the
+/// attempt `replaces` at (`sender`, `nonce`), true when it was stored.
+#[allow(clippy::too_many_arguments)]
+pub async fn replace_attempt(
+    store: &PgStore,
+    kind: stablepay_domain::ports::WorkKind,
+    chain: stablepay_domain::ChainId,
+    sender: stablepay_domain::Address,
+    nonce: u64,
+    replaces: &stablepay_domain::TxHash,
+    (hash, raw): (&stablepay_domain::TxHash, &[u8]),
+    fees: stablepay_domain::ports::AttemptFees,
+    fill: bool,
+    now: stablepay_domain::Timestamp,
+) -> Result<bool, stablepay_domain::ports::StoreError> {
+    use stablepay_domain::ports::{NewestAttempt, ReplacementStored, SenderLedger, SignedTx};
+    let replaced = NewestAttempt {
+        sender,
+        nonce,
+        tx_hash: *replaces,
+        raw: Vec::new(),
+        fees,
+        fill: false,
+    };
+    let signed = SignedTx {
+        hash: *hash,
+        raw: raw.to_vec(),
+    };
+    let stored = store
+        .store_replacement(kind, chain, &replaced, &signed, fees, fill, now)
+        .await?;
+    Ok(stored == ReplacementStored::Stored)
+}
+
+/// A receipt of `gas_used` that cost `cost_wei` in all, mined or reverted.
+pub fn gas_receipt(
+    succeeded: bool,
+    gas_used: u64,
+    cost_wei: u128,
+) -> stablepay_domain::ports::GasReceipt {
+    stablepay_domain::ports::GasReceipt {
+        block_number: 0,
+        succeeded,
+        gas_used,
+        effective_gas_price_wei: cost_wei / u128::from(gas_used.max(1)),
+    }
+}

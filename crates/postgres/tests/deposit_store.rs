@@ -6,6 +6,7 @@
 
 use chrono::Utc;
 use stablepay_domain::ports::*;
+use stablepay_domain::ports::{DepositSweeps, SenderLedger};
 use stablepay_domain::rules::eip712::session_ref;
 use stablepay_domain::*;
 use stablepay_postgres::testing::{execute_sql, fresh_store, stored_session};
@@ -180,8 +181,15 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         entries(store.unswept_deposits(chain, now, 50).await.unwrap()),
         all
     );
-    let sign = |byte: u8| move |_nonce: u64| Ok((TxHash::from_bytes([byte; 32]), vec![byte]));
-    let fees = || stablepay_postgres::AttemptFees {
+    let sign = |byte: u8| {
+        move |_nonce: u64| {
+            Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                hash: TxHash::from_bytes([byte; 32]),
+                raw: vec![byte],
+            })
+        }
+    };
+    let fees = || stablepay_domain::ports::AttemptFees {
         max_fee_wei: 3_000,
         priority_fee_wei: 300,
         sent_block: 20,
@@ -195,11 +203,12 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         assert_eq!(sweep.session, None);
         sweep
     };
-    let (sweep, _) = store
-        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), sign(0x51))
+    let sweep = store
+        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), &sign(0x51))
         .await
         .unwrap()
-        .expect("signed");
+        .expect("signed")
+        .hash;
     assert!(store
         .unswept_deposits(chain, now, 50)
         .await
@@ -207,7 +216,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         .is_empty());
     // Nothing left to take: nothing is signed.
     assert!(store
-        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), sign(0x52))
+        .store_deposit_sweep(chain, sender, 0, &all, now, fees(), &sign(0x52))
         .await
         .unwrap()
         .is_none());
@@ -217,11 +226,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     store
         .sweep_mined(
             &in_flight().await,
-            sweep,
-            true,
-            &[(session_ref(&a.id), a.token_address)],
-            100_000,
-            "1000",
+            &mined(sweep, vec![(session_ref(&a.id), a.token_address)]),
             now,
         )
         .await
@@ -243,7 +248,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     assert_eq!(by_token(a.token_address), None);
 
     // A dropped sweep gives its rows back at once.
-    let (again, _) = store
+    let again = store
         .store_deposit_sweep(
             chain,
             sender,
@@ -251,11 +256,12 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
             &[(a.id, a.token_address)],
             at(31),
             fees(),
-            sign(0x53),
+            &sign(0x53),
         )
         .await
         .unwrap()
-        .expect("signed");
+        .expect("signed")
+        .hash;
     let dropped = in_flight().await;
     assert_eq!(dropped.tx_hash, again);
     store.sweep_dropped(&dropped, at(31)).await.unwrap();
@@ -276,7 +282,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
         ))
         .await
         .unwrap();
-    let (early, _) = store
+    let early = store
         .store_deposit_sweep(
             chain,
             sender,
@@ -284,11 +290,12 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
             &[(a.id, a.token_address)],
             now,
             fees(),
-            sign(0x54),
+            &sign(0x54),
         )
         .await
         .unwrap()
-        .expect("the new row is due");
+        .expect("the new row is due")
+        .hash;
     let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
     let own = |tx: u8| {
         rows.iter()
@@ -302,7 +309,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     // Replaced at higher fees: the sweep and its rows name the replacement.
     let sweep = in_flight().await;
     let replacement = TxHash::from_bytes([0x55; 32]);
-    let raised = stablepay_postgres::AttemptFees {
+    let raised = stablepay_domain::ports::AttemptFees {
         max_fee_wei: 3_375,
         priority_fee_wei: 338,
         sent_block: 23,
@@ -310,20 +317,20 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     let replace = |replaces: TxHash| {
         let store = store.clone();
         async move {
-            store
-                .store_replacement(
-                    stablepay_postgres::SenderWork::Sweep,
-                    chain,
-                    sender,
-                    sweep.nonce,
-                    &replaces,
-                    (&replacement, &[0x55]),
-                    raised,
-                    false,
-                    now,
-                )
-                .await
-                .unwrap()
+            stablepay_postgres::testing::replace_attempt(
+                &store,
+                stablepay_domain::ports::WorkKind::Sweep,
+                chain,
+                sender,
+                sweep.nonce,
+                &replaces,
+                (&replacement, &[0x55]),
+                raised,
+                false,
+                now,
+            )
+            .await
+            .unwrap()
         }
     };
     assert!(replace(early).await);
@@ -340,7 +347,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
     assert_eq!((sweep.attempts.len(), sweep.sent_block), (2, 23));
     // The first attempt is the one mined: the sweep and its rows name it again.
     store
-        .sweep_mined(&sweep, early, true, &[], 90_000, "900", now)
+        .sweep_mined(&sweep, &mined(early, vec![]), now)
         .await
         .unwrap();
     let rows = DepositStore::deposit_transfers(&store, a.id).await.unwrap();
@@ -390,4 +397,16 @@ async fn a_revoked_recipients_deposits_are_booked_but_not_swept() {
     .await
     .unwrap();
     assert!(due(store.clone()).await.is_empty());
+}
+
+/// `tx` mined and succeeded, with the `failed` (session ref, token) entries.
+fn mined(tx: TxHash, failed: Vec<([u8; 32], Address)>) -> stablepay_domain::ports::MinedSweep {
+    stablepay_domain::ports::MinedSweep {
+        attempt: stablepay_domain::ports::ChargeAttempt {
+            tx_hash: tx,
+            fill: false,
+        },
+        gas: stablepay_postgres::testing::gas_receipt(true, 100_000, 1_000),
+        failed,
+    }
 }

@@ -4,10 +4,11 @@
 //! tested with their own stores, in repositories.rs and deposit_store.rs.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use stablepay_domain::ports::{AttemptFees, WorkKind as SenderWork};
 use stablepay_domain::ports::{BillingWrite, ChargeAttempt, SubscriptionStore};
+use stablepay_domain::ports::{SenderLedger, SentAttempts, SentRelays};
 use stablepay_domain::{Address, ChainId, FeeTier, Timestamp, TxHash};
 use stablepay_postgres::testing::{fixtures, fresh_store, revert_last_migration};
-use stablepay_postgres::{AttemptFees, SenderWork};
 
 fn tx(n: u8) -> TxHash {
     TxHash::from_bytes([n; 32])
@@ -45,14 +46,17 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
             now,
             now,
             fees(1_000, 40),
-            |nonce| {
+            &|nonce: u64| {
                 assert_eq!(nonce, 5, "never below the chain's count");
-                Ok((tx(1), vec![1]))
+                Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                    hash: tx(1),
+                    raw: vec![1],
+                })
             },
         )
         .await
         .unwrap();
-    assert_eq!((stored.nonce, stored.tx_hash), (5, tx(1)));
+    assert_eq!(stored.hash, tx(1));
     let open = store
         .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
@@ -69,37 +73,37 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
 
     // A replacement at higher fees, then a fill: newest first, the charge names the fill.
     for (n, fill, block) in [(2, false, 43), (3, true, 46)] {
-        let stored = store
-            .store_replacement(
-                SenderWork::Charge,
-                ChainId::Base,
-                keeper,
-                5,
-                &tx(n - 1),
-                (&tx(n), &[n]),
-                fees(1_000 + u128::from(n) * 200, block),
-                fill,
-                now,
-            )
-            .await
-            .unwrap();
-        assert!(stored);
-    }
-    // Another worker's replacement of an attempt that is no longer the newest stores nothing.
-    let stale = store
-        .store_replacement(
+        let stored = stablepay_postgres::testing::replace_attempt(
+            &store,
             SenderWork::Charge,
             ChainId::Base,
             keeper,
             5,
-            &tx(1),
-            (&tx(7), &[7]),
-            fees(9_000, 47),
-            false,
+            &tx(n - 1),
+            (&tx(n), &[n]),
+            fees(1_000 + u128::from(n) * 200, block),
+            fill,
             now,
         )
         .await
         .unwrap();
+        assert!(stored);
+    }
+    // Another worker's replacement of an attempt that is no longer the newest stores nothing.
+    let stale = stablepay_postgres::testing::replace_attempt(
+        &store,
+        SenderWork::Charge,
+        ChainId::Base,
+        keeper,
+        5,
+        &tx(1),
+        (&tx(7), &[7]),
+        fees(9_000, 47),
+        false,
+        now,
+    )
+    .await
+    .unwrap();
     assert!(!stale);
     assert!(store.attempt(tx(7)).await.unwrap().is_none());
     let open = store
@@ -139,20 +143,20 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .unwrap()
         .is_empty());
     // A replacement of a settled charge stores nothing (and is not to be broadcast).
-    let late = store
-        .store_replacement(
-            SenderWork::Charge,
-            ChainId::Base,
-            keeper,
-            5,
-            &tx(3),
-            (&tx(4), &[4]),
-            fees(2_000, 50),
-            false,
-            now,
-        )
-        .await
-        .unwrap();
+    let late = stablepay_postgres::testing::replace_attempt(
+        &store,
+        SenderWork::Charge,
+        ChainId::Base,
+        keeper,
+        5,
+        &tx(3),
+        (&tx(4), &[4]),
+        fees(2_000, 50),
+        false,
+        now,
+    )
+    .await
+    .unwrap();
     assert!(!late);
     assert!(store.attempt(tx(4)).await.unwrap().is_none());
 }
@@ -174,9 +178,21 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     }
     assert!(reverted.contains(&"20261127000012".to_owned()));
     store
-        .store_keeper_charge(ChainId::Base, keeper, 0, sub, now, now, fees(1, 1), |_| {
-            Ok((tx(9), vec![9]))
-        })
+        .store_keeper_charge(
+            ChainId::Base,
+            keeper,
+            0,
+            sub,
+            now,
+            now,
+            fees(1, 1),
+            &|_: u64| {
+                Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                    hash: tx(9),
+                    raw: vec![9],
+                })
+            },
+        )
         .await
         .expect_err("no attempts table before the upgrade");
     old_release_charge(&url, sub).await;
@@ -237,20 +253,20 @@ async fn work_written_without_an_attempt_is_its_own_attempt() {
     );
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
-    let replaced = store
-        .store_replacement(
-            SenderWork::Relay,
-            ChainId::Base,
-            keeper,
-            4,
-            &tx(10),
-            (&tx(12), &[12]),
-            fees(5, 9),
-            false,
-            now,
-        )
-        .await
-        .unwrap();
+    let replaced = stablepay_postgres::testing::replace_attempt(
+        &store,
+        SenderWork::Relay,
+        ChainId::Base,
+        keeper,
+        4,
+        &tx(10),
+        (&tx(12), &[12]),
+        fees(5, 9),
+        false,
+        now,
+    )
+    .await
+    .unwrap();
     assert!(replaced);
     let sent = store.sent_relays(ChainId::Base).await.unwrap();
     assert_eq!((sent[0].tx_hash, sent[0].sent_block), (tx(12), 9));
@@ -325,9 +341,21 @@ async fn every_keys_charges_in_flight_are_listed() {
     for (keeper, n, byte) in [(old, 7, 0xa1), (new, 2, 0xa2)] {
         let sub = fixtures::subscription(&store, m, "active", byte).await;
         store
-            .store_keeper_charge(ChainId::Base, keeper, n, sub, now, now, fees(10, 3), |_| {
-                Ok((tx(byte), vec![byte]))
-            })
+            .store_keeper_charge(
+                ChainId::Base,
+                keeper,
+                n,
+                sub,
+                now,
+                now,
+                fees(10, 3),
+                &|_: u64| {
+                    Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                        hash: tx(byte),
+                        raw: vec![byte],
+                    })
+                },
+            )
             .await
             .unwrap();
     }

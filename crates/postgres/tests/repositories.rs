@@ -4,6 +4,7 @@
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::*;
+use stablepay_domain::ports::{RelayRecords, SenderLedger, SentRelays};
 use stablepay_domain::services::register_wallet;
 use stablepay_domain::*;
 use stablepay_postgres::testing::{fresh_store, idempotency_scope};
@@ -283,13 +284,18 @@ async fn the_secrets_key_rotates_without_downtime() {
 /// payable again, with the next nonce of the sender's sequence.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_has_one_live_relayed_transaction() {
-    use stablepay_postgres::{RelayFor, StoredRelay};
+    use stablepay_domain::ports::{RelayFor, StoredRelay};
     let (store, _) = fresh_store().await;
     let (chain, sender) = (ChainId::BaseSepolia, Address::from_bytes([0x51; 20]));
     let session = CheckoutSessionId::generate();
     let now = Timestamp::new(chrono::Utc::now());
-    let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 1; 32]), vec![n as u8]));
-    let fees = stablepay_postgres::AttemptFees {
+    let signed = |n: u64| {
+        Ok::<_, String>(stablepay_domain::ports::SignedTx {
+            hash: TxHash::from_bytes([n as u8 + 1; 32]),
+            raw: vec![n as u8],
+        })
+    };
+    let fees = stablepay_domain::ports::AttemptFees {
         max_fee_wei: 2_000,
         priority_fee_wei: 200,
         sent_block: 11,
@@ -325,7 +331,7 @@ async fn a_session_has_one_live_relayed_transaction() {
         };
         async move {
             store
-                .store_relayed_payment(chain, sender, chain_nonce, relay, at, fees, signed)
+                .store_relayed_payment(chain, sender, chain_nonce, relay, at, fees, &signed)
                 .await
                 .unwrap()
         }
@@ -337,10 +343,10 @@ async fn a_session_has_one_live_relayed_transaction() {
     let first = relay(7).await;
     assert_eq!(
         first,
-        StoredRelay::New {
-            tx_hash: TxHash::from_bytes([8; 32]),
+        StoredRelay::New(stablepay_domain::ports::SignedTx {
+            hash: TxHash::from_bytes([8; 32]),
             raw: vec![7]
-        }
+        })
     );
     // Again (another request, another api process): the same transaction, nothing signed.
     assert_eq!(
@@ -372,20 +378,20 @@ async fn a_session_has_one_live_relayed_transaction() {
         f
     });
     for (replaces, stored) in [([8; 32], true), ([8; 32], false)] {
-        let done = store
-            .store_replacement(
-                stablepay_postgres::SenderWork::Relay,
-                chain,
-                sender,
-                7,
-                &TxHash::from_bytes(replaces),
-                (&replacement, &[0x77]),
-                raised,
-                false,
-                now,
-            )
-            .await
-            .unwrap();
+        let done = stablepay_postgres::testing::replace_attempt(
+            &store,
+            stablepay_domain::ports::WorkKind::Relay,
+            chain,
+            sender,
+            7,
+            &TxHash::from_bytes(replaces),
+            (&replacement, &[0x77]),
+            raised,
+            false,
+            now,
+        )
+        .await
+        .unwrap();
         assert_eq!(done, stored);
     }
     assert_eq!(
@@ -400,9 +406,7 @@ async fn a_session_has_one_live_relayed_transaction() {
         .relay_mined(
             &replaced,
             TxHash::from_bytes([8; 32]),
-            false,
-            90_000,
-            "900000",
+            stablepay_postgres::testing::gas_receipt(false, 90_000, 900000),
             now,
         )
         .await
@@ -428,10 +432,10 @@ async fn a_session_has_one_live_relayed_transaction() {
     assert!((until.unix_seconds() - cooled.unix_seconds()).abs() <= 1);
     assert_eq!(
         relay_by(other, now, 0).await,
-        StoredRelay::New {
-            tx_hash: TxHash::from_bytes([9; 32]),
+        StoredRelay::New(stablepay_domain::ports::SignedTx {
+            hash: TxHash::from_bytes([9; 32]),
             raw: vec![8]
-        }
+        })
     );
     // Dropped (its nonce went to another transaction): payable again too, by anyone who
     // is not cooling down (another nonce of the same wallet included: a replay of the
@@ -442,14 +446,14 @@ async fn a_session_has_one_live_relayed_transaction() {
     assert!(store.sent_relays(chain).await.unwrap().is_empty());
     assert!(matches!(
         relay_signed(other, [0x32; 32], now, 0).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
     // Past the cool-down the first payer may be relayed again.
     store.relay_dropped(&in_flight().await).await.unwrap();
     let later = now.plus_seconds(stablepay_postgres::REVERT_COOLDOWN_SECS + 1);
     assert!(matches!(
         relay_by(payer, later, 0).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
 }
 
@@ -457,12 +461,12 @@ async fn a_session_has_one_live_relayed_transaction() {
 /// contract payer's revert cools down every wallet with the same code.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_payers_relays_never_promise_more_than_its_balance() {
-    use stablepay_postgres::{RelayFor, StoredRelay};
+    use stablepay_domain::ports::{RelayFor, StoredRelay};
     let (store, _) = fresh_store().await;
     let chain = ChainId::BaseSepolia;
     let sender = Address::from_bytes([0x5e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
-    let fees = stablepay_postgres::AttemptFees {
+    let fees = stablepay_domain::ports::AttemptFees {
         max_fee_wei: 2_000,
         priority_fee_wei: 200,
         sent_block: 11,
@@ -483,9 +487,14 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
             fill: None,
         };
         async move {
-            let signed = |n: u64| Ok((TxHash::from_bytes([n as u8 + 0x40; 32]), vec![n as u8]));
+            let signed = |n: u64| {
+                Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                    hash: TxHash::from_bytes([n as u8 + 0x40; 32]),
+                    raw: vec![n as u8],
+                })
+            };
             store
-                .store_relayed_payment(chain, sender, 0, relay, now, fees, signed)
+                .store_relayed_payment(chain, sender, 0, relay, now, fees, &signed)
                 .await
                 .unwrap()
         }
@@ -493,7 +502,7 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
     // Exactly one gross, two sessions: the first is sent, the second refused.
     assert!(matches!(
         relay(0xa1, usdc, 12_500_000, None).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
     assert_eq!(
         relay(0xa1, usdc, 12_500_000, None).await,
@@ -504,17 +513,17 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
     // Enough for both; another token's relays promise nothing of this one.
     assert!(matches!(
         relay(0xa1, usdc, 25_000_000, None).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
     assert!(matches!(
         relay(0xa1, Address::from_bytes([0x71; 20]), 12_500_000, None).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
     // A contract payer's relay reverts: another address with the same code is refused.
     let code = Some([0xcc; 32]);
     assert!(matches!(
         relay(0xb1, usdc, 12_500_000, code).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
     let reverted = store
         .sent_relays(chain)
@@ -524,7 +533,12 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
         .find(|r| r.nonce == 3)
         .unwrap();
     store
-        .relay_mined(&reverted, reverted.tx_hash, false, 150_000, "150000", now)
+        .relay_mined(
+            &reverted,
+            reverted.tx_hash,
+            stablepay_postgres::testing::gas_receipt(false, 150_000, 150000),
+            now,
+        )
         .await
         .unwrap();
     assert!(matches!(
@@ -533,7 +547,7 @@ async fn a_payers_relays_never_promise_more_than_its_balance() {
     ));
     assert!(matches!(
         relay(0xb3, usdc, 12_500_000, Some([0xdd; 32])).await,
-        StoredRelay::New { .. }
+        StoredRelay::New(_)
     ));
 }
 

@@ -3,6 +3,7 @@
 //! session exactly once; two relayer keys keep one relay per session.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use stablepay_domain::ports::{RelayRecords, SenderLedger, SentRelays};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -219,7 +220,7 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
 /// with that one's transaction (`Existing`), its own rolled back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
-    use stablepay_postgres::{AttemptFees, RelayFor, StoredRelay};
+    use stablepay_domain::ports::{AttemptFees, RelayFor, StoredRelay};
     let (store, _) = fresh_store().await;
     let chain = ChainId::BaseSepolia;
     let now = at(0);
@@ -258,7 +259,10 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
                 if waited.timed_out() {
                     return Err(format!("only {count} of 2 calls looked before signing"));
                 }
-                Ok((TxHash::from_bytes([key; 32]), vec![n as u8]))
+                Ok::<_, String>(stablepay_domain::ports::SignedTx {
+                    hash: TxHash::from_bytes([key; 32]),
+                    raw: vec![n as u8],
+                })
             };
             let sender = Address::from_bytes([key; 20]);
             // Two payers of the session (one payer's relays are judged one at a time,
@@ -268,7 +272,7 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
                 ..relay
             };
             store
-                .store_relayed_payment(chain, sender, 0, relay, now, fees, sign)
+                .store_relayed_payment(chain, sender, 0, relay, now, fees, &sign)
                 .await
                 .unwrap()
         })
@@ -282,7 +286,7 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
         .expect("one live relay");
     let new = outcomes
         .iter()
-        .filter(|o| matches!(o, StoredRelay::New { tx_hash, .. } if *tx_hash == kept))
+        .filter(|o| matches!(o, StoredRelay::New(s) if s.hash == kept))
         .count();
     assert_eq!(new, 1, "{outcomes:?}");
     assert!(

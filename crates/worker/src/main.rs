@@ -11,16 +11,16 @@ use stablepay_config::KeyRole;
 use stablepay_delivery::HyperTransport;
 use stablepay_domain::ports::SystemClock;
 use stablepay_domain::services::RetentionPolicy;
+use stablepay_domain::services::SweepTarget;
+use stablepay_evm::sender::{EvmKeeper, EvmSender, SendingKey};
 use stablepay_postgres::{PgAdvisoryLock, PgDeliveryQueue, PgStore, PoolConfig, SecretCipher};
 use stablepay_worker::billing_loop::BillingLoop;
 use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
-use stablepay_worker::keeper::EvmKeeper;
 use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
-use stablepay_worker::sender::Sender;
 use stablepay_worker::sweep_loop::SweepLoop;
 
 #[tokio::main]
@@ -94,14 +94,23 @@ async fn run() -> Result<(), String> {
         })
         .collect();
     // Billing runs where a subscription manager, an RPC and the keeper key are set.
-    let keeper: Option<Arc<EvmKeeper>> = match chain_env.signing_key.clone() {
-        Some(key) => Some(Arc::new(EvmKeeper::new(
+    // One sender per key (D31): the keeper's charges, and the relays and sweeps of the
+    // relayer's key.
+    let shared = Arc::new(store.clone());
+    let sender = |key: stablepay_domain::PrivateKey| -> Result<EvmSender, String> {
+        let key = SendingKey::new(key)?;
+        Ok(EvmSender::new(
             evm.clone(),
-            store.clone(),
+            shared.clone(),
             Arc::new(SystemClock),
             key,
+        ))
+    };
+    let keeper: Option<Arc<EvmKeeper>> = match chain_env.signing_key.clone() {
+        Some(key) => Some(Arc::new(EvmKeeper::new(
+            sender(key).map_err(|e| format!("STABLEPAY_SIGNING_KEY: {e}"))?,
             chain_env.keeper_min_balance_wei,
-        )?)),
+        ))),
         None => None,
     };
     let billing: Vec<BillingLoop> = match &keeper {
@@ -188,19 +197,21 @@ async fn run() -> Result<(), String> {
         clock: Arc::new(SystemClock),
         poll_interval: cfg.poll_interval,
     };
-    let sender = |key: stablepay_domain::PrivateKey| {
-        Sender::new(evm.clone(), store.clone(), Arc::new(SystemClock), key)
-    };
     // Relayed payments (the api sends them) on every chain with an RPC endpoint.
     let relays = RelayLoop {
+        receipts: evm.clone(),
         chain: evm.clone(),
-        store: store.clone(),
+        attempts: shared.clone(),
+        relays: shared.clone(),
+        deposits: shared.clone(),
         clock: Arc::new(SystemClock),
-        sender: chain_env
-            .relayer
-            .as_ref()
-            .map(|r| sender(r.key.clone()))
-            .transpose()?,
+        sender: match chain_env.relayer.as_ref() {
+            Some(r) => Some(Arc::new(
+                sender(r.key.clone()).map_err(|e| format!("STABLEPAY_RELAYER_KEY: {e}"))?,
+            )
+                as Arc<dyn stablepay_domain::ports::TransactionSender>),
+            None => None,
+        },
         chains: chain_env.rpc_urls.iter().map(|(id, _)| *id).collect(),
         poll_interval: cfg.chain_poll,
     };
@@ -212,18 +223,26 @@ async fn run() -> Result<(), String> {
         .or_else(|| chain_env.signing_key.clone());
     let sweeps = match sweeper {
         Some(key) => Some(SweepLoop {
+            receipts: evm.clone(),
             chain: evm.clone(),
-            store: store.clone(),
+            attempts: shared.clone(),
+            sweeps: shared.clone(),
             clock: Arc::new(SystemClock),
-            sender: sender(key)?,
-            factories: chain_env
+            sender: Arc::new(sender(key)?),
+            targets: chain_env
                 .contracts
                 .all()
                 .iter()
-                .filter_map(|c| Some((c.chain, c.deposit_factory?, c.confirmations)))
+                .filter_map(|c| {
+                    Some(SweepTarget {
+                        chain: c.chain,
+                        factory: c.deposit_factory?,
+                        depth: c.confirmations,
+                        batch: 50,
+                    })
+                })
                 .collect(),
             poll_interval: cfg.chain_poll,
-            batch: 50,
         }),
         None => None,
     };

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use stablepay_domain::ports::NewestAttempt;
 use stablepay_domain::TxHash;
 use stablepay_e2e::one_signature::{pay_with_signature, payer_without_eth};
 use stablepay_e2e::*;
 use stablepay_evm::bindings::test_token::TestToken;
-use stablepay_postgres::NewestAttempt;
 
 fn stop_mining(chain: &PrivateChain) -> impl std::future::Future<Output = Value> + '_ {
     chain.call("evm_setIntervalMining", json!([0]))

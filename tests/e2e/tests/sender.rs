@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use ethers::signers::{LocalWallet, Signer};
 use serde_json::{json, Value};
+use stablepay_domain::ports::NewestAttempt;
 use stablepay_domain::rules::eip191;
 use stablepay_domain::{Address, ChainId};
 use stablepay_e2e::subscriptions::*;
 use stablepay_e2e::{poll, usdc_balance, PrivateChain, Stack};
-use stablepay_postgres::NewestAttempt;
 
 fn keeper(stack: &Stack) -> Address {
     let wallet: LocalWallet = stack.chain.keeper_key.parse().unwrap();

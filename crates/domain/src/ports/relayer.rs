@@ -224,3 +224,33 @@ pub trait PaymentRelayer: Send + Sync {
     /// The address that sends (and pays the gas of) relayed transactions.
     fn signer(&self) -> Address;
 }
+
+/// What the relayer reads of its own relays (`relayed_transactions`).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait RelayRecords: Send + Sync {
+    /// The live (sent or mined) relayed transaction of a session, if any.
+    async fn relayed_for_session(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<TxHash>, StoreError>;
+
+    /// The authorization a session's live relay carries.
+    async fn relayed_authorization(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<RelayedAuthorization>, StoreError>;
+
+    /// The sender and nonce of a session's live relay: where its attempts are.
+    async fn relay_position(
+        &self,
+        session: CheckoutSessionId,
+    ) -> Result<Option<(Address, u64)>, StoreError>;
+
+    /// Gas of the relays on `chain` mined at or after `since` (the revert budget, D30).
+    async fn relay_gas_since(
+        &self,
+        chain: ChainId,
+        since: Timestamp,
+    ) -> Result<crate::rules::relay_budget::RelayGas, StoreError>;
+}

@@ -5,11 +5,13 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{ChargeAttempt, InFlightCharge, StoreError};
+use stablepay_domain::ports::{
+    AttemptFees, ChargeAttempt, InFlightCharge, SignAtNonce, SignedTx, StoreError,
+};
 use stablepay_domain::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 use uuid::Uuid;
 
-use super::sender_attempts::{insert_attempt, AtNonce, AttemptFees};
+use super::sender_attempts::{insert_attempt, AtNonce};
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, tx_hash};
 use crate::schema::{keeper_nonces as kn, keeper_transactions as kt};
@@ -24,16 +26,15 @@ type OpenChargeRow = (
     chrono::DateTime<chrono::Utc>,
 );
 
-/// A charge transaction as stored before its first broadcast.
-#[derive(Debug, Clone)]
-pub struct StoredCharge {
-    pub nonce: u64,
-    pub tx_hash: TxHash,
-    pub raw: Vec<u8>,
+/// Signs at `nonce` inside the store's transaction: a signing failure rolls it back.
+pub(crate) fn sign_at(
+    sign: &dyn SignAtNonce,
+    nonce: u64,
+) -> Result<(TxHash, Vec<u8>), diesel::result::Error> {
+    sign.sign_at(nonce).map(|s| (s.hash, s.raw)).map_err(|e| {
+        diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
+    })
 }
-
-/// What a signer returns for a nonce: the transaction hash and its signed bytes.
-pub type SignedCharge = Result<(TxHash, Vec<u8>), String>;
 
 /// Locks the sender's nonce sequence (concurrent senders of the same key queue here, in
 /// any process) and returns the next nonce, never below `chain_nonce` (the account's mined
@@ -87,7 +88,7 @@ impl PgStore {
     /// account's mined transaction count: a key also used elsewhere moves the sequence
     /// up), signs with it and stores the transaction, all in one database transaction.
     #[allow(clippy::too_many_arguments)]
-    pub async fn store_keeper_charge(
+    pub(crate) async fn insert_keeper_charge(
         &self,
         chain: ChainId,
         keeper: Address,
@@ -96,17 +97,15 @@ impl PgStore {
         period_key: Timestamp,
         now: Timestamp,
         fees: AttemptFees,
-        sign: impl FnOnce(u64) -> SignedCharge + Send,
-    ) -> Result<StoredCharge, StoreError> {
+        sign: &dyn SignAtNonce,
+    ) -> Result<SignedTx, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
         let keeper = keeper.to_lower_hex();
         let stored = conn
             .transaction(async |conn| {
                 let nonce = take_nonce(conn, chain_id, &keeper, chain_nonce).await?;
-                let (hash, raw) = sign(nonce).map_err(|e| {
-                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
-                })?;
+                let (hash, raw) = sign_at(sign, nonce)?;
                 diesel::insert_into(kt::table)
                     .values((
                         kt::chain_id.eq(chain_id),
@@ -130,11 +129,7 @@ impl PgStore {
                     nonce,
                 };
                 insert_attempt(conn, at, signed, fees, false, now).await?;
-                Ok::<_, diesel::result::Error>(StoredCharge {
-                    nonce,
-                    tx_hash: hash,
-                    raw,
-                })
+                Ok::<_, diesel::result::Error>(SignedTx { hash, raw })
             })
             .await
             .map_err(map_diesel_error)?;
@@ -185,7 +180,7 @@ impl PgStore {
                 .map(|(_, r)| u64::try_from(r.0).unwrap_or(0))
                 .collect();
             let address = crate::rows::address(key)?;
-            for (nonce, list, block) in self.attempts_at(chain, address, &nonces).await? {
+            for (nonce, list, block) in self.attempts_at_nonces(chain, address, &nonces).await? {
                 attempts.push((key.to_owned(), nonce, list, block));
             }
         }

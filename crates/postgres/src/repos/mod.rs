@@ -19,6 +19,7 @@ mod relay_gas;
 mod relayed;
 mod retention;
 pub(crate) mod sender_attempts;
+mod sender_ledger;
 mod sessions;
 mod settlement;
 mod subscriptions;
@@ -27,9 +28,7 @@ mod wallets;
 mod webhook_endpoints;
 
 pub use delivery_queue::PgDeliveryQueue;
-pub use keeper::{SignedCharge, StoredCharge};
 pub use leader_lock::PgAdvisoryLock;
 pub use outbox::NOTIFY_CHANNEL;
 pub use relay_gas::relay_gas_at;
-pub use relayed::{RelayFor, StoredRelay, REVERT_COOLDOWN_SECS};
-pub use sender_attempts::{AttemptFees, NewestAttempt, SenderWork, SentTx};
+pub use relayed::REVERT_COOLDOWN_SECS;

@@ -3,12 +3,8 @@
 
 use diesel::sql_types::{BigInt, Integer, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use stablepay_domain::ports::StoreError;
 use stablepay_domain::rules::relay_budget::RelayGas;
 use stablepay_domain::{ChainId, Timestamp};
-
-use crate::error::map_diesel_error;
-use crate::PgStore;
 
 const RELAY_GAS_SQL: &str = "SELECT \
      coalesce(sum(gas_used) FILTER (WHERE status = 'reverted'), 0)::int8 AS reverted, \
@@ -24,7 +20,7 @@ struct GasRow {
     spent: i64,
 }
 
-async fn relay_gas(
+pub(crate) async fn relay_gas(
     conn: &mut AsyncPgConnection,
     chain: ChainId,
     since: Timestamp,
@@ -41,21 +37,7 @@ async fn relay_gas(
     })
 }
 
-impl PgStore {
-    /// Gas of the relays on `chain` mined at or after `since`.
-    pub async fn relay_gas_since(
-        &self,
-        chain: ChainId,
-        since: Timestamp,
-    ) -> Result<RelayGas, StoreError> {
-        let mut conn = self.conn().await?;
-        relay_gas(&mut conn, chain, since)
-            .await
-            .map_err(map_diesel_error)
-    }
-}
-
-/// [`PgStore::relay_gas_since`] on a connection of its own (`stablepay-api doctor`, which
+/// `RelayRecords::relay_gas_since` on a connection of its own (`stablepay-api doctor`, which
 /// has no pool). The error names what failed, never the URL.
 pub async fn relay_gas_at(
     database_url: &str,

@@ -2,15 +2,20 @@
 //! keeper's sequence (`take_nonce`), stored with its first attempt before the first
 //! broadcast; the worker's sender follows it from there (replacements, fills).
 
+use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{RelayedAuthorization, StoreError};
+use stablepay_domain::ports::{
+    AttemptFees, GasReceipt, RelayFor, RelayRecords, RelayedAuthorization, SentRelays, SentWork,
+    SignAtNonce, SignedTx, StoreError, StoredRelay, WorkKind,
+};
+use stablepay_domain::rules::relay_budget::RelayGas;
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
 use uuid::Uuid;
 
 use crate::error::map_diesel_error;
-use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
-use crate::repos::sender_attempts::{insert_attempt, AtNonce, AttemptFees, SentTx};
+use crate::repos::keeper::{sign_at, take_nonce, used_nonce};
+use crate::repos::sender_attempts::{insert_attempt, AtNonce};
 use crate::rows::{to_i64, tx_hash};
 use crate::schema::relayed_transactions as rt;
 use crate::PgStore;
@@ -22,55 +27,16 @@ const LIVE: [&str; 2] = ["sent", "mined"];
 /// How long a payer (or a contract with its code) whose relay reverted is refused (D30).
 pub const REVERT_COOLDOWN_SECS: i64 = 3600;
 
-/// What [`PgStore::store_relayed_payment`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoredRelay {
-    /// Signed with a fresh nonce and stored: broadcast these bytes.
-    New { tx_hash: TxHash, raw: Vec<u8> },
-    /// The session already had a relayed transaction: nothing was signed.
-    Existing(TxHash),
-    /// The payer's unmined relays on this chain and token already promise `promised`;
-    /// with this one they would promise more than its balance: nothing was signed.
-    PayerOvercommitted { promised: u128 },
-    /// A relay from this payer (or from a contract with its code) reverted less than
-    /// [`REVERT_COOLDOWN_SECS`] ago: nothing is signed for it until `until`.
-    PayerCoolingDown { until: Timestamp },
-}
-
-/// Whose authorization a relay sends, and until when it can be mined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RelayFor {
-    pub session: CheckoutSessionId,
-    pub payer: Address,
-    pub valid_before: u64,
-    /// The authorization's EIP-3009 nonce: the token accepts each (payer, nonce) once.
-    pub nonce: [u8; 32],
-    /// Every signed term and the signature of an x402 transfer (`TransferPayment::terms`).
-    pub terms: Option<[u8; 32]>,
-    /// What the relay moves of the payer's money, and the payer's balance just read: the
-    /// payer's unmined relays never promise more than it holds (D30).
-    pub token: Address,
-    pub value: u128,
-    pub payer_balance: u128,
-    /// The keccak of a contract payer's code (`None` for an EOA): a revert cools down
-    /// every wallet with that code, not just this address.
-    pub code_hash: Option<[u8; 32]>,
-    /// What fills the relay's nonce if it becomes unwanted (target, calldata): a router
-    /// relay's operator-signed `cancel` of its ref (D30); `None` for a 0-value
-    /// self-transfer.
-    pub fill: Option<(Address, Vec<u8>)>,
-}
-
-/// Why [`PgStore::store_relayed_payment`] signed nothing, as read inside its transaction.
+/// Why [`PgStore::insert_relayed_payment`] signed nothing, as read inside its transaction.
 enum Refused {
     Existing(String),
     Overcommitted(u128),
     CoolingDown(chrono::DateTime<chrono::Utc>),
 }
 
-impl PgStore {
-    /// The transaction relayed for a session, if any.
-    pub async fn relayed_for_session(
+#[async_trait]
+impl RelayRecords for PgStore {
+    async fn relayed_for_session(
         &self,
         session: CheckoutSessionId,
     ) -> Result<Option<TxHash>, StoreError> {
@@ -87,7 +53,7 @@ impl PgStore {
     }
 
     /// The live relay of a session: its transaction, payer and authorization nonce.
-    pub async fn relayed_authorization(
+    async fn relayed_authorization(
         &self,
         session: CheckoutSessionId,
     ) -> Result<Option<RelayedAuthorization>, StoreError> {
@@ -120,7 +86,7 @@ impl PgStore {
     }
 
     /// The sender and chain nonce of a session's live relay: where its attempts are.
-    pub async fn relay_position(
+    async fn relay_position(
         &self,
         session: CheckoutSessionId,
     ) -> Result<Option<(Address, u64)>, StoreError> {
@@ -143,6 +109,19 @@ impl PgStore {
         .transpose()
     }
 
+    async fn relay_gas_since(
+        &self,
+        chain: ChainId,
+        since: Timestamp,
+    ) -> Result<RelayGas, StoreError> {
+        let mut conn = self.conn().await?;
+        crate::repos::relay_gas::relay_gas(&mut conn, chain, since)
+            .await
+            .map_err(map_diesel_error)
+    }
+}
+
+impl PgStore {
     /// In one database transaction: takes the sender's next nonce (never below
     /// `chain_nonce`), unless the session already has a live relayed transaction, the
     /// payer's unmined relays would promise more than `relay.payer_balance`, or the payer
@@ -152,7 +131,7 @@ impl PgStore {
     /// same session (another api process included) finds the first's transaction and signs
     /// nothing.
     #[allow(clippy::too_many_arguments)]
-    pub async fn store_relayed_payment(
+    pub(crate) async fn insert_relayed_payment(
         &self,
         chain: ChainId,
         sender: Address,
@@ -160,7 +139,7 @@ impl PgStore {
         relay: RelayFor,
         now: Timestamp,
         fees: AttemptFees,
-        sign: impl FnOnce(u64) -> SignedCharge + Send,
+        sign: &dyn SignAtNonce,
     ) -> Result<StoredRelay, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
@@ -223,9 +202,7 @@ impl PgStore {
                 if promised.saturating_add(relay.value) > relay.payer_balance {
                     return Ok(Err(Refused::Overcommitted(promised)));
                 }
-                let (hash, raw) = sign(nonce).map_err(|e| {
-                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
-                })?;
+                let (hash, raw) = sign_at(sign, nonce)?;
                 diesel::insert_into(rt::table)
                     .values((
                         rt::chain_id.eq(chain_id),
@@ -273,7 +250,7 @@ impl PgStore {
             other => other.map_err(map_diesel_error)?,
         };
         match stored {
-            Ok((tx_hash, raw)) => Ok(StoredRelay::New { tx_hash, raw }),
+            Ok((hash, raw)) => Ok(StoredRelay::New(SignedTx { hash, raw })),
             Err(Refused::Existing(existing)) => Ok(StoredRelay::Existing(tx_hash(&existing)?)),
             Err(Refused::Overcommitted(promised)) => {
                 Ok(StoredRelay::PayerOvercommitted { promised })
@@ -307,10 +284,13 @@ impl PgStore {
             _ => Ok(None),
         }
     }
+}
 
+#[async_trait]
+impl SentRelays for PgStore {
     /// Relayed transactions on `chain` not yet settled, oldest nonce first, each with every
     /// attempt at its nonce.
-    pub async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
+    async fn sent_relays(&self, chain: ChainId) -> Result<Vec<SentWork>, StoreError> {
         #[allow(clippy::type_complexity)]
         let rows: Vec<(String, i64, String, chrono::DateTime<chrono::Utc>, Uuid)> = {
             let mut conn = self.conn().await?;
@@ -341,14 +321,14 @@ impl PgStore {
                 ))
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
-        self.with_attempts(chain, work).await
+        self.with_attempts(WorkKind::Relay, chain, work).await
     }
 
     /// Marks a relayed transaction dropped: its nonce went to another transaction (a fill
     /// of its own, or one the relay never sent), so it can never be mined; the session is
     /// payable again. Only while `relay.tx_hash` is still its newest attempt (a
     /// replacement stored meanwhile is followed first).
-    pub async fn relay_dropped(&self, relay: &SentTx) -> Result<(), StoreError> {
+    async fn relay_dropped(&self, relay: &SentWork) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         diesel::update(
             rt::table
@@ -368,18 +348,17 @@ impl PgStore {
     /// Records the receipt of `mined`, an attempt at `relay`'s nonce (it becomes the relay's
     /// transaction): mined or reverted, the gas it used and what it cost in wei (gasUsed ×
     /// effective gas price, as decimal text).
-    pub async fn relay_mined(
+    async fn relay_mined(
         &self,
-        relay: &SentTx,
+        relay: &SentWork,
         mined: TxHash,
-        succeeded: bool,
-        gas_used: u64,
-        cost_wei: &str,
+        gas: GasReceipt,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
+        let (succeeded, gas_used) = (gas.succeeded, gas.gas_used);
         let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
-            .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
+            .bind::<diesel::sql_types::Text, _>(gas.cost_wei().to_string())
             .sql("::numeric");
         diesel::update(
             rt::table

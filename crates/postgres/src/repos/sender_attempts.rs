@@ -3,9 +3,13 @@
 //! replacement are stored before they are broadcast, so whichever is mined is known, and a
 //! stuck nonce is replaced from what was sent.
 
+use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::{ChargeAttempt, StoreError};
+use stablepay_domain::ports::{
+    AttemptFees, ChargeAttempt, NewestAttempt, ReplacementStored, SentAttempts, SentWork, SignedTx,
+    StoreError, WorkKind,
+};
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
 
 use crate::error::map_diesel_error;
@@ -15,56 +19,6 @@ use crate::schema::{
     relayed_transactions as rt, sender_attempts as sa,
 };
 use crate::PgStore;
-
-/// Which work a nonce of the service's carries (D26): each kind has its own table, whose
-/// row names the work's newest attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SenderWork {
-    /// A keeper charge (`keeper_transactions`).
-    Charge,
-    /// A relayed one-signature payment (`relayed_transactions`).
-    Relay,
-    /// A deposit sweep (`deposit_sweeps`; its transfer rows name its newest attempt too).
-    Sweep,
-}
-
-/// A relayed payment or a sweep sent and not yet settled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SentTx {
-    pub chain: ChainId,
-    pub sender: Address,
-    pub nonce: u64,
-    /// The newest attempt at the nonce.
-    pub tx_hash: TxHash,
-    /// Every attempt at the nonce, newest first: any of them may be the one mined.
-    pub attempts: Vec<ChargeAttempt>,
-    /// The head when the newest attempt was broadcast.
-    pub sent_block: u64,
-    /// When the newest attempt was last broadcast.
-    pub last_broadcast_at: Timestamp,
-    /// The session a relayed payment pays (`None` for sweeps).
-    pub session: Option<CheckoutSessionId>,
-}
-
-/// What an attempt paid per gas, and the head it was broadcast at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AttemptFees {
-    pub max_fee_wei: u128,
-    pub priority_fee_wei: u128,
-    pub sent_block: u64,
-}
-
-/// The newest attempt at a nonce: what a replacement starts from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewestAttempt {
-    /// The key that signed it.
-    pub sender: Address,
-    pub nonce: u64,
-    pub tx_hash: TxHash,
-    pub raw: Vec<u8>,
-    pub fees: AttemptFees,
-    pub fill: bool,
-}
 
 /// Which nonce of which sender an attempt is at.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +73,7 @@ type AttemptRow = (String, String, i64, Vec<u8>, i64, i64, bool, i64);
 impl PgStore {
     /// Every attempt at each of `nonces` of (`chain`, `sender`), newest first, with the
     /// head the newest was broadcast at.
-    pub async fn attempts_at(
+    pub async fn attempts_at_nonces(
         &self,
         chain: ChainId,
         sender: Address,
@@ -195,9 +149,9 @@ impl PgStore {
     /// The attempt stored as `tx`, or, for work written before its attempts were kept (an
     /// older api during a rolling upgrade), the work's own row as its one attempt with
     /// unknown fees (0: any raise is the chain's price). `None`: no such work.
-    pub async fn newest_attempt(
+    pub(crate) async fn newest_attempt_of(
         &self,
-        kind: SenderWork,
+        kind: WorkKind,
         tx: TxHash,
     ) -> Result<Option<NewestAttempt>, StoreError> {
         if let Some(attempt) = self.attempt(tx).await? {
@@ -206,19 +160,19 @@ impl PgStore {
         let mut conn = self.conn().await?;
         let hash = tx.to_string();
         let row: Option<(String, i64, Vec<u8>)> = match kind {
-            SenderWork::Charge => kt::table
+            WorkKind::Charge => kt::table
                 .filter(kt::tx_hash.eq(&hash))
                 .select((kt::keeper_address, kt::nonce, kt::raw_tx))
                 .first(&mut conn)
                 .await
                 .optional(),
-            SenderWork::Relay => rt::table
+            WorkKind::Relay => rt::table
                 .filter(rt::tx_hash.eq(&hash))
                 .select((rt::sender_address, rt::nonce, rt::raw_tx))
                 .first(&mut conn)
                 .await
                 .optional(),
-            SenderWork::Sweep => ds::table
+            WorkKind::Sweep => ds::table
                 .filter(ds::tx_hash.eq(&hash))
                 .select((ds::sender_address, ds::nonce, ds::raw_tx))
                 .first(&mut conn)
@@ -248,27 +202,27 @@ impl PgStore {
     /// rows follow it). False (nothing stored) when the work was settled or replaced by
     /// another worker meanwhile: then nothing is to be broadcast.
     #[allow(clippy::too_many_arguments)]
-    pub async fn store_replacement(
+    pub(crate) async fn store_replacement_of(
         &self,
-        kind: SenderWork,
+        kind: WorkKind,
         chain: ChainId,
-        sender: Address,
-        nonce: u64,
-        replaces: &TxHash,
-        signed: (&TxHash, &[u8]),
+        replaces: &NewestAttempt,
+        signed: &SignedTx,
         fees: AttemptFees,
         fill: bool,
         now: Timestamp,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<ReplacementStored, StoreError> {
         let mut conn = self.conn().await?;
         let chain_id = chain.id() as i32;
-        let sender = sender.to_lower_hex();
-        let (old, new) = (replaces.to_string(), signed.0.to_string());
+        let sender = replaces.sender.to_lower_hex();
+        let nonce = replaces.nonce;
+        let (old, new) = (replaces.tx_hash.to_string(), signed.hash.to_string());
+        let signed = (&signed.hash, signed.raw.as_slice());
         let at_nonce = to_i64(nonce);
         let broadcast = now.as_datetime();
         conn.transaction(async |conn| {
             let open = match kind {
-                SenderWork::Charge => {
+                WorkKind::Charge => {
                     diesel::update(
                         kt::table
                             .filter(kt::chain_id.eq(chain_id))
@@ -285,7 +239,7 @@ impl PgStore {
                     .execute(conn)
                     .await?
                 }
-                SenderWork::Relay => {
+                WorkKind::Relay => {
                     diesel::update(
                         rt::table
                             .filter(rt::chain_id.eq(chain_id))
@@ -302,7 +256,7 @@ impl PgStore {
                     .execute(conn)
                     .await?
                 }
-                SenderWork::Sweep => {
+                WorkKind::Sweep => {
                     let open = diesel::update(
                         ds::table
                             .filter(ds::chain_id.eq(chain_id))
@@ -328,7 +282,7 @@ impl PgStore {
                 }
             };
             if open == 0 {
-                return Ok(false);
+                return Ok(ReplacementStored::Superseded);
             }
             let at = AtNonce {
                 chain_id,
@@ -336,16 +290,16 @@ impl PgStore {
                 nonce,
             };
             insert_attempt(conn, at, signed, fees, fill, now).await?;
-            Ok::<_, diesel::result::Error>(true)
+            Ok::<_, diesel::result::Error>(ReplacementStored::Stored)
         })
         .await
         .map_err(map_diesel_error)
     }
 
     /// Marks the newest attempt of `kind`'s open work broadcast again, at `sent_block`.
-    pub async fn attempt_resent(
+    pub(crate) async fn attempt_resent_of(
         &self,
-        kind: SenderWork,
+        kind: WorkKind,
         tx: TxHash,
         sent_block: u64,
         now: Timestamp,
@@ -359,19 +313,19 @@ impl PgStore {
                 .execute(conn)
                 .await?;
             match kind {
-                SenderWork::Charge => {
+                WorkKind::Charge => {
                     diesel::update(kt::table.filter(kt::tx_hash.eq(&hash)))
                         .set(kt::last_broadcast_at.eq(at))
                         .execute(conn)
                         .await?
                 }
-                SenderWork::Relay => {
+                WorkKind::Relay => {
                     diesel::update(rt::table.filter(rt::tx_hash.eq(&hash)))
                         .set(rt::last_broadcast_at.eq(at))
                         .execute(conn)
                         .await?
                 }
-                SenderWork::Sweep => {
+                WorkKind::Sweep => {
                     diesel::update(ds::table.filter(ds::tx_hash.eq(&hash)))
                         .set(ds::last_broadcast_at.eq(at))
                         .execute(conn)
@@ -389,16 +343,17 @@ impl PgStore {
     /// a stored attempt is listed with its own hash, due at once).
     pub(crate) async fn with_attempts(
         &self,
+        kind: WorkKind,
         chain: ChainId,
         work: Vec<(Address, u64, TxHash, Timestamp, Option<CheckoutSessionId>)>,
-    ) -> Result<Vec<SentTx>, StoreError> {
+    ) -> Result<Vec<SentWork>, StoreError> {
         let mut senders: Vec<Address> = work.iter().map(|w| w.0).collect();
         senders.sort_by_key(|a| a.to_lower_hex());
         senders.dedup();
         let mut attempts = Vec::new();
         for sender in senders {
             let nonces: Vec<u64> = work.iter().filter(|w| w.0 == sender).map(|w| w.1).collect();
-            for (nonce, list, block) in self.attempts_at(chain, sender, &nonces).await? {
+            for (nonce, list, block) in self.attempts_at_nonces(chain, sender, &nonces).await? {
                 attempts.push((sender, nonce, list, block));
             }
         }
@@ -419,7 +374,8 @@ impl PgStore {
                         0,
                     ),
                 };
-                SentTx {
+                SentWork {
+                    kind,
                     chain,
                     sender,
                     nonce,
@@ -431,5 +387,30 @@ impl PgStore {
                 }
             })
             .collect())
+    }
+}
+
+#[async_trait]
+impl SentAttempts for PgStore {
+    async fn attempts_at(
+        &self,
+        chain: ChainId,
+        sender: Address,
+        nonce: u64,
+    ) -> Result<Vec<ChargeAttempt>, StoreError> {
+        Ok(self
+            .attempts_at_nonces(chain, sender, &[nonce])
+            .await?
+            .into_iter()
+            .flat_map(|(_, attempts, _)| attempts)
+            .collect())
+    }
+
+    async fn newest_attempt(
+        &self,
+        kind: WorkKind,
+        tx: TxHash,
+    ) -> Result<Option<NewestAttempt>, StoreError> {
+        self.newest_attempt_of(kind, tx).await
     }
 }

@@ -2,15 +2,18 @@
 //! `sweepMany` stored (with the transfer rows it moves) before the first broadcast, and
 //! the rows given back when a sweep reverts, is dropped, or fails for one entry.
 
+use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use stablepay_domain::ports::StoreError;
-use stablepay_domain::{Address, ChainId, CheckoutSession, CheckoutSessionId, Timestamp, TxHash};
+use stablepay_domain::ports::{
+    AttemptFees, DepositSweeps, MinedSweep, SentWork, SignAtNonce, SignedTx, StoreError, WorkKind,
+};
+use stablepay_domain::{Address, ChainId, CheckoutSession, CheckoutSessionId, Timestamp};
 use uuid::Uuid;
 
 use crate::error::map_diesel_error;
-use crate::repos::keeper::{take_nonce, used_nonce, SignedCharge};
-use crate::repos::sender_attempts::{insert_attempt, AtNonce, AttemptFees, SentTx};
+use crate::repos::keeper::{sign_at, take_nonce, used_nonce};
+use crate::repos::sender_attempts::{insert_attempt, AtNonce};
 use crate::rows::{to_i64, tx_hash, SessionRow};
 use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
 use crate::PgStore;
@@ -73,7 +76,7 @@ async fn release(
 /// own hash). False when the sweep is no longer open: nothing to record.
 async fn adopt(
     conn: &mut diesel_async::AsyncPgConnection,
-    sweep: &SentTx,
+    sweep: &SentWork,
     hash: &str,
 ) -> Result<bool, diesel::result::Error> {
     let row = || {
@@ -112,6 +115,96 @@ const RECIPIENT_PAYS: &str = "EXISTS (SELECT 1 FROM checkout_sessions s \
      AND (NOT s.livemode OR w.verified_mode = 'live'))";
 
 impl PgStore {
+    /// In one database transaction: takes the sender's next nonce (never below
+    /// `chain_nonce`), signs the sweep with it, stores it and marks the confirmed,
+    /// unswept transfer rows of `sessions` as moved by it. `None`: nothing left to sweep
+    /// (another worker took the rows), nothing signed.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn insert_deposit_sweep(
+        &self,
+        chain: ChainId,
+        sender: Address,
+        chain_nonce: u64,
+        entries: &[(CheckoutSessionId, Address)],
+        now: Timestamp,
+        fees: AttemptFees,
+        sign: &dyn SignAtNonce,
+    ) -> Result<Option<SignedTx>, StoreError> {
+        let mut conn = self.conn().await?;
+        let chain_id = chain.id() as i32;
+        let sender = sender.to_lower_hex();
+        let ids: Vec<Uuid> = entries.iter().map(|(s, _)| s.uuid()).collect();
+        let entries: Vec<(Uuid, String)> = entries
+            .iter()
+            .map(|(s, t)| (s.uuid(), t.to_lower_hex()))
+            .collect();
+        let stored = conn
+            .transaction(async |conn| {
+                let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
+                // Rows waiting out a retry delay stay out, even when new money of the
+                // same entry is due.
+                let unswept = || {
+                    dt::table
+                        .filter(dt::chain_id.eq(chain_id))
+                        .filter(dt::checkout_session_id.eq_any(&ids))
+                        .filter(dt::status.eq("confirmed"))
+                        .filter(dt::sweep_tx_hash.is_null())
+                        .filter(
+                            dt::sweep_retry_at
+                                .is_null()
+                                .or(dt::sweep_retry_at.le(now.as_datetime())),
+                        )
+                };
+                let unswept_rows: Vec<(Uuid, String)> = unswept()
+                    .select((dt::checkout_session_id, dt::token_address))
+                    .for_update()
+                    .load(conn)
+                    .await?;
+                // Only the rows of the (session, token) entries this sweep carries.
+                if !unswept_rows.iter().any(|row| entries.contains(row)) {
+                    return Ok(None);
+                }
+                let (hash, raw) = sign_at(sign, nonce)?;
+                diesel::insert_into(ds::table)
+                    .values((
+                        ds::chain_id.eq(chain_id),
+                        ds::sender_address.eq(&sender),
+                        ds::nonce.eq(to_i64(nonce)),
+                        ds::tx_hash.eq(hash.to_string()),
+                        ds::raw_tx.eq(&raw),
+                        ds::entries.eq(i32::try_from(ids.len()).unwrap_or(i32::MAX)),
+                        ds::created_at.eq(now.as_datetime()),
+                        ds::last_broadcast_at.eq(now.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                for (session, token) in &entries {
+                    diesel::update(
+                        unswept()
+                            .filter(dt::checkout_session_id.eq(session))
+                            .filter(dt::token_address.eq(token)),
+                    )
+                    .set(dt::sweep_tx_hash.eq(hash.to_string()))
+                    .execute(conn)
+                    .await?;
+                }
+                used_nonce(conn, chain_id, &sender, nonce).await?;
+                let at = AtNonce {
+                    chain_id,
+                    sender: &sender,
+                    nonce,
+                };
+                insert_attempt(conn, at, (&hash, &raw), fees, false, now).await?;
+                Ok::<_, diesel::result::Error>(Some(SignedTx { hash, raw }))
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(stored)
+    }
+}
+
+#[async_trait]
+impl DepositSweeps for PgStore {
     /// Sweep entries on `chain`: (session, token) pairs with confirmed deposit money no
     /// sweep has taken and no retry delay pending at `now`, least-failed first, at most
     /// `limit`. Money for a recipient that no longer takes the session's mode's money
@@ -119,7 +212,7 @@ impl PgStore {
     /// is booked but never swept by the service on its own; anyone may still sweep it by
     /// the forwarder's fixed terms. Filtered before the limit, so such entries never take
     /// a batch's places.
-    pub async fn unswept_deposits(
+    async fn unswept_deposits(
         &self,
         chain: ChainId,
         now: Timestamp,
@@ -161,98 +254,9 @@ impl PgStore {
             .collect()
     }
 
-    /// In one database transaction: takes the sender's next nonce (never below
-    /// `chain_nonce`), signs the sweep with it, stores it and marks the confirmed,
-    /// unswept transfer rows of `sessions` as moved by it. `None`: nothing left to sweep
-    /// (another worker took the rows), nothing signed.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn store_deposit_sweep(
-        &self,
-        chain: ChainId,
-        sender: Address,
-        chain_nonce: u64,
-        entries: &[(CheckoutSessionId, Address)],
-        now: Timestamp,
-        fees: AttemptFees,
-        sign: impl FnOnce(u64) -> SignedCharge + Send,
-    ) -> Result<Option<(TxHash, Vec<u8>)>, StoreError> {
-        let mut conn = self.conn().await?;
-        let chain_id = chain.id() as i32;
-        let sender = sender.to_lower_hex();
-        let ids: Vec<Uuid> = entries.iter().map(|(s, _)| s.uuid()).collect();
-        let entries: Vec<(Uuid, String)> = entries
-            .iter()
-            .map(|(s, t)| (s.uuid(), t.to_lower_hex()))
-            .collect();
-        let stored = conn
-            .transaction(async |conn| {
-                let nonce = take_nonce(conn, chain_id, &sender, chain_nonce).await?;
-                // Rows waiting out a retry delay stay out, even when new money of the
-                // same entry is due.
-                let unswept = || {
-                    dt::table
-                        .filter(dt::chain_id.eq(chain_id))
-                        .filter(dt::checkout_session_id.eq_any(&ids))
-                        .filter(dt::status.eq("confirmed"))
-                        .filter(dt::sweep_tx_hash.is_null())
-                        .filter(
-                            dt::sweep_retry_at
-                                .is_null()
-                                .or(dt::sweep_retry_at.le(now.as_datetime())),
-                        )
-                };
-                let unswept_rows: Vec<(Uuid, String)> = unswept()
-                    .select((dt::checkout_session_id, dt::token_address))
-                    .for_update()
-                    .load(conn)
-                    .await?;
-                // Only the rows of the (session, token) entries this sweep carries.
-                if !unswept_rows.iter().any(|row| entries.contains(row)) {
-                    return Ok(None);
-                }
-                let (hash, raw) = sign(nonce).map_err(|e| {
-                    diesel::result::Error::QueryBuilderError(format!("signing failed: {e}").into())
-                })?;
-                diesel::insert_into(ds::table)
-                    .values((
-                        ds::chain_id.eq(chain_id),
-                        ds::sender_address.eq(&sender),
-                        ds::nonce.eq(to_i64(nonce)),
-                        ds::tx_hash.eq(hash.to_string()),
-                        ds::raw_tx.eq(&raw),
-                        ds::entries.eq(i32::try_from(ids.len()).unwrap_or(i32::MAX)),
-                        ds::created_at.eq(now.as_datetime()),
-                        ds::last_broadcast_at.eq(now.as_datetime()),
-                    ))
-                    .execute(conn)
-                    .await?;
-                for (session, token) in &entries {
-                    diesel::update(
-                        unswept()
-                            .filter(dt::checkout_session_id.eq(session))
-                            .filter(dt::token_address.eq(token)),
-                    )
-                    .set(dt::sweep_tx_hash.eq(hash.to_string()))
-                    .execute(conn)
-                    .await?;
-                }
-                used_nonce(conn, chain_id, &sender, nonce).await?;
-                let at = AtNonce {
-                    chain_id,
-                    sender: &sender,
-                    nonce,
-                };
-                insert_attempt(conn, at, (&hash, &raw), fees, false, now).await?;
-                Ok::<_, diesel::result::Error>(Some((hash, raw)))
-            })
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(stored)
-    }
-
     /// Sweeps on `chain` not yet settled, oldest nonce first, each with every attempt at
     /// its nonce.
-    pub async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentTx>, StoreError> {
+    async fn sent_sweeps(&self, chain: ChainId) -> Result<Vec<SentWork>, StoreError> {
         let rows: Vec<(String, i64, String, chrono::DateTime<chrono::Utc>)> = {
             let mut conn = self.conn().await?;
             ds::table
@@ -281,32 +285,33 @@ impl PgStore {
                 ))
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
-        self.with_attempts(chain, work).await
+        self.with_attempts(WorkKind::Sweep, chain, work).await
     }
 
     /// Records the receipt of `mined`, an attempt at `sweep`'s nonce (it becomes the
     /// sweep's transaction, and its rows'): mined (its rows stay moved, except those of the
     /// (session ref, token) entries that failed) or reverted (every row goes back), with
     /// the gas it used and what it cost in wei (decimal text).
-    #[allow(clippy::too_many_arguments)]
-    pub async fn sweep_mined(
+    async fn sweep_mined(
         &self,
-        sweep: &SentTx,
-        mined: TxHash,
-        succeeded: bool,
-        failed: &[([u8; 32], Address)],
-        gas_used: u64,
-        cost_wei: &str,
+        sweep: &SentWork,
+        mined: &MinedSweep,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let hash = mined.to_string();
+        let hash = mined.attempt.tx_hash.to_string();
+        let (succeeded, gas_used, failed) = (
+            mined.gas.succeeded,
+            mined.gas.gas_used,
+            mined.failed.as_slice(),
+        );
+        let cost_wei = mined.gas.cost_wei().to_string();
         conn.transaction(async |conn| {
             if !adopt(conn, sweep, &hash).await? {
                 return Ok(());
             }
             let cost = diesel::dsl::sql::<diesel::sql_types::Numeric>("")
-                .bind::<diesel::sql_types::Text, _>(cost_wei.to_owned())
+                .bind::<diesel::sql_types::Text, _>(cost_wei.clone())
                 .sql("::numeric");
             diesel::update(
                 ds::table
@@ -335,7 +340,7 @@ impl PgStore {
     /// Marks a sweep dropped (its nonce went to a transaction it never sent): its rows go
     /// back. Only while `sweep.tx_hash` is still its newest attempt (a replacement stored
     /// meanwhile is followed first).
-    pub async fn sweep_dropped(&self, sweep: &SentTx, now: Timestamp) -> Result<(), StoreError> {
+    async fn sweep_dropped(&self, sweep: &SentWork, now: Timestamp) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let hash = sweep.tx_hash.to_string();
         conn.transaction(async |conn| {

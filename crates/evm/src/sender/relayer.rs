@@ -1,35 +1,32 @@
-//! The `PaymentRelayer` adapter (D23, D26): the EVM calls (simulate, sign, broadcast)
-//! composed with the PostgreSQL nonce manager the keeper uses, so a nonce is taken and the
-//! signed payment stored with its session in one database transaction before anything
-//! reaches the node, with its first attempt (fees, head). The worker's sender follows it from
-//! there: records gas, replaces it at higher fees or fills its nonce (D26).
+//! The `PaymentRelayer` adapter (D23, D26, D31): a payment simulated exactly as it will be
+//! signed, then sent through the one sender, its nonce taken and the signed payment
+//! stored with its session in one database transaction before anything reaches the node.
+//! The worker follows it from there (`services::follow_relays`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use stablepay_domain::ports::{
-    ChainError, ChainReader, Clock, Inclusion, OneSignaturePayment, PayerRefusal, PaymentRelayer,
-    RelayError, RelaySimulation, Relayed, RelayedAuthorization, RelayerReadiness, StoreError,
-    TransferPayment,
+    ChainError, Inclusion, OneSignaturePayment, PayerRefusal, PaymentRelayer, RelayError, RelayFor,
+    RelayRecords, RelaySimulation, Relayed, RelayedAuthorization, RelayerReadiness, SendError,
+    SentAttempts, SentReceipts, StoreError, StoredRelay, TransferPayment,
 };
 use stablepay_domain::rules::relay_budget::{self, RelayGas, RevertBudget};
-use stablepay_domain::{Address, ChainId, CheckoutSessionId, PrivateKey, TxHash};
-use stablepay_evm::balance::{FreshPerChain, KeyBalance};
-use stablepay_evm::fees::Fees;
-use stablepay_evm::keeper::keeper_wallet;
-use stablepay_evm::relay::{sign_call, RelayCall};
-use stablepay_evm::EvmChain;
-use stablepay_postgres::{AttemptFees, PgStore, RelayFor, StoredRelay};
+use stablepay_domain::{Address, ChainId, CheckoutSessionId, TxHash};
+
+use super::EvmSender;
+use crate::balance::{FreshPerChain, KeyBalance};
+use crate::fees::Fees;
+use crate::relay::{sign_call, RelayCall};
 
 /// How often `await_inclusion` asks for a receipt (Base makes a block every 2 s).
 const INCLUSION_POLL: Duration = Duration::from_millis(250);
 
 pub struct EvmRelayer {
-    chain: Arc<EvmChain>,
-    store: PgStore,
-    clock: Arc<dyn Clock>,
-    key: PrivateKey,
+    sender: EvmSender,
+    records: Arc<dyn RelayRecords>,
+    attempts: Arc<dyn SentAttempts>,
     address: Address,
     /// Its ETH against `STABLEPAY_RELAYER_MIN_BALANCE_WEI`: every hosted page asks
     /// `readiness`.
@@ -41,26 +38,25 @@ pub struct EvmRelayer {
 }
 
 impl EvmRelayer {
-    pub fn new(
-        chain: Arc<EvmChain>,
-        store: PgStore,
-        clock: Arc<dyn Clock>,
-        key: PrivateKey,
+    pub fn new<S>(
+        sender: EvmSender,
+        store: Arc<S>,
         min_balance_wei: u128,
         budget: RevertBudget,
-    ) -> Result<Self, String> {
-        let address = stablepay_domain::rules::eip191::address_of_private_key(key.expose())
-            .ok_or("STABLEPAY_RELAYER_KEY is not a valid secp256k1 key")?;
-        Ok(Self {
-            chain,
-            store,
-            clock,
-            key,
+    ) -> Self
+    where
+        S: RelayRecords + SentAttempts + 'static,
+    {
+        let address = sender.key().address();
+        Self {
+            sender,
+            records: store.clone(),
+            attempts: store,
             address,
             balance: KeyBalance::new(address, min_balance_wei, "stablepay_relayer_balance_gwei"),
             budget,
             relay_gas: FreshPerChain::default(),
-        })
+        }
     }
 
     pub fn address(&self) -> Address {
@@ -71,12 +67,16 @@ impl EvmRelayer {
 #[async_trait]
 impl PaymentRelayer for EvmRelayer {
     async fn relayed(&self, session: CheckoutSessionId) -> Result<Option<TxHash>, StoreError> {
-        self.store.relayed_for_session(session).await
+        self.records.relayed_for_session(session).await
     }
 
     async fn readiness(&self, chain: ChainId) -> Result<RelayerReadiness, ChainError> {
-        let now = self.clock.now();
-        if !self.balance.above_floor(&self.chain, chain, now).await? {
+        let now = self.sender.now();
+        if !self
+            .balance
+            .above_floor(self.sender.chain(), chain, now)
+            .await?
+        {
             return Ok(RelayerReadiness::Unavailable);
         }
         // Every hosted page asks: the hour's gas is read once per chain every few seconds.
@@ -84,7 +84,7 @@ impl PaymentRelayer for EvmRelayer {
         let gas = self
             .relay_gas
             .get(chain, now, async {
-                self.store
+                self.records
                     .relay_gas_since(chain, since)
                     .await
                     .map_err(|e| ChainError::Unavailable(e.to_string()))
@@ -104,9 +104,12 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         payment: &OneSignaturePayment,
     ) -> Result<RelaySimulation, ChainError> {
-        let fees = self.chain.suggest_fees(chain).await?;
+        let fees = self.sender.chain().suggest_fees(chain).await?;
         let call = RelayCall::payment(payment, fees);
-        self.chain.simulate_relay(chain, self.address, &call).await
+        self.sender
+            .chain()
+            .simulate_relay(chain, self.address, &call)
+            .await
     }
 
     async fn relay(
@@ -127,7 +130,7 @@ impl PaymentRelayer for EvmRelayer {
             value: intent.net_amount.saturating_add(intent.fee_amount),
             payer_balance,
             code_hash: None,
-            fill: Some(stablepay_evm::relay::cancel_fill(payment)),
+            fill: Some(crate::relay::cancel_fill(payment)),
         };
         self.send(chain, relay, |fees| RelayCall::payment(payment, fees))
             .await
@@ -137,7 +140,7 @@ impl PaymentRelayer for EvmRelayer {
         &self,
         session: CheckoutSessionId,
     ) -> Result<Option<RelayedAuthorization>, StoreError> {
-        self.store.relayed_authorization(session).await
+        self.records.relayed_authorization(session).await
     }
 
     async fn simulate_transfer(
@@ -145,9 +148,12 @@ impl PaymentRelayer for EvmRelayer {
         chain: ChainId,
         payment: &TransferPayment,
     ) -> Result<RelaySimulation, ChainError> {
-        let fees = self.chain.suggest_fees(chain).await?;
+        let fees = self.sender.chain().suggest_fees(chain).await?;
         let call = RelayCall::transfer(payment, fees);
-        self.chain.simulate_relay(chain, self.address, &call).await
+        self.sender
+            .chain()
+            .simulate_relay(chain, self.address, &call)
+            .await
     }
 
     async fn relay_transfer(
@@ -186,24 +192,25 @@ impl PaymentRelayer for EvmRelayer {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             // Every attempt at the relay's nonce: the worker may have replaced the first.
-            let Some((sender, nonce)) =
-                self.store.relay_position(session).await.map_err(unknown)?
+            let Some((sender, nonce)) = self
+                .records
+                .relay_position(session)
+                .await
+                .map_err(unknown)?
             else {
                 return Ok(Inclusion::Failed);
             };
             let attempts = self
-                .store
-                .attempts_at(chain, sender, &[nonce])
+                .attempts
+                .attempts_at(chain, sender, nonce)
                 .await
-                .map_err(unknown)?
-                .into_iter()
-                .flat_map(|(_, attempts, _)| attempts)
-                .collect::<Vec<_>>();
-            if let Some((attempt, receipt)) = self.chain.mined_attempt(chain, &attempts).await? {
-                return Ok(if attempt.fill || !receipt.succeeded {
+                .map_err(unknown)?;
+            let mined = SentReceipts::mined_attempt(self.sender.chain(), chain, &attempts).await?;
+            if let Some(m) = mined {
+                return Ok(if m.attempt.fill || !m.gas.succeeded {
                     Inclusion::Failed
                 } else {
-                    Inclusion::Mined(attempt.tx_hash)
+                    Inclusion::Mined(m.attempt.tx_hash)
                 });
             }
             if tokio::time::Instant::now() >= deadline {
@@ -227,42 +234,47 @@ impl EvmRelayer {
         mut relay: RelayFor,
         call: impl FnOnce(Fees) -> RelayCall,
     ) -> Result<Relayed, RelayError> {
-        let wallet =
-            keeper_wallet(&self.key, chain).map_err(|_| RelayError::Unavailable(chain.id()))?;
-        let (mined, fees, head, code_hash) = tokio::try_join!(
-            self.chain.mined_nonce(chain, self.address),
-            self.chain.suggest_fees(chain),
-            ChainReader::block_number(self.chain.as_ref(), chain),
-            self.chain.code_hash(chain, relay.payer),
+        let wallet = self
+            .sender
+            .key()
+            .wallet(chain)
+            .map_err(|_| RelayError::Unavailable(chain.id()))?;
+        let evm = self.sender.chain();
+        let (price, code_hash) = tokio::try_join!(
+            async { self.sender.pricing(chain).await.map_err(relay_error) },
+            async {
+                evm.code_hash(chain, relay.payer)
+                    .await
+                    .map_err(RelayError::from)
+            },
         )?;
         relay.code_hash = code_hash;
-        let call = call(fees);
-        if let RelaySimulation::Reverts(why) = self
-            .chain
-            .simulate_relay(chain, self.address, &call)
-            .await?
+        let call = call(price.fees);
+        if let RelaySimulation::Reverts(why) =
+            evm.simulate_relay(chain, self.address, &call).await?
         {
             return Err(RelayError::WouldRevert(why));
         }
-        let RelayCall { to, data, gas, .. } = call;
+        let RelayCall {
+            to,
+            data,
+            gas,
+            fees,
+            ..
+        } = call;
         let (payer, payer_balance) = (relay.payer, relay.payer_balance);
+        let sign = |nonce: u64| sign_call(&wallet, chain, to, data.clone(), gas, nonce, fees);
         let stored = self
-            .store
+            .sender
+            .ledger()
             .store_relayed_payment(
                 chain,
                 self.address,
-                mined,
+                price.mined,
                 relay,
-                self.clock.now(),
-                AttemptFees {
-                    max_fee_wei: fees.max_fee_per_gas,
-                    priority_fee_wei: fees.max_priority_fee_per_gas,
-                    sent_block: head,
-                },
-                |nonce| {
-                    sign_call(&wallet, chain, to, data, gas, nonce, fees)
-                        .map(|signed| (signed.hash, signed.raw))
-                },
+                self.sender.now(),
+                price.stored,
+                &sign,
             )
             .await?;
         match stored {
@@ -280,15 +292,23 @@ impl EvmRelayer {
                     until,
                 }))
             }
-            StoredRelay::New { tx_hash, raw } => {
+            StoredRelay::New(signed) => {
                 metrics::counter!("stablepay_relayer_sends_total", "chain" => chain.id().to_string())
                     .increment(1);
                 // Stored first: a failed broadcast is sent again by the worker.
-                if let Err(e) = self.chain.send_raw(chain, &raw).await {
-                    tracing::warn!(chain = chain.id(), tx = %tx_hash, error = %e, "relayed payment broadcast failed; the worker sends it again");
-                }
-                Ok(Relayed::Submitted(tx_hash))
+                self.sender
+                    .broadcast(chain, signed.hash, &signed.raw, "relayed payment")
+                    .await;
+                Ok(Relayed::Submitted(signed.hash))
             }
         }
+    }
+}
+
+fn relay_error(e: SendError) -> RelayError {
+    match e {
+        SendError::Chain(e) => RelayError::from(e),
+        SendError::Store(e) => RelayError::from(e),
+        SendError::Signing(why) => RelayError::from(ChainError::Unavailable(why)),
     }
 }
