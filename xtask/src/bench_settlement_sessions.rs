@@ -5,13 +5,14 @@
 
 use std::time::Duration;
 
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{OneSignaturePayment, SystemClock, WalletRepository};
 use stablepay_domain::rules::eip191;
 use stablepay_domain::rules::eip3009::{ReceiveAuthorization, TokenDomain};
 use stablepay_domain::rules::eip712::{self, Domain, PaymentIntent};
 use stablepay_domain::services::{
-    create_checkout_session, prepare_checkout_session, register_wallet, ChainDirectory,
-    CreateSessionDeps, NewSessionRequest, PrepareSessionDeps, TokenDirectory,
+    create_checkout_session, prepare_checkout_session, register_wallet, CreateSessionDeps,
+    NewSessionRequest, PrepareSessionDeps,
 };
 use stablepay_domain::*;
 use stablepay_postgres::PgStore;
@@ -63,15 +64,17 @@ pub(crate) async fn sessions_to_pay(
     let no_chain = stablepay_evm::EvmChain::new(&[], Duration::from_secs(1))?;
     let factory = Address::parse(&dev.deposit_factory.to_lowercase()).map_err(|e| e.to_string())?;
     let no_chains = match paying {
-        Paying::Deposits => ChainDirectory::new(vec![stablepay_domain::services::ChainContracts {
-            chain: ChainId::BaseSepolia,
-            checkout_router: router,
-            treasury: Address::parse(&chain::address(chain::TREASURY).to_lowercase())
-                .map_err(|e| e.to_string())?,
-            subscription_manager: None,
-            deposit_factory: Some(factory),
-            confirmations: depth,
-        }]),
+        Paying::Deposits => {
+            ChainDirectory::new(vec![stablepay_domain::deployment::ChainContracts {
+                chain: ChainId::BaseSepolia,
+                checkout_router: router,
+                treasury: Address::parse(&chain::address(chain::TREASURY).to_lowercase())
+                    .map_err(|e| e.to_string())?,
+                subscription_manager: None,
+                deposit_factory: Some(factory),
+                confirmations: depth,
+            }])
+        }
         _ => ChainDirectory::default(),
     };
     let read = PrepareSessionDeps {

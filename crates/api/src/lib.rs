@@ -15,8 +15,8 @@ pub mod state;
 use std::sync::Arc;
 
 use actix_web::web::Data;
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{ChainReader, Clock};
-use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
 use stablepay_postgres::PgStore;
 

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{ChainReader, Clock, UnitsOfWork};
-use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::PrivateKey;
 
 use crate::request::auth_failures::AuthFailureLimiter;

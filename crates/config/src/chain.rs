@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
+use stablepay_domain::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
 use stablepay_domain::rules::dunning::DunningPolicy;
 use stablepay_domain::rules::relay_budget::RevertBudget;
-use stablepay_domain::services::{
-    ChainContracts, ChainDirectory, TokenDirectory, DEFAULT_INTENT_TTL_SECS,
-};
+use stablepay_domain::services::DEFAULT_INTENT_TTL_SECS;
 use stablepay_domain::{Address, ChainId, Currency, PrivateKey};
 
 /// Real Base USDC deployments (DESIGN §4). USDT has no default: it stays off unless

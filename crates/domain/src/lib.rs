@@ -5,6 +5,7 @@
 //! - [`ports`]: the traits adapters implement; mockall mocks behind the `mocks` feature.
 //! - [`services`]: use cases, one per file, written against the ports.
 
+pub mod deployment;
 pub mod model;
 pub mod ports;
 pub mod representation;

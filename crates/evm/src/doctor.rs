@@ -8,8 +8,8 @@
 use ethers::providers::{Middleware, RpcError};
 use ethers::types::{Bytes, TransactionRequest, U256};
 use stablepay_config::ChainEnv;
+use stablepay_domain::deployment::ChainContracts;
 use stablepay_domain::ports::ChainReader;
-use stablepay_domain::services::ChainContracts;
 use stablepay_domain::{Address, ChainId, Currency, PrivateKey};
 
 use crate::{from_h160, to_h160, EvmChain};

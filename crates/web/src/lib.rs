@@ -16,9 +16,9 @@ mod shell;
 use std::sync::Arc;
 
 use actix_web::web;
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{ChainReader, Clock, PasswordChecker, Storage};
 use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 
 pub use passwords::ArgonPasswords;
 use stablepay_limits::{AccountRateLimiter, ClientWindowLimiter, IpRateLimiter};

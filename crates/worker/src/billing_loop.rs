@@ -7,13 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{
     ChainReader, ChargeKeeper, Clock, SettlementStore, SubscriptionStore,
 };
 use stablepay_domain::rules::dunning::DunningPolicy;
-use stablepay_domain::services::{
-    bill_due_subscriptions, BillingDeps, ChainDirectory, ChargeOutcome, SettleDeps, TokenDirectory,
-};
+use stablepay_domain::services::{bill_due_subscriptions, BillingDeps, ChargeOutcome, SettleDeps};
 use stablepay_domain::ChainId;
 
 pub struct BillingLoop {

@@ -6,13 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use stablepay_domain::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{
     ChainReader, Clock, DepositStore, SettlementStore, SubscriptionStore,
 };
-use stablepay_domain::services::{
-    scan_chain, ChainContracts, ChainDirectory, ScanReport, ScanState, SettleDeps, SettleOutcome,
-    TokenDirectory,
-};
+use stablepay_domain::services::{scan_chain, ScanReport, ScanState, SettleDeps, SettleOutcome};
 use stablepay_postgres::PgAdvisoryLock;
 
 pub struct ChainWatcher {

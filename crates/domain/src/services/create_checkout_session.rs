@@ -2,6 +2,7 @@
 //! plan from the chain (`prepare_checkout_session`), then resolve the recipient,
 //! snapshot the fee terms and store the session (`create_checkout_session`).
 
+use crate::deployment::{ChainDirectory, TokenDirectory};
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
     MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, Wallet,
@@ -12,7 +13,6 @@ use crate::ports::{
 };
 use crate::rules::deposit::DepositTerms;
 use crate::rules::fees;
-use crate::services::{ChainDirectory, TokenDirectory};
 
 mod subscription_terms;
 

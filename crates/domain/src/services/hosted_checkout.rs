@@ -2,15 +2,14 @@
 //! lazy expiry as the API), the operator-signed payment intent, and the fast-path confirm
 //! verdict. The session id is the capability; the api only parses and renders.
 
+use crate::deployment::ChainContracts;
 use crate::model::{
     Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
     SessionStatus, Signature, TxHash,
 };
 use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
-use crate::services::{
-    settle_checkout, with_lazy_expiry, ChainContracts, SettleDeps, SettleError, SettleOutcome,
-};
+use crate::services::{settle_checkout, with_lazy_expiry, SettleDeps, SettleError, SettleOutcome};
 
 /// Default lifetime of a signed intent (D18); `STABLEPAY_INTENT_TTL` overrides it.
 pub const DEFAULT_INTENT_TTL_SECS: u64 = 15 * 60;

@@ -2,7 +2,6 @@
 
 mod administer_merchants;
 mod bill_subscriptions;
-mod chain_config;
 mod complete_dashboard_setup;
 mod continue_recovery;
 mod create_checkout_session;
@@ -38,14 +37,12 @@ pub(crate) mod settle_subscription;
 mod sign_in;
 mod signatures;
 mod sweep_deposits;
-mod tokens;
 mod verify_wallet;
 mod write_billing;
 mod x402_facilitator;
 
 pub use administer_merchants::*;
 pub use bill_subscriptions::*;
-pub use chain_config::*;
 pub use complete_dashboard_setup::*;
 pub use continue_recovery::*;
 pub use create_checkout_session::*;
@@ -79,7 +76,6 @@ pub use settle_subscription::*;
 pub use sign_in::*;
 pub use signatures::*;
 pub use sweep_deposits::*;
-pub use tokens::*;
 pub use verify_wallet::*;
 pub(crate) use write_billing::*;
 pub use x402_facilitator::*;

@@ -1,6 +1,7 @@
 //! POST /refunds (spec "Refunds", D9): verify a merchant's on-chain refund transfer and
 //! record it; the same transfer re-reported returns the existing refund.
 
+use crate::deployment::ChainDirectory;
 use crate::model::{
     Amount, AuthContext, EventType, FieldError, Missing, PaymentId, PaymentStatus, Refund,
     RefundId, RefundStatus, TxHash, ValidationErrors,
@@ -11,7 +12,6 @@ use crate::ports::{
 };
 use crate::representation::PaymentResource;
 use crate::rules::confirmations::{confirmations, is_confirmed};
-use crate::services::ChainDirectory;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRefund {

@@ -8,13 +8,14 @@ use std::collections::{HashMap, HashSet};
 
 use futures_util::StreamExt;
 
+use crate::deployment::ChainContracts;
 use crate::model::{Address, BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::{LoggedTx, TransferLog};
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
     followed_managers, recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
-    settle_deposit_receipt, settle_receipt, settle_subscription_receipt, ChainContracts,
-    SettleDeps, SettleError, SettleOutcome,
+    settle_deposit_receipt, settle_receipt, settle_subscription_receipt, SettleDeps, SettleError,
+    SettleOutcome,
 };
 
 /// Where a first scan starts when no cursor is stored: this many blocks below the head.

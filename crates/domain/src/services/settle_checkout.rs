@@ -2,6 +2,7 @@
 //! their events (D8, D17). Used by the hosted page's fast path, the chain watcher and the
 //! pending re-checks; the store re-checks under row locks, so racing paths settle once.
 
+use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::model::{
     Address, ChainId, ChargeType, CheckoutSession, EventType, Payment, PaymentId, PaymentStatus,
     SessionStatus, TxHash,
@@ -12,7 +13,7 @@ use crate::ports::{
 };
 use crate::representation::{CheckoutSessionResource, PaymentResource};
 use crate::rules::confirmations::is_confirmed;
-use crate::services::{ChainContracts, ChainDirectory, WRITE_ATTEMPTS};
+use crate::services::WRITE_ATTEMPTS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettleError {
@@ -65,7 +66,7 @@ pub struct SettleDeps<'a> {
     pub chains: &'a ChainDirectory,
     /// The configured tokens: other tokens sent to a deposit address are recorded only
     /// when configured (anyone can mint a token that logs a Transfer).
-    pub tokens: &'a crate::services::TokenDirectory,
+    pub tokens: &'a crate::deployment::TokenDirectory,
 }
 
 impl SettleDeps<'_> {

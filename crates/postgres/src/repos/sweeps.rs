@@ -17,12 +17,7 @@ use crate::repos::sender_attempts::{insert_attempt, AtNonce};
 use crate::rows::{to_i64, tx_hash, SessionRow};
 use crate::schema::{checkout_sessions as cs, deposit_sweeps as ds, deposit_transfers as dt};
 use crate::PgStore;
-use stablepay_domain::rules::backoff::delay_after;
-
-/// The first retry of a session whose sweep entry failed; it doubles per failure.
-const SWEEP_RETRY_SECS: i64 = 30;
-/// The longest wait between retries.
-const SWEEP_RETRY_MAX_SECS: i64 = 3600;
+use stablepay_domain::rules::backoff::sweep_retry_delay;
 
 /// Gives a sweep's rows back to the next sweep: all of them (the sweep reverted or was
 /// dropped: nobody's fault, at once), or those of the (session ref, token) entries listed
@@ -58,7 +53,7 @@ async fn release(
         let Some(attempts) = attempts else { continue };
         // The delivery's rule: this is failure `attempts + 1` in a row.
         let failures = u32::try_from(attempts).unwrap_or(0).saturating_add(1);
-        let delay = delay_after(SWEEP_RETRY_SECS, failures, SWEEP_RETRY_MAX_SECS);
+        let delay = sweep_retry_delay(failures);
         diesel::update(entry())
             .set((
                 dt::sweep_tx_hash.eq(None::<String>),

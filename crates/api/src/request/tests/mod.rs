@@ -8,8 +8,8 @@ use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{test, App};
 use futures_util::future::LocalBoxFuture;
+use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::*;
-use stablepay_domain::services::{ChainDirectory, TokenDirectory};
 use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
 use stablepay_limits::{IpRateLimiter, TrustedProxies};
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::model::{
     Amount, ApiKeyId, ChainPlanId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId,
 };
@@ -7,7 +8,6 @@ use crate::ports::{
     MockWalletRepository, OnChainPlan,
 };
 use crate::rules::eip712;
-use crate::services::{ChainContracts, ChainDirectory};
 use chrono::{TimeZone, Utc};
 use futures_executor::block_on;
 

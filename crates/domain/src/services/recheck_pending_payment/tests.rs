@@ -2,13 +2,14 @@
 
 use futures_executor::block_on;
 
+use crate::deployment::ChainDirectory;
 use crate::model::{Address, BlockHash, CheckoutSession, PaymentStatus};
 use crate::ports::{
     ChainError, ChainReceipt, MockChainReader, MockSettlementStore, PendingPayment, StoreError,
 };
 use crate::rules::confirmations::RECEIPT_MISSES_BEFORE_FAILED;
 use crate::services::fixtures::settlement::*;
-use crate::services::{recheck_pending_payment, ChainDirectory, SettleError, SettleOutcome};
+use crate::services::{recheck_pending_payment, SettleError, SettleOutcome};
 
 fn recheck(h: &Harness, p: &PendingPayment, head: u64) -> Result<SettleOutcome, SettleError> {
     block_on(recheck_pending_payment(p, head, &h.deps()))

@@ -2,9 +2,10 @@
 //! `Transfer` logs per range, and one lookup of the recipients they name, whatever the
 //! number of open deposit sessions.
 
+use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::ports::TransferLog;
 use crate::services::fixtures::settlement::*;
-use crate::services::{ChainContracts, ChainDirectory, ScanState, LATE_DEPOSIT_WINDOW_SECS};
+use crate::services::{ScanState, LATE_DEPOSIT_WINDOW_SECS};
 
 use super::tests::{logged, node, scan, scan_store};
 

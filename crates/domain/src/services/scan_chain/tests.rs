@@ -4,13 +4,14 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 
+use crate::deployment::ChainDirectory;
 use crate::model::{CheckoutSession, PaymentStatus};
 use crate::ports::{
     ChainError, ChainReceipt, LoggedTx, MockChainReader, MockSettlementStore, PendingPayment,
 };
 use crate::services::fixtures::settlement::*;
 use crate::services::{
-    scan_chain, ChainDirectory, ScanReport, ScanState, SettleError, SettleOutcome, INITIAL_LOOKBACK,
+    scan_chain, ScanReport, ScanState, SettleError, SettleOutcome, INITIAL_LOOKBACK,
 };
 
 pub(super) fn scan(h: &Harness, state: &mut ScanState) -> Result<ScanReport, SettleError> {

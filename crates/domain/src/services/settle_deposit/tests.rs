@@ -6,16 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use futures_executor::block_on;
 
+use crate::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
 use crate::model::{CheckoutSession, Currency, EventType, SessionStatus, Timestamp};
 use crate::ports::{
     ChainReceipt, DepositWrite, MockChainReader, MockDepositStore, MockSettlementStore,
     SettlementWrite, TokenTransfer,
 };
 use crate::services::fixtures::settlement::*;
-use crate::services::{
-    settle_deposit_receipt, ChainContracts, ChainDirectory, SettleDeps, SettleError, SettleOutcome,
-    TokenDirectory,
-};
+use crate::services::{settle_deposit_receipt, SettleDeps, SettleError, SettleOutcome};
 
 fn deposit_address() -> crate::model::Address {
     addr(0x40)

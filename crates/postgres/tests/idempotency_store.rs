@@ -1,0 +1,200 @@
+//! Idempotency records in a request's transaction, against a real PostgreSQL: a claim kept
+//! or dropped with its transaction, a duplicate in flight while the first commits.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stablepay_domain::ports::*;
+use stablepay_postgres::testing::{execute_sql, idempotency_scope, store_with_merchant};
+use stablepay_postgres::PgStore;
+
+async fn count(store: &PgStore, sql: &str) -> usize {
+    execute_sql(store, sql).await.unwrap()
+}
+
+async fn in_transaction<T>(
+    store: &PgStore,
+    commit: bool,
+    work: impl AsyncFnOnce(&dyn Storage) -> T,
+) -> T {
+    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    let out = work(unit.ports()).await;
+    unit.finish(commit).await.unwrap();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_duplicate() {
+    let (store, m) = store_with_merchant().await;
+    let other = store.clone();
+    let (s, dup) = (idempotency_scope(m, "k1"), idempotency_scope(m, "k1"));
+    in_transaction(&store, false, async |tx| {
+        assert_eq!(
+            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        // A duplicate on another task (its own connection) is told "in flight" at once,
+        // not queued behind this uncommitted claim.
+        let seen = tokio::spawn(async move { other.claim(&dup, [1; 32], 60).await.unwrap() })
+            .await
+            .unwrap();
+        assert_eq!(seen, IdempotencyClaim::InFlight);
+    })
+    .await;
+    assert_eq!(
+        count(&store, "SELECT 1 FROM idempotency_keys").await,
+        0,
+        "rolled back"
+    );
+
+    let response = StoredResponse {
+        status: 201,
+        body: "{}".into(),
+    };
+    in_transaction(&store, true, async |tx| {
+        assert_eq!(
+            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
+            IdempotencyClaim::Acquired
+        );
+        tx.idempotency().complete(&s, &response).await.unwrap();
+    })
+    .await;
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response)
+    );
+}
+
+/// One request transaction that finds the key free, answers and commits.
+async fn look_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
+    assert_eq!(
+        store.lookup(scope, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Acquired
+    );
+    in_transaction(store, true, async |tx| {
+        assert_eq!(
+            tx.idempotency()
+                .record(scope, [1; 32], response, 60)
+                .await
+                .unwrap(),
+            RecordOutcome::Recorded
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_then_superseded() {
+    let (store, m) = store_with_merchant().await;
+    let s = idempotency_scope(m, "r1");
+    let response = StoredResponse {
+        status: 201,
+        body: r#"{"id":"cs_1"}"#.into(),
+    };
+    // A rolled-back record leaves nothing.
+    in_transaction(&store, false, async |tx| {
+        assert_eq!(
+            tx.idempotency()
+                .record(&s, [1; 32], &response, 60)
+                .await
+                .unwrap(),
+            RecordOutcome::Recorded
+        );
+    })
+    .await;
+    assert_eq!(count(&store, "SELECT 1 FROM idempotency_keys").await, 0);
+
+    // Look, answer, commit: one completed row, which replays; another body is refused.
+    look_and_record(&store, &s, &response).await;
+    assert_eq!(
+        count(
+            &store,
+            "SELECT 1 FROM idempotency_keys WHERE key = 'r1' AND state = 'completed' AND response_status = 201"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        store.lookup(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response.clone())
+    );
+    assert_eq!(
+        store.lookup(&s, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
+    // Also through the per-statement claim: the same row answers it.
+    assert_eq!(
+        store.claim(&s, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response.clone())
+    );
+
+    // Two requests past the look at once: while the first's answer is uncommitted the
+    // second is told "in flight" at once (never queued); after the commit a third finds
+    // the answer there, overwrites nothing, and says so.
+    let late = idempotency_scope(m, "r2");
+    let winner = StoredResponse {
+        status: 201,
+        body: "winner".into(),
+    };
+    let loser = StoredResponse {
+        status: 201,
+        body: "loser".into(),
+    };
+    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    assert_eq!(
+        unit.ports()
+            .idempotency()
+            .record(&late, [1; 32], &winner, 60)
+            .await
+            .unwrap(),
+        RecordOutcome::Recorded
+    );
+    let during = in_transaction(&store, false, async |tx| {
+        tx.idempotency()
+            .record(&late, [1; 32], &loser, 60)
+            .await
+            .unwrap()
+    })
+    .await;
+    assert_eq!(during, RecordOutcome::InFlight);
+    unit.finish(true).await.unwrap();
+    drop(unit);
+    let after = in_transaction(&store, false, async |tx| {
+        tx.idempotency()
+            .record(&late, [1; 32], &loser, 60)
+            .await
+            .unwrap()
+    })
+    .await;
+    assert_eq!(after, RecordOutcome::Superseded);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT 1 FROM idempotency_keys WHERE key = 'r2' AND response_body = 'winner'"
+        )
+        .await,
+        1
+    );
+
+    // A row left processing: taken over after the stale period with the same body only.
+    let mid = m.uuid();
+    execute_sql(&store, &format!(
+        "INSERT INTO idempotency_keys (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at) VALUES
+           ('{mid}', false, 'POST /api/v1/checkout/sessions', 'stale', '\\x0101010101010101010101010101010101010101010101010101010101010101', 'processing', now() - interval '2 minutes', now() + interval '1 day'),
+           ('{mid}', false, 'POST /api/v1/checkout/sessions', 'fresh', '\\x0101010101010101010101010101010101010101010101010101010101010101', 'processing', now(), now() + interval '1 day')"
+    )).await.unwrap();
+    let (stale, fresh) = (idempotency_scope(m, "stale"), idempotency_scope(m, "fresh"));
+    assert_eq!(
+        store.lookup(&fresh, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::InFlight
+    );
+    assert_eq!(
+        store.lookup(&stale, [2; 32], 60).await.unwrap(),
+        IdempotencyClaim::BodyMismatch
+    );
+    look_and_record(&store, &stale, &response).await;
+    assert_eq!(
+        store.lookup(&stale, [1; 32], 60).await.unwrap(),
+        IdempotencyClaim::Replay(response)
+    );
+}
