@@ -148,7 +148,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/wallets",
                 [
-                    (Method::POST, write(wallets::register)),
+                    (Method::POST, atomic_write(wallets::register)),
                     (Method::GET, list(wallets::list)),
                 ],
             ))
@@ -166,7 +166,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/webhook_endpoints",
                 [
-                    (Method::POST, write(webhook_endpoints::create)),
+                    (Method::POST, atomic_write(webhook_endpoints::create)),
                     (Method::GET, list(webhook_endpoints::list)),
                 ],
             ))

@@ -5,7 +5,7 @@ use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply};
+use crate::request::{Call, Reply, Write};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
 
@@ -36,7 +36,7 @@ pub(crate) struct VerifyBody {
     responses(
         (status = 201, description = "Registered; sign `verification.message`", body = WalletResource),
         (status = 200, description = "Already registered", body = WalletResource)))]
-pub async fn register(call: Call) -> Result<Reply, ApiError> {
+pub async fn register(call: Call) -> Result<Write, ApiError> {
     let body: RegisterBody = json_body(&call.body)?;
     let mut errors = stablepay_domain::ValidationErrors::default();
     let address = match body.address {
@@ -58,21 +58,18 @@ pub async fn register(call: Call) -> Result<Reply, ApiError> {
     let (Some(address), Some(chain)) = (address, chain) else {
         return Err(errors.into());
     };
-    let s = &call.state;
-    let out = register_wallet(
-        &call.auth,
-        address,
-        chain,
-        call.ports().wallets(),
-        s.clock.as_ref(),
-    )
-    .await?;
-    let status = if out.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
+    // Stored in one transaction with its Idempotency-Key's answer.
+    Ok(Write::new(move |call: Call| async move {
+        let clock = call.state.clock.as_ref();
+        let out =
+            register_wallet(&call.auth, address, chain, call.ports().wallets(), clock).await?;
+        let status = if out.created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        };
+        Reply::json(status, &WalletResource::new(out.wallet, out.challenge))
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/wallets/{id}/verify", operation_id = "verify_wallet",

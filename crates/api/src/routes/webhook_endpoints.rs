@@ -11,7 +11,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply};
+use crate::request::{Call, Reply, Write};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
@@ -66,7 +66,7 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints", operation_id = "create_webhook_endpoint",
     tag = "Webhook endpoints", request_body = CreateEndpointBody,
     responses((status = 201, description = "The endpoint and its secret", body = WebhookEndpointResource)))]
-pub async fn create(call: Call) -> Result<Reply, ApiError> {
+pub async fn create(call: Call) -> Result<Write, ApiError> {
     let body: CreateEndpointBody = json_body(&call.body)?;
     let mut e = ValidationErrors::default();
     let url = match body.url {
@@ -89,22 +89,26 @@ pub async fn create(call: Call) -> Result<Reply, ApiError> {
     let (Some(url), Some(enabled_events), true) = (url, events, e.is_empty()) else {
         return Err(e.into());
     };
-    let s = &call.state;
     let new = NewEndpoint {
         url,
         enabled_events,
         description,
     };
-    let (endpoint, secret) =
-        create_webhook_endpoint(&call.auth, new, call.ports().endpoints(), s.clock.as_ref())
-            .await?;
-    let mut reply = Reply::created(&WebhookEndpointResource::new(
-        endpoint.clone(),
-        Some(secret),
-    ))?;
-    // A replay returns the same endpoint without revealing the secret again.
-    reply.replay_body = Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
-    Ok(reply)
+    // Stored in one transaction with its Idempotency-Key's answer: a retry after a crash
+    // can never create a second endpoint.
+    Ok(Write::new(move |call: Call| async move {
+        let clock = call.state.clock.as_ref();
+        let (endpoint, secret) =
+            create_webhook_endpoint(&call.auth, new, call.ports().endpoints(), clock).await?;
+        let mut reply = Reply::created(&WebhookEndpointResource::new(
+            endpoint.clone(),
+            Some(secret),
+        ))?;
+        // A replay returns the same endpoint without revealing the secret again.
+        reply.replay_body =
+            Some(Reply::created(&WebhookEndpointResource::new(endpoint, None))?.body);
+        Ok(reply)
+    }))
 }
 
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints/{id}", operation_id = "retrieve_webhook_endpoint",

@@ -109,3 +109,70 @@ async fn twenty_concurrent_identical_creates_make_one_session() {
         "exactly one session exists"
     );
 }
+
+/// A create commits with its `Idempotency-Key`'s stored answer or not at all (D28): when
+/// the answer cannot be stored (here a trigger refuses it, as a crash before the commit
+/// would lose it), the endpoint or wallet is not created either, so the client's retry
+/// can never make a second one.
+#[tokio::test]
+async fn a_create_whose_answer_cannot_be_stored_creates_nothing() {
+    let app = spawn_app().await;
+    let key = &app.a.test_key;
+    let sql = |s: &'static str| {
+        let store = app.store.clone();
+        async move {
+            stablepay_postgres::testing::execute_sql(&store, s)
+                .await
+                .unwrap()
+        }
+    };
+    sql(
+        "CREATE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN RAISE EXCEPTION 'answer refused'; END $$",
+    )
+    .await;
+    sql(
+        "CREATE TRIGGER refuse_answers BEFORE INSERT OR UPDATE ON idempotency_keys \
+         FOR EACH ROW WHEN (NEW.response_body IS NOT NULL) EXECUTE FUNCTION refuse_answers()",
+    )
+    .await;
+    let post = |path: &'static str, idem: &'static str, body: Value| {
+        app.client
+            .post(app.url(path))
+            .bearer_auth(key)
+            .header("Idempotency-Key", idem)
+            .json(&body)
+            .send()
+    };
+    let endpoint = json!({
+        "url": "https://merchant.example/hooks",
+        "enabled_events": ["checkout.session.completed"],
+    });
+    let wallet = json!({ "address": "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720" });
+    for (path, idem, body) in [
+        ("/webhook_endpoints", "ep-crash", endpoint.clone()),
+        ("/wallets", "wallet-crash", wallet.clone()),
+    ] {
+        let res = post(path, idem, body).await.unwrap();
+        assert!(res.status().is_server_error(), "{path}: {}", res.status());
+        let list: Value = app.get(key, path).await.json().await.unwrap();
+        assert_eq!(
+            list["data"].as_array().unwrap().len(),
+            0,
+            "{path}: rolled back"
+        );
+    }
+    // Once answers can be stored again, the retry creates exactly one of each.
+    sql("DROP TRIGGER refuse_answers ON idempotency_keys").await;
+    for (path, idem, body) in [
+        ("/webhook_endpoints", "ep-crash", endpoint),
+        ("/wallets", "wallet-crash", wallet),
+    ] {
+        for _ in 0..2 {
+            let res = post(path, idem, body.clone()).await.unwrap();
+            assert_eq!(res.status(), 201, "{path}");
+        }
+        let list: Value = app.get(key, path).await.json().await.unwrap();
+        assert_eq!(list["data"].as_array().unwrap().len(), 1, "{path}");
+    }
+}
