@@ -5,18 +5,17 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::{
-    AttemptFees, ChargeAttempt, NewestAttempt, ReplacementStored, SentAttempts, SentWork, SignedTx,
-    StoreError, WorkKind,
+    AttemptFees, ChargeAttempt, NewestAttempt, SentAttempts, SentWork, StoreError, WorkKind,
 };
 use stablepay_domain::{Address, ChainId, CheckoutSessionId, Timestamp, TxHash};
 
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, tx_hash};
 use crate::schema::{
-    deposit_sweeps as ds, deposit_transfers as dt, keeper_transactions as kt,
-    relayed_transactions as rt, sender_attempts as sa,
+    deposit_sweeps as ds, keeper_transactions as kt, relayed_transactions as rt,
+    sender_attempts as sa,
 };
 use crate::PgStore;
 
@@ -195,147 +194,6 @@ impl PgStore {
             })
         })
         .transpose()
-    }
-
-    /// Stores a replacement at `nonce` of `kind`'s work and makes it the work's newest
-    /// attempt, in one transaction, if `replaces` is still its newest (a sweep's transfer
-    /// rows follow it). False (nothing stored) when the work was settled or replaced by
-    /// another worker meanwhile: then nothing is to be broadcast.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn store_replacement_of(
-        &self,
-        kind: WorkKind,
-        chain: ChainId,
-        replaces: &NewestAttempt,
-        signed: &SignedTx,
-        fees: AttemptFees,
-        fill: bool,
-        now: Timestamp,
-    ) -> Result<ReplacementStored, StoreError> {
-        let mut conn = self.conn().await?;
-        let chain_id = chain.id() as i32;
-        let sender = replaces.sender.to_lower_hex();
-        let nonce = replaces.nonce;
-        let (old, new) = (replaces.tx_hash.to_string(), signed.hash.to_string());
-        let signed = (&signed.hash, signed.raw.as_slice());
-        let at_nonce = to_i64(nonce);
-        let broadcast = now.as_datetime();
-        conn.transaction(async |conn| {
-            let open = match kind {
-                WorkKind::Charge => {
-                    diesel::update(
-                        kt::table
-                            .filter(kt::chain_id.eq(chain_id))
-                            .filter(kt::keeper_address.eq(&sender))
-                            .filter(kt::nonce.eq(at_nonce))
-                            .filter(kt::tx_hash.eq(&old))
-                            .filter(kt::status.eq("sent")),
-                    )
-                    .set((
-                        kt::tx_hash.eq(&new),
-                        kt::raw_tx.eq(signed.1),
-                        kt::last_broadcast_at.eq(broadcast),
-                    ))
-                    .execute(conn)
-                    .await?
-                }
-                WorkKind::Relay => {
-                    diesel::update(
-                        rt::table
-                            .filter(rt::chain_id.eq(chain_id))
-                            .filter(rt::sender_address.eq(&sender))
-                            .filter(rt::nonce.eq(at_nonce))
-                            .filter(rt::tx_hash.eq(&old))
-                            .filter(rt::status.eq("sent")),
-                    )
-                    .set((
-                        rt::tx_hash.eq(&new),
-                        rt::raw_tx.eq(signed.1),
-                        rt::last_broadcast_at.eq(broadcast),
-                    ))
-                    .execute(conn)
-                    .await?
-                }
-                WorkKind::Sweep => {
-                    let open = diesel::update(
-                        ds::table
-                            .filter(ds::chain_id.eq(chain_id))
-                            .filter(ds::sender_address.eq(&sender))
-                            .filter(ds::nonce.eq(at_nonce))
-                            .filter(ds::tx_hash.eq(&old))
-                            .filter(ds::status.eq("sent")),
-                    )
-                    .set((
-                        ds::tx_hash.eq(&new),
-                        ds::raw_tx.eq(signed.1),
-                        ds::last_broadcast_at.eq(broadcast),
-                    ))
-                    .execute(conn)
-                    .await?;
-                    if open > 0 {
-                        diesel::update(dt::table.filter(dt::sweep_tx_hash.eq(&old)))
-                            .set(dt::sweep_tx_hash.eq(&new))
-                            .execute(conn)
-                            .await?;
-                    }
-                    open
-                }
-            };
-            if open == 0 {
-                return Ok(ReplacementStored::Superseded);
-            }
-            let at = AtNonce {
-                chain_id,
-                sender: &sender,
-                nonce,
-            };
-            insert_attempt(conn, at, signed, fees, fill, now).await?;
-            Ok::<_, diesel::result::Error>(ReplacementStored::Stored)
-        })
-        .await
-        .map_err(map_diesel_error)
-    }
-
-    /// Marks the newest attempt of `kind`'s open work broadcast again, at `sent_block`.
-    pub(crate) async fn attempt_resent_of(
-        &self,
-        kind: WorkKind,
-        tx: TxHash,
-        sent_block: u64,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        let hash = tx.to_string();
-        let at = now.as_datetime();
-        conn.transaction(async |conn| {
-            diesel::update(sa::table.filter(sa::tx_hash.eq(&hash)))
-                .set(sa::sent_block.eq(to_i64(sent_block)))
-                .execute(conn)
-                .await?;
-            match kind {
-                WorkKind::Charge => {
-                    diesel::update(kt::table.filter(kt::tx_hash.eq(&hash)))
-                        .set(kt::last_broadcast_at.eq(at))
-                        .execute(conn)
-                        .await?
-                }
-                WorkKind::Relay => {
-                    diesel::update(rt::table.filter(rt::tx_hash.eq(&hash)))
-                        .set(rt::last_broadcast_at.eq(at))
-                        .execute(conn)
-                        .await?
-                }
-                WorkKind::Sweep => {
-                    diesel::update(ds::table.filter(ds::tx_hash.eq(&hash)))
-                        .set(ds::last_broadcast_at.eq(at))
-                        .execute(conn)
-                        .await?
-                }
-            };
-            Ok::<_, diesel::result::Error>(())
-        })
-        .await
-        .map_err(map_diesel_error)
     }
 
     /// Each of `work` (sender, nonce, newest attempt, last broadcast, relayed session) with every attempt

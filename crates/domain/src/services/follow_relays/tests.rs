@@ -174,75 +174,58 @@ fn a_mined_fill_gives_the_payment_up() {
     );
 }
 
-#[test]
-fn a_stuck_relay_whose_session_is_open_and_would_still_pay_is_replaced() {
-    let session = settlement::session();
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
+/// A relay of `session` stuck past its due time (nothing mined, its nonce still free), with
+/// the session as read afresh `now`, `deposited` at its address or not.
+fn stuck(session: &CheckoutSession, now: &CheckoutSession, deposited: bool) -> Relays {
+    let (mut r, _) = relays(SENT_BLOCK + 3, session);
     r.mined(None);
     r.sending.mined_nonce(NONCE);
-    r.session_now(&session, false);
-    r.newest_simulates(true);
+    r.session_now(now, deposited);
+    r
+}
+
+/// The relay is resent `wanted` (replaced) or not (filled) as `outcome`, once.
+fn resent(r: &mut Relays, wanted: bool, outcome: Resent) {
     r.sending
         .sender
         .expect_resend()
-        .withf(|_, _, _, wanted| *wanted)
+        .withf(move |_, _, _, w| *w == wanted)
         .times(1)
-        .return_const(Ok(Resent::Replaced(tx(4))));
-    let report = r.follow();
+        .return_const(Ok(outcome));
+}
+
+#[test]
+fn a_stuck_relay_whose_session_is_open_and_would_still_pay_is_replaced() {
+    let session = settlement::session();
+    let mut r = stuck(&session, &session, false);
+    r.newest_simulates(true);
+    resent(&mut r, true, Resent::Replaced(tx(4)));
     assert_eq!(
-        report.followed,
+        r.follow().followed,
         vec![(tx(1), RelayFollowed::Resent(Resent::Replaced(tx(4))))]
     );
 }
 
 #[test]
 fn a_stuck_relay_is_filled_once_the_buyer_paid_by_deposit_or_the_payment_would_revert() {
-    // Paid meanwhile at the deposit address: never paid twice.
     let session = settlement::session();
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
-    r.mined(None);
-    r.sending.mined_nonce(NONCE);
-    r.session_now(&session, true);
+    let filled = vec![(tx(1), RelayFollowed::Resent(Resent::Filled(tx(5))))];
+    // Paid meanwhile at the deposit address: never paid twice (and never simulated).
+    let mut r = stuck(&session, &session, true);
     r.sending.receipts.expect_simulate_signed().never();
-    r.sending
-        .sender
-        .expect_resend()
-        .withf(|_, _, _, wanted| !*wanted)
-        .times(1)
-        .return_const(Ok(Resent::Filled(tx(5))));
-    assert_eq!(
-        r.follow().followed,
-        vec![(tx(1), RelayFollowed::Resent(Resent::Filled(tx(5))))]
-    );
-
+    resent(&mut r, false, Resent::Filled(tx(5)));
+    assert_eq!(r.follow().followed, filled);
     // The authorization was used elsewhere: the relay would revert.
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
-    r.mined(None);
-    r.sending.mined_nonce(NONCE);
-    r.session_now(&session, false);
+    let mut r = stuck(&session, &session, false);
     r.newest_simulates(false);
-    r.sending
-        .sender
-        .expect_resend()
-        .withf(|_, _, _, wanted| !*wanted)
-        .times(1)
-        .return_const(Ok(Resent::Filled(tx(5))));
-    r.follow();
-
+    resent(&mut r, false, Resent::Filled(tx(5)));
+    assert_eq!(r.follow().followed, filled);
     // The session expired meanwhile.
     let mut expired = session.clone();
     expired.status = crate::model::SessionStatus::Expired;
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
-    r.mined(None);
-    r.sending.mined_nonce(NONCE);
-    r.session_now(&expired, false);
-    r.sending
-        .sender
-        .expect_resend()
-        .withf(|_, _, _, wanted| !*wanted)
-        .times(1)
-        .return_const(Ok(Resent::Filled(tx(5))));
-    r.follow();
+    let mut r = stuck(&session, &expired, false);
+    resent(&mut r, false, Resent::Filled(tx(5)));
+    assert_eq!(r.follow().followed, filled);
 }
 
 #[test]
