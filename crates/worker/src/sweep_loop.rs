@@ -78,9 +78,10 @@ fn record(target: SweepTarget, label: &str, report: &SweepReport) {
             }
         }
     }
-    if !report.errors.is_empty() {
+    if let Some(error) = &report.send_error {
         metrics::counter!("stablepay_deposit_sweep_errors_total", "chain" => label.to_owned())
             .increment(1);
+        tracing::warn!(chain, %error, "deposit sweep not sent; retrying");
     }
     for (tx, error) in &report.errors {
         // Unknown: asked again next tick.

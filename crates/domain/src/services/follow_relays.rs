@@ -7,8 +7,8 @@
 
 use crate::model::{ChainId, SessionStatus, TxHash};
 use crate::ports::{
-    ChainReader, DepositStore, GasReceipt, RelaySimulation, Resent, SendError, SentRelays,
-    SentWork, WorkKind,
+    ChainError, ChainReader, DepositStore, GasReceipt, RelaySimulation, Resent, SendError,
+    SentRelays, SentWork, WorkKind,
 };
 use crate::services::follow_sent_work::{follow_unmined, SendingDeps, Unmined};
 
@@ -40,17 +40,18 @@ pub struct RelayReport {
     pub errors: Vec<(TxHash, SendError)>,
 }
 
-/// Follows every relay sent on `chain` and not yet settled. Errors: the list or the head
-/// unknown (nothing was followed).
+/// Follows every relay sent on `chain` and not yet settled. Errors: the list unknown
+/// (nothing was followed).
 pub async fn follow_relays(chain: ChainId, deps: &RelayDeps<'_>) -> Result<RelayReport, SendError> {
     let sent = deps.relays.sent_relays(chain).await?;
     let mut report = RelayReport::default();
     if sent.is_empty() {
         return Ok(report);
     }
-    let head = deps.chain.block_number(chain).await?;
+    // Needed only for unmined relays: unknown, mined ones are still recorded.
+    let head = deps.chain.block_number(chain).await;
     for relay in sent {
-        match follow_relay(&relay, head, deps).await {
+        match follow_relay(&relay, &head, deps).await {
             Ok(followed) => report.followed.push((relay.tx_hash, followed)),
             Err(e) => report.errors.push((relay.tx_hash, e)),
         }
@@ -60,7 +61,7 @@ pub async fn follow_relays(chain: ChainId, deps: &RelayDeps<'_>) -> Result<Relay
 
 async fn follow_relay(
     relay: &SentWork,
-    head: u64,
+    head: &Result<u64, ChainError>,
     deps: &RelayDeps<'_>,
 ) -> Result<RelayFollowed, SendError> {
     let now = deps.sending.clock.now();
@@ -79,6 +80,7 @@ async fn follow_relay(
             .await?;
         return Ok(RelayFollowed::Mined(m.attempt.tx_hash, m.gas));
     }
+    let head = head.clone()?;
     let wanted = still_wanted(relay, deps);
     Ok(
         match follow_unmined(relay, head, wanted, deps.sending).await? {

@@ -6,9 +6,7 @@
 //! flight, the next batch of confirmed, unswept deposits of this factory is sent.
 
 use crate::model::{Address, ChainId, CheckoutSessionId, TxHash};
-use crate::ports::{
-    ChainReader, DepositSweeps, GasReceipt, Resent, SendError, SentWork, SweepEntry,
-};
+use crate::ports::{ChainReader, DepositSweeps, GasReceipt, SendError, SentWork, SweepEntry};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::deposit::DepositTerms;
 use crate::services::follow_sent_work::{follow_unmined, SendingDeps, Unmined};
@@ -51,17 +49,18 @@ pub struct SweepReport {
     pub settled: Vec<(TxHash, SweepSettled)>,
     /// Sweeps still in flight (unmined, replaced, or not yet deep enough).
     pub in_flight: usize,
-    pub resent: Vec<(TxHash, Resent)>,
     /// The sweep sent this tick, and its entries.
     pub sent: Option<(TxHash, usize)>,
     /// Sessions due whose deposit address is another factory's: left alone.
     pub foreign: Vec<CheckoutSessionId>,
     /// Sweeps whose receipt, nonce or store was unknown: counted in flight.
     pub errors: Vec<(TxHash, SendError)>,
+    /// Why no new sweep could be sent this tick (what was settled before stands).
+    pub send_error: Option<SendError>,
 }
 
-/// One tick of sweeping on `target.chain`. Errors: the list of sent sweeps, the head or
-/// the sending of a new sweep failed.
+/// One tick of sweeping on `target.chain`. Errors: the list of sent sweeps or the head
+/// unknown (nothing was settled); a failed new sweep is reported in `send_error`.
 pub async fn sweep_deposits(
     target: SweepTarget,
     deps: &SweepDeps<'_>,
@@ -84,7 +83,9 @@ pub async fn sweep_deposits(
     if report.in_flight > 0 {
         return Ok(report);
     }
-    send_next(target, deps, &mut report).await?;
+    if let Err(e) = send_next(target, deps, &mut report).await {
+        report.send_error = Some(e);
+    }
     Ok(report)
 }
 

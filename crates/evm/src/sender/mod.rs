@@ -135,12 +135,23 @@ impl EvmSender {
         })
     }
 
-    /// Broadcasts stored bytes. "already known" or "nonce too low" mean the node has it or
-    /// mined the nonce, so a refusal is only logged: the receipts decide, and work stored
-    /// but not broadcast is sent again once it is due.
+    /// Broadcasts a first send's stored bytes. A failure is a warning, nothing more: the
+    /// work is stored and is sent again once it is due.
     pub(crate) async fn broadcast(&self, chain: ChainId, tx: TxHash, raw: &[u8], what: &str) {
         match self.chain.send_raw(chain, raw).await {
             Ok(()) => tracing::debug!(chain = chain.id(), %tx, "{what} broadcast"),
+            Err(e) => {
+                tracing::warn!(chain = chain.id(), %tx, error = %e, "{what} broadcast failed; it will be sent again")
+            }
+        }
+    }
+
+    /// Broadcasts stuck work again (replaced, filled, or as it was). "already known" or
+    /// "nonce too low" mean the node has it or mined the nonce, so a refusal is only
+    /// logged: the receipts decide.
+    async fn rebroadcast(&self, chain: ChainId, tx: TxHash, raw: &[u8], what: &str) {
+        match self.chain.send_raw(chain, raw).await {
+            Ok(()) => tracing::info!(chain = chain.id(), %tx, "stuck transaction {what}"),
             Err(e) => {
                 tracing::info!(chain = chain.id(), %tx, error = %e, "broadcast refused ({what})")
             }
@@ -183,7 +194,7 @@ impl TransactionSender for EvmSender {
             // mined (and is then booked), but it is not sent again; only marked, so it
             // is asked about again once it is due again.
             if wanted || attempt.fill {
-                self.broadcast(chain, newest, &attempt.raw, "re-sent as it was")
+                self.rebroadcast(chain, newest, &attempt.raw, "re-sent as it was")
                     .await;
             } else {
                 tracing::warn!(chain = chain.id(), tx = %newest, "unwanted work cannot be filled under the fee cap; not sent again");
@@ -222,8 +233,13 @@ impl TransactionSender for EvmSender {
         if stored == ReplacementStored::Superseded {
             return Ok(Resent::Unchanged);
         }
-        let what = if fill { "fill" } else { "replacement" };
-        self.broadcast(chain, signed.hash, &signed.raw, what).await;
+        let what = if fill {
+            "filled"
+        } else {
+            "replaced at higher fees"
+        };
+        self.rebroadcast(chain, signed.hash, &signed.raw, what)
+            .await;
         metrics::counter!("stablepay_sender_replacements_total", "chain" => chain.id().to_string(), "work" => kind.label(), "fill" => fill.to_string())
             .increment(1);
         Ok(if fill {

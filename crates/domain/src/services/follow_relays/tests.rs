@@ -263,3 +263,31 @@ fn an_unknown_receipt_leaves_the_relay_as_it_is() {
     assert!(report.followed.is_empty());
     assert_eq!(report.errors.len(), 1);
 }
+
+#[test]
+fn an_unknown_head_still_records_a_mined_relay() {
+    let session = settlement::session();
+    let mut relay = work(WorkKind::Relay);
+    relay.session = Some(session.id);
+    let mut r = Relays {
+        sending: Ports::new(),
+        relays: MockSentRelays::new(),
+        deposits: MockDepositStore::new(),
+        chain: MockChainReader::new(),
+    };
+    r.relays
+        .expect_sent_relays()
+        .returning(move |_| Ok(vec![relay.clone()]));
+    r.chain
+        .expect_block_number()
+        .returning(|_| Err(ChainError::Unavailable("eth_blockNumber: timed out".into())));
+    r.mined(Some(MinedAttempt {
+        attempt: attempt(1, false),
+        gas: gas(),
+    }));
+    r.relays.expect_relay_mined().times(1).return_const(Ok(()));
+    assert_eq!(
+        r.follow().followed,
+        vec![(tx(1), RelayFollowed::Mined(tx(1), gas()))]
+    );
+}

@@ -5,7 +5,7 @@ use futures_executor::block_on;
 use super::*;
 use crate::model::CheckoutSession;
 use crate::ports::{
-    ChainError, ChargeAttempt, MinedSweep, MockChainReader, MockDepositSweeps, WorkKind,
+    ChainError, ChargeAttempt, MinedSweep, MockChainReader, MockDepositSweeps, Resent, WorkKind,
 };
 use crate::services::fixtures::sending::{gas, tx, work, Ports, CHAIN, NONCE, SENT_BLOCK};
 use crate::services::fixtures::settlement;
@@ -237,4 +237,21 @@ fn only_other_factories_deposits_due_sends_nothing() {
     s.sending.sender.expect_send_sweep().never();
     let report = s.tick().expect("ticked");
     assert_eq!((report.sent, report.foreign.len()), (None, 1));
+}
+
+#[test]
+fn a_new_sweep_that_cannot_be_sent_keeps_what_was_settled() {
+    let mut s = Sweeps::new(vec![work(WorkKind::Sweep)], SENT_BLOCK + DEPTH);
+    s.mined(Some(mined_sweep(true, SENT_BLOCK + 1, 0)));
+    s.sweeps.expect_sweep_mined().times(1).return_const(Ok(()));
+    s.due(vec![deposited(factory())]);
+    s.sending
+        .sender
+        .expect_send_sweep()
+        .return_const(Err(SendError::Chain(ChainError::Unavailable(
+            "eth_feeHistory: timed out".into(),
+        ))));
+    let report = s.tick().expect("the settled sweep is reported");
+    assert_eq!(report.settled.len(), 1);
+    assert!(matches!(report.send_error, Some(SendError::Chain(_))));
 }
