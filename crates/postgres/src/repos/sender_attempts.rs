@@ -145,57 +145,6 @@ impl PgStore {
         .transpose()
     }
 
-    /// The attempt stored as `tx`, or, for work written before its attempts were kept (an
-    /// older api during a rolling upgrade), the work's own row as its one attempt with
-    /// unknown fees (0: any raise is the chain's price). `None`: no such work.
-    pub(crate) async fn newest_attempt_of(
-        &self,
-        kind: WorkKind,
-        tx: TxHash,
-    ) -> Result<Option<NewestAttempt>, StoreError> {
-        if let Some(attempt) = self.attempt(tx).await? {
-            return Ok(Some(attempt));
-        }
-        let mut conn = self.conn().await?;
-        let hash = tx.to_string();
-        let row: Option<(String, i64, Vec<u8>)> = match kind {
-            WorkKind::Charge => kt::table
-                .filter(kt::tx_hash.eq(&hash))
-                .select((kt::keeper_address, kt::nonce, kt::raw_tx))
-                .first(&mut conn)
-                .await
-                .optional(),
-            WorkKind::Relay => rt::table
-                .filter(rt::tx_hash.eq(&hash))
-                .select((rt::sender_address, rt::nonce, rt::raw_tx))
-                .first(&mut conn)
-                .await
-                .optional(),
-            WorkKind::Sweep => ds::table
-                .filter(ds::tx_hash.eq(&hash))
-                .select((ds::sender_address, ds::nonce, ds::raw_tx))
-                .first(&mut conn)
-                .await
-                .optional(),
-        }
-        .map_err(map_diesel_error)?;
-        row.map(|(sender, nonce, raw)| {
-            Ok(NewestAttempt {
-                sender: crate::rows::address(&sender)?,
-                nonce: u64::try_from(nonce).unwrap_or(0),
-                tx_hash: tx,
-                raw,
-                fees: AttemptFees {
-                    max_fee_wei: 0,
-                    priority_fee_wei: 0,
-                    sent_block: 0,
-                },
-                fill: false,
-            })
-        })
-        .transpose()
-    }
-
     /// Each of `work` (sender, nonce, newest attempt, last broadcast, relayed session) with every attempt
     /// at its nonce, newest first, and the head the newest was broadcast at (work without
     /// a stored attempt is listed with its own hash, due at once).
@@ -264,11 +213,54 @@ impl SentAttempts for PgStore {
             .collect())
     }
 
+    /// The attempt stored as `tx`, or, for work written before its attempts were kept (an
+    /// older api during a rolling upgrade), the work's own row as its one attempt with
+    /// unknown fees (0: any raise is the chain's price). `None`: no such work.
     async fn newest_attempt(
         &self,
         kind: WorkKind,
         tx: TxHash,
     ) -> Result<Option<NewestAttempt>, StoreError> {
-        self.newest_attempt_of(kind, tx).await
+        if let Some(attempt) = self.attempt(tx).await? {
+            return Ok(Some(attempt));
+        }
+        let mut conn = self.conn().await?;
+        let hash = tx.to_string();
+        let row: Option<(String, i64, Vec<u8>)> = match kind {
+            WorkKind::Charge => kt::table
+                .filter(kt::tx_hash.eq(&hash))
+                .select((kt::keeper_address, kt::nonce, kt::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+            WorkKind::Relay => rt::table
+                .filter(rt::tx_hash.eq(&hash))
+                .select((rt::sender_address, rt::nonce, rt::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+            WorkKind::Sweep => ds::table
+                .filter(ds::tx_hash.eq(&hash))
+                .select((ds::sender_address, ds::nonce, ds::raw_tx))
+                .first(&mut conn)
+                .await
+                .optional(),
+        }
+        .map_err(map_diesel_error)?;
+        row.map(|(sender, nonce, raw)| {
+            Ok(NewestAttempt {
+                sender: crate::rows::address(&sender)?,
+                nonce: u64::try_from(nonce).unwrap_or(0),
+                tx_hash: tx,
+                raw,
+                fees: AttemptFees {
+                    max_fee_wei: 0,
+                    priority_fee_wei: 0,
+                    sent_block: 0,
+                },
+                fill: false,
+            })
+        })
+        .transpose()
     }
 }

@@ -18,8 +18,8 @@ struct Relays {
     chain: MockChainReader,
 }
 
-/// A relay of an open session, its one attempt unmined; the head `head`.
-fn relays(head: u64, session: &CheckoutSession) -> (Relays, SentWork) {
+/// A relay of an open session, its one attempt unmined; the head as the node answers it.
+fn relays(head: Result<u64, ChainError>, session: &CheckoutSession) -> Relays {
     let mut relay = work(WorkKind::Relay);
     relay.session = Some(session.id);
     let mut r = Relays {
@@ -32,8 +32,10 @@ fn relays(head: u64, session: &CheckoutSession) -> (Relays, SentWork) {
     r.relays
         .expect_sent_relays()
         .returning(move |_| Ok(vec![listed.clone()]));
-    r.chain.expect_block_number().returning(move |_| Ok(head));
-    (r, relay)
+    r.chain
+        .expect_block_number()
+        .returning(move |_| head.clone());
+    r
 }
 
 impl Relays {
@@ -131,7 +133,7 @@ fn attempt(n: u8, fill: bool) -> ChargeAttempt {
 fn a_mined_attempt_is_recorded_with_its_gas_whether_it_succeeded_or_reverted() {
     for succeeded in [true, false] {
         let session = settlement::session();
-        let (mut r, _) = relays(SENT_BLOCK + 1, &session);
+        let mut r = relays(Ok(SENT_BLOCK + 1), &session);
         let receipt = GasReceipt { succeeded, ..gas() };
         r.mined(Some(MinedAttempt {
             attempt: attempt(2, false),
@@ -157,7 +159,7 @@ fn a_mined_attempt_is_recorded_with_its_gas_whether_it_succeeded_or_reverted() {
 #[test]
 fn a_mined_fill_gives_the_payment_up() {
     let session = settlement::session();
-    let (mut r, _) = relays(SENT_BLOCK + 1, &session);
+    let mut r = relays(Ok(SENT_BLOCK + 1), &session);
     r.mined(Some(MinedAttempt {
         attempt: attempt(3, true),
         gas: gas(),
@@ -177,7 +179,7 @@ fn a_mined_fill_gives_the_payment_up() {
 /// A relay of `session` stuck past its due time (nothing mined, its nonce still free), with
 /// the session as read afresh `now`, `deposited` at its address or not.
 fn stuck(session: &CheckoutSession, now: &CheckoutSession, deposited: bool) -> Relays {
-    let (mut r, _) = relays(SENT_BLOCK + 3, session);
+    let mut r = relays(Ok(SENT_BLOCK + 3), session);
     r.mined(None);
     r.sending.mined_nonce(NONCE);
     r.session_now(now, deposited);
@@ -231,7 +233,7 @@ fn a_stuck_relay_is_filled_once_the_buyer_paid_by_deposit_or_the_payment_would_r
 #[test]
 fn a_relay_whose_nonce_went_elsewhere_is_dropped_so_the_session_can_be_paid_again() {
     let session = settlement::session();
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
+    let mut r = relays(Ok(SENT_BLOCK + 3), &session);
     r.mined(None);
     r.sending.mined_nonce(NONCE + 1);
     r.sending
@@ -249,7 +251,7 @@ fn a_relay_whose_nonce_went_elsewhere_is_dropped_so_the_session_can_be_paid_agai
 #[test]
 fn an_unknown_receipt_leaves_the_relay_as_it_is() {
     let session = settlement::session();
-    let (mut r, _) = relays(SENT_BLOCK + 3, &session);
+    let mut r = relays(Ok(SENT_BLOCK + 3), &session);
     r.sending
         .receipts
         .expect_mined_attempt()
@@ -267,20 +269,8 @@ fn an_unknown_receipt_leaves_the_relay_as_it_is() {
 #[test]
 fn an_unknown_head_still_records_a_mined_relay() {
     let session = settlement::session();
-    let mut relay = work(WorkKind::Relay);
-    relay.session = Some(session.id);
-    let mut r = Relays {
-        sending: Ports::new(),
-        relays: MockSentRelays::new(),
-        deposits: MockDepositStore::new(),
-        chain: MockChainReader::new(),
-    };
-    r.relays
-        .expect_sent_relays()
-        .returning(move |_| Ok(vec![relay.clone()]));
-    r.chain
-        .expect_block_number()
-        .returning(|_| Err(ChainError::Unavailable("eth_blockNumber: timed out".into())));
+    let unknown = ChainError::Unavailable("eth_blockNumber: timed out".into());
+    let mut r = relays(Err(unknown), &session);
     r.mined(Some(MinedAttempt {
         attempt: attempt(1, false),
         gas: gas(),
