@@ -19,7 +19,7 @@ use crate::routes::{
 use stablepay_web::WebState;
 
 use crate::request::{atomic_write, list, read, write};
-use crate::state::{AppState, WorkerStore};
+use crate::state::{AppState, HttpWorkerStore};
 
 #[derive(Clone)]
 pub struct RequestId(pub String);
@@ -256,11 +256,11 @@ pub fn serve(
     (state, web): (Data<AppState>, Data<WebState>),
     workers: usize,
 ) -> std::io::Result<Server> {
-    // Each HTTP worker gets its own store (`WorkerStore`), numbered as the workers start.
+    // Each HTTP worker gets its own store (`HttpWorkerStore`), numbered as the workers start.
     let workers_started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let server = HttpServer::new(move || {
         let n = workers_started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let store = Data::new(WorkerStore((state.store_for_worker)(n)));
+        let store = Data::new(HttpWorkerStore((state.store_for_worker)(n)));
         App::new()
             .app_data(state.clone())
             .app_data(store)

@@ -1,8 +1,9 @@
 use std::sync::Arc;
 
 use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{ChainReader, Clock, UnitsOfWork};
+use stablepay_domain::ports::{ChainReader, Clock};
 use stablepay_domain::PrivateKey;
+use stablepay_request_store::RequestStore;
 
 use crate::request::auth_failures::AuthFailureLimiter;
 use crate::request::auth_guess::AuthGuesses;
@@ -12,10 +13,11 @@ use crate::request::rate_limit::KeyRateLimiter;
 /// by every HTTP worker of the process.
 pub struct AppState {
     /// Every storage port, each call on its own (the public pages, the dashboard).
-    /// Authenticated routes reach storage through their unit of work (`Call::ports`).
-    pub store: Arc<dyn UnitsOfWork>,
-    /// The store of the `n`th HTTP worker (`WorkerStore`).
-    pub store_for_worker: Arc<dyn Fn(usize) -> Arc<dyn UnitsOfWork> + Send + Sync>,
+    /// Authenticated routes reach storage through what their policy opens (`Call::ports`,
+    /// `ReadCall::reads`).
+    pub store: Arc<dyn RequestStore>,
+    /// The store of the `n`th HTTP worker (`HttpWorkerStore`).
+    pub store_for_worker: Arc<dyn Fn(usize) -> Arc<dyn RequestStore> + Send + Sync>,
     pub chain: Arc<dyn ChainReader>,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,
@@ -40,7 +42,7 @@ pub struct AppState {
     pub ping: Option<stablepay_postgres::Readiness>,
 }
 
-/// One HTTP worker's store, which opens the units of work of the requests it serves
-/// (its concurrent reads share a connection; its connections come from its own
-/// sub-pool first).
-pub struct WorkerStore(pub Arc<dyn UnitsOfWork>);
+/// The store of one HTTP worker thread (not the worker process), which opens the storage
+/// of the requests that thread serves (its concurrent one-resource reads share a
+/// connection; its connections come from its own sub-pool first).
+pub struct HttpWorkerStore(pub Arc<dyn RequestStore>);

@@ -1,23 +1,18 @@
 //! Reads that carry their own key check: a request by a key this process has seen
 //! (`KeyClaim`) reads its resource on condition that the key still stands for the
-//! merchant and mode it claims, in one statement instead of two.
+//! merchant and mode it claims, in one statement instead of two, and the answer says
+//! whether it did (`Checked`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-
-use stablepay_domain::ports::KeyClaim;
 use stablepay_domain::{Actor, MerchantId, Mode};
+use stablepay_request_store::KeyClaim;
 use uuid::Uuid;
 
-use crate::PgStore;
-
-/// The condition a unit's reads carry, and whether one of them found its row.
+/// The condition a read unit's reads carry.
 pub(crate) struct KeyCheck {
     pub(crate) key_id: Uuid,
     pub(crate) key_sha256: Vec<u8>,
     pub(crate) merchant: Uuid,
     pub(crate) livemode: bool,
-    confirmed: AtomicBool,
 }
 
 impl KeyCheck {
@@ -32,36 +27,14 @@ impl KeyCheck {
             key_sha256: claim.key_sha256.to_vec(),
             merchant: claim.claimed.merchant_id.uuid(),
             livemode: claim.claimed.mode.is_live(),
-            confirmed: AtomicBool::new(false),
         })
     }
 
-    /// A read with the condition found its row: the key stood when it ran.
-    pub(crate) fn confirm(&self) {
-        self.confirmed.store(true, Ordering::Relaxed);
-    }
-
-    pub(crate) fn confirmed(&self) -> bool {
-        self.confirmed.load(Ordering::Relaxed)
-    }
-}
-
-impl PgStore {
-    /// The check this store's reads of `merchant`'s rows must carry, if it is a unit
-    /// opened with a claim to them: rows of one `mode`, or (`None`) rows the merchant's
-    /// keys of either mode share, such as its wallets.
-    pub(crate) fn key_check_for(
-        &self,
-        merchant: MerchantId,
-        mode: Option<Mode>,
-    ) -> Option<Arc<KeyCheck>> {
-        self.bound
-            .as_ref()?
-            .check
-            .as_ref()
-            .filter(|v| v.merchant == merchant.uuid())
-            .filter(|v| mode.is_none_or(|m| v.livemode == m.is_live()))
-            .cloned()
+    /// This check, if it covers reads of `merchant`'s rows of one `mode`, or (`None`) rows
+    /// the merchant's keys of either mode share, such as its wallets.
+    pub(crate) fn covering(&self, merchant: MerchantId, mode: Option<Mode>) -> Option<&Self> {
+        (self.merchant == merchant.uuid() && mode.is_none_or(|m| self.livemode == m.is_live()))
+            .then_some(self)
     }
 }
 
@@ -81,20 +54,22 @@ macro_rules! key_stands {
     };
 }
 
-/// The first row of `$q`, a read of one resource by `$merchant` (and `$mode`, if given): in a unit
-/// checking a claim to them, on condition that its key stands, and a row found confirms it.
+/// `Checked<Option<row>>`: the first row of `$q`, a read of one resource by `$merchant`
+/// (and `$mode`, if given), on condition that the key stands when `$check` covers them; a
+/// row found under the condition says the key stood.
 macro_rules! first_checked {
-    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {
-        $crate::key_check::first_checked!(@ $self, $q, $merchant, Some($mode))
+    ($self:ident, $check:expr, $q:expr, $merchant:expr, $mode:expr) => {
+        $crate::key_check::first_checked!(@ $self, $check, $q, $merchant, Some($mode))
     };
-    ($self:ident, $q:expr, $merchant:expr) => {
-        $crate::key_check::first_checked!(@ $self, $q, $merchant, None)
+    ($self:ident, $check:expr, $q:expr, $merchant:expr) => {
+        $crate::key_check::first_checked!(@ $self, $check, $q, $merchant, None)
     };
-    (@ $self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
-        let check = $self.key_check_for($merchant, $mode);
+    (@ $self:ident, $check:expr, $q:expr, $merchant:expr, $mode:expr) => {{
+        let check: Option<&$crate::key_check::KeyCheck> =
+            $check.and_then(|c: &$crate::key_check::KeyCheck| c.covering($merchant, $mode));
         let conn = $self.shared_conn().await?;
         let q = $q;
-        let row = match &check {
+        let row = match check {
             Some(v) => {
                 $crate::diesel_internals::Fixed(
                     q.filter($crate::key_check::key_stands!(v)).limit(1),
@@ -110,27 +85,26 @@ macro_rules! first_checked {
         }
         .optional()
         .map_err($crate::error::map_diesel_error)?;
-        if let (Some(v), Some(_)) = (&check, &row) {
-            v.confirm();
-        }
-        row
+        let stood = check.is_some() && row.is_some();
+        stablepay_request_store::Checked::found_if(row, stood)
     }};
 }
 
-/// The rows of `$q`, a boxed, ordered and limited page of the rows of `$merchant` (and
-/// `$mode`, if given): in a request checked for them, on condition that its key stands, and a page
-/// with a row confirms it (an empty one confirms nothing).
+/// `Checked<Vec<row>>`: the rows of `$q`, a boxed, ordered and limited page of the rows
+/// of `$merchant` (and `$mode`, if given), on condition that the key stands when `$check`
+/// covers them; a page with a row says the key stood (an empty one says nothing).
 macro_rules! load_checked {
-    ($self:ident, $q:expr, $merchant:expr, $mode:expr) => {
-        $crate::key_check::load_checked!(@ $self, $q, $merchant, Some($mode))
+    ($self:ident, $check:expr, $q:expr, $merchant:expr, $mode:expr) => {
+        $crate::key_check::load_checked!(@ $self, $check, $q, $merchant, Some($mode))
     };
-    ($self:ident, $q:expr, $merchant:expr) => {
-        $crate::key_check::load_checked!(@ $self, $q, $merchant, None)
+    ($self:ident, $check:expr, $q:expr, $merchant:expr) => {
+        $crate::key_check::load_checked!(@ $self, $check, $q, $merchant, None)
     };
-    (@ $self:ident, $q:expr, $merchant:expr, $mode:expr) => {{
-        let check = $self.key_check_for($merchant, $mode);
+    (@ $self:ident, $check:expr, $q:expr, $merchant:expr, $mode:expr) => {{
+        let check: Option<&$crate::key_check::KeyCheck> =
+            $check.and_then(|c: &$crate::key_check::KeyCheck| c.covering($merchant, $mode));
         let mut q = $q;
-        if let Some(v) = &check {
+        if let Some(v) = check {
             q = q.filter($crate::key_check::key_stands!(v));
         }
         let conn = $self.shared_conn().await?;
@@ -138,10 +112,8 @@ macro_rules! load_checked {
             .load(&mut &*conn)
             .await
             .map_err($crate::error::map_diesel_error)?;
-        if let (Some(v), false) = (&check, rows.is_empty()) {
-            v.confirm();
-        }
-        rows
+        let stood = check.is_some() && !rows.is_empty();
+        stablepay_request_store::Checked::found_if(rows, stood)
     }};
 }
 

@@ -11,12 +11,13 @@ mod key_check;
 mod migrate;
 mod pool;
 mod repos;
+mod request_reads;
+mod request_store;
 mod reseal;
 mod rows;
 pub mod schema;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-mod unit_of_work;
 
 pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};

@@ -45,10 +45,10 @@ pub struct PgStore {
     pools: Arc<[PgPool]>,
     shard: usize,
     /// The connection this value's concurrent `Read` units share (per HTTP worker).
-    pub(crate) reads: Arc<crate::unit_of_work::SharedReads>,
-    /// The request connection of a unit of work (`UnitOfWork`); `None` for a store
+    pub(crate) reads: Arc<crate::request_store::SharedReads>,
+    /// The connection of what an API request opened (`RequestStore`); `None` for a store
     /// whose every call takes a connection from the pool.
-    pub(crate) bound: Option<crate::unit_of_work::Bound>,
+    pub(crate) bound: Option<crate::request_store::Bound>,
     pub(crate) cipher: Arc<SecretCipher>,
     acquire_timeout: Duration,
     /// API keys whose use this process already recorded, and when (unix seconds): one
@@ -59,7 +59,7 @@ pub struct PgStore {
     clock: Arc<dyn stablepay_domain::ports::Clock>,
 }
 
-/// A connection for one repository call: from the pool, or the one of the unit of work
+/// A connection for one repository call: from the pool, or the request's connection
 /// this store is bound to, so a request's statements share one connection.
 pub(crate) enum PgConn {
     Pooled(Pooled),
@@ -192,8 +192,8 @@ impl PgStore {
         }
     }
 
-    /// This store bound to a unit of work's connection.
-    pub(crate) fn bound_to(&self, bound: crate::unit_of_work::Bound) -> Self {
+    /// This store bound to a request's connection.
+    pub(crate) fn bound_to(&self, bound: crate::request_store::Bound) -> Self {
         Self {
             bound: Some(bound),
             ..self.clone()

@@ -104,13 +104,31 @@ pub async fn backend_pid(store: &PgStore) -> i32 {
     row.pid
 }
 
-/// A unit of work opened for `access`, and the backend pid of its connection (which the
-/// unit keeps while it lives).
-pub async fn unit_backend_pid(
+/// A one-resource read unit (test mode, no claim) and the backend pid of its connection
+/// (which the unit keeps while it lives).
+pub async fn read_unit_backend_pid(
     store: &PgStore,
-    access: stablepay_domain::ports::Access,
-) -> (Box<dyn stablepay_domain::ports::UnitOfWork>, i32) {
-    let unit = store.open_unit(access, None).await.expect("unit");
+) -> (Box<dyn stablepay_request_store::ReadUnit>, i32) {
+    let scope = stablepay_domain::AuthContext {
+        merchant_id: stablepay_domain::MerchantId::generate(),
+        mode: stablepay_domain::Mode::Test,
+        actor: stablepay_domain::Actor::DashboardUser(stablepay_domain::DashboardUserId::generate()),
+        fee_tier: stablepay_domain::FeeTier::Standard,
+        rate_limit_per_min: None,
+    };
+    let unit = store
+        .open_read_unit(scope, None, stablepay_request_store::ReadShape::One)
+        .await
+        .expect("unit");
+    let pid = backend_pid(&unit.store).await;
+    (Box::new(unit), pid)
+}
+
+/// An atomic write's unit and the backend pid of its connection.
+pub async fn atomic_unit_backend_pid(
+    store: &PgStore,
+) -> (Box<dyn stablepay_request_store::AtomicUnit>, i32) {
+    let unit = store.open_atomic_unit().await.expect("unit");
     let pid = backend_pid(&unit.store).await;
     (Box::new(unit), pid)
 }

@@ -9,9 +9,10 @@ use std::time::Duration;
 use stablepay_domain::ports::*;
 use stablepay_domain::MerchantId;
 use stablepay_postgres::testing::{
-    backend_pid, execute_sql, fresh_database, idempotency_scope, unit_backend_pid,
+    atomic_unit_backend_pid, backend_pid, execute_sql, fresh_database, idempotency_scope,
 };
 use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
+use stablepay_request_store::RequestStore;
 
 async fn one_connection_store() -> PgStore {
     let url = fresh_database().await;
@@ -46,7 +47,7 @@ async fn a_prepared_raw_statement_is_cached_per_connection_and_a_plain_one_is_no
     assert_eq!(rows(&store, &prepared("plain_statement_marker")).await, 0);
 }
 
-/// `begin_pipelined` / `end_transaction`: what the unit writes after `begin` is inside
+/// `open_transaction` / `send_begin` / `end_transaction`: what the unit writes after `begin` is inside
 /// one transaction (a rollback undoes it, a commit keeps it), and a unit dropped with its
 /// transaction open never hands that connection to the next request.
 #[tokio::test]
@@ -59,7 +60,7 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
     };
     for (key, commit) in [("rolled-back", false), ("committed", true)] {
         let scope = idempotency_scope(merchant, key);
-        let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+        let unit = store.open_atomic().await.unwrap();
         let (begun, looked) = futures_util::future::join(
             unit.begin().unwrap(),
             unit.ports().idempotency().lookup(&scope, [1; 32], 60),
@@ -84,14 +85,14 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
         assert_eq!(stored, usize::from(commit), "{key}");
     }
     // A second begin is refused (a request transaction never nests).
-    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    let unit = store.open_atomic().await.unwrap();
     unit.begin().unwrap().await.unwrap();
     assert!(unit.begin().is_err());
     unit.finish(false).await.unwrap();
     drop(unit);
 
     // Abandoned mid-transaction (a client that went away): the pool drops the connection.
-    let (unit, abandoned) = unit_backend_pid(&store, Access::AtomicWrite).await;
+    let (unit, abandoned) = atomic_unit_backend_pid(&store).await;
     unit.begin().unwrap().await.unwrap();
     drop(unit);
     let next = backend_pid(&store).await;

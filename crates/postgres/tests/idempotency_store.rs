@@ -5,6 +5,7 @@
 use stablepay_domain::ports::*;
 use stablepay_postgres::testing::{execute_sql, idempotency_scope, store_with_merchant};
 use stablepay_postgres::PgStore;
+use stablepay_request_store::RequestStore;
 
 async fn count(store: &PgStore, sql: &str) -> usize {
     execute_sql(store, sql).await.unwrap()
@@ -15,7 +16,7 @@ async fn in_transaction<T>(
     commit: bool,
     work: impl AsyncFnOnce(&dyn Storage) -> T,
 ) -> T {
-    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    let unit = store.open_atomic().await.unwrap();
     unit.begin().unwrap().await.unwrap();
     let out = work(unit.ports()).await;
     unit.finish(commit).await.unwrap();
@@ -139,7 +140,7 @@ async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_th
         status: 201,
         body: "loser".into(),
     };
-    let unit = store.open(Access::AtomicWrite, None).await.unwrap();
+    let unit = store.open_atomic().await.unwrap();
     unit.begin().unwrap().await.unwrap();
     assert_eq!(
         unit.ports()

@@ -3,7 +3,7 @@
 //! when this process has no token of it left).
 
 use actix_web::HttpRequest;
-use stablepay_domain::ports::{LeaseOutcome, Storage};
+use stablepay_domain::ports::{ApiKeyStore, LeaseOutcome};
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::AuthContext;
 
@@ -50,17 +50,17 @@ fn invalid_key() -> ApiError {
     ApiError::new(ErrorCode::Authentication, "Invalid or revoked API key")
 }
 
-/// Authenticates the key through `ports` and, in the same round trip when this process
+/// Authenticates the key through `keys` and, in the same round trip when this process
 /// had no token of the key left (`budget.lease()`), leases more of its shared budget. A
 /// 401 counts against the client's budget of failed authentications.
 pub(super) async fn authenticate(
     state: &AppState,
     req: &HttpRequest,
-    ports: &dyn Storage,
+    keys: &dyn ApiKeyStore,
     key: [u8; 32],
     budget: Budget,
 ) -> Result<AuthContext, ApiError> {
-    let result = authenticate_key(state, ports, key, budget).await;
+    let result = authenticate_key(state, keys, key, budget).await;
     if let Err(e) = &result {
         if e.code == ErrorCode::Authentication {
             state.auth_failures.failed(req, state.clock.now());
@@ -71,11 +71,11 @@ pub(super) async fn authenticate(
 
 async fn authenticate_key(
     state: &AppState,
-    ports: &dyn Storage,
+    keys: &dyn ApiKeyStore,
     key: [u8; 32],
     budget: Budget,
 ) -> Result<AuthContext, ApiError> {
-    let found = ports.keys().authenticate(key, budget.lease()).await?;
+    let found = keys.authenticate(key, budget.lease()).await?;
     state
         .auth_guesses
         .learn(key, found.as_ref().map(|f| &f.context));

@@ -101,7 +101,7 @@ pub(super) async fn claimed_write(
     scope: IdempotencyScope,
     handler: &Handler,
 ) -> Result<HttpResponse, ApiError> {
-    let ports = call.unit.clone();
+    let ports = call.clone();
     let store = ports.ports().idempotency();
     let claim = store
         .claim(&scope, body_hash(&call.body), STALE_SECS)

@@ -1,24 +1,25 @@
-//! The request path of every authenticated API route, top to bottom.
+//! The request path of every authenticated API route, top to bottom (D28).
 //!
 //! 1. **Registration** (`app.rs`): each route names its policy, `read`, `list`, `write`
-//!    or `atomic_write`, which is what it does with storage (`Access`).
+//!    or `atomic_write`: what its handler may do with storage.
 //! 2. **`serve`**, the one entry point: the Bearer API key is hashed (`auth.rs`); a
 //!    client past its budget of failed authentications is refused before any lookup
 //!    (`auth_failures.rs`); the body is read with its size cap (`body.rs`), before any
 //!    connection is taken; one token of the key's rate budget is taken (`rate_limit.rs`),
 //!    or more are leased from the key's shared budget together with its authentication.
 //!    Then it runs the route's policy.
-//! 3. **The policy** (`policy.rs`) opens the request's unit of work with its `Access`
-//!    (`UnitsOfWork::open`, the postgres adapter's `unit_of_work.rs`: the storage of this
-//!    one request, which the handler reaches every port through, `Call::ports`), decides
-//!    where the API key is checked, and runs the handler. "The key" below is the API key;
-//!    the `Idempotency-Key` header is always named in full. `Idempotency-Key` counts on
-//!    POST only.
-//!    - `read` / `list`: by a key this process has seen (`auth_guess.rs`), the unit
-//!      carries a `KeyClaim` (where the key belonged when last authenticated) and the
-//!      handler's reads carry the key's check in their own statement; a read that did not
-//!      find its row with the key standing authenticates the key and, if its standing
-//!      changed, runs the handler again.
+//! 3. **The policy** (`policy.rs`) opens what the handler may use from the store
+//!    (`stablepay-request-store`'s `RequestStore`, implemented by the postgres adapter),
+//!    decides where the API key is checked, and runs the handler. "The key" below is the
+//!    API key; the `Idempotency-Key` header is always named in full, and counts on POST
+//!    only.
+//!    - `read` / `list`: the handler gets `ReadCall`, read-only storage of one merchant and
+//!      mode (`Reads`): it cannot write, whatever its key. By a key this process has seen
+//!      (`auth_guess.rs`) the reads are opened with a `KeyClaim` (where the key belonged
+//!      when last authenticated) and carry the key's check in their own statement; each
+//!      answers a `Checked` value, and the handler's reply keeps it. A reply whose reads
+//!      did not say the key stood is followed by the key's authentication and, if its
+//!      standing changed, the handler runs again.
 //!    - `write`: the key is authenticated first; with an `Idempotency-Key` that key is
 //!      claimed, the handler runs, and its answer is stored (`idempotency.rs`); each port
 //!      call commits on its own.
@@ -50,33 +51,69 @@ use actix_web::web::{self, Bytes, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse, Route};
 use futures_util::future::LocalBoxFuture;
 use serde::Serialize;
-use stablepay_domain::ports::{Access, Storage, UnitOfWork};
+use stablepay_domain::ports::Storage;
 use stablepay_domain::AuthContext;
+use stablepay_request_store::{AtomicUnit, Checked, ReadShape, ReadUnit, Reads};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::input::Query;
-use crate::state::{AppState, WorkerStore};
+use crate::state::{AppState, HttpWorkerStore};
 
 pub use body::{admit_public, path_id, MAX_BODY_BYTES};
 
-/// What a handler gets.
+/// What a write handler gets: every port, each call committing on its own or, in an
+/// atomic write with an `Idempotency-Key`, inside the request's transaction.
 #[derive(Clone)]
 pub struct Call {
     pub state: Data<AppState>,
     pub auth: AuthContext,
     pub body: Bytes,
     pub req: HttpRequest,
-    unit: Rc<dyn UnitOfWork>,
+    store: CallStore,
+}
+
+#[derive(Clone)]
+enum CallStore {
+    Writes(Rc<dyn Storage>),
+    Atomic(Rc<dyn AtomicUnit>),
 }
 
 impl Call {
-    /// Every storage port, bound to this request's unit of work.
+    /// Every storage port, bound to this request's connection.
     pub fn ports(&self) -> &dyn Storage {
-        self.unit.ports()
+        match &self.store {
+            CallStore::Writes(ports) => ports.as_ref(),
+            CallStore::Atomic(unit) => unit.ports(),
+        }
     }
 
     /// The `{id}` path segment as a typed id; anything unparsable is the same 404 as an
     /// id that names nothing (`Missing::of(id)`).
+    pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {
+        path_id(&self.req)
+    }
+
+    pub fn query(&self) -> Result<Query, ApiError> {
+        Query::parse(self.req.query_string())
+    }
+}
+
+/// What a read handler gets: read-only storage of the merchant and mode it reads for.
+#[derive(Clone)]
+pub struct ReadCall {
+    pub state: Data<AppState>,
+    pub auth: AuthContext,
+    pub req: HttpRequest,
+    unit: Rc<dyn ReadUnit>,
+}
+
+impl ReadCall {
+    /// The reads, each answering whether the key stood (`Checked`).
+    pub fn reads(&self) -> &dyn Reads {
+        self.unit.reads()
+    }
+
+    /// As `Call::path_id`.
     pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {
         path_id(&self.req)
     }
@@ -114,6 +151,11 @@ impl Reply {
     pub fn created(value: &impl Serialize) -> Result<Self, ApiError> {
         Self::json(StatusCode::CREATED, value)
     }
+
+    /// 200 with what a read handler's checked reads made; the check goes with it.
+    pub fn read(value: Checked<impl Serialize>) -> Result<Checked<Self>, ApiError> {
+        value.try_map(|v| Self::ok(&v))
+    }
 }
 
 /// The part of an atomic write that runs inside its transaction, as its handler's first
@@ -135,13 +177,15 @@ impl Write {
 }
 
 type Handler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>;
+type ReadHandler =
+    Rc<dyn Fn(ReadCall) -> LocalBoxFuture<'static, Result<Checked<Reply>, ApiError>>>;
 type AtomicHandler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Write, ApiError>>>;
 
 /// A route's handler, as its policy runs it.
 #[derive(Clone)]
 enum Policy {
-    Read(Handler),
-    List(Handler),
+    Read(ReadHandler),
+    List(ReadHandler),
     Write(Handler),
     AtomicWrite(AtomicHandler),
 }
@@ -154,23 +198,32 @@ where
     Rc::new(move |call| Box::pin(handler(call)))
 }
 
-/// A read of one resource: its read of the merchant's row carries the key's check.
-pub fn read<F, Fut>(handler: F) -> Route
+fn boxed_read<F, Fut>(handler: F) -> ReadHandler
 where
-    F: Fn(Call) -> Fut + 'static,
-    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    F: Fn(ReadCall) -> Fut + 'static,
+    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
 {
-    route(Policy::Read(boxed(handler)))
+    Rc::new(move |call| Box::pin(handler(call)))
 }
 
-/// A page of the merchant's rows: its read carries the key's check (an empty page costs
-/// one more statement, the key's authentication).
+/// A read of one resource: read-only, its read of the merchant's row carries the key's
+/// check and the reply says whether it stood.
+pub fn read<F, Fut>(handler: F) -> Route
+where
+    F: Fn(ReadCall) -> Fut + 'static,
+    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
+{
+    route(Policy::Read(boxed_read(handler)))
+}
+
+/// A page of the merchant's rows: read-only, its read carries the key's check (an empty
+/// page costs one more statement, the key's authentication).
 pub fn list<F, Fut>(handler: F) -> Route
 where
-    F: Fn(Call) -> Fut + 'static,
-    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    F: Fn(ReadCall) -> Fut + 'static,
+    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
 {
-    route(Policy::List(boxed(handler)))
+    route(Policy::List(boxed_read(handler)))
 }
 
 /// A write whose port calls each stand alone; idempotent with an `Idempotency-Key`.
@@ -198,7 +251,7 @@ where
 fn route(policy: Policy) -> Route {
     web::route().to(
         move |state: Data<AppState>,
-              store: Data<WorkerStore>,
+              store: Data<HttpWorkerStore>,
               req: HttpRequest,
               payload: Payload| { serve(state, store, req, payload, policy.clone()) },
     )
@@ -207,7 +260,7 @@ fn route(policy: Policy) -> Route {
 /// The one entry point: every cross-cutting concern, then the route's policy.
 async fn serve(
     state: Data<AppState>,
-    store: Data<WorkerStore>,
+    store: Data<HttpWorkerStore>,
     req: HttpRequest,
     payload: Payload,
     policy: Policy,
@@ -221,15 +274,15 @@ async fn serve(
                 let budget = state.rate_limiter.take(&key);
                 let start = policy::Start {
                     state,
-                    units: store.into_inner(),
+                    store: store.into_inner(),
                     req,
                     key,
                     budget,
                     body,
                 };
                 match policy {
-                    Policy::Read(h) => policy::read(start, Access::Read, h).await,
-                    Policy::List(h) => policy::read(start, Access::List, h).await,
+                    Policy::Read(h) => policy::read(start, ReadShape::One, h).await,
+                    Policy::List(h) => policy::read(start, ReadShape::Page, h).await,
                     Policy::Write(h) => policy::write(start, h).await,
                     Policy::AtomicWrite(h) => policy::atomic_write(start, h).await,
                 }

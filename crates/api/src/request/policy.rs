@@ -1,5 +1,5 @@
-//! How each policy runs its handler: where the key is checked, which unit of work the
-//! handler gets, and what commits.
+//! How each policy runs its handler: where the key is checked, what storage the handler
+//! gets, and what commits.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -7,19 +7,23 @@ use std::sync::Arc;
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use futures_util::future::join;
-use stablepay_domain::ports::{Access, IdempotencyScope, KeyClaim, RecordOutcome, UnitOfWork};
+use stablepay_domain::ports::{ApiKeyStore, IdempotencyScope, RecordOutcome};
 use stablepay_domain::AuthContext;
+use stablepay_request_store::{AtomicUnit, Checked, KeyClaim, ReadShape, ReadUnit};
 
 use super::idempotency::{self, answer_without_running, body_hash, in_flight, STALE_SECS};
 use super::rate_limit::Budget;
-use super::{auth, json_response, AtomicHandler, Call, Handler, Reply, Write};
+use super::{
+    auth, json_response, AtomicHandler, Call, CallStore, Handler, ReadCall, ReadHandler, Reply,
+    Write,
+};
 use crate::error::ApiError;
-use crate::state::{AppState, WorkerStore};
+use crate::state::{AppState, HttpWorkerStore};
 
 /// A request whose key and body were read, with its share of the rate budget taken.
 pub(super) struct Start {
     pub state: Data<AppState>,
-    pub units: Arc<WorkerStore>,
+    pub store: Arc<HttpWorkerStore>,
     pub req: HttpRequest,
     /// The SHA-256 of the API key.
     pub key: [u8; 32],
@@ -37,23 +41,35 @@ impl Start {
         self.state.auth_guesses.guess(&self.key)
     }
 
-    async fn open(
+    async fn open_reads(
         &self,
-        access: Access,
+        scope: &AuthContext,
         claim: Option<KeyClaim>,
-    ) -> Result<Rc<dyn UnitOfWork>, ApiError> {
-        Ok(Rc::from(self.units.0.open(access, claim).await?))
+        shape: ReadShape,
+    ) -> Result<Rc<dyn ReadUnit>, ApiError> {
+        Ok(Rc::from(
+            self.store.0.open_reads(scope, claim, shape).await?,
+        ))
     }
 
-    async fn authenticate(&self, unit: &dyn UnitOfWork) -> Result<AuthContext, ApiError> {
-        auth::authenticate(&self.state, &self.req, unit.ports(), self.key, self.budget).await
+    async fn authenticate(&self, keys: &dyn ApiKeyStore) -> Result<AuthContext, ApiError> {
+        auth::authenticate(&self.state, &self.req, keys, self.key, self.budget).await
     }
 
-    fn call(&self, auth: AuthContext, body: Bytes, unit: Rc<dyn UnitOfWork>) -> Call {
+    fn call(&self, auth: AuthContext, body: Bytes, store: CallStore) -> Call {
         Call {
             state: self.state.clone(),
             auth,
             body,
+            req: self.req.clone(),
+            store,
+        }
+    }
+
+    fn read_call(&self, auth: AuthContext, unit: Rc<dyn ReadUnit>) -> ReadCall {
+        ReadCall {
+            state: self.state.clone(),
+            auth,
             req: self.req.clone(),
             unit,
         }
@@ -66,56 +82,57 @@ fn respond(reply: Result<Reply, ApiError>) -> Result<HttpResponse, ApiError> {
 }
 
 /// `read` and `list`. By a key this process has seen, the handler's reads carry the
-/// key's check: when one found its row with the key standing, that is the whole cost.
-/// Otherwise (a 404, an empty page, a revoked key) the key is authenticated: a revoked
-/// key gets its 401 and never its read, a key standing as guessed keeps the answer, and
-/// a key whose standing changed is served again.
+/// key's check: when its reply says the key stood, that is the whole cost. Otherwise (a
+/// 404, an empty page, a handler that read nothing, a revoked key) the key is
+/// authenticated: a revoked key gets its 401 and never its read, a key standing as
+/// guessed keeps the answer, and a key whose standing changed is served again.
 pub(super) async fn read(
     start: Start,
-    access: Access,
-    handler: Handler,
+    shape: ReadShape,
+    handler: ReadHandler,
 ) -> Result<HttpResponse, ApiError> {
-    if let (Some(guess), Ok(body)) = (start.guess(), &start.body) {
+    if let (Some(guess), Ok(_)) = (start.guess(), &start.body) {
         let claim = KeyClaim {
             key_sha256: start.key,
             claimed: guess.clone(),
         };
-        let unit = start.open(access, Some(claim)).await?;
-        let reply = handler(start.call(guess.clone(), body.clone(), unit.clone())).await;
-        if unit.claim_held() {
+        let unit = start.open_reads(&guess, Some(claim), shape).await?;
+        let reply = handler(start.read_call(guess.clone(), unit.clone())).await;
+        if reply.as_ref().is_ok_and(Checked::key_stood) {
+            unit.record_key_use();
             tracing::Span::current().record("merchant", tracing::field::display(guess.merchant_id));
-            return respond(reply);
+            return respond(reply.map(Checked::into_value));
         }
-        let auth = start.authenticate(unit.as_ref()).await?;
+        let auth = start.authenticate(unit.keys()).await?;
         if auth == guess {
             // Keys are only ever revoked, never restored or moved: one that stands as
             // guessed now stood during the read, whose answer therefore holds.
-            return respond(reply);
+            return respond(reply.map(Checked::into_value));
         }
         // The claimed unit's connection goes back before another is taken.
         drop((reply, unit));
-        let unit = start.open(access, None).await?;
-        return respond(handler(start.call(auth, body.clone(), unit)).await);
+        let unit = start.open_reads(&auth, None, shape).await?;
+        let reply = handler(start.read_call(auth, unit)).await;
+        return respond(reply.map(Checked::into_value));
     }
-    // A key that leases budget locks its row, and may wait: never on a shared connection.
-    let access = match access {
-        Access::Read if start.budget.lease().is_some() => Access::List,
-        other => other,
-    };
-    let unit = start.open(access, None).await?;
-    let auth = start.authenticate(unit.as_ref()).await?;
-    let body = start.body.clone()?;
-    respond(handler(start.call(auth, body, unit)).await)
+    // Authenticated first, on a connection of its own (a key that leases budget locks its
+    // row, and may wait: never on a connection shared with other requests' reads).
+    let auth = start.authenticate(start.store.0.keys()).await?;
+    start.body.clone()?;
+    let unit = start.open_reads(&auth, None, shape).await?;
+    let reply = handler(start.read_call(auth, unit)).await;
+    respond(reply.map(Checked::into_value))
 }
 
 /// `write`: the API key is authenticated first; with an `Idempotency-Key`, that key is
 /// claimed before the handler runs and its answer stored after.
 pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse, ApiError> {
-    let unit = start.open(Access::Write, None).await?;
-    let auth = start.authenticate(unit.as_ref()).await?;
+    let ports: Rc<dyn stablepay_domain::ports::Storage> =
+        Rc::from(start.store.0.open_writes().await?);
+    let auth = start.authenticate(ports.keys()).await?;
     let body = start.body.clone()?;
     let scope = idempotency::scope(&start.req, &auth)?;
-    let call = start.call(auth, body, unit);
+    let call = start.call(auth, body, CallStore::Writes(ports));
     match scope {
         None => respond(handler(call).await),
         Some(scope) => idempotency::claimed_write(call, scope, &handler).await,
@@ -132,7 +149,7 @@ pub(super) async fn atomic_write(
     start: Start,
     handler: AtomicHandler,
 ) -> Result<HttpResponse, ApiError> {
-    let unit = start.open(Access::AtomicWrite, None).await?;
+    let unit: Rc<dyn AtomicUnit> = Rc::from(start.store.0.open_atomic().await?);
     let guessed = match (start.guess(), &start.body) {
         (Some(guess), Ok(body)) => idempotency::scope(&start.req, &guess)
             .ok()
@@ -143,12 +160,12 @@ pub(super) async fn atomic_write(
     let (auth, looked) = match &guessed {
         Some((guess, scope, hash)) => {
             let lookup = unit.ports().idempotency().lookup(scope, *hash, STALE_SECS);
-            let (auth, looked) = join(start.authenticate(unit.as_ref()), lookup).await;
+            let (auth, looked) = join(start.authenticate(unit.ports().keys()), lookup).await;
             let auth = auth?;
             let looked = (auth == *guess).then_some(looked);
             (auth, looked)
         }
-        None => (start.authenticate(unit.as_ref()).await?, None),
+        None => (start.authenticate(unit.ports().keys()).await?, None),
     };
     let body = start.body.clone()?;
     // A guess that held named the key's own scope, already looked at; otherwise the
@@ -159,7 +176,7 @@ pub(super) async fn atomic_write(
             let Some(scope) = idempotency::scope(&start.req, &auth)? else {
                 // Without a key there is no record to commit with: each port call stands
                 // alone.
-                let call = start.call(auth, body, unit);
+                let call = start.call(auth, body, CallStore::Atomic(unit));
                 let write = handler(call.clone()).await?;
                 return respond(write.run(call).await);
             };
@@ -175,7 +192,7 @@ pub(super) async fn atomic_write(
     if let Some(answer) = answer_without_running(looked?) {
         return answer;
     }
-    let call = start.call(auth, body, unit.clone());
+    let call = start.call(auth, body, CallStore::Atomic(unit.clone()));
     let write = handler(call.clone()).await?;
     let (commit, answer) = in_transaction(unit.as_ref(), &scope, hash, write, call).await;
     unit.finish(commit).await?;
@@ -187,7 +204,7 @@ pub(super) async fn atomic_write(
 /// race with a duplicate that got past the look too. Returns whether to commit, and the
 /// answer.
 async fn in_transaction(
-    unit: &dyn UnitOfWork,
+    unit: &dyn AtomicUnit,
     scope: &IdempotencyScope,
     hash: [u8; 32],
     write: Write,

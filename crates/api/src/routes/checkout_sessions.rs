@@ -4,8 +4,8 @@ use stablepay_domain::rules::validation::{
     bounded_text, expires_in_seconds, DESCRIPTION_MAX, EXPIRES_DEFAULT,
 };
 use stablepay_domain::services::{
-    create_checkout_session, get_checkout_session, list_checkout_sessions,
-    prepare_checkout_session, CreateSessionDeps, NewSessionRequest, PrepareSessionDeps,
+    create_checkout_session, prepare_checkout_session, read_checkout_session, CreateSessionDeps,
+    NewSessionRequest, PrepareSessionDeps,
 };
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference,
@@ -15,8 +15,10 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply, Write};
+use crate::request::{Call, ReadCall, Reply, Write};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
+use stablepay_domain::Missing;
+use stablepay_request_store::Checked;
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types. The
 /// `schema` attributes say what `parse` accepts.
@@ -213,19 +215,16 @@ pub async fn create(call: Call) -> Result<Write, ApiError> {
     params(("id" = CheckoutSessionId, Path)),
     responses((status = 200, description = "The session", body = CheckoutSessionResource)),
 )]
-pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let id: CheckoutSessionId = call.path_id()?;
     let s = &call.state;
-    let ports = call.ports();
-    let session = get_checkout_session(
-        &call.auth,
-        id,
-        ports.sessions(),
-        ports.wallets(),
-        s.clock.as_ref(),
-    )
-    .await?;
-    Reply::ok(&CheckoutSessionResource::new(session, &s.public_url))
+    let found = call.reads().session(id).await?;
+    let found = found.try_map(|row| row.ok_or_else(|| Missing::of(id)))?;
+    let now = s.clock.now();
+    let reads = call.reads();
+    let session = found.value().clone();
+    let session = read_checkout_session(session, now, |address| reads.wallet_at(address)).await?;
+    Reply::read(found.map(|_| CheckoutSessionResource::new(session, &s.public_url)))
 }
 
 #[utoipa::path(
@@ -240,7 +239,7 @@ pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
     ),
     responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
 )]
-pub async fn list(call: Call) -> Result<Reply, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let mut q = call.query()?;
     let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
     let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;
@@ -251,15 +250,11 @@ pub async fn list(call: Call) -> Result<Reply, ApiError> {
         customer_reference,
     };
     let s = &call.state;
-    let sessions = list_checkout_sessions(
-        &call.auth,
-        &filter,
-        &page,
-        call.ports().sessions(),
-        s.clock.as_ref(),
-    )
-    .await?;
-    Reply::ok(&List::from_page(sessions, |x| {
-        CheckoutSessionResource::new(x, &s.public_url)
+    let now = s.clock.now();
+    let sessions = call.reads().sessions(&filter, &page, now).await?;
+    Reply::read(sessions.map(|sessions| {
+        List::from_page(sessions, |x| {
+            CheckoutSessionResource::new(x.seen_at(now), &s.public_url)
+        })
     }))
 }

@@ -5,40 +5,38 @@ use stablepay_domain::*;
 use stablepay_domain::services::resend_event;
 
 use crate::error::ApiError;
-use crate::request::{Call, Reply};
+use crate::request::{Call, ReadCall, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
+use stablepay_request_store::Checked;
 
-/// GET one resource by id through a `ResourceReader` method, documented as `$path`.
+/// GET one resource by id through a `Reads` method, documented as `$path`.
 macro_rules! retrieve_handler {
     ($name:ident, $path:literal, $operation:literal, $tag:literal, $id:ty, $method:ident, $resource:ty) => {
         #[utoipa::path(get, path = $path, operation_id = $operation, tag = $tag,
                     params(("id" = $id, Path)),
                     responses((status = 200, description = "The resource", body = $resource)))]
-        pub async fn $name(call: Call) -> Result<Reply, ApiError> {
+        pub async fn $name(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
             let id: $id = call.path_id()?;
-            let found = call.ports().reader()
-                .$method(call.auth.merchant_id, call.auth.mode, id)
-                .await?;
-            Reply::ok(&<$resource>::from(found.ok_or_else(|| Missing::of(id))?))
+            let found = call.reads().$method(id).await?;
+            let found = found.try_map(|row| row.ok_or_else(|| Missing::of(id)))?;
+            Reply::read(found.map(<$resource>::from))
         }
     };
 }
 
-/// GET a page of resources through a `ResourceReader` method: `$filter` takes the
+/// GET a page of resources through a `Reads` method: `$filter` takes the
 /// list's own query parameters from `$q`, then the paging ones are read.
 macro_rules! list_handler {
     ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty, |$q:ident| $filter:expr) => {
         $(#[$attr])*
-        pub async fn $name(call: Call) -> Result<Reply, ApiError> {
+        pub async fn $name(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
             let mut $q = call.query()?;
             let filter = $filter;
             let page = $q.page::<$id>()?;
             $q.finish()?;
-            let rows = call.ports().reader()
-                .$method(call.auth.merchant_id, call.auth.mode, &filter, &page)
-                .await?;
-            Reply::ok(&List::from_page(rows, <$resource>::from))
+            let rows = call.reads().$method(&filter, &page).await?;
+            Reply::read(rows.map(|rows| List::from_page(rows, <$resource>::from)))
         }
     };
 }
@@ -182,21 +180,15 @@ list_handler!(
     operation_id = "list_webhook_event_attempts", tag = "Webhook events",
     params(("id" = EventId, Path), crate::openapi::PageParams),
     responses((status = 200, description = "Attempts, newest first", body = List<WebhookAttemptResource>)))]
-pub async fn list_webhook_attempts(call: Call) -> Result<Reply, ApiError> {
+pub async fn list_webhook_attempts(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let id: EventId = call.path_id()?;
     let mut q = call.query()?;
     let page = q.page::<WebhookAttemptId>()?;
     q.finish()?;
     let mode = call.auth.mode;
-    let rows = call
-        .ports()
-        .reader()
-        .webhook_attempts(call.auth.merchant_id, mode, id, &page)
-        .await?
-        .ok_or_else(|| Missing::of(id))?;
-    Reply::ok(&List::from_page(rows, |a| {
-        WebhookAttemptResource::new(a, mode)
-    }))
+    let rows = call.reads().webhook_attempts(id, &page).await?;
+    let rows = rows.try_map(|rows| rows.ok_or_else(|| Missing::of(id)))?;
+    Reply::read(rows.map(|rows| List::from_page(rows, |a| WebhookAttemptResource::new(a, mode))))
 }
 
 /// Delivers the event again as a new record (`resend_of` names the original).

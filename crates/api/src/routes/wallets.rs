@@ -5,9 +5,10 @@ use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply, Write};
+use crate::request::{Call, ReadCall, Reply, Write};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
+use stablepay_request_store::Checked;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -101,30 +102,22 @@ pub async fn verify(call: Call) -> Result<Reply, ApiError> {
 #[utoipa::path(get, path = "/api/v1/wallets/{id}", operation_id = "retrieve_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)),
     responses((status = 200, description = "The wallet", body = WalletResource)))]
-pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let id: WalletId = call.path_id()?;
-    let wallet = call
-        .ports()
-        .wallets()
-        .get(call.auth.merchant_id, id)
-        .await?
-        .ok_or_else(|| Missing::of(id))?;
-    Reply::ok(&WalletResource::new(wallet, None))
+    let wallet = call.reads().wallet(id).await?;
+    let wallet = wallet.try_map(|w| w.ok_or_else(|| Missing::of(id)))?;
+    Reply::read(wallet.map(|w| WalletResource::new(w, None)))
 }
 
 #[utoipa::path(get, path = "/api/v1/wallets", operation_id = "list_wallets",
     tag = "Settlement wallets", params(crate::openapi::PageParams),
     responses((status = 200, description = "Wallets, newest first", body = List<WalletResource>)))]
-pub async fn list(call: Call) -> Result<Reply, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let mut q = call.query()?;
     let page = q.page::<WalletId>()?;
     q.finish()?;
-    let wallets = call
-        .ports()
-        .wallets()
-        .list(call.auth.merchant_id, &page)
-        .await?;
-    Reply::ok(&List::from_page(wallets, |w| WalletResource::new(w, None)))
+    let wallets = call.reads().wallets(&page).await?;
+    Reply::read(wallets.map(|w| List::from_page(w, |w| WalletResource::new(w, None))))
 }
 
 #[utoipa::path(delete, path = "/api/v1/wallets/{id}", operation_id = "revoke_wallet",

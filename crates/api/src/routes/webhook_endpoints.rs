@@ -11,11 +11,12 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply, Write};
+use crate::request::{Call, ReadCall, Reply, Write};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
 use stablepay_domain::Missing;
+use stablepay_request_store::Checked;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -114,32 +115,22 @@ pub async fn create(call: Call) -> Result<Write, ApiError> {
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints/{id}", operation_id = "retrieve_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint", body = WebhookEndpointResource)))]
-pub async fn retrieve(call: Call) -> Result<Reply, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
-    let endpoint = call
-        .ports()
-        .endpoints()
-        .get(call.auth.merchant_id, call.auth.mode, id)
-        .await?
-        .ok_or_else(|| Missing::of(id))?;
-    Reply::ok(&WebhookEndpointResource::new(endpoint, None))
+    let endpoint = call.reads().endpoint(id).await?;
+    let endpoint = endpoint.try_map(|e| e.ok_or_else(|| Missing::of(id)))?;
+    Reply::read(endpoint.map(|e| WebhookEndpointResource::new(e, None)))
 }
 
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints", operation_id = "list_webhook_endpoints",
     tag = "Webhook endpoints", params(crate::openapi::PageParams),
     responses((status = 200, description = "Endpoints, newest first", body = List<WebhookEndpointResource>)))]
-pub async fn list(call: Call) -> Result<Reply, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let mut q = call.query()?;
     let page = q.page::<WebhookEndpointId>()?;
     q.finish()?;
-    let endpoints = call
-        .ports()
-        .endpoints()
-        .list(call.auth.merchant_id, call.auth.mode, &page)
-        .await?;
-    Reply::ok(&List::from_page(endpoints, |e| {
-        WebhookEndpointResource::new(e, None)
-    }))
+    let endpoints = call.reads().endpoints(&page).await?;
+    Reply::read(endpoints.map(|e| List::from_page(e, |e| WebhookEndpointResource::new(e, None))))
 }
 
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}", operation_id = "update_webhook_endpoint",

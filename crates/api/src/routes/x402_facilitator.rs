@@ -13,8 +13,9 @@ use stablepay_domain::services::{x402_settle, x402_supported, x402_verify, X402D
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply};
+use crate::request::{Call, ReadCall, Reply};
 use crate::routes::x402::x402_deps;
+use stablepay_request_store::Checked;
 
 /// One kind of payment the facilitator settles.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -56,8 +57,8 @@ fn request(call: &Call) -> Result<FacilitatorRequest, ApiError> {
 #[utoipa::path(get, path = "/api/v1/x402/supported", operation_id = "x402_supported",
     tag = "x402 facilitator",
     responses((status = 200, description = "The kinds of payment settled", body = SupportedResponse)))]
-pub async fn supported(call: Call) -> Result<Reply, ApiError> {
-    let supported = x402_supported(&call.auth, &deps(&call));
+pub async fn supported(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+    let supported = x402_supported(&call.auth, &x402_deps(&call.state));
     let signers = match supported.signer {
         Some(signer) => json!({ "eip155:*": [signer.to_string()] }),
         None => json!({}),
@@ -71,6 +72,8 @@ pub async fn supported(call: Call) -> Result<Reply, ApiError> {
         extensions: Vec::new(),
         signers,
     })
+    // Nothing was read under the key's check: the key is authenticated before it is sent.
+    .map(Checked::unconfirmed)
 }
 
 /// Whether a payment to one of your open sessions' deposit addresses, at its gross, would

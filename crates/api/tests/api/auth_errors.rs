@@ -122,6 +122,7 @@ async fn a_revoked_key_never_writes_through_a_pipelined_create() {
                 stablepay_domain::Mode::Test,
                 &Default::default(),
                 &Default::default(),
+                stablepay_domain::ports::Clock::now(&stablepay_domain::ports::SystemClock),
             )
             .await
             .unwrap()

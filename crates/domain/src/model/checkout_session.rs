@@ -106,6 +106,14 @@ impl CheckoutSession {
         }
     }
 
+    /// The session as a reader sees it at `now` (`status_at`).
+    pub fn seen_at(self, now: Timestamp) -> Self {
+        Self {
+            status: self.status_at(now),
+            ..self
+        }
+    }
+
     /// Whether a read at `now` must persist the open → expired transition.
     pub fn needs_expiry(&self, now: Timestamp) -> bool {
         self.status == SessionStatus::Open && now >= self.expires_at

@@ -86,6 +86,13 @@ impl<T> Page<T> {
         }
     }
 
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            data: self.data.into_iter().map(f).collect(),
+            has_more: self.has_more,
+        }
+    }
+
     pub fn try_map<U, E>(self, f: impl FnMut(T) -> Result<U, E>) -> Result<Page<U>, E> {
         Ok(Page {
             data: self.data.into_iter().map(f).collect::<Result<_, _>>()?,

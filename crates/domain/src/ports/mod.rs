@@ -3,8 +3,8 @@
 //! generated behind the `mocks` feature.
 //!
 //! Ports are coarse: one method writes one consistent change atomically, so no
-//! transaction object ever crosses a port (an API request's `UnitOfWork` may group its
-//! calls into one transaction without any port seeing it).
+//! transaction object ever crosses a port (an API request's atomic write may group its
+//! calls into one transaction without any port seeing it: `stablepay-request-store`).
 
 mod auth;
 mod chain;
@@ -23,8 +23,8 @@ mod retention;
 mod sending;
 mod sessions;
 mod settlement;
+mod storage;
 mod subscriptions;
-mod unit_of_work;
 mod wallets;
 mod webhook_endpoints;
 
@@ -45,8 +45,8 @@ pub use retention::*;
 pub use sending::*;
 pub use sessions::*;
 pub use settlement::*;
+pub use storage::*;
 pub use subscriptions::*;
-pub use unit_of_work::*;
 pub use wallets::*;
 pub use webhook_endpoints::*;
 

@@ -35,21 +35,14 @@ pub trait SessionRepository: Send + Sync {
         now: Timestamp,
     ) -> Result<CheckoutSession, StoreError>;
 
-    /// Expires every open session of this merchant and mode whose expiry has passed;
-    /// returns how many changed.
-    async fn expire_due(
-        &self,
-        merchant: MerchantId,
-        mode: Mode,
-        now: Timestamp,
-    ) -> Result<u64, StoreError>;
-
-    /// Newest first, keyset-paginated.
+    /// Newest first, keyset-paginated. The `status` filter means the status a reader
+    /// sees at `now`: an open session past its expiry is `expired` (D28).
     async fn list(
         &self,
         merchant: MerchantId,
         mode: Mode,
         filter: &SessionFilter,
         page: &PageRequest,
+        now: Timestamp,
     ) -> Result<Page<CheckoutSession>, StoreError>;
 }

@@ -5,7 +5,7 @@
 use crate::deployment::ChainContracts;
 use crate::model::{
     Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
-    SessionStatus, Signature, TxHash,
+    SessionStatus, Signature, TxHash, Wallet,
 };
 use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
@@ -111,10 +111,28 @@ pub async fn without_revoked_deposit(
     session: CheckoutSession,
     wallets: &dyn WalletRepository,
 ) -> Result<CheckoutSession, StoreError> {
-    if session.status != SessionStatus::Open
-        || session.deposit_address.is_none()
-        || recipient_pays(&session, wallets).await?
-    {
+    let merchant = session.merchant_id;
+    without_unpaid_deposit(session, |address| {
+        wallets.find_by_address(merchant, address)
+    })
+    .await
+}
+
+/// `without_revoked_deposit`, reading the merchant's wallet at an address through
+/// `wallet_at` (an API read's own reads, or a repository).
+pub async fn without_unpaid_deposit<F, Fut>(
+    session: CheckoutSession,
+    wallet_at: F,
+) -> Result<CheckoutSession, StoreError>
+where
+    F: FnOnce(Address) -> Fut,
+    Fut: std::future::Future<Output = Result<Option<Wallet>, StoreError>>,
+{
+    if session.status != SessionStatus::Open || session.deposit_address.is_none() {
+        return Ok(session);
+    }
+    let recipient = wallet_at(session.recipient_address).await?;
+    if recipient.is_some_and(|w| w.pays_in(session.mode)) {
         return Ok(session);
     }
     Ok(CheckoutSession {

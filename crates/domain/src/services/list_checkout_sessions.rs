@@ -1,8 +1,10 @@
-//! GET /checkout/sessions: expiry is applied before listing so `status=open` is truthful.
+//! GET /checkout/sessions (and the dashboard's list): sessions as a reader sees them now.
 
 use crate::model::{AuthContext, CheckoutSession, Page, PageRequest, SessionFilter};
 use crate::ports::{Clock, SessionRepository, StoreError};
 
+/// A page of the merchant's sessions in this mode, newest first. An open session past its
+/// expiry lists, and filters, as `expired` (D28); nothing is written.
 pub async fn list_checkout_sessions(
     ctx: &AuthContext,
     filter: &SessionFilter,
@@ -10,8 +12,9 @@ pub async fn list_checkout_sessions(
     sessions: &dyn SessionRepository,
     clock: &dyn Clock,
 ) -> Result<Page<CheckoutSession>, StoreError> {
-    sessions
-        .expire_due(ctx.merchant_id, ctx.mode, clock.now())
+    let now = clock.now();
+    let listed = sessions
+        .list(ctx.merchant_id, ctx.mode, filter, page, now)
         .await?;
-    sessions.list(ctx.merchant_id, ctx.mode, filter, page).await
+    Ok(listed.map(|s| s.seen_at(now)))
 }

@@ -5,7 +5,7 @@ use stablepay_domain::ports::{ResourceReader, StoreError};
 use stablepay_domain::*;
 
 use crate::error::map_diesel_error;
-use crate::key_check::{first_checked, load_checked};
+use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{
     PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow, WebhookEventRow,
 };
@@ -14,13 +14,15 @@ use crate::schema::{
     webhook_attempts as wat, webhook_events as wev,
 };
 use crate::PgStore;
+use stablepay_request_store::Checked;
 
-/// One row by id, scoped to merchant and mode (and key-checked, `first_checked`), converted to
-/// its domain type.
+/// One row by id, scoped to merchant and mode and read under `$check` (`first_checked`),
+/// converted to its domain type.
 macro_rules! get_one {
-    ($self:ident, $table:ident, $row:ty, $merchant:expr, $mode:expr, $id:expr) => {{
-        let row: Option<$row> = first_checked!(
+    ($self:ident, $check:expr, $table:ident, $row:ty, $merchant:expr, $mode:expr, $id:expr) => {{
+        let row: Checked<Option<$row>> = first_checked!(
             $self,
+            $check,
             $table::table
                 .filter($table::id.eq($id))
                 .filter($table::merchant_id.eq($merchant.uuid()))
@@ -29,7 +31,7 @@ macro_rules! get_one {
             $merchant,
             $mode
         );
-        row.map(TryInto::try_into).transpose()
+        row.try_map(|r| r.map(TryInto::try_into).transpose())
     }};
 }
 
@@ -77,10 +79,16 @@ pub(crate) use newest_first;
 /// among another's, and walked the primary key past 50,000 newer rows: 30–40 ms per page
 /// in `cargo xtask bench lists` (pg_stat_statements).
 macro_rules! page_of {
-    ($self:ident, $table:ident, $q:ident, $page:expr, $merchant:expr, $mode:expr) => {{
+    ($self:ident, $check:expr, $table:ident, $q:ident, $page:expr, $merchant:expr, $mode:expr) => {{
         let q = after_cursor!($table, $q, $page);
-        let rows = load_checked!($self, q.limit($page.fetch_limit()), $merchant, $mode);
-        Page::from_overfetch(rows, $page).try_map(TryInto::try_into)
+        let rows = load_checked!(
+            $self,
+            $check,
+            q.limit($page.fetch_limit()),
+            $merchant,
+            $mode
+        );
+        rows.try_map(|rows| Page::from_overfetch(rows, $page).try_map(TryInto::try_into))
     }};
     // Unchecked: for pages whose rows are reached through another table's (a delivery's
     // attempts, read after the checked delivery itself).
@@ -107,24 +115,27 @@ macro_rules! after_cursor {
     }};
 }
 
-#[async_trait]
-impl ResourceReader for PgStore {
-    async fn payment(
+/// The reads of `ResourceReader`, each under an optional key check (`Checked`): the API's
+/// read units pass their check, the port passes none.
+impl PgStore {
+    pub(crate) async fn checked_payment(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         id: PaymentId,
-    ) -> Result<Option<Payment>, StoreError> {
-        get_one!(self, p, PaymentRow, merchant, mode, id.uuid())
+    ) -> Result<Checked<Option<Payment>>, StoreError> {
+        get_one!(self, check, p, PaymentRow, merchant, mode, id.uuid())
     }
 
-    async fn payments(
+    pub(crate) async fn checked_payments(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         f: &PaymentFilter,
         page: &PageRequest,
-    ) -> Result<Page<Payment>, StoreError> {
+    ) -> Result<Checked<Page<Payment>>, StoreError> {
         let mut q = scoped!(p, PaymentRow, merchant, mode);
         if let Some(sub) = f.subscription {
             q = q.filter(p::subscription_id.eq(sub.uuid()));
@@ -142,25 +153,27 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(p, q)
         };
-        page_of!(self, p, q, page, merchant, mode)
+        page_of!(self, check, p, q, page, merchant, mode)
     }
 
-    async fn refund(
+    pub(crate) async fn checked_refund(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         id: RefundId,
-    ) -> Result<Option<Refund>, StoreError> {
-        get_one!(self, r, RefundRow, merchant, mode, id.uuid())
+    ) -> Result<Checked<Option<Refund>>, StoreError> {
+        get_one!(self, check, r, RefundRow, merchant, mode, id.uuid())
     }
 
-    async fn refunds(
+    pub(crate) async fn checked_refunds(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         f: &RefundFilter,
         page: &PageRequest,
-    ) -> Result<Page<Refund>, StoreError> {
+    ) -> Result<Checked<Page<Refund>>, StoreError> {
         let q = scoped!(r, RefundRow, merchant, mode);
         let q = match f.payment {
             Some(payment) => q
@@ -168,25 +181,27 @@ impl ResourceReader for PgStore {
                 .order(r::id.desc()),
             None => newest_first!(r, q),
         };
-        page_of!(self, r, q, page, merchant, mode)
+        page_of!(self, check, r, q, page, merchant, mode)
     }
 
-    async fn subscription(
+    pub(crate) async fn checked_subscription(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         id: SubscriptionId,
-    ) -> Result<Option<Subscription>, StoreError> {
-        get_one!(self, s, SubscriptionRow, merchant, mode, id.uuid())
+    ) -> Result<Checked<Option<Subscription>>, StoreError> {
+        get_one!(self, check, s, SubscriptionRow, merchant, mode, id.uuid())
     }
 
-    async fn subscriptions(
+    pub(crate) async fn checked_subscriptions(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         f: &SubscriptionFilter,
         page: &PageRequest,
-    ) -> Result<Page<Subscription>, StoreError> {
+    ) -> Result<Checked<Page<Subscription>>, StoreError> {
         let mut q = scoped!(s, SubscriptionRow, merchant, mode);
         if let Some(status) = f.status {
             q = q.filter(s::status.eq(status.as_str()));
@@ -201,25 +216,35 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(s, q)
         };
-        page_of!(self, s, q, page, merchant, mode)
+        page_of!(self, check, s, q, page, merchant, mode)
     }
 
-    async fn payment_attempt(
+    pub(crate) async fn checked_payment_attempt(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         id: PaymentAttemptId,
-    ) -> Result<Option<PaymentAttempt>, StoreError> {
-        get_one!(self, pa, PaymentAttemptRow, merchant, mode, id.uuid())
+    ) -> Result<Checked<Option<PaymentAttempt>>, StoreError> {
+        get_one!(
+            self,
+            check,
+            pa,
+            PaymentAttemptRow,
+            merchant,
+            mode,
+            id.uuid()
+        )
     }
 
-    async fn payment_attempts(
+    pub(crate) async fn checked_payment_attempts(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         f: &PaymentAttemptFilter,
         page: &PageRequest,
-    ) -> Result<Page<PaymentAttempt>, StoreError> {
+    ) -> Result<Checked<Page<PaymentAttempt>>, StoreError> {
         let mut q = scoped!(pa, PaymentAttemptRow, merchant, mode);
         if let Some(sub) = f.subscription {
             q = q.filter(pa::subscription_id.eq(sub.uuid()));
@@ -234,25 +259,27 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(pa, q)
         };
-        page_of!(self, pa, q, page, merchant, mode)
+        page_of!(self, check, pa, q, page, merchant, mode)
     }
 
-    async fn webhook_event(
+    pub(crate) async fn checked_webhook_event(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         id: EventId,
-    ) -> Result<Option<WebhookEventRecord>, StoreError> {
-        get_one!(self, wev, WebhookEventRow, merchant, mode, id.uuid())
+    ) -> Result<Checked<Option<WebhookEventRecord>>, StoreError> {
+        get_one!(self, check, wev, WebhookEventRow, merchant, mode, id.uuid())
     }
 
-    async fn webhook_events(
+    pub(crate) async fn checked_webhook_events(
         &self,
+        check: Option<&KeyCheck>,
         merchant: MerchantId,
         mode: Mode,
         f: &WebhookEventFilter,
         page: &PageRequest,
-    ) -> Result<Page<WebhookEventRecord>, StoreError> {
+    ) -> Result<Checked<Page<WebhookEventRecord>>, StoreError> {
         let mut q = scoped!(wev, WebhookEventRow, merchant, mode);
         if let Some(status) = f.status {
             q = q.filter(wev::status.eq(status.as_str()));
@@ -272,7 +299,156 @@ impl ResourceReader for PgStore {
         } else {
             newest_first!(wev, q)
         };
-        page_of!(self, wev, q, page, merchant, mode)
+        page_of!(self, check, wev, q, page, merchant, mode)
+    }
+
+    pub(crate) async fn checked_webhook_attempts(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        delivery: EventId,
+        page: &PageRequest,
+    ) -> Result<Checked<Option<Page<WebhookAttempt>>>, StoreError> {
+        let event = self
+            .checked_webhook_event(check, merchant, mode, delivery)
+            .await?;
+        if event.value().is_none() {
+            return Ok(event.map(|_| None));
+        }
+        let q = scoped!(wat, WebhookAttemptRow, merchant, mode)
+            .filter(wat::delivery_id.eq(delivery.uuid()));
+        let q = newest_first!(wat, q, wat::delivery_id);
+        let attempts = page_of!(self, wat, q, page)?;
+        Ok(event.map(|_| Some(attempts)))
+    }
+}
+
+#[async_trait]
+impl ResourceReader for PgStore {
+    async fn payment(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentId,
+    ) -> Result<Option<Payment>, StoreError> {
+        Ok(self
+            .checked_payment(None, merchant, mode, id)
+            .await?
+            .into_value())
+    }
+
+    async fn payments(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &PaymentFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Payment>, StoreError> {
+        Ok(self
+            .checked_payments(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn refund(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: RefundId,
+    ) -> Result<Option<Refund>, StoreError> {
+        Ok(self
+            .checked_refund(None, merchant, mode, id)
+            .await?
+            .into_value())
+    }
+
+    async fn refunds(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &RefundFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Refund>, StoreError> {
+        Ok(self
+            .checked_refunds(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn subscription(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: SubscriptionId,
+    ) -> Result<Option<Subscription>, StoreError> {
+        Ok(self
+            .checked_subscription(None, merchant, mode, id)
+            .await?
+            .into_value())
+    }
+
+    async fn subscriptions(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &SubscriptionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Subscription>, StoreError> {
+        Ok(self
+            .checked_subscriptions(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn payment_attempt(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: PaymentAttemptId,
+    ) -> Result<Option<PaymentAttempt>, StoreError> {
+        Ok(self
+            .checked_payment_attempt(None, merchant, mode, id)
+            .await?
+            .into_value())
+    }
+
+    async fn payment_attempts(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &PaymentAttemptFilter,
+        page: &PageRequest,
+    ) -> Result<Page<PaymentAttempt>, StoreError> {
+        Ok(self
+            .checked_payment_attempts(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn webhook_event(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        id: EventId,
+    ) -> Result<Option<WebhookEventRecord>, StoreError> {
+        Ok(self
+            .checked_webhook_event(None, merchant, mode, id)
+            .await?
+            .into_value())
+    }
+
+    async fn webhook_events(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &WebhookEventFilter,
+        page: &PageRequest,
+    ) -> Result<Page<WebhookEventRecord>, StoreError> {
+        Ok(self
+            .checked_webhook_events(None, merchant, mode, f, page)
+            .await?
+            .into_value())
     }
 
     async fn webhook_attempts(
@@ -282,16 +458,9 @@ impl ResourceReader for PgStore {
         delivery: EventId,
         page: &PageRequest,
     ) -> Result<Option<Page<WebhookAttempt>>, StoreError> {
-        if self
-            .webhook_event(merchant, mode, delivery)
+        Ok(self
+            .checked_webhook_attempts(None, merchant, mode, delivery, page)
             .await?
-            .is_none()
-        {
-            return Ok(None);
-        }
-        let q = scoped!(wat, WebhookAttemptRow, merchant, mode)
-            .filter(wat::delivery_id.eq(delivery.uuid()));
-        let q = newest_first!(wat, q, wat::delivery_id);
-        page_of!(self, wat, q, page).map(Some)
+            .into_value())
     }
 }

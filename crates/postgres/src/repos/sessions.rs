@@ -5,12 +5,13 @@ use stablepay_domain::ports::{SessionRepository, StoreError};
 use stablepay_domain::rules::eip712;
 use stablepay_domain::{
     CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
-    Timestamp,
+    SessionStatus, Timestamp,
 };
+use stablepay_request_store::Checked;
 
 use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::key_check::{first_checked, load_checked};
+use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::reader::newest_first;
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
@@ -38,17 +39,10 @@ impl SessionRepository for PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        let row: Option<SessionRow> = first_checked!(
-            self,
-            cs::table
-                .filter(cs::id.eq(id.uuid()))
-                .filter(cs::merchant_id.eq(merchant.uuid()))
-                .filter(cs::livemode.eq(mode.is_live()))
-                .select(SessionRow::as_select()),
-            merchant,
-            mode
-        );
-        row.map(CheckoutSession::try_from).transpose()
+        Ok(self
+            .read_session(None, merchant, mode, id)
+            .await?
+            .into_value())
     }
 
     async fn get_public(
@@ -95,47 +89,85 @@ impl SessionRepository for PgStore {
         row.try_into()
     }
 
-    async fn expire_due(
-        &self,
-        merchant: MerchantId,
-        mode: Mode,
-        now: Timestamp,
-    ) -> Result<u64, StoreError> {
-        let conn = self.shared_conn().await?;
-        let n = Prepared(
-            diesel::update(cs::table)
-                .filter(cs::merchant_id.eq(merchant.uuid()))
-                .filter(cs::livemode.eq(mode.is_live()))
-                // A literal, not a bind: a generic plan can use the partial index on open
-                // sessions only when the statement itself says `'open'` (with a bind,
-                // PostgreSQL planned it anew on every list, 63 µs each).
-                .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
-                    "status = 'open'",
-                ))
-                .filter(cs::expires_at.le(now.as_datetime()))
-                .set(cs::status.eq("expired")),
-        )
-        .execute(&mut &*conn)
-        .await
-        .map_err(map_diesel_error)?;
-        Ok(n as u64)
-    }
-
     async fn list(
         &self,
         merchant: MerchantId,
         mode: Mode,
         filter: &SessionFilter,
         page: &PageRequest,
+        now: Timestamp,
     ) -> Result<Page<CheckoutSession>, StoreError> {
+        Ok(self
+            .list_sessions(None, merchant, mode, filter, page, now)
+            .await?
+            .into_value())
+    }
+}
+
+impl PgStore {
+    /// A session of `merchant` and `mode`, read under `check` (`first_checked`).
+    pub(crate) async fn read_session(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        id: CheckoutSessionId,
+    ) -> Result<Checked<Option<CheckoutSession>>, StoreError> {
+        let row: Checked<Option<SessionRow>> = first_checked!(
+            self,
+            check,
+            cs::table
+                .filter(cs::id.eq(id.uuid()))
+                .filter(cs::merchant_id.eq(merchant.uuid()))
+                .filter(cs::livemode.eq(mode.is_live()))
+                .select(SessionRow::as_select()),
+            merchant,
+            mode
+        );
+        row.try_map(|r| r.map(CheckoutSession::try_from).transpose())
+    }
+
+    /// A page of `merchant`'s sessions in `mode`, read under `check` (`load_checked`),
+    /// filtered by the status a reader sees at `now`.
+    pub(crate) async fn list_sessions(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &SessionFilter,
+        page: &PageRequest,
+        now: Timestamp,
+    ) -> Result<Checked<Page<CheckoutSession>>, StoreError> {
         let mut q = cs::table
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
             .select(SessionRow::as_select())
             .into_boxed();
-        if let Some(status) = filter.status {
-            q = q.filter(cs::status.eq(status.as_str()));
-        }
+        let now = now.as_datetime();
+        // Expiry is applied to what is read, never written by a read (D28): an open
+        // session past its `expires_at` is listed as expired.
+        let by_status = match filter.status {
+            None => false,
+            Some(SessionStatus::Open) => {
+                q = q
+                    .filter(cs::status.eq("open"))
+                    .filter(cs::expires_at.gt(now));
+                true
+            }
+            Some(SessionStatus::Expired) => {
+                q = q.filter(
+                    cs::status
+                        .eq("expired")
+                        .or(cs::status.eq("open").and(cs::expires_at.le(now))),
+                );
+                // Two statuses: newest first by the id alone.
+                false
+            }
+            Some(status) => {
+                q = q.filter(cs::status.eq(status.as_str()));
+                true
+            }
+        };
         if let Some(reference) = &filter.customer_reference {
             q = q.filter(cs::customer_reference.eq(reference.as_str().to_owned()));
         }
@@ -144,12 +176,12 @@ impl SessionRepository for PgStore {
         }
         let q = if filter.customer_reference.is_some() {
             newest_first!(cs, q, cs::customer_reference)
-        } else if filter.status.is_some() {
+        } else if by_status {
             newest_first!(cs, q, cs::status)
         } else {
             newest_first!(cs, q)
         };
-        let rows = load_checked!(self, q.limit(page.fetch_limit()), merchant, mode);
-        Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from)
+        let rows = load_checked!(self, check, q.limit(page.fetch_limit()), merchant, mode);
+        rows.try_map(|rows| Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from))
     }
 }

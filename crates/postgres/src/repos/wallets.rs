@@ -10,10 +10,11 @@ use stablepay_domain::{
 };
 
 use crate::error::map_diesel_error;
-use crate::key_check::{first_checked, load_checked};
+use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
 use crate::PgStore;
+use stablepay_request_store::Checked;
 
 #[async_trait]
 impl WalletRepository for PgStore {
@@ -117,15 +118,7 @@ impl WalletRepository for PgStore {
     }
 
     async fn get(&self, merchant: MerchantId, id: WalletId) -> Result<Option<Wallet>, StoreError> {
-        let row: Option<WalletRow> = first_checked!(
-            self,
-            w::table
-                .filter(w::id.eq(id.uuid()))
-                .filter(w::merchant_id.eq(merchant.uuid()))
-                .select(WalletRow::as_select()),
-            merchant
-        );
-        row.map(Wallet::try_from).transpose()
+        Ok(self.read_wallet(None, merchant, id).await?.into_value())
     }
 
     async fn latest_challenge(
@@ -250,19 +243,7 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         page: &PageRequest,
     ) -> Result<Page<Wallet>, StoreError> {
-        let mut q = w::table
-            .filter(w::merchant_id.eq(merchant.uuid()))
-            .select(WalletRow::as_select())
-            .into_boxed();
-        if let Some(after) = page.starting_after() {
-            q = q.filter(w::id.lt(after));
-        }
-        let rows: Vec<WalletRow> = load_checked!(
-            self,
-            q.order(w::id.desc()).limit(page.fetch_limit()),
-            merchant
-        );
-        Page::from_overfetch(rows, page).try_map(Wallet::try_from)
+        Ok(self.list_wallets(None, merchant, page).await?.into_value())
     }
 
     async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError> {
@@ -276,5 +257,50 @@ impl WalletRepository for PgStore {
             .await
             .map_err(map_diesel_error)?;
         rows.into_iter().map(Wallet::try_from).collect()
+    }
+}
+
+impl PgStore {
+    /// A wallet of `merchant`, read under `check` (a wallet is the merchant's in both modes:
+    /// the check covers the merchant alone).
+    pub(crate) async fn read_wallet(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        id: WalletId,
+    ) -> Result<Checked<Option<Wallet>>, StoreError> {
+        let row: Checked<Option<WalletRow>> = first_checked!(
+            self,
+            check,
+            w::table
+                .filter(w::id.eq(id.uuid()))
+                .filter(w::merchant_id.eq(merchant.uuid()))
+                .select(WalletRow::as_select()),
+            merchant
+        );
+        row.try_map(|r| r.map(Wallet::try_from).transpose())
+    }
+
+    /// A page of `merchant`'s wallets, newest first, read under `check`.
+    pub(crate) async fn list_wallets(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<Wallet>>, StoreError> {
+        let mut q = w::table
+            .filter(w::merchant_id.eq(merchant.uuid()))
+            .select(WalletRow::as_select())
+            .into_boxed();
+        if let Some(after) = page.starting_after() {
+            q = q.filter(w::id.lt(after));
+        }
+        let rows: Checked<Vec<WalletRow>> = load_checked!(
+            self,
+            check,
+            q.order(w::id.desc()).limit(page.fetch_limit()),
+            merchant
+        );
+        rows.try_map(|rows| Page::from_overfetch(rows, page).try_map(Wallet::try_from))
     }
 }

@@ -6,10 +6,11 @@ use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, Web
 
 use crate::cipher::endpoint_aad;
 use crate::error::map_diesel_error;
-use crate::key_check::{first_checked, load_checked};
+use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
 use crate::schema::{webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
+use stablepay_request_store::Checked;
 
 #[derive(AsChangeset, Default)]
 #[diesel(table_name = we)]
@@ -52,18 +53,10 @@ impl WebhookEndpointRepository for PgStore {
         mode: Mode,
         id: WebhookEndpointId,
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
-        let row: Option<EndpointRow> = first_checked!(
-            self,
-            we::table
-                .filter(we::id.eq(id.uuid()))
-                .filter(we::merchant_id.eq(merchant.uuid()))
-                .filter(we::livemode.eq(mode.is_live()))
-                .filter(we::deleted_at.is_null())
-                .select(EndpointRow::as_select()),
-            merchant,
-            mode
-        );
-        row.map(WebhookEndpoint::try_from).transpose()
+        Ok(self
+            .read_endpoint(None, merchant, mode, id)
+            .await?
+            .into_value())
     }
 
     async fn list(
@@ -72,22 +65,10 @@ impl WebhookEndpointRepository for PgStore {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Page<WebhookEndpoint>, StoreError> {
-        let mut q = we::table
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
-            .filter(we::deleted_at.is_null())
-            .select(EndpointRow::as_select())
-            .into_boxed();
-        if let Some(after) = page.starting_after() {
-            q = q.filter(we::id.lt(after));
-        }
-        let rows: Vec<EndpointRow> = load_checked!(
-            self,
-            q.order(we::id.desc()).limit(page.fetch_limit()),
-            merchant,
-            mode
-        );
-        Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from)
+        Ok(self
+            .list_endpoints(None, merchant, mode, page)
+            .await?
+            .into_value())
     }
 
     async fn update(
@@ -204,5 +185,57 @@ impl WebhookEndpointRepository for PgStore {
             return Err(StoreError::NotFound);
         }
         Ok(())
+    }
+}
+
+impl PgStore {
+    /// An endpoint of `merchant` in `mode` (not deleted), read under `check`.
+    pub(crate) async fn read_endpoint(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        id: WebhookEndpointId,
+    ) -> Result<Checked<Option<WebhookEndpoint>>, StoreError> {
+        let row: Checked<Option<EndpointRow>> = first_checked!(
+            self,
+            check,
+            we::table
+                .filter(we::id.eq(id.uuid()))
+                .filter(we::merchant_id.eq(merchant.uuid()))
+                .filter(we::livemode.eq(mode.is_live()))
+                .filter(we::deleted_at.is_null())
+                .select(EndpointRow::as_select()),
+            merchant,
+            mode
+        );
+        row.try_map(|r| r.map(WebhookEndpoint::try_from).transpose())
+    }
+
+    /// A page of `merchant`'s endpoints in `mode`, newest first, read under `check`.
+    pub(crate) async fn list_endpoints(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<WebhookEndpoint>>, StoreError> {
+        let mut q = we::table
+            .filter(we::merchant_id.eq(merchant.uuid()))
+            .filter(we::livemode.eq(mode.is_live()))
+            .filter(we::deleted_at.is_null())
+            .select(EndpointRow::as_select())
+            .into_boxed();
+        if let Some(after) = page.starting_after() {
+            q = q.filter(we::id.lt(after));
+        }
+        let rows: Checked<Vec<EndpointRow>> = load_checked!(
+            self,
+            check,
+            q.order(we::id.desc()).limit(page.fetch_limit()),
+            merchant,
+            mode
+        );
+        rows.try_map(|rows| Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from))
     }
 }

@@ -97,10 +97,7 @@ async fn a_chain_read_never_runs_inside_an_open_transaction() {
     let res = test::call_service(&app, req.to_request()).await;
     assert_eq!(res.status(), StatusCode::CREATED);
     assert_eq!(*seen.lock().unwrap(), [("read", false), ("write", true)]);
-    assert_eq!(
-        log.lines(),
-        ["open AtomicWrite claim=false", "begin", "commit"]
-    );
+    assert_eq!(log.lines(), ["open atomic", "begin", "commit"]);
 }
 
 /// One idempotent create (key `k`) through an atomic write whose `Write` answers 201,
@@ -153,7 +150,7 @@ async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winn
     assert_eq!(res.headers().get("idempotency-replayed").unwrap(), "true");
     assert_eq!(&test::read_body(res).await[..], br#"{"id":"cs_winner"}"#);
     assert_eq!(looked.load(Ordering::SeqCst), 2);
-    assert_eq!(units, ["open AtomicWrite claim=false", "begin", "rollback"]);
+    assert_eq!(units, ["open atomic", "begin", "rollback"]);
 }
 
 /// A duplicate storing its answer right now: this request's writes roll back and it gets
@@ -171,5 +168,5 @@ async fn a_create_meeting_a_duplicate_in_flight_rolls_back_with_409() {
         .returning(|_, _, _, _| Ok(RecordOutcome::InFlight));
     let (res, units) = create_against(idempotency).await;
     assert_eq!(res.status(), StatusCode::CONFLICT);
-    assert_eq!(units, ["open AtomicWrite claim=false", "begin", "rollback"]);
+    assert_eq!(units, ["open atomic", "begin", "rollback"]);
 }

@@ -15,8 +15,12 @@ use stablepay_limits::{IpRateLimiter, TrustedProxies};
 
 use super::auth_failures::AuthFailureLimiter;
 use super::rate_limit::KeyRateLimiter;
-use super::{atomic_write, list, read, write, Call, Reply, Write};
-use crate::state::{AppState, WorkerStore};
+use stablepay_request_store::{
+    AtomicUnit, Checked, KeyClaim, MockReads, ReadShape, ReadUnit, Reads, RequestStore,
+};
+
+use super::{atomic_write, list, read, write, Call, ReadCall, Reply, Write};
+use crate::state::{AppState, HttpWorkerStore};
 
 mod atomic_write;
 
@@ -112,8 +116,8 @@ macro_rules! storage {
 
 storage!(Ports, s => s);
 
-/// What the units did, in order: `open <access> claim=<bool>`, `begin`, `commit`,
-/// `rollback`.
+/// What the store opened and did, in order: `open reads <shape> claim=<bool>`,
+/// `open writes`, `open atomic`, `key use`, `begin`, `commit`, `rollback`.
 #[derive(Clone, Default)]
 struct Log(Arc<Mutex<Vec<String>>>);
 
@@ -134,15 +138,32 @@ struct FakeStore {
 
 storage!(FakeStore, s => s.ports);
 
-impl UnitsOfWork for FakeStore {
-    fn open(
+impl RequestStore for FakeStore {
+    fn open_reads(
         &self,
-        access: Access,
+        _scope: &AuthContext,
         claim: Option<KeyClaim>,
-    ) -> LocalBoxFuture<'_, Result<Box<dyn UnitOfWork>, StoreError>> {
+        shape: ReadShape,
+    ) -> LocalBoxFuture<'_, Result<Box<dyn ReadUnit>, StoreError>> {
         self.log
-            .push(format!("open {access:?} claim={}", claim.is_some()));
-        let unit: Box<dyn UnitOfWork> = Box::new(FakeUnit {
+            .push(format!("open reads {shape:?} claim={}", claim.is_some()));
+        let unit: Box<dyn ReadUnit> = Box::new(FakeReads {
+            ports: self.ports.clone(),
+            reads: MockReads::new(),
+            log: self.log.clone(),
+        });
+        Box::pin(async move { Ok(unit) })
+    }
+
+    fn open_writes(&self) -> LocalBoxFuture<'_, Result<Box<dyn Storage>, StoreError>> {
+        self.log.push("open writes");
+        let ports: Box<dyn Storage> = Box::new(Shared(self.ports.clone()));
+        Box::pin(async move { Ok(ports) })
+    }
+
+    fn open_atomic(&self) -> LocalBoxFuture<'_, Result<Box<dyn AtomicUnit>, StoreError>> {
+        self.log.push("open atomic");
+        let unit: Box<dyn AtomicUnit> = Box::new(FakeAtomic {
             ports: self.ports.clone(),
             log: self.log.clone(),
             in_transaction: self.in_transaction.clone(),
@@ -151,19 +172,39 @@ impl UnitsOfWork for FakeStore {
     }
 }
 
-struct FakeUnit {
+/// The ports, shared by every unit of one test.
+struct Shared(Arc<Ports>);
+
+storage!(Shared, s => s.0);
+
+/// Reads that no handler here calls (each test's handler says what its reads found).
+struct FakeReads {
+    ports: Arc<Ports>,
+    reads: MockReads,
+    log: Log,
+}
+
+impl ReadUnit for FakeReads {
+    fn reads(&self) -> &dyn Reads {
+        &self.reads
+    }
+    fn keys(&self) -> &dyn ApiKeyStore {
+        &self.ports.keys
+    }
+    fn record_key_use(&self) {
+        self.log.push("key use");
+    }
+}
+
+struct FakeAtomic {
     ports: Arc<Ports>,
     log: Log,
     in_transaction: Arc<AtomicBool>,
 }
 
-impl UnitOfWork for FakeUnit {
+impl AtomicUnit for FakeAtomic {
     fn ports(&self) -> &dyn Storage {
         self.ports.as_ref()
-    }
-    // A fake read never finds its row under the claim: the key is then authenticated.
-    fn claim_held(&self) -> bool {
-        false
     }
     fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError> {
         self.log.push("begin");
@@ -207,8 +248,8 @@ fn state(
     ports: Ports,
     log: &Log,
     in_transaction: &Arc<AtomicBool>,
-) -> (Data<AppState>, Data<WorkerStore>) {
-    let store: Arc<dyn UnitsOfWork> = Arc::new(FakeStore {
+) -> (Data<AppState>, Data<HttpWorkerStore>) {
+    let store: Arc<dyn RequestStore> = Arc::new(FakeStore {
         ports: Arc::new(ports),
         log: log.clone(),
         in_transaction: in_transaction.clone(),
@@ -232,7 +273,7 @@ fn state(
         auth_guesses: Default::default(),
         ping: None,
     };
-    (Data::new(state), Data::new(WorkerStore(store)))
+    (Data::new(state), Data::new(HttpWorkerStore(store)))
 }
 
 fn request(method: &str) -> test::TestRequest {
@@ -247,9 +288,9 @@ fn request(method: &str) -> test::TestRequest {
 }
 
 /// Every policy: once the key is revoked, no handler code that reads or writes runs
-/// without the key's check. `read` and `list` handlers run only in a unit opened with the
-/// key's claim (their reads carry the check; the reply is thrown away); `write` and
-/// `atomic_write` handlers never run. Each request is answered 401.
+/// without the key's check. `read` and `list` handlers run only on reads opened with the
+/// key's claim (their reads carry the check; a reply whose check did not stand is thrown
+/// away); `write` and `atomic_write` handlers never run. Each request is answered 401.
 #[actix_web::test]
 async fn a_revoked_key_never_reads_or_writes() {
     for policy in ["read", "list", "write", "atomic_write"] {
@@ -270,6 +311,15 @@ async fn a_revoked_key_never_reads_or_writes() {
             }
         };
         let counted = ran.clone();
+        // A read that found nothing under the check (so it says nothing of the key).
+        let reader = move |_call: ReadCall| {
+            let counted = counted.clone();
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Reply::read(Checked::unconfirmed("done"))
+            }
+        };
+        let counted = ran.clone();
         let atomic = move |_call: Call| {
             let counted = counted.clone();
             async move {
@@ -278,8 +328,8 @@ async fn a_revoked_key_never_reads_or_writes() {
             }
         };
         let route = match policy {
-            "read" => read(handler),
-            "list" => list(handler),
+            "read" => read(reader),
+            "list" => list(reader.clone()),
             "write" => write(handler),
             _ => atomic_write(atomic),
         };
@@ -312,9 +362,74 @@ async fn a_revoked_key_never_reads_or_writes() {
                     opened.iter().all(|l| l.ends_with("claim=true")),
                     "{policy}: {opened:?}"
                 );
+                assert!(!opened.iter().any(|l| l == "key use"), "{policy}");
             }
             _ => assert_eq!(ran_after, 0, "{policy} ran for a revoked key"),
         }
         assert!(!log.lines().iter().any(|l| l == "begin"), "{policy}");
+    }
+}
+
+/// A read whose reply says the key stood is answered with no authentication, and the
+/// key's use is recorded; one that says nothing (an empty page, a 404, a handler that read
+/// nothing) is followed by the key's authentication, and the answer stands when the key
+/// does. The first request by a key this process has not seen authenticates first.
+#[actix_web::test]
+async fn a_read_that_says_the_key_stood_needs_no_authentication() {
+    for stood in [true, false] {
+        let ctx = context();
+        let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
+        let authentications = Arc::new(AtomicUsize::new(0));
+        let counted = authentications.clone();
+        let mut keys = MockApiKeyStore::new();
+        keys.expect_authenticate().returning(move |_, lease| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(Some(Authenticated {
+                context: ctx.clone(),
+                lease: match lease {
+                    Some(_) => LeaseOutcome::Granted(1000),
+                    None => LeaseOutcome::NotAsked,
+                },
+            }))
+        });
+        let (state, store) = state(
+            Ports {
+                keys,
+                ..Ports::default()
+            },
+            &log,
+            &in_tx,
+        );
+        let handler = move |_call: ReadCall| async move {
+            let found = if stood {
+                Checked::stood("found")
+            } else {
+                Checked::unconfirmed("found")
+            };
+            Reply::read(found)
+        };
+        let app = test::init_service(
+            App::new()
+                .app_data(state)
+                .app_data(store)
+                .route("/x", read(handler)),
+        )
+        .await;
+        let first = test::call_service(&app, request("GET").to_request()).await;
+        assert_eq!(first.status(), StatusCode::OK);
+        assert_eq!(authentications.load(Ordering::SeqCst), 1, "unseen: first");
+        assert_eq!(log.lines(), ["open reads One claim=false"]);
+        log.0.lock().unwrap().clear();
+        let second = test::call_service(&app, request("GET").to_request()).await;
+        assert_eq!(second.status(), StatusCode::OK);
+        let body = test::read_body(second).await;
+        assert_eq!(&body[..], b"\"found\"");
+        if stood {
+            assert_eq!(authentications.load(Ordering::SeqCst), 1);
+            assert_eq!(log.lines(), ["open reads One claim=true", "key use"]);
+        } else {
+            assert_eq!(authentications.load(Ordering::SeqCst), 2);
+            assert_eq!(log.lines(), ["open reads One claim=true"]);
+        }
     }
 }

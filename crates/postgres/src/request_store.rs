@@ -1,13 +1,13 @@
-//! The storage of one API request (`UnitOfWork`): a `PgStore` bound to the request's
+//! What one API request opens (`RequestStore`, D28): a `PgStore` bound to the request's
 //! connection, so every port call made through it knows which connection to use from
 //! the value itself.
 //!
-//! - `Read`: a connection shared with the other reads this store (one per HTTP worker,
-//!   `PgStore::for_worker`) is serving at the time: concurrent reads travel to the
-//!   database together, fewer round trips and wake-ups.
-//! - `List`, `Write`: a connection of the request's own. A statement issued while the
+//! - Reads of one resource (`ReadShape::One`): a connection shared with the other such
+//!   reads this store (one per HTTP worker, `PgStore::for_worker`) is serving at the time:
+//!   concurrent reads travel to the database together, fewer round trips and wake-ups.
+//! - Pages and writes: a connection of the request's own. A statement issued while the
 //!   request's other statements hold it may take another from the pool (no transaction).
-//! - `AtomicWrite`: a connection of its own that every statement waits for, with a
+//! - Atomic writes: a connection of its own that every statement waits for, with a
 //!   transaction from `begin` to `finish`.
 //!
 //! Within one unit, statements issued concurrently share the connection and are
@@ -16,7 +16,9 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use futures_util::future::LocalBoxFuture;
-use stablepay_domain::ports::{self, Access, KeyClaim, StoreError, UnitOfWork, UnitsOfWork};
+use stablepay_domain::ports::{self, ApiKeyStore, Storage, StoreError};
+use stablepay_domain::AuthContext;
+use stablepay_request_store::{AtomicUnit, KeyClaim, ReadShape, ReadUnit, Reads, RequestStore};
 use tokio::sync::RwLock;
 
 use crate::diesel_internals::{end_transaction, open_transaction, send_begin};
@@ -30,11 +32,9 @@ pub(crate) struct Bound {
     pub(crate) conn: Arc<RwLock<Pooled>>,
     /// Every statement must run on this connection (`AtomicWrite`).
     pub(crate) exclusive: bool,
-    /// Shared with other requests' reads (`Read`): never to hold a transaction, never
-    /// taken for exclusive use.
+    /// Shared with other requests' reads (`ReadShape::One`): never to hold a transaction,
+    /// never taken for exclusive use.
     pub(crate) shared: bool,
-    /// Reads of the claimed merchant carry the key's check.
-    pub(crate) check: Option<Arc<KeyCheck>>,
 }
 
 /// How many requests may share one read connection before the next takes a fresh one:
@@ -42,14 +42,14 @@ pub(crate) struct Bound {
 /// if it broke meanwhile.
 const MAX_SHARED_READS: u32 = 64;
 
-/// The read connection a worker's concurrent `Read` units share now.
+/// The read connection a worker's concurrent one-resource reads share now.
 #[derive(Default)]
 pub(crate) struct SharedReads {
     current: Mutex<Option<(Weak<RwLock<Pooled>>, u32)>>,
 }
 
 impl PgStore {
-    /// A connection for a `Read` unit: the one this store's concurrent reads share while
+    /// A connection for a one-resource read: the one this store's concurrent reads share while
     /// it is in use and has served fewer than `MAX_SHARED_READS`, else a fresh one.
     async fn shared_read_connection(&self) -> Result<Arc<RwLock<Pooled>>, StoreError> {
         {
@@ -68,73 +68,120 @@ impl PgStore {
     }
 }
 
-impl UnitsOfWork for PgStore {
-    fn open(
+impl RequestStore for PgStore {
+    fn open_reads(
         &self,
-        access: Access,
+        scope: &AuthContext,
         claim: Option<KeyClaim>,
-    ) -> LocalBoxFuture<'_, Result<Box<dyn UnitOfWork>, StoreError>> {
+        shape: ReadShape,
+    ) -> LocalBoxFuture<'_, Result<Box<dyn ReadUnit>, StoreError>> {
+        let scope = scope.clone();
         Box::pin(async move {
-            let unit: Box<dyn UnitOfWork> = Box::new(self.open_unit(access, claim).await?);
+            let unit: Box<dyn ReadUnit> = Box::new(self.open_read_unit(scope, claim, shape).await?);
+            Ok(unit)
+        })
+    }
+
+    fn open_writes(&self) -> LocalBoxFuture<'_, Result<Box<dyn Storage>, StoreError>> {
+        Box::pin(async move {
+            let unit: Box<dyn Storage> = Box::new(self.bound_to(self.own_connection(false).await?));
+            Ok(unit)
+        })
+    }
+
+    fn open_atomic(&self) -> LocalBoxFuture<'_, Result<Box<dyn AtomicUnit>, StoreError>> {
+        Box::pin(async move {
+            let unit: Box<dyn AtomicUnit> = Box::new(self.open_atomic_unit().await?);
             Ok(unit)
         })
     }
 }
 
 impl PgStore {
-    /// `UnitsOfWork::open`, as the concrete unit.
-    pub(crate) async fn open_unit(
+    async fn own_connection(&self, exclusive: bool) -> Result<Bound, StoreError> {
+        Ok(Bound {
+            conn: Arc::new(RwLock::new(self.pooled().await?)),
+            exclusive,
+            shared: false,
+        })
+    }
+
+    /// `RequestStore::open_reads`, as the concrete unit.
+    pub(crate) async fn open_read_unit(
         &self,
-        access: Access,
+        scope: AuthContext,
         claim: Option<KeyClaim>,
-    ) -> Result<PgUnitOfWork, StoreError> {
-        let conn = match access {
-            Access::Read => self.shared_read_connection().await?,
-            _ => Arc::new(RwLock::new(self.pooled().await?)),
+        shape: ReadShape,
+    ) -> Result<PgReads, StoreError> {
+        let bound = match shape {
+            ReadShape::One => Bound {
+                conn: self.shared_read_connection().await?,
+                exclusive: false,
+                shared: true,
+            },
+            ReadShape::Page => self.own_connection(false).await?,
         };
-        let bound = Bound {
-            conn,
-            exclusive: access == Access::AtomicWrite,
-            shared: access == Access::Read,
-            check: claim.as_ref().and_then(KeyCheck::new).map(Arc::new),
-        };
-        Ok(PgUnitOfWork {
+        Ok(PgReads {
+            store: self.bound_to(bound),
+            scope,
+            check: claim.as_ref().and_then(KeyCheck::new),
+        })
+    }
+
+    /// `RequestStore::open_atomic`, as the concrete unit.
+    pub(crate) async fn open_atomic_unit(&self) -> Result<PgAtomicUnit, StoreError> {
+        let bound = self.own_connection(true).await?;
+        Ok(PgAtomicUnit {
             store: self.bound_to(bound.clone()),
             bound,
-            access,
             began: std::sync::atomic::AtomicBool::new(false),
         })
     }
 }
 
-/// One request's storage.
-pub(crate) struct PgUnitOfWork {
-    /// The store bound to `bound`: the ports handed to the request.
+/// A read handler's storage: the store bound to the request's read connection, the
+/// merchant and mode it reads, and the key check its reads carry.
+pub(crate) struct PgReads {
     pub(crate) store: PgStore,
-    bound: Bound,
-    access: Access,
-    began: std::sync::atomic::AtomicBool,
+    pub(crate) scope: AuthContext,
+    pub(crate) check: Option<KeyCheck>,
 }
 
-impl UnitOfWork for PgUnitOfWork {
-    fn ports(&self) -> &dyn stablepay_domain::ports::Storage {
+impl ReadUnit for PgReads {
+    fn reads(&self) -> &dyn Reads {
+        self
+    }
+
+    fn keys(&self) -> &dyn ApiKeyStore {
         &self.store
     }
 
-    fn claim_held(&self) -> bool {
-        let Some(check) = self.bound.check.as_ref().filter(|c| c.confirmed()) else {
-            return false;
-        };
-        // What authentication would have recorded (at most once a minute per key).
-        self.store.note_key_use(check.key_id, None);
-        true
+    fn record_key_use(&self) {
+        if let Some(check) = &self.check {
+            // What authentication would have recorded (at most once a minute per key).
+            self.store.note_key_use(check.key_id, None);
+        }
+    }
+}
+
+/// An atomic write's storage: the store bound to the request's own connection, and
+/// whether its transaction began.
+pub(crate) struct PgAtomicUnit {
+    pub(crate) store: PgStore,
+    bound: Bound,
+    began: std::sync::atomic::AtomicBool,
+}
+
+impl AtomicUnit for PgAtomicUnit {
+    fn ports(&self) -> &dyn Storage {
+        &self.store
     }
 
     fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError> {
         use std::sync::atomic::Ordering;
-        if self.access != Access::AtomicWrite || self.began.load(Ordering::Relaxed) {
+        if self.began.load(Ordering::Relaxed) {
             return Err(StoreError::Internal(
-                "a transaction was begun outside an atomic write, or twice".into(),
+                "a request transaction was begun twice".into(),
             ));
         }
         open_transaction(&self.bound.conn)?;

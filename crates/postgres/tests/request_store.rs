@@ -1,0 +1,236 @@
+//! What an API request opens from the store (`RequestStore`): where its key is checked,
+//! what its reads see, and how it holds its connection.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stablepay_domain::ports::*;
+use stablepay_domain::rules::api_keys;
+use stablepay_domain::*;
+use stablepay_postgres::testing::{store_with_merchant, stored_session};
+use stablepay_postgres::PgStore;
+use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
+
+/// A key of `m` in `mode`, its hash, and the context it authenticates as.
+async fn key_of(store: &PgStore, m: MerchantId, mode: Mode) -> (ApiKeyId, [u8; 32], AuthContext) {
+    let key = store.create_api_key(m, mode, None).await.unwrap();
+    let hash = api_keys::hash(&key.secret);
+    let context = store
+        .authenticate(hash, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .context;
+    (key.id, hash, context)
+}
+
+/// Reads opened with a key's claim are made on condition that the key stands as claimed:
+/// each answer says the key stood only when it found its row so, and a read never serves
+/// the row otherwise. One-resource reads share one connection while it is in use; an
+/// atomic write's unit gets one of its own.
+#[tokio::test]
+async fn a_claimed_read_says_the_key_stood_only_with_its_row() {
+    use stablepay_postgres::testing::{atomic_unit_backend_pid, fixtures, read_unit_backend_pid};
+    let (store, m) = store_with_merchant().await;
+    let (key, hash, guess) = key_of(&store, m, Mode::Test).await;
+    let payment = fixtures::payment(&store, m, false, "confirmed", None, None).await;
+    let claim = |key_sha256| {
+        Some(KeyClaim {
+            key_sha256,
+            claimed: guess.clone(),
+        })
+    };
+    let read = |key_sha256, id: PaymentId| {
+        let (store, claim, scope) = (store.clone(), claim(key_sha256), guess.clone());
+        async move {
+            let unit = store
+                .open_reads(&scope, claim, ReadShape::One)
+                .await
+                .unwrap();
+            let found = unit.reads().payment(id).await.unwrap();
+            (found.key_stood(), found.into_value().map(|p| p.id))
+        }
+    };
+
+    assert_eq!(read(hash, payment).await, (true, Some(payment)));
+    // A row that is not there says nothing (the caller authenticates to tell 401 from 404).
+    assert_eq!(read(hash, PaymentId::generate()).await, (false, None));
+    // Another key's hash (a guess gone stale) reads nothing.
+    assert_eq!(read([7; 32], payment).await, (false, None));
+    // A page with a row says the key stood; an empty one does not.
+    let page = |filter: PaymentFilter| {
+        let (store, claim, scope) = (store.clone(), claim(hash), guess.clone());
+        async move {
+            let unit = store
+                .open_reads(&scope, claim, ReadShape::Page)
+                .await
+                .unwrap();
+            let rows = unit
+                .reads()
+                .payments(&filter, &PageRequest::first(20))
+                .await
+                .unwrap();
+            (rows.key_stood(), rows.into_value().data.len())
+        }
+    };
+    assert_eq!(page(PaymentFilter::default()).await, (true, 1));
+    let refunded = PaymentFilter {
+        status: Some(PaymentStatus::Refunded),
+        ..PaymentFilter::default()
+    };
+    assert_eq!(page(refunded).await, (false, 0));
+    // Without a claim the same read finds its row and says nothing of any key.
+    let unit = store
+        .open_reads(&guess, None, ReadShape::One)
+        .await
+        .unwrap();
+    let unclaimed = unit.reads().payment(payment).await.unwrap();
+    assert!(!unclaimed.key_stood() && unclaimed.value().is_some());
+    drop(unit);
+    // Revoked: the very next read neither stands nor sees the row, nor does a page.
+    store.revoke_api_key(key).await.unwrap();
+    assert_eq!(read(hash, payment).await, (false, None));
+    assert_eq!(page(PaymentFilter::default()).await, (false, 0));
+
+    // A read opened while another holds the shared connection uses it too; an atomic
+    // write's unit gets a connection of its own, so the reads never run inside it.
+    let (first, first_pid) = read_unit_backend_pid(&store).await;
+    let (_second, second_pid) = read_unit_backend_pid(&store).await;
+    let (_write, write_pid) = atomic_unit_backend_pid(&store).await;
+    assert_eq!(
+        first_pid, second_pid,
+        "concurrent reads share one connection"
+    );
+    assert_ne!(
+        first_pid, write_pid,
+        "an atomic write has a connection of its own"
+    );
+    drop(first);
+}
+
+/// A wallet is the merchant's in both modes: a read of it checks the key's claim to the
+/// merchant alone, stands while the key stands, and sees nothing once it is revoked.
+#[tokio::test]
+async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
+    let (store, m) = store_with_merchant().await;
+    let (key, hash, claimed) = key_of(&store, m, Mode::Live).await;
+    let now = SystemClock.now();
+    let wallet = Wallet {
+        id: WalletId::generate(),
+        merchant_id: m,
+        address: Address::from_bytes([0x42; 20]),
+        chain: ChainId::BaseSepolia,
+        status: WalletStatus::Pending,
+        verified_at: None,
+        verified_mode: None,
+        revoked_at: None,
+        revoked_mode: None,
+        created_at: now,
+    };
+    let challenge = WalletChallenge {
+        wallet_id: wallet.id,
+        nonce: "00".repeat(16),
+        message: "sign".into(),
+        expires_at: now.plus_seconds(600),
+        used_at: None,
+        created_at: now,
+    };
+    store
+        .insert_with_challenge(&wallet, &challenge)
+        .await
+        .unwrap();
+    let read = || {
+        let claim = Some(KeyClaim {
+            key_sha256: hash,
+            claimed: claimed.clone(),
+        });
+        let (store, scope) = (store.clone(), claimed.clone());
+        async move {
+            let unit = store
+                .open_reads(&scope, claim, ReadShape::One)
+                .await
+                .unwrap();
+            let one = unit.reads().wallet(wallet.id).await.unwrap();
+            let page = unit.reads().wallets(&PageRequest::first(20)).await.unwrap();
+            (
+                one.key_stood() && page.key_stood(),
+                one.into_value().is_some(),
+                page.into_value().data.len(),
+            )
+        }
+    };
+    assert_eq!(read().await, (true, true, 1));
+    store.revoke_api_key(key).await.unwrap();
+    assert_eq!(read().await, (false, false, 0));
+}
+
+/// A read never writes: an open session past its expiry reads and lists as `expired`
+/// (and not under `status=open`), while its stored row stays as it was.
+#[tokio::test]
+async fn an_expired_session_reads_as_expired_without_a_write() {
+    let (store, m) = store_with_merchant().await;
+    let (_, _, scope) = key_of(&store, m, Mode::Test).await;
+    let session = stored_session(&store, m, None).await;
+    let fresh = stored_session(&store, m, None).await;
+    let later = session.expires_at.plus_seconds(1);
+    let unit = store
+        .open_reads(&scope, None, ReadShape::Page)
+        .await
+        .unwrap();
+    let listed = |status| {
+        let unit = &unit;
+        async move {
+            let filter = SessionFilter {
+                status,
+                customer_reference: None,
+            };
+            let page = unit
+                .reads()
+                .sessions(&filter, &PageRequest::first(20), later)
+                .await
+                .unwrap()
+                .into_value();
+            page.data.iter().map(|s| s.id).collect::<Vec<_>>()
+        }
+    };
+    // Both were created open with the same expiry: at `later` both are past it.
+    assert_eq!(
+        listed(Some(SessionStatus::Open)).await,
+        Vec::<CheckoutSessionId>::new()
+    );
+    let mut expired = listed(Some(SessionStatus::Expired)).await;
+    expired.sort();
+    let mut both = vec![session.id, fresh.id];
+    both.sort();
+    assert_eq!(expired, both);
+    // Before the expiry they list as open, and nothing was written meanwhile.
+    let before = session.expires_at.plus_seconds(-10);
+    let filter = SessionFilter {
+        status: Some(SessionStatus::Open),
+        customer_reference: None,
+    };
+    let open = unit
+        .reads()
+        .sessions(&filter, &PageRequest::first(20), before)
+        .await
+        .unwrap()
+        .into_value();
+    assert_eq!(open.data.len(), 2);
+    let stored = SessionRepository::get(&store, m, Mode::Test, session.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, SessionStatus::Open);
+}
+
+/// Every pooled connection ends a transaction left idle (a frozen process) after a
+/// minute, so its locks do not outlive it.
+#[tokio::test]
+async fn pooled_connections_end_a_transaction_left_idle() {
+    let (store, _) = store_with_merchant().await;
+    let seen = stablepay_postgres::testing::query_strings(
+        &store,
+        "SELECT current_setting('idle_in_transaction_session_timeout') AS value",
+    )
+    .await
+    .unwrap();
+    assert_eq!(seen, ["1min"]);
+}

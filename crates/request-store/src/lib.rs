@@ -1,0 +1,226 @@
+//! What one API request opens from storage (D28). The api's request path (`crates/api/src/request/`)
+//! decides, per route policy, which of these a handler gets; the PostgreSQL adapter
+//! implements them. Nothing here is the domain's: no use case needs to know how a request
+//! holds its connection or where its key is checked.
+//!
+//! - A read handler gets `Reads`: read-only, scoped to one merchant and mode when opened,
+//!   every call answering a `Checked` value. It cannot write, whatever its key.
+//! - A write handler gets every port (`Storage`), each call committing on its own.
+//! - An atomic write gets every port bound to one transaction (`AtomicUnit`).
+
+use async_trait::async_trait;
+use futures_util::future::LocalBoxFuture;
+use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
+use stablepay_domain::{
+    Address, AuthContext, CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment,
+    PaymentAttempt, PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund,
+    RefundFilter, RefundId, SessionFilter, Subscription, SubscriptionFilter, SubscriptionId,
+    Timestamp, Wallet, WalletId, WebhookAttempt, WebhookEndpoint, WebhookEndpointId,
+    WebhookEventFilter, WebhookEventRecord,
+};
+
+/// A value read by a unit opened with a key's claim, and whether the read found its row
+/// with the key standing as claimed, in the same statement. Keys are only ever revoked,
+/// never restored or moved, so a key that stood then stood for the whole request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct Checked<T> {
+    value: T,
+    key_stood: bool,
+}
+
+impl<T> Checked<T> {
+    /// Read under the key's condition, and a row was found: the key stood. For adapters.
+    pub fn stood(value: T) -> Self {
+        Self {
+            value,
+            key_stood: true,
+        }
+    }
+
+    /// Read without a claim, or under one but finding nothing: says nothing of the key.
+    pub fn unconfirmed(value: T) -> Self {
+        Self {
+            value,
+            key_stood: false,
+        }
+    }
+
+    /// `stood` when `found`, else `unconfirmed`. For adapters.
+    pub fn found_if(value: T, found: bool) -> Self {
+        Self {
+            value,
+            key_stood: found,
+        }
+    }
+
+    pub fn key_stood(&self) -> bool {
+        self.key_stood
+    }
+
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    pub fn into_value(self) -> T {
+        self.value
+    }
+
+    /// The same check over what `f` makes of the value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Checked<U> {
+        Checked {
+            value: f(self.value),
+            key_stood: self.key_stood,
+        }
+    }
+
+    /// As `map`, for a conversion that may fail.
+    pub fn try_map<U, E>(self, f: impl FnOnce(T) -> Result<U, E>) -> Result<Checked<U>, E> {
+        Ok(Checked {
+            value: f(self.value)?,
+            key_stood: self.key_stood,
+        })
+    }
+}
+
+/// An API key's claim to stand for a merchant and mode, as this process last saw it.
+/// Reads opened with one are made on condition that the key still stands so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyClaim {
+    pub key_sha256: [u8; 32],
+    pub claimed: AuthContext,
+}
+
+/// What a read handler reads: the rows of the merchant and mode the unit was opened for,
+/// read-only. With a claim, every read of a resource carries the key's check.
+/// Errors: `Unavailable`/`Internal` when storage fails.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait]
+pub trait Reads: Send + Sync {
+    async fn session(
+        &self,
+        id: CheckoutSessionId,
+    ) -> Result<Checked<Option<CheckoutSession>>, StoreError>;
+    /// A page of sessions; the `status` filter means the status a reader sees at `now`
+    /// (an open session past its expiry is `expired`, D28).
+    async fn sessions(
+        &self,
+        filter: &SessionFilter,
+        page: &PageRequest,
+        now: Timestamp,
+    ) -> Result<Checked<Page<CheckoutSession>>, StoreError>;
+    /// The merchant's wallet at `address` (unchecked: read beside a checked read).
+    async fn wallet_at(&self, address: Address) -> Result<Option<Wallet>, StoreError>;
+    /// A wallet is the merchant's in both modes: its reads check the claim to the merchant.
+    async fn wallet(&self, id: WalletId) -> Result<Checked<Option<Wallet>>, StoreError>;
+    async fn wallets(&self, page: &PageRequest) -> Result<Checked<Page<Wallet>>, StoreError>;
+    async fn endpoint(
+        &self,
+        id: WebhookEndpointId,
+    ) -> Result<Checked<Option<WebhookEndpoint>>, StoreError>;
+    async fn endpoints(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<WebhookEndpoint>>, StoreError>;
+    async fn payment(&self, id: PaymentId) -> Result<Checked<Option<Payment>>, StoreError>;
+    async fn payments(
+        &self,
+        filter: &PaymentFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<Payment>>, StoreError>;
+    async fn refund(&self, id: RefundId) -> Result<Checked<Option<Refund>>, StoreError>;
+    async fn refunds(
+        &self,
+        filter: &RefundFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<Refund>>, StoreError>;
+    async fn subscription(
+        &self,
+        id: SubscriptionId,
+    ) -> Result<Checked<Option<Subscription>>, StoreError>;
+    async fn subscriptions(
+        &self,
+        filter: &SubscriptionFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<Subscription>>, StoreError>;
+    async fn payment_attempt(
+        &self,
+        id: PaymentAttemptId,
+    ) -> Result<Checked<Option<PaymentAttempt>>, StoreError>;
+    async fn payment_attempts(
+        &self,
+        filter: &PaymentAttemptFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<PaymentAttempt>>, StoreError>;
+    async fn webhook_event(
+        &self,
+        id: EventId,
+    ) -> Result<Checked<Option<WebhookEventRecord>>, StoreError>;
+    async fn webhook_events(
+        &self,
+        filter: &WebhookEventFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<WebhookEventRecord>>, StoreError>;
+    /// Every attempt at one delivery record, newest first; `None` when the record is not
+    /// the merchant's in this mode (the record's read carries the check).
+    async fn webhook_attempts(
+        &self,
+        delivery: EventId,
+        page: &PageRequest,
+    ) -> Result<Checked<Option<Page<WebhookAttempt>>>, StoreError>;
+}
+
+/// Whether a read unit reads one resource or a page: the adapter may serve the first
+/// together with other requests' reads, never the second (one slow page would delay them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadShape {
+    One,
+    Page,
+}
+
+/// The storage a read handler's request holds: its reads, and the key store the policy
+/// authenticates with (on the same connection), which the handler never sees.
+pub trait ReadUnit: Send + Sync {
+    fn reads(&self) -> &dyn Reads;
+    fn keys(&self) -> &dyn ApiKeyStore;
+    /// Records the claimed key's use, as its authentication would have (for a request
+    /// answered by a read whose check said the key stood). Nothing without a claim.
+    fn record_key_use(&self);
+}
+
+/// The storage of an atomic write: every port bound to one connection, with a transaction
+/// from `begin` to `finish`. Dropped without `finish`, whatever it began is undone.
+pub trait AtomicUnit: Send + Sync {
+    fn ports(&self) -> &dyn Storage;
+
+    /// Begins the transaction: every later call through `ports` is inside it until
+    /// `finish`. Returns the future that starts it at the database, to be run beside the
+    /// first statements, which then travel with it.
+    /// Errors: `Internal` for a second begin or a unit whose calls are still running;
+    /// nothing was begun. The future: `Unavailable` when the transaction could not start
+    /// (`finish` still ends the unit).
+    fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError>;
+
+    /// Ends the transaction: committed when `commit`, else rolled back; nothing for a unit
+    /// that began none.
+    /// Errors: `Unavailable` when the commit failed: the work must not be reported done.
+    fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>>;
+}
+
+/// Opens each API request's storage; as `Storage`, every call stands alone.
+/// Errors of every `open_`: `Unavailable` when the store cannot serve the request in time.
+pub trait RequestStore: Storage {
+    /// Reads of `scope`'s rows, each carrying `claim`'s check when there is one.
+    fn open_reads(
+        &self,
+        scope: &AuthContext,
+        claim: Option<KeyClaim>,
+        shape: ReadShape,
+    ) -> LocalBoxFuture<'_, Result<Box<dyn ReadUnit>, StoreError>>;
+
+    /// Every port on a connection of the request's own, each call committing alone.
+    fn open_writes(&self) -> LocalBoxFuture<'_, Result<Box<dyn Storage>, StoreError>>;
+
+    /// Every port on a connection of the request's own, for one transaction.
+    fn open_atomic(&self) -> LocalBoxFuture<'_, Result<Box<dyn AtomicUnit>, StoreError>>;
+}
