@@ -14,7 +14,7 @@ use tracing::Instrument;
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
     checkout_sessions, hosted, hosted_authorization, portal, reads, refunds, wallets,
-    webhook_endpoints, x402, x402_facilitator,
+    webhook_endpoints, webhook_events, x402, x402_facilitator,
 };
 use stablepay_web::WebState;
 
@@ -143,7 +143,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             ))
             .service(resource(
                 "/webhook_events/{id}/resend",
-                [(Method::POST, write(reads::resend_webhook_event))],
+                [(
+                    Method::POST,
+                    atomic_write(webhook_events::resend_webhook_event),
+                )],
             ))
             .service(resource(
                 "/wallets",
@@ -174,21 +177,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 "/webhook_endpoints/{id}",
                 [
                     (Method::GET, read(webhook_endpoints::retrieve)),
-                    (Method::POST, write(webhook_endpoints::update)),
+                    (Method::POST, atomic_write(webhook_endpoints::update)),
                     (Method::DELETE, write(webhook_endpoints::delete)),
                 ],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/recover",
-                [(Method::POST, write(webhook_endpoints::recover))],
+                [(Method::POST, atomic_write(webhook_endpoints::recover))],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/test",
-                [(Method::POST, write(webhook_endpoints::send_test))],
+                [(Method::POST, atomic_write(webhook_endpoints::send_test))],
             ))
             .service(resource(
                 "/webhook_endpoints/{id}/rotate_secret",
-                [(Method::POST, write(webhook_endpoints::rotate_secret))],
+                [(Method::POST, atomic_write(webhook_endpoints::rotate_secret))],
             ))
             .service(resource(
                 "/x402/supported",

@@ -37,7 +37,7 @@ async fn a_prepared_raw_statement_is_cached_per_connection_and_a_plain_one_is_no
     for _ in 0..3 {
         // `lookup` is a `Prepared` `sql_query`.
         let seen = store.lookup(&scope, [1; 32], 60).await.unwrap();
-        assert_eq!(seen, IdempotencyClaim::Acquired);
+        assert_eq!(seen, IdempotencyLook::Free);
         rows(&store, "SELECT 1 AS plain_statement_marker").await;
     }
     let prepared = |marker: &str| {
@@ -67,7 +67,7 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
         )
         .await;
         begun.unwrap();
-        assert_eq!(looked.unwrap(), IdempotencyClaim::Acquired);
+        assert_eq!(looked.unwrap(), IdempotencyLook::Free);
         let recorded = unit
             .ports()
             .idempotency()

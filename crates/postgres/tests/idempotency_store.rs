@@ -1,4 +1,4 @@
-//! Idempotency records in a request's transaction, against a real PostgreSQL: a claim kept
+//! Idempotency records in a request's transaction, against a real PostgreSQL: a record kept
 //! or dropped with its transaction, a duplicate in flight while the first commits.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -23,53 +23,11 @@ async fn in_transaction<T>(
     out
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_request_transaction_keeps_or_drops_its_claim_and_never_blocks_a_duplicate() {
-    let (store, m) = store_with_merchant().await;
-    let other = store.clone();
-    let (s, dup) = (idempotency_scope(m, "k1"), idempotency_scope(m, "k1"));
-    in_transaction(&store, false, async |tx| {
-        assert_eq!(
-            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
-            IdempotencyClaim::Acquired
-        );
-        // A duplicate on another task (its own connection) is told "in flight" at once,
-        // not queued behind this uncommitted claim.
-        let seen = tokio::spawn(async move { other.claim(&dup, [1; 32], 60).await.unwrap() })
-            .await
-            .unwrap();
-        assert_eq!(seen, IdempotencyClaim::InFlight);
-    })
-    .await;
-    assert_eq!(
-        count(&store, "SELECT 1 FROM idempotency_keys").await,
-        0,
-        "rolled back"
-    );
-
-    let response = StoredResponse {
-        status: 201,
-        body: "{}".into(),
-    };
-    in_transaction(&store, true, async |tx| {
-        assert_eq!(
-            tx.idempotency().claim(&s, [1; 32], 60).await.unwrap(),
-            IdempotencyClaim::Acquired
-        );
-        tx.idempotency().complete(&s, &response).await.unwrap();
-    })
-    .await;
-    assert_eq!(
-        store.claim(&s, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::Replay(response)
-    );
-}
-
 /// One request transaction that finds the key free, answers and commits.
 async fn look_and_record(store: &PgStore, scope: &IdempotencyScope, response: &StoredResponse) {
     assert_eq!(
         store.lookup(scope, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::Acquired
+        IdempotencyLook::Free
     );
     in_transaction(store, true, async |tx| {
         assert_eq!(
@@ -116,16 +74,11 @@ async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_th
     );
     assert_eq!(
         store.lookup(&s, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::Replay(response.clone())
+        IdempotencyLook::Replay(response.clone())
     );
     assert_eq!(
         store.lookup(&s, [2; 32], 60).await.unwrap(),
-        IdempotencyClaim::BodyMismatch
-    );
-    // Also through the per-statement claim: the same row answers it.
-    assert_eq!(
-        store.claim(&s, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::Replay(response.clone())
+        IdempotencyLook::BodyMismatch
     );
 
     // Two requests past the look at once: while the first's answer is uncommitted the
@@ -187,15 +140,15 @@ async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_th
     let (stale, fresh) = (idempotency_scope(m, "stale"), idempotency_scope(m, "fresh"));
     assert_eq!(
         store.lookup(&fresh, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::InFlight
+        IdempotencyLook::InFlight
     );
     assert_eq!(
         store.lookup(&stale, [2; 32], 60).await.unwrap(),
-        IdempotencyClaim::BodyMismatch
+        IdempotencyLook::BodyMismatch
     );
     look_and_record(&store, &stale, &response).await;
     assert_eq!(
         store.lookup(&stale, [1; 32], 60).await.unwrap(),
-        IdempotencyClaim::Replay(response)
+        IdempotencyLook::Replay(response)
     );
 }

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use crate::routes::{
-    checkout_sessions, reads, refunds, wallets, webhook_endpoints, x402_facilitator,
+    checkout_sessions, reads, refunds, wallets, webhook_endpoints, webhook_events, x402_facilitator,
 };
 use stablepay_domain::representation::*;
 
@@ -54,7 +54,7 @@ use stablepay_domain::representation::*;
         reads::list_webhook_events,
         reads::get_webhook_event,
         reads::list_webhook_attempts,
-        reads::resend_webhook_event,
+        webhook_events::resend_webhook_event,
         x402_facilitator::supported,
         x402_facilitator::verify,
         x402_facilitator::settle,

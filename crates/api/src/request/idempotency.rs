@@ -1,14 +1,14 @@
 //! `Idempotency-Key` (D14): the key's scope, the answers given without running the
-//! handler, and the claim → run → store path of a `write`.
+//! handler, and what a reply stores for replays.
 
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
 use sha2::{Digest, Sha256};
-use stablepay_domain::ports::{IdempotencyClaim, IdempotencyScope, StoredResponse};
+use stablepay_domain::ports::{IdempotencyLook, IdempotencyScope, StoredResponse};
 use stablepay_domain::rules::validation::IDEMPOTENCY_KEY_MAX;
 use stablepay_domain::AuthContext;
 
-use super::{json_response, Call, Handler, Reply};
+use super::{json_response, Reply};
 use crate::error::{ApiError, ErrorCode};
 
 /// Marks a response answered from the idempotency record.
@@ -56,11 +56,11 @@ pub(super) fn scope(
 /// The answer for a key this request may not run under (a replay, a duplicate in flight,
 /// another body), or `None` when the key is ours.
 pub(super) fn answer_without_running(
-    claim: IdempotencyClaim,
+    looked: IdempotencyLook,
 ) -> Option<Result<HttpResponse, ApiError>> {
-    match claim {
-        IdempotencyClaim::Acquired => None,
-        IdempotencyClaim::Replay(stored) => {
+    match looked {
+        IdempotencyLook::Free => None,
+        IdempotencyLook::Replay(stored) => {
             let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
             let mut response = json_response(status, stored.body);
             response.headers_mut().insert(
@@ -69,8 +69,8 @@ pub(super) fn answer_without_running(
             );
             Some(Ok(response))
         }
-        IdempotencyClaim::InFlight => Some(Err(in_flight())),
-        IdempotencyClaim::BodyMismatch => Some(Err(ApiError::new(
+        IdempotencyLook::InFlight => Some(Err(in_flight())),
+        IdempotencyLook::BodyMismatch => Some(Err(ApiError::new(
             ErrorCode::Idempotency,
             "This Idempotency-Key was already used with a different request body",
         ))),
@@ -92,36 +92,4 @@ pub(super) fn stored(reply: &Reply) -> Option<StoredResponse> {
             .clone()
             .unwrap_or_else(|| reply.body.clone()),
     })
-}
-
-/// A `write` with a key: claim it, run the handler, store the answer or, after a
-/// failure, release the key so the client can retry.
-pub(super) async fn claimed_write(
-    call: Call,
-    scope: IdempotencyScope,
-    handler: &Handler,
-) -> Result<HttpResponse, ApiError> {
-    let ports = call.clone();
-    let store = ports.ports().idempotency();
-    let claim = store
-        .claim(&scope, body_hash(&call.body), STALE_SECS)
-        .await?;
-    if let Some(answer) = answer_without_running(claim) {
-        return answer;
-    }
-    let outcome = handler(call).await;
-    match outcome.as_ref().ok().and_then(stored) {
-        Some(response) => {
-            if let Err(e) = store.complete(&scope, &response).await {
-                tracing::error!(error = %e, "could not store idempotent response");
-            }
-        }
-        None => {
-            if let Err(e) = store.release(&scope).await {
-                tracing::error!(error = %e, "could not release idempotency key");
-            }
-        }
-    }
-    let reply = outcome?;
-    Ok(json_response(reply.status, reply.body))
 }

@@ -20,16 +20,15 @@
 //!      answers a `Checked` value, and the handler's reply keeps it. A reply whose reads
 //!      did not say the key stood is followed by the key's authentication and, if its
 //!      standing changed, the handler runs again.
-//!    - `write`: the key is authenticated first; with an `Idempotency-Key` that key is
-//!      claimed, the handler runs, and its answer is stored (`idempotency.rs`); each port
+//!    - `write` and `atomic_write` (`write_policy.rs`): the key is authenticated beside a
+//!      look at the `Idempotency-Key` when this process has seen the key (else after it),
+//!      so a replay runs no handler code, and the answer is recorded after the handler,
+//!      by one statement under that key's advisory lock (`idempotency.rs`; a duplicate in
+//!      flight gets 409). A `write`'s port calls each commit on their own. An
+//!      `atomic_write` handler's first step reads what it needs (blockchain reads
+//!      included) outside any transaction and returns its `Write`, which runs in one
+//!      transaction with the recorded answer; without an `Idempotency-Key`, each port
 //!      call commits on its own.
-//!    - `atomic_write`: the key is authenticated, beside a look at the `Idempotency-Key`
-//!      when this process has seen the key (else after it), so a replay runs no handler
-//!      code; the handler's first step reads what it needs (blockchain reads included)
-//!      outside any transaction and returns its `Write`. With an `Idempotency-Key`, the
-//!      `Write` runs in one transaction with its stored answer, stored by one statement
-//!      under that key's advisory lock (a duplicate in flight gets 409); without one, each
-//!      port call commits on its own.
 //! 4. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
 //!    (`error.rs`).
 
@@ -42,6 +41,7 @@ mod policy;
 pub mod rate_limit;
 #[cfg(test)]
 mod tests;
+mod write_policy;
 
 use std::future::Future;
 use std::rc::Rc;
@@ -283,8 +283,8 @@ async fn serve(
                 match policy {
                     Policy::Read(h) => policy::read(start, ReadShape::One, h).await,
                     Policy::List(h) => policy::read(start, ReadShape::Page, h).await,
-                    Policy::Write(h) => policy::write(start, h).await,
-                    Policy::AtomicWrite(h) => policy::atomic_write(start, h).await,
+                    Policy::Write(h) => write_policy::write(start, h).await,
+                    Policy::AtomicWrite(h) => write_policy::atomic_write(start, h).await,
                 }
             }
         };

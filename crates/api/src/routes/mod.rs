@@ -8,5 +8,6 @@ pub mod reads;
 pub mod refunds;
 pub mod wallets;
 pub mod webhook_endpoints;
+pub mod webhook_events;
 pub mod x402;
 pub mod x402_facilitator;

@@ -1,11 +1,10 @@
-//! Read-only resources: payments, refunds, subscriptions, payment attempts, webhook events.
+//! Reads of the resources only the chain and the worker create: payments, refunds,
+//! subscriptions, payment attempts, webhook events and their attempts.
 
 use stablepay_domain::*;
 
-use stablepay_domain::services::resend_event;
-
 use crate::error::ApiError;
-use crate::request::{Call, ReadCall, Reply};
+use crate::request::{ReadCall, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -189,30 +188,4 @@ pub async fn list_webhook_attempts(call: ReadCall) -> Result<Checked<Reply>, Api
     let rows = call.reads().webhook_attempts(id, &page).await?;
     let rows = rows.try_map(|rows| rows.ok_or_else(|| Missing::of(id)))?;
     Reply::read(rows.map(|rows| List::from_page(rows, |a| WebhookAttemptResource::new(a, mode))))
-}
-
-/// Delivers the event again as a new record (`resend_of` names the original).
-#[utoipa::path(post, path = "/api/v1/webhook_events/{id}/resend",
-    operation_id = "resend_webhook_event", tag = "Webhook events",
-    params(("id" = EventId, Path)),
-    responses((status = 201, description = "The new delivery record", body = WebhookEventResource)))]
-pub async fn resend_webhook_event(call: Call) -> Result<Reply, ApiError> {
-    let id: EventId = call.path_id()?;
-    if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
-        return Err(ApiError::invalid_field(
-            "body",
-            "this endpoint takes no body",
-        ));
-    }
-    let s = &call.state;
-    let record = resend_event(
-        &call.auth,
-        id,
-        call.ports().reader(),
-        call.ports().endpoints(),
-        call.ports().outbox(),
-        s.clock.as_ref(),
-    )
-    .await?;
-    Reply::created(&WebhookEventResource::from(record))
 }

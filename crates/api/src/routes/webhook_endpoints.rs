@@ -136,7 +136,7 @@ pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}", operation_id = "update_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = EndpointBody,
     responses((status = 200, description = "The updated endpoint", body = WebhookEndpointResource)))]
-pub async fn update(call: Call) -> Result<Reply, ApiError> {
+pub async fn update(call: Call) -> Result<Write, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: EndpointBody = json_body(&call.body)?;
     let mut e = ValidationErrors::default();
@@ -155,9 +155,11 @@ pub async fn update(call: Call) -> Result<Reply, ApiError> {
             .map(Some),
     };
     e.into_result()?;
-    let endpoint =
-        update_webhook_endpoint(&call.auth, id, changes, call.ports().endpoints()).await?;
-    Reply::ok(&WebhookEndpointResource::new(endpoint, None))
+    Ok(Write::new(move |call: Call| async move {
+        let endpoints = call.ports().endpoints();
+        let endpoint = update_webhook_endpoint(&call.auth, id, changes, endpoints).await?;
+        Reply::ok(&WebhookEndpointResource::new(endpoint, None))
+    }))
 }
 
 /// A new signing secret; the previous one keeps signing (as a second signature) for 24 hours.
@@ -165,7 +167,7 @@ pub async fn update(call: Call) -> Result<Reply, ApiError> {
     operation_id = "rotate_webhook_endpoint_secret", tag = "Webhook endpoints",
     params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint and its new secret", body = WebhookEndpointResource)))]
-pub async fn rotate_secret(call: Call) -> Result<Reply, ApiError> {
+pub async fn rotate_secret(call: Call) -> Result<Write, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(|m| {
         match m.keys().next() {
@@ -176,14 +178,17 @@ pub async fn rotate_secret(call: Call) -> Result<Reply, ApiError> {
             None => Ok(()),
         }
     })?;
-    let (endpoint, secret) =
-        rotate_webhook_secret(&call.auth, id, call.ports().endpoints()).await?;
-    let mut reply = Reply::ok(&WebhookEndpointResource::new(
-        endpoint.clone(),
-        Some(secret),
-    ))?;
-    reply.replay_body = Some(Reply::ok(&WebhookEndpointResource::new(endpoint, None))?.body);
-    Ok(reply)
+    Ok(Write::new(move |call: Call| async move {
+        let (endpoint, secret) =
+            rotate_webhook_secret(&call.auth, id, call.ports().endpoints()).await?;
+        let mut reply = Reply::ok(&WebhookEndpointResource::new(
+            endpoint.clone(),
+            Some(secret),
+        ))?;
+        // A replay never shows the secret again.
+        reply.replay_body = Some(Reply::ok(&WebhookEndpointResource::new(endpoint, None))?.body);
+        Ok(reply)
+    }))
 }
 
 #[utoipa::path(delete, path = "/api/v1/webhook_endpoints/{id}", operation_id = "delete_webhook_endpoint",
@@ -209,7 +214,7 @@ pub(crate) struct TestEventBody {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/test", operation_id = "send_test_webhook_event",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = TestEventBody,
     responses((status = 201, description = "The delivery record", body = WebhookEventResource)))]
-pub async fn send_test(call: Call) -> Result<Reply, ApiError> {
+pub async fn send_test(call: Call) -> Result<Write, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: TestEventBody = json_body(&call.body)?;
     let event_type = body
@@ -220,17 +225,18 @@ pub async fn send_test(call: Call) -> Result<Reply, ApiError> {
             })
         })
         .transpose()?;
-    let s = &call.state;
-    let record = send_test_event(
-        &call.auth,
-        id,
-        event_type,
-        call.ports().endpoints(),
-        call.ports().outbox(),
-        s.clock.as_ref(),
-    )
-    .await?;
-    Reply::created(&WebhookEventResource::from(record))
+    Ok(Write::new(move |call: Call| async move {
+        let record = send_test_event(
+            &call.auth,
+            id,
+            event_type,
+            call.ports().endpoints(),
+            call.ports().outbox(),
+            call.state.clock.as_ref(),
+        )
+        .await?;
+        Reply::created(&WebhookEventResource::from(record))
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -264,7 +270,7 @@ impl Resource for RecoveryResource {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/recover", operation_id = "recover_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = RecoverBody,
     responses((status = 200, description = "How many deliveries were enqueued again", body = RecoveryResource)))]
-pub async fn recover(call: Call) -> Result<Reply, ApiError> {
+pub async fn recover(call: Call) -> Result<Write, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: RecoverBody = json_body(&call.body)?;
     let since = body
@@ -278,22 +284,23 @@ pub async fn recover(call: Call) -> Result<Reply, ApiError> {
                 )
             })
         })?;
-    let s = &call.state;
-    let deps = stablepay_domain::services::RecoverDeps {
-        reader: call.ports().reader(),
-        endpoints: call.ports().endpoints(),
-        outbox: call.ports().outbox(),
-        recoveries: call.ports().recoveries(),
-        clock: s.clock.as_ref(),
-    };
-    let recovery =
-        stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
-    Reply::ok(&RecoveryResource {
-        object: RecoveryResource::OBJECT,
-        endpoint: id,
-        since,
-        enqueued: recovery.enqueued,
-        still_pending: recovery.still_pending,
-        completed: !recovery.continues,
-    })
+    Ok(Write::new(move |call: Call| async move {
+        let deps = stablepay_domain::services::RecoverDeps {
+            reader: call.ports().reader(),
+            endpoints: call.ports().endpoints(),
+            outbox: call.ports().outbox(),
+            recoveries: call.ports().recoveries(),
+            clock: call.state.clock.as_ref(),
+        };
+        let recovery =
+            stablepay_domain::services::recover_endpoint(&call.auth, id, since, &deps).await?;
+        Reply::ok(&RecoveryResource {
+            object: RecoveryResource::OBJECT,
+            endpoint: id,
+            since,
+            enqueued: recovery.enqueued,
+            still_pending: recovery.still_pending,
+            completed: !recovery.continues,
+        })
+    }))
 }

@@ -19,14 +19,12 @@ pub struct StoredResponse {
     pub body: String,
 }
 
-/// What an idempotency key holds for a request: from `claim`, which takes the key, or
-/// from `lookup`, which only reads it.
+/// What an idempotency key holds for a request, as `lookup` read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IdempotencyClaim {
-    /// Free. From `claim`: the key is now ours; run the request, then `complete` or
-    /// `release`. From `lookup`: nothing usable is stored and nothing was taken; run the
-    /// request and `record` its answer.
-    Acquired,
+pub enum IdempotencyLook {
+    /// Nothing usable is stored and nothing was taken: run the request and `record` its
+    /// answer.
+    Free,
     /// Same key, same body, finished before: replay it.
     Replay(StoredResponse),
     /// Same key, same body, still running (and not stale): 409 conflict.
@@ -35,59 +33,40 @@ pub enum IdempotencyClaim {
     BodyMismatch,
 }
 
-/// What storing a response inside the request's transaction found.
+/// What storing a response found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordOutcome {
     /// Stored; it commits with the request.
     Recorded,
     /// Another request with this key committed its answer after this one's `lookup` (the
-    /// two overlapped): roll back, and answer as the stored row says (its replay, or a
-    /// body mismatch when it was sent with another body).
+    /// two overlapped): roll back (in a transaction), and answer as the stored row says
+    /// (its replay, or a body mismatch when it was sent with another body).
     Superseded,
     /// Another request with this key is storing its answer right now (its transaction
     /// holds the key): roll back, and answer 409 at once (D14).
     InFlight,
 }
 
+/// The one idempotency protocol (D14): `lookup` before the request runs (a replay, a
+/// duplicate in flight or another body is answered without running it), `record` after.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait IdempotencyStore: Send + Sync {
-    /// Claims the key for a request whose raw body hashes to `request_sha256`. A key left
-    /// processing for over `stale_after_secs` is taken over; keys expire after 24 h.
-    /// Errors: `Unavailable`/`Internal`.
-    async fn claim(
-        &self,
-        scope: &IdempotencyScope,
-        request_sha256: [u8; 32],
-        stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError>;
-
-    /// Stores the finished response for replay. Errors: `Unavailable`/`Internal`.
-    async fn complete(
-        &self,
-        scope: &IdempotencyScope,
-        response: &StoredResponse,
-    ) -> Result<(), StoreError>;
-
-    /// Frees the key after a failed request so the client may retry. Errors: as above.
-    async fn release(&self, scope: &IdempotencyScope) -> Result<(), StoreError>;
-
-    /// What the key holds, read without writing or locking it: `Acquired` when nothing
-    /// usable is stored (no row, an expired one, or one left processing for over
-    /// `stale_after_secs` with the same body); other outcomes as for `claim`. Lets a
-    /// request answer a replay before it runs anything. Errors: `Unavailable`/`Internal`.
+    /// What the key holds, read without writing or locking it: `Free` when nothing usable
+    /// is stored (no row, an expired one, or one left processing for over
+    /// `stale_after_secs` with the same body). Errors: `Unavailable`/`Internal`.
     async fn lookup(
         &self,
         scope: &IdempotencyScope,
         request_sha256: [u8; 32],
         stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError>;
+    ) -> Result<IdempotencyLook, StoreError>;
 
-    /// For a request that runs in one transaction, after a `lookup` found the key free:
-    /// takes the key's lock without waiting (held to the end of the transaction) and
-    /// stores its finished response. `InFlight` when a duplicate holds the lock,
-    /// `Superseded` when another request's answer is stored already; then nothing is
-    /// written. Errors: `Unavailable`/`Internal`.
+    /// After a `lookup` found the key free and the request ran: takes the key's lock
+    /// without waiting (to the end of the request's transaction, or of this statement when
+    /// it has none) and stores the finished response. `InFlight` when a duplicate holds
+    /// the lock, `Superseded` when another request's answer is stored already; then
+    /// nothing is written. Errors: `Unavailable`/`Internal`.
     async fn record(
         &self,
         scope: &IdempotencyScope,

@@ -1,32 +1,23 @@
-//! Idempotency keys (D14). One statement claims a key: insert it, or take over a key
-//! that expired or was left `processing` by a crashed request. A request that runs in one
-//! transaction instead looks at the key first (a read, before the transaction) and records
-//! its answer once, at the end, under the key's lock: one statement and one row version
-//! per create instead of a claim, an insert and an update.
+//! Idempotency keys (D14). A request looks at its key first (a read, before any
+//! transaction) and records its answer once, at the end, under the key's lock: one
+//! statement and one row version per request. Rows left `processing` by the claim
+//! protocol this replaced are in flight until stale, then taken over.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use stablepay_domain::ports::{
-    IdempotencyClaim, IdempotencyScope, IdempotencyStore, RecordOutcome, StoreError, StoredResponse,
+    IdempotencyLook, IdempotencyScope, IdempotencyStore, RecordOutcome, StoreError, StoredResponse,
 };
 
 use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
-use crate::schema::idempotency_keys as ik;
 use crate::PgStore;
 
-#[derive(QueryableByName)]
-struct Claimed {
-    #[diesel(sql_type = Bool)]
-    #[allow(dead_code)]
-    claimed: bool,
-}
-
 /// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
-/// livemode, route, key): `CLAIM_SQL` and `RECORD_SQL` take it, so a duplicate of either is
-/// "in flight" at once instead of queueing.
+/// livemode, route, key): `RECORD_SQL` takes it, so a duplicate is "in flight" at once
+/// instead of queueing.
 macro_rules! key_lock {
     () => {
         "pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0))"
@@ -56,26 +47,6 @@ macro_rules! scoped_query {
             .bind::<Int8, _>($stale)
     };
 }
-
-/// A claim (the `write` policy; it commits on its own) first takes the key's advisory lock
-/// without waiting, as `RECORD_SQL` does: one racing a concurrent claim or record of the
-/// same key is answered "in flight" at once instead of queueing behind it.
-const CLAIM_SQL: &str = concat!(
-    "
-WITH lock AS (SELECT ",
-    key_lock!(),
-    " AS got)
-INSERT INTO idempotency_keys AS k
-    (merchant_id, livemode, route, key, request_sha256, state, locked_at, expires_at)
-SELECT $1, $2, $3, $4, $5, 'processing', now(), now() + interval '24 hours' FROM lock WHERE lock.got
-ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
-    SET request_sha256 = EXCLUDED.request_sha256, state = 'processing', response_status = NULL,
-        response_body = NULL, locked_at = now(), expires_at = EXCLUDED.expires_at
-    WHERE ",
-    reusable!(),
-    "
-RETURNING true AS claimed"
-);
 
 /// What a key holds (`lookup`).
 const LOOKUP_SQL: &str = concat!(
@@ -143,109 +114,27 @@ fn verdict(
     state: &str,
     status: Option<i32>,
     body: Option<String>,
-) -> IdempotencyClaim {
+) -> IdempotencyLook {
     match (status, body) {
-        _ if stored_hash != request_sha256 => IdempotencyClaim::BodyMismatch,
+        _ if stored_hash != request_sha256 => IdempotencyLook::BodyMismatch,
         (Some(status), Some(body)) if state == "completed" => {
-            IdempotencyClaim::Replay(StoredResponse {
+            IdempotencyLook::Replay(StoredResponse {
                 status: u16::try_from(status).unwrap_or(500),
                 body,
             })
         }
-        _ => IdempotencyClaim::InFlight,
+        _ => IdempotencyLook::InFlight,
     }
 }
 
 #[async_trait]
 impl IdempotencyStore for PgStore {
-    async fn claim(
-        &self,
-        scope: &IdempotencyScope,
-        request_sha256: [u8; 32],
-        stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError> {
-        let conn = self.shared_conn().await?;
-        let claimed = Prepared(scoped_query!(
-            CLAIM_SQL,
-            scope,
-            request_sha256,
-            stale_after_secs
-        ))
-        .get_result::<Claimed>(&mut &*conn)
-        .await
-        .optional()
-        .map_err(map_diesel_error)?;
-        if claimed.is_some() {
-            return Ok(IdempotencyClaim::Acquired);
-        }
-        let existing: Option<(Vec<u8>, String, Option<i32>, Option<String>)> = ik::table
-            .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
-            .filter(ik::livemode.eq(scope.mode.is_live()))
-            .filter(ik::route.eq(&scope.route))
-            .filter(ik::key.eq(&scope.key))
-            .select((
-                ik::request_sha256,
-                ik::state,
-                ik::response_status,
-                ik::response_body,
-            ))
-            .first(&mut &*conn)
-            .await
-            .optional()
-            .map_err(map_diesel_error)?;
-        Ok(match existing {
-            // Released between our insert attempt and this read: the caller may retry.
-            None => IdempotencyClaim::InFlight,
-            Some((hash, state, status, body)) => {
-                verdict(&request_sha256, &hash, &state, status, body)
-            }
-        })
-    }
-
-    async fn complete(
-        &self,
-        scope: &IdempotencyScope,
-        response: &StoredResponse,
-    ) -> Result<(), StoreError> {
-        let conn = self.shared_conn().await?;
-        Prepared(
-            diesel::update(ik::table)
-                .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
-                .filter(ik::livemode.eq(scope.mode.is_live()))
-                .filter(ik::route.eq(&scope.route))
-                .filter(ik::key.eq(&scope.key))
-                .set((
-                    ik::state.eq("completed"),
-                    ik::response_status.eq(i32::from(response.status)),
-                    ik::response_body.eq(&response.body),
-                )),
-        )
-        .execute(&mut &*conn)
-        .await
-        .map_err(map_diesel_error)?;
-        Ok(())
-    }
-
-    async fn release(&self, scope: &IdempotencyScope) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        diesel::delete(ik::table)
-            .filter(ik::merchant_id.eq(scope.merchant_id.uuid()))
-            .filter(ik::livemode.eq(scope.mode.is_live()))
-            .filter(ik::route.eq(&scope.route))
-            .filter(ik::key.eq(&scope.key))
-            .filter(ik::state.eq("processing"))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
-    }
-
     async fn lookup(
         &self,
         scope: &IdempotencyScope,
         request_sha256: [u8; 32],
         stale_after_secs: i64,
-    ) -> Result<IdempotencyClaim, StoreError> {
+    ) -> Result<IdempotencyLook, StoreError> {
         let conn = self.shared_conn().await?;
         let row: Held = Prepared(scoped_query!(
             LOOKUP_SQL,
@@ -264,7 +153,7 @@ impl IdempotencyStore for PgStore {
                 row.response_status,
                 row.response_body,
             ),
-            _ => IdempotencyClaim::Acquired,
+            _ => IdempotencyLook::Free,
         })
     }
 

@@ -10,7 +10,7 @@ async fn a_replayed_idempotent_create_runs_no_handler_code() {
     let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
     let mut idempotency = MockIdempotencyStore::new();
     idempotency.expect_lookup().returning(|_, _, _| {
-        Ok(IdempotencyClaim::Replay(StoredResponse {
+        Ok(IdempotencyLook::Replay(StoredResponse {
             status: 201,
             body: r#"{"id":"cs_1"}"#.into(),
         }))
@@ -61,7 +61,7 @@ async fn a_chain_read_never_runs_inside_an_open_transaction() {
     let mut idempotency = MockIdempotencyStore::new();
     idempotency
         .expect_lookup()
-        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+        .returning(|_, _, _| Ok(IdempotencyLook::Free));
     idempotency
         .expect_record()
         .times(1)
@@ -134,8 +134,8 @@ async fn a_create_that_loses_the_race_at_the_key_rolls_back_and_replays_the_winn
     idempotency.expect_lookup().returning(move |_, _, _| {
         // Free at the first look; the winner's answer at the second.
         Ok(match count.fetch_add(1, Ordering::SeqCst) {
-            0 => IdempotencyClaim::Acquired,
-            _ => IdempotencyClaim::Replay(StoredResponse {
+            0 => IdempotencyLook::Free,
+            _ => IdempotencyLook::Replay(StoredResponse {
                 status: 201,
                 body: r#"{"id":"cs_winner"}"#.into(),
             }),
@@ -161,7 +161,7 @@ async fn a_create_meeting_a_duplicate_in_flight_rolls_back_with_409() {
     idempotency
         .expect_lookup()
         .times(1)
-        .returning(|_, _, _| Ok(IdempotencyClaim::Acquired));
+        .returning(|_, _, _| Ok(IdempotencyLook::Free));
     idempotency
         .expect_record()
         .times(1)

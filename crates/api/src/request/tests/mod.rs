@@ -23,6 +23,7 @@ use super::{atomic_write, list, read, write, Call, ReadCall, Reply, Write};
 use crate::state::{AppState, HttpWorkerStore};
 
 mod atomic_write;
+mod write;
 
 const SECRET: &str = "svc_sk_test_0123456789abcdefghijklmnopqrstuv";
 

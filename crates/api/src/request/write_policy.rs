@@ -1,0 +1,192 @@
+//! How `write` and `atomic_write` run their handler, with the one idempotency protocol
+//! (D14): the key is authenticated beside a look at the `Idempotency-Key` (by a key this
+//! process has seen, in one round trip; else after it), so a replay, a duplicate in
+//! flight or another body is answered before any handler code runs; the answer is
+//! recorded after, under the key's lock, which decides a race with a duplicate that got
+//! past the look too.
+
+use std::rc::Rc;
+
+use actix_web::web::Bytes;
+use actix_web::HttpResponse;
+use futures_util::future::join;
+use stablepay_domain::ports::{IdempotencyScope, IdempotencyStore, RecordOutcome, Storage};
+use stablepay_domain::AuthContext;
+use stablepay_request_store::AtomicUnit;
+
+use super::idempotency::{self, answer_without_running, body_hash, in_flight, STALE_SECS};
+use super::policy::{respond, Start};
+use super::{AtomicHandler, Call, CallStore, Handler, Write};
+use crate::error::ApiError;
+
+/// A request whose key stands, with its body and, when it carries an `Idempotency-Key`
+/// that holds nothing yet, that key's scope and the body's hash.
+struct Admitted {
+    auth: AuthContext,
+    body: Bytes,
+    idempotency: Option<(IdempotencyScope, [u8; 32])>,
+}
+
+/// Authenticates the key and looks at the `Idempotency-Key`: `Err(answer)` when the
+/// request is answered without running (a replay, a duplicate in flight, another body).
+async fn admit(
+    start: &Start,
+    ports: &dyn Storage,
+) -> Result<Result<Admitted, Result<HttpResponse, ApiError>>, ApiError> {
+    let guessed = match (start.guess(), &start.body) {
+        (Some(guess), Ok(body)) => idempotency::scope(&start.req, &guess)
+            .ok()
+            .flatten()
+            .map(|scope| (guess, scope, body_hash(body))),
+        _ => None,
+    };
+    let (auth, looked) = match &guessed {
+        Some((guess, scope, hash)) => {
+            let lookup = ports.idempotency().lookup(scope, *hash, STALE_SECS);
+            let (auth, looked) = join(start.authenticate(ports.keys()), lookup).await;
+            let auth = auth?;
+            let looked = (auth == *guess).then_some(looked);
+            (auth, looked)
+        }
+        None => (start.authenticate(ports.keys()).await?, None),
+    };
+    let body = start.body.clone()?;
+    // A guess that held named the key's own scope, already looked at; otherwise the
+    // scope is read for the key as it stands.
+    let (scope, hash, looked) = match (guessed, looked) {
+        (Some((_, scope, hash)), Some(looked)) => (scope, hash, looked),
+        _ => {
+            let Some(scope) = idempotency::scope(&start.req, &auth)? else {
+                return Ok(Ok(Admitted {
+                    auth,
+                    body,
+                    idempotency: None,
+                }));
+            };
+            let hash = body_hash(&body);
+            let looked = ports.idempotency().lookup(&scope, hash, STALE_SECS).await;
+            (scope, hash, looked)
+        }
+    };
+    if let Some(answer) = answer_without_running(looked?) {
+        return Ok(Err(answer));
+    }
+    Ok(Ok(Admitted {
+        auth,
+        body,
+        idempotency: Some((scope, hash)),
+    }))
+}
+
+/// `write`: each port call commits on its own; with an `Idempotency-Key`, the answer is
+/// recorded once the handler is done.
+pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse, ApiError> {
+    let ports: Rc<dyn Storage> = Rc::from(start.store.0.open_writes().await?);
+    let admitted = match admit(&start, ports.as_ref()).await? {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let call = start.call(
+        admitted.auth,
+        admitted.body,
+        CallStore::Writes(ports.clone()),
+    );
+    let reply = handler(call).await;
+    let Some((scope, hash)) = admitted.idempotency else {
+        return respond(reply);
+    };
+    let reply = reply?;
+    let Some(response) = idempotency::stored(&reply) else {
+        return respond(Ok(reply));
+    };
+    let store = ports.idempotency();
+    match store.record(&scope, hash, &response, STALE_SECS).await {
+        Ok(RecordOutcome::Recorded) => respond(Ok(reply)),
+        // The work is done and stays done; only its replay is lost.
+        Err(e) => {
+            tracing::error!(error = %e, "could not store idempotent response");
+            respond(Ok(reply))
+        }
+        // A duplicate is storing its answer this instant: the client retries for it.
+        Ok(RecordOutcome::InFlight) => Err(in_flight()),
+        // A duplicate ran beside this one and stored its answer first: the key keeps one
+        // answer, and this request gives it.
+        Ok(RecordOutcome::Superseded) => answer_as_stored(store, &scope, hash).await,
+    }
+}
+
+/// `atomic_write`: the handler's first step reads what it needs outside any transaction,
+/// and its `Write` runs in one transaction with the recorded answer: all of it commits, or
+/// none. Without an `Idempotency-Key` there is no record to commit with: each port call
+/// stands alone.
+pub(super) async fn atomic_write(
+    start: Start,
+    handler: AtomicHandler,
+) -> Result<HttpResponse, ApiError> {
+    let unit: Rc<dyn AtomicUnit> = Rc::from(start.store.0.open_atomic().await?);
+    let admitted = match admit(&start, unit.ports()).await? {
+        Ok(admitted) => admitted,
+        Err(answer) => return answer,
+    };
+    let call = start.call(
+        admitted.auth,
+        admitted.body,
+        CallStore::Atomic(unit.clone()),
+    );
+    let write = handler(call.clone()).await?;
+    let Some((scope, hash)) = admitted.idempotency else {
+        return respond(write.run(call).await);
+    };
+    let (commit, answer) = in_transaction(unit.as_ref(), &scope, hash, write, call).await;
+    unit.finish(commit).await?;
+    answer
+}
+
+/// The transaction of an atomic write: `BEGIN` and the write's first statements travel
+/// together; the answer is recorded before the commit. Returns whether to commit, and the
+/// answer.
+async fn in_transaction(
+    unit: &dyn AtomicUnit,
+    scope: &IdempotencyScope,
+    hash: [u8; 32],
+    write: Write,
+    call: Call,
+) -> (bool, Result<HttpResponse, ApiError>) {
+    let begin = match unit.begin() {
+        Ok(begin) => begin,
+        Err(e) => return (false, Err(e.into())),
+    };
+    let (begun, outcome) = join(begin, write.run(call)).await;
+    if let Err(e) = begun {
+        return (false, Err(e.into()));
+    }
+    let reply = match outcome {
+        Ok(reply) => reply,
+        Err(e) => return (false, Err(e)),
+    };
+    let Some(response) = idempotency::stored(&reply) else {
+        return (false, respond(Ok(reply)));
+    };
+    let store = unit.ports().idempotency();
+    match store.record(scope, hash, &response, STALE_SECS).await {
+        Err(e) => (false, Err(e.into())),
+        Ok(RecordOutcome::Recorded) => (true, respond(Ok(reply))),
+        // A duplicate is storing its answer right now: ours rolls back (D14).
+        Ok(RecordOutcome::InFlight) => (false, Err(in_flight())),
+        // A duplicate committed its answer first: our writes roll back, and this request
+        // answers as the stored row says (a replay, or another body's 409).
+        Ok(RecordOutcome::Superseded) => (false, answer_as_stored(store, scope, hash).await),
+    }
+}
+
+/// The answer a key's stored row gives (a replay, or another body's 409).
+async fn answer_as_stored(
+    store: &dyn IdempotencyStore,
+    scope: &IdempotencyScope,
+    hash: [u8; 32],
+) -> Result<HttpResponse, ApiError> {
+    match store.lookup(scope, hash, STALE_SECS).await {
+        Ok(now) => answer_without_running(now).unwrap_or_else(|| Err(in_flight())),
+        Err(e) => Err(e.into()),
+    }
+}
