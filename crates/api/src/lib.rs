@@ -92,7 +92,6 @@ pub fn state_from_store(
     let for_worker = store.clone();
     let api = Data::new(AppState {
         store_for_worker: Arc::new(move |n| Arc::new(for_worker.for_worker(n))),
-        store,
         plan_min_interval_secs: chain.plan_min_interval_secs,
         chain: chain.reader,
         chains: chain.contracts,

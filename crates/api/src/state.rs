@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{ChainReader, Clock};
+use stablepay_domain::ports::{ChainReader, Clock, Storage};
 use stablepay_domain::PrivateKey;
 use stablepay_request_store::RequestStore;
 
@@ -12,11 +12,9 @@ use crate::request::rate_limit::KeyRateLimiter;
 /// What every handler can reach: the store, the chain and deployment settings, shared
 /// by every HTTP worker of the process.
 pub struct AppState {
-    /// Every storage port, each call on its own (the public pages, the dashboard).
-    /// Authenticated routes reach storage through what their policy opens (`Call::ports`,
-    /// `ReadCall::reads`).
-    pub store: Arc<dyn RequestStore>,
-    /// The store of the `n`th HTTP worker (`HttpWorkerStore`).
+    /// The store of the `n`th HTTP worker (`HttpWorkerStore`). There is no other: an
+    /// authenticated handler reaches storage only through what its policy opened
+    /// (`Call::ports`, `ReadCall::reads`); a public one through its worker's store.
     pub store_for_worker: Arc<dyn Fn(usize) -> Arc<dyn RequestStore> + Send + Sync>,
     pub chain: Arc<dyn ChainReader>,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
@@ -46,3 +44,10 @@ pub struct AppState {
 /// of the requests that thread serves (its concurrent one-resource reads share a
 /// connection; its connections come from its own sub-pool first).
 pub struct HttpWorkerStore(pub Arc<dyn RequestStore>);
+
+impl HttpWorkerStore {
+    /// Every port, each call on its own (the public hosted and portal routes).
+    pub fn storage(&self) -> &dyn Storage {
+        self.0.as_ref()
+    }
+}

@@ -5,8 +5,9 @@
 //! - Reads of one resource (`ReadShape::One`): a connection shared with the other such
 //!   reads this store (one per HTTP worker, `PgStore::for_worker`) is serving at the time:
 //!   concurrent reads travel to the database together, fewer round trips and wake-ups.
-//! - Pages and writes: a connection of the request's own. A statement issued while the
-//!   request's other statements hold it may take another from the pool (no transaction).
+//! - Pages: a connection of the request's own. A statement issued while the request's
+//!   other statements hold it may take another from the pool (no transaction).
+//! - Writes: each call a pooled connection of its own, for its statements only.
 //! - Atomic writes: a connection of its own that every statement waits for, with a
 //!   transaction from `begin` to `finish`.
 //!
@@ -83,10 +84,11 @@ impl RequestStore for PgStore {
     }
 
     fn open_writes(&self) -> LocalBoxFuture<'_, Result<Box<dyn Storage>, StoreError>> {
-        Box::pin(async move {
-            let unit: Box<dyn Storage> = Box::new(self.bound_to(self.own_connection(false).await?));
-            Ok(unit)
-        })
+        // Each call takes a pooled connection for its statements and gives it back: a
+        // write may wait on the chain between calls (a relay's inclusion, up to 30 s)
+        // without holding one.
+        let unit: Box<dyn Storage> = Box::new(self.unbound());
+        Box::pin(async move { Ok(unit) })
     }
 
     fn open_atomic(&self) -> LocalBoxFuture<'_, Result<Box<dyn AtomicUnit>, StoreError>> {

@@ -5,6 +5,7 @@
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
+use stablepay_domain::ports::Storage;
 use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{
     confirm_payment, public_session, transaction_intent, ConfirmVerdict, HostedDeps, Intent,
@@ -15,17 +16,18 @@ use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::request::{admit_public, render, Reply};
-use crate::state::AppState;
+use crate::state::{AppState, HttpWorkerStore};
 
-pub(crate) fn deps(state: &AppState) -> HostedDeps<'_> {
+/// The hosted checkout's rules' dependencies: `store`'s ports, each call on its own.
+pub(crate) fn deps<'a>(state: &'a AppState, store: &'a dyn Storage) -> HostedDeps<'a> {
     HostedDeps {
-        sessions: state.store.sessions(),
-        wallets: state.store.wallets(),
+        sessions: store.sessions(),
+        wallets: store.wallets(),
         settle: SettleDeps {
             chain: state.chain.as_ref(),
-            store: state.store.settlement(),
-            deposits: state.store.deposits(),
-            subscriptions: state.store.subscriptions(),
+            store: store.settlement(),
+            deposits: store.deposits(),
+            subscriptions: store.subscriptions(),
             clock: state.clock.as_ref(),
             chains: &state.chains,
             tokens: &state.tokens,
@@ -149,11 +151,16 @@ impl From<SignedIntent> for IntentResponse {
     }
 }
 
-pub async fn intent(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub async fn intent(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
     respond(
         async {
             let id = admit(&state, &req)?;
-            let deps = crate::routes::hosted_authorization::deps(&state, deps(&state));
+            let deps =
+                crate::routes::hosted_authorization::deps(&state, deps(&state, store.storage()));
             let signed = transaction_intent(id, &deps).await?;
             Ok(IntentResponse::from(signed))
         }
@@ -176,7 +183,12 @@ struct ConfirmResponse {
     settlement: &'static str,
 }
 
-pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+pub async fn confirm(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+    body: Bytes,
+) -> HttpResponse {
     respond(
         async {
             let id = admit(&state, &req)?;
@@ -186,7 +198,8 @@ pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Ht
                 .ok_or_else(|| ApiError::invalid_field("tx_hash", "is required"))?;
             let tx = TxHash::parse(&raw)
                 .map_err(|e| ApiError::invalid_field("tx_hash", e.to_string()))?;
-            let (session, verdict) = confirm_payment(id, tx, &deps(&state)).await?;
+            let (session, verdict) =
+                confirm_payment(id, tx, &deps(&state, store.storage())).await?;
             Ok(ConfirmResponse {
                 session: PublicSession::from(&session),
                 settlement: match verdict {
@@ -201,11 +214,15 @@ pub async fn confirm(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Ht
     .await
 }
 
-pub async fn status(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub async fn status(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
     respond(
         async {
             let id = admit(&state, &req)?;
-            let session = public_session(id, &deps(&state)).await?;
+            let session = public_session(id, &deps(&state, store.storage())).await?;
             Ok(PublicSession::from(&session))
         }
         .await,

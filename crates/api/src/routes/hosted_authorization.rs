@@ -15,7 +15,7 @@ use stablepay_domain::{Address, ChainId, CheckoutSessionId, Signature};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::request::{admit_public, render, Reply};
-use crate::state::AppState;
+use crate::state::{AppState, HttpWorkerStore};
 
 pub(crate) fn deps<'a>(state: &'a AppState, hosted: HostedDeps<'a>) -> AuthorizationDeps<'a> {
     AuthorizationDeps {
@@ -39,14 +39,18 @@ struct AuthorizationResponse {
     typed_data: serde_json::Value,
 }
 
-pub async fn authorization(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub async fn authorization(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
     let result = async {
         let id: CheckoutSessionId = admit_public(&state, &req)?;
         let query = url::form_urlencoded::parse(req.query_string().as_bytes())
             .find(|(k, _)| k == "payer")
             .map(|(_, v)| v.into_owned());
         let payer = payer(query.as_deref())?;
-        let hosted = crate::routes::hosted::deps(&state);
+        let hosted = crate::routes::hosted::deps(&state, store.storage());
         let request = authorization_request(id, payer, &deps(&state, hosted)).await?;
         Reply::ok(&AuthorizationResponse {
             chain_id: request.session.chain,
@@ -74,7 +78,12 @@ struct SubmitResponse {
     tx_hash: String,
 }
 
-pub async fn submit(state: Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+pub async fn submit(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+    body: Bytes,
+) -> HttpResponse {
     let result = async {
         let id: CheckoutSessionId = admit_public(&state, &req)?;
         let body: SubmitBody = json_body(&body)?;
@@ -98,7 +107,7 @@ pub async fn submit(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Htt
                 Signature::parse(&s)
                     .map_err(|e| ApiError::invalid_field("signature", e.to_string()))
             })?;
-        let hosted = crate::routes::hosted::deps(&state);
+        let hosted = crate::routes::hosted::deps(&state, store.storage());
         let (_, relayed) =
             submit_authorization(id, payer, valid_before, &signature, &deps(&state, hosted))
                 .await?;

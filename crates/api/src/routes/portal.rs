@@ -15,11 +15,12 @@ use stablepay_domain::{Signature, SubscriptionId};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::request::{admit_public, render, Reply};
-use crate::state::AppState;
+use crate::state::{AppState, HttpWorkerStore};
+use stablepay_domain::ports::Storage;
 
-fn deps(state: &AppState) -> PortalDeps<'_> {
+fn deps<'a>(state: &'a AppState, store: &'a dyn Storage) -> PortalDeps<'a> {
     PortalDeps {
-        subscriptions: state.store.subscriptions(),
+        subscriptions: store.subscriptions(),
         chain: state.chain.as_ref(),
         clock: state.clock.as_ref(),
     }
@@ -30,8 +31,12 @@ fn admit(state: &AppState, req: &HttpRequest) -> Result<SubscriptionId, ApiError
     admit_public(state, req)
 }
 
-async fn public(state: &AppState, rec: SubscriptionRecord) -> Result<PublicSubscription, ApiError> {
-    let name = portal_merchant_name(&rec, &deps(state)).await?;
+async fn public(
+    state: &AppState,
+    store: &dyn Storage,
+    rec: SubscriptionRecord,
+) -> Result<PublicSubscription, ApiError> {
+    let name = portal_merchant_name(&rec, &deps(state, store)).await?;
     Ok(PublicSubscription::new(rec, name))
 }
 
@@ -44,11 +49,15 @@ struct CancelMessage {
     message: String,
 }
 
-pub async fn message(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub async fn message(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
     json(
         async {
             let id = admit(&state, &req)?;
-            let rec = portal_subscription(id, &deps(&state)).await?;
+            let rec = portal_subscription(id, &deps(&state, store.storage())).await?;
             Ok(CancelMessage {
                 message: cancel_message(&rec),
             })
@@ -63,7 +72,12 @@ struct CancelBody {
     signature: Option<String>,
 }
 
-pub async fn cancel(state: Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+pub async fn cancel(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+    body: Bytes,
+) -> HttpResponse {
     json(
         async {
             let id = admit(&state, &req)?;
@@ -73,8 +87,8 @@ pub async fn cancel(state: Data<AppState>, req: HttpRequest, body: Bytes) -> Htt
                 .ok_or_else(|| ApiError::invalid_field("signature", "is required"))?;
             let signature = Signature::parse(&raw)
                 .map_err(|e| ApiError::invalid_field("signature", e.to_string()))?;
-            let rec = cancel_by_subscriber(id, &signature, &deps(&state)).await?;
-            public(&state, rec).await
+            let rec = cancel_by_subscriber(id, &signature, &deps(&state, store.storage())).await?;
+            public(&state, store.storage(), rec).await
         }
         .await,
     )

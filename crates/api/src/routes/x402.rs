@@ -23,7 +23,8 @@ use stablepay_domain::{CheckoutSession, CheckoutSessionId};
 use crate::error::ApiError;
 use crate::request::{admit_public, render};
 use crate::routes::hosted;
-use crate::state::AppState;
+use crate::state::{AppState, HttpWorkerStore};
+use stablepay_domain::ports::Storage;
 
 pub const PAYMENT_REQUIRED: &str = "PAYMENT-REQUIRED";
 pub const PAYMENT_SIGNATURE: &str = "PAYMENT-SIGNATURE";
@@ -34,20 +35,24 @@ pub const PAYMENT_RESPONSE: &str = "PAYMENT-RESPONSE";
 pub(crate) const INCLUSION_WAIT: Duration = Duration::from_secs(30);
 
 /// What the x402 use cases reach, built here once for the resource and the facilitator.
-pub(crate) fn x402_deps(state: &AppState) -> X402Deps<'_> {
+pub(crate) fn x402_deps<'a>(state: &'a AppState, store: &'a dyn Storage) -> X402Deps<'a> {
     X402Deps {
-        hosted: hosted::deps(state),
+        hosted: hosted::deps(state, store),
         relayer: state.relayer.as_deref(),
         inclusion_wait: INCLUSION_WAIT,
     }
 }
 
-pub async fn resource(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub async fn resource(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
     let id = match admit_public::<CheckoutSessionId>(&state, &req) {
         Ok(id) => id,
         Err(e) => return render(Err(e)),
     };
-    let deps = x402_deps(&state);
+    let deps = x402_deps(&state, store.storage());
     let url = format!("{}/x402/{id}", state.public_url.trim_end_matches('/'));
     let Some(header) = req.headers().get(PAYMENT_SIGNATURE) else {
         return match x402_offer(id, &deps).await {

@@ -39,7 +39,7 @@ pub(crate) struct SupportedResponse {
 }
 
 fn deps(call: &Call) -> X402Deps<'_> {
-    x402_deps(&call.state)
+    x402_deps(&call.state, call.ports())
 }
 
 fn request(call: &Call) -> Result<FacilitatorRequest, ApiError> {
@@ -58,7 +58,7 @@ fn request(call: &Call) -> Result<FacilitatorRequest, ApiError> {
     tag = "x402 facilitator",
     responses((status = 200, description = "The kinds of payment settled", body = SupportedResponse)))]
 pub async fn supported(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
-    let supported = x402_supported(&call.auth, &x402_deps(&call.state));
+    let supported = x402_supported(&call.auth, call.state.relayer.as_deref());
     let signers = match supported.signer {
         Some(signer) => json!({ "eip155:*": [signer.to_string()] }),
         None => json!({}),
@@ -95,11 +95,8 @@ pub async fn verify(call: Call) -> Result<Reply, ApiError> {
     responses((status = 200, description = "The settlement", body = SettleResponse)))]
 pub async fn settle(call: Call) -> Result<Reply, ApiError> {
     let r = request(&call)?;
-    let (state, auth) = (call.state.clone(), call.auth.clone());
-    // The wait for inclusion takes up to 30 s: the request's pooled connection goes back
-    // first (this route reads through the shared store), so waits never exhaust the pool.
-    drop(call);
-    let deps = x402_deps(&state);
-    let settled = x402_settle(&auth, &r, &deps).await?;
+    // The wait for inclusion takes up to 30 s: a write holds no connection between its
+    // port calls, so waits never exhaust the pool.
+    let settled = x402_settle(&call.auth, &r, &deps(&call)).await?;
     Reply::ok(&settled)
 }

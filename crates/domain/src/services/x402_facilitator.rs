@@ -5,6 +5,7 @@
 //! (`isValid: false` / `success: false` with a reason), never errors.
 
 use crate::model::{Address, AuthContext, CheckoutSession};
+use crate::ports::PaymentRelayer;
 use crate::rules::x402::{self, FacilitatorRequest, Requirements, SettleResponse, VerifyResponse};
 use crate::services::{pay_by_x402, verify_payment, x402_offer, X402Deps, X402Error, X402Offer};
 
@@ -15,10 +16,10 @@ pub struct Supported {
     pub signer: Option<Address>,
 }
 
-pub fn x402_supported(ctx: &AuthContext, deps: &X402Deps<'_>) -> Supported {
+pub fn x402_supported(ctx: &AuthContext, relayer: Option<&dyn PaymentRelayer>) -> Supported {
     Supported {
         network: x402::network(ctx.mode.chain()),
-        signer: deps.relayer.map(|r| r.signer()),
+        signer: relayer.map(|r| r.signer()),
     }
 }
 

@@ -257,7 +257,6 @@ fn state(
     });
     let for_worker = store.clone();
     let state = AppState {
-        store: store.clone(),
         store_for_worker: Arc::new(move |_| for_worker.clone()),
         chain: Arc::new(MockChainReader::new()),
         plan_min_interval_secs: 60,
