@@ -14,7 +14,7 @@ use crate::request::rate_limit::KeyRateLimiter;
 pub struct AppState {
     /// The store of the `n`th HTTP worker (`HttpWorkerStore`). There is no other: an
     /// authenticated handler reaches storage only through what its policy opened
-    /// (`Call::ports`, `ReadCall::reads`); a public one through its worker's store.
+    /// (`WriteCall::ports`, `ReadCall::reads`); a public one through its worker's store.
     pub store_for_worker: Arc<dyn Fn(usize) -> Arc<dyn RequestStore> + Send + Sync>,
     pub chain: Arc<dyn ChainReader>,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).

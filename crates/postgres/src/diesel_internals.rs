@@ -13,7 +13,7 @@
 //!   statement cache is keyed by the SQL text and the bind types, so a statement whose
 //!   text is a constant, or one of a few shapes (an insert whose optional columns are
 //!   `DEFAULT` or bound), is safe to prepare once per connection.
-//! - `Fixed`: the text of a statement whose type fixes it is rendered once per thread.
+//! - `RenderedOnce`: the text of a statement whose type fixes it is rendered once per thread.
 //! - `open_transaction` / `send_begin` / `end_transaction`: a request's `BEGIN` travels with its first
 //!   statements instead of costing a round trip of its own.
 
@@ -66,14 +66,14 @@ impl<Q: Query> Query for Prepared<Q> {
 /// the text of a cached one goes unused); for a resource read that walk of the select
 /// list, quoting each column, was ~6 % of the api's CPU per GET (perf).
 #[derive(Debug, Clone)]
-pub(crate) struct Fixed<Q>(pub Q);
+pub(crate) struct RenderedOnce<Q>(pub Q);
 
 thread_local! {
     /// Rendered texts by query id; one per statement shape the process runs.
     static TEXTS: RefCell<HashMap<TypeId, Box<str>>> = RefCell::new(HashMap::new());
 }
 
-impl<Q: QueryFragment<Pg> + QueryId> QueryFragment<Pg> for Fixed<Q> {
+impl<Q: QueryFragment<Pg> + QueryId> QueryFragment<Pg> for RenderedOnce<Q> {
     fn walk_ast<'b>(&'b self, pass: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         self.0.walk_ast(pass)
     }
@@ -108,12 +108,12 @@ impl<Q: QueryFragment<Pg> + QueryId> QueryFragment<Pg> for Fixed<Q> {
     }
 }
 
-impl<Q: QueryId> QueryId for Fixed<Q> {
+impl<Q: QueryId> QueryId for RenderedOnce<Q> {
     type QueryId = Q::QueryId;
     const HAS_STATIC_QUERY_ID: bool = Q::HAS_STATIC_QUERY_ID;
 }
 
-impl<Q: Query> Query for Fixed<Q> {
+impl<Q: Query> Query for RenderedOnce<Q> {
     type SqlType = Q::SqlType;
 }
 
@@ -189,7 +189,7 @@ pub(crate) async fn end_transaction(
 mod tests {
     use diesel::prelude::*;
 
-    use super::Fixed;
+    use super::RenderedOnce;
     use crate::schema::checkout_sessions as cs;
 
     fn id_of<T: diesel::query_builder::QueryId>(_: &T) -> Option<std::any::TypeId> {
@@ -210,9 +210,9 @@ mod tests {
         };
         // The first rendering builds the text, the second copies it: both equal diesel's,
         // and each carries its own binds.
-        assert_eq!(text(&Fixed(by("a"))), text(&by("a")));
-        assert_eq!(text(&Fixed(by("b"))), text(&by("b")));
-        assert!(text(&Fixed(by("b"))).contains("\"b\""));
+        assert_eq!(text(&RenderedOnce(by("a"))), text(&by("a")));
+        assert_eq!(text(&RenderedOnce(by("b"))), text(&by("b")));
+        assert!(text(&RenderedOnce(by("b"))).contains("\"b\""));
         let id = id_of(&by("a")).expect("a static query id");
         assert!(super::TEXTS.with(|texts| texts.borrow().contains_key(&id)));
     }
@@ -227,17 +227,17 @@ mod tests {
             }
             q
         };
-        assert_eq!(text(&Fixed(boxed(false))), text(&boxed(false)));
-        assert_eq!(text(&Fixed(boxed(true))), text(&boxed(true)));
-        assert_ne!(text(&Fixed(boxed(true))), text(&boxed(false)));
+        assert_eq!(text(&RenderedOnce(boxed(false))), text(&boxed(false)));
+        assert_eq!(text(&RenderedOnce(boxed(true))), text(&boxed(true)));
+        assert_ne!(text(&RenderedOnce(boxed(true))), text(&boxed(false)));
         // `eq_any` (one array bind in PostgreSQL) has no static query id either.
         let any = |ids: Vec<String>| cs::table.filter(cs::title.eq_any(ids)).select(cs::id);
         assert_eq!(
-            text(&Fixed(any(vec!["a".into()]))),
+            text(&RenderedOnce(any(vec!["a".into()]))),
             text(&any(vec!["a".into()]))
         );
         assert_eq!(
-            text(&Fixed(any(vec!["a".into(), "b".into()]))),
+            text(&RenderedOnce(any(vec!["a".into(), "b".into()]))),
             text(&any(vec!["a".into(), "b".into()]))
         );
     }

@@ -71,14 +71,14 @@ macro_rules! first_checked {
         let q = $q;
         let row = match check {
             Some(v) => {
-                $crate::diesel_internals::Fixed(
+                $crate::diesel_internals::RenderedOnce(
                     q.filter($crate::key_check::key_stands!(v)).limit(1),
                 )
                 .get_result(&mut &*conn)
                 .await
             }
             None => {
-                $crate::diesel_internals::Fixed(q.limit(1))
+                $crate::diesel_internals::RenderedOnce(q.limit(1))
                     .get_result(&mut &*conn)
                     .await
             }

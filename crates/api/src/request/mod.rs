@@ -26,7 +26,7 @@
 //!      by one statement under that key's advisory lock (`idempotency.rs`; a duplicate in
 //!      flight gets 409). A `write`'s port calls each commit on their own. An
 //!      `atomic_write` handler's first step reads what it needs (blockchain reads
-//!      included) outside any transaction and returns its `Write`, which runs in one
+//!      included) outside any transaction and returns its `InTransaction`, which runs in one
 //!      transaction with the recorded answer; without an `Idempotency-Key`, each port
 //!      call commits on its own.
 //! 4. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
@@ -64,7 +64,7 @@ pub use body::{admit_public, path_id, MAX_BODY_BYTES};
 /// What a write handler gets: every port, each call committing on its own or, in an
 /// atomic write with an `Idempotency-Key`, inside the request's transaction.
 #[derive(Clone)]
-pub struct Call {
+pub struct WriteCall {
     pub state: Data<AppState>,
     pub auth: AuthContext,
     pub body: Bytes,
@@ -78,7 +78,7 @@ enum CallStore {
     Atomic(Rc<dyn AtomicUnit>),
 }
 
-impl Call {
+impl WriteCall {
     /// Every storage port, bound to this request's connection.
     pub fn ports(&self) -> &dyn Storage {
         match &self.store {
@@ -113,7 +113,7 @@ impl ReadCall {
         self.unit.reads()
     }
 
-    /// As `Call::path_id`.
+    /// As `WriteCall::path_id`.
     pub fn path_id<T: stablepay_domain::TypedId>(&self) -> Result<T, ApiError> {
         path_id(&self.req)
     }
@@ -160,26 +160,29 @@ impl Reply {
 
 /// The part of an atomic write that runs inside its transaction, as its handler's first
 /// step returned it (with what that step read and parsed).
-pub struct Write(Box<dyn FnOnce(Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>);
+pub struct InTransaction(
+    Box<dyn FnOnce(WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>,
+);
 
-impl Write {
+impl InTransaction {
     pub fn new<F, Fut>(write: F) -> Self
     where
-        F: FnOnce(Call) -> Fut + 'static,
+        F: FnOnce(WriteCall) -> Fut + 'static,
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
         Self(Box::new(move |call| Box::pin(write(call))))
     }
 
-    fn run(self, call: Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>> {
+    fn run(self, call: WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>> {
         (self.0)(call)
     }
 }
 
-type Handler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>;
+type Handler = Rc<dyn Fn(WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>;
 type ReadHandler =
     Rc<dyn Fn(ReadCall) -> LocalBoxFuture<'static, Result<Checked<Reply>, ApiError>>>;
-type AtomicHandler = Rc<dyn Fn(Call) -> LocalBoxFuture<'static, Result<Write, ApiError>>>;
+type AtomicHandler =
+    Rc<dyn Fn(WriteCall) -> LocalBoxFuture<'static, Result<InTransaction, ApiError>>>;
 
 /// A route's handler, as its policy runs it.
 #[derive(Clone)]
@@ -192,7 +195,7 @@ enum Policy {
 
 fn boxed<F, Fut>(handler: F) -> Handler
 where
-    F: Fn(Call) -> Fut + 'static,
+    F: Fn(WriteCall) -> Fut + 'static,
     Fut: Future<Output = Result<Reply, ApiError>> + 'static,
 {
     Rc::new(move |call| Box::pin(handler(call)))
@@ -229,19 +232,19 @@ where
 /// A write whose port calls each stand alone; idempotent with an `Idempotency-Key`.
 pub fn write<F, Fut>(handler: F) -> Route
 where
-    F: Fn(Call) -> Fut + 'static,
+    F: Fn(WriteCall) -> Fut + 'static,
     Fut: Future<Output = Result<Reply, ApiError>> + 'static,
 {
     route(Policy::Write(boxed(handler)))
 }
 
 /// A write whose handler first reads and parses (outside any transaction: chain reads
-/// belong here) and returns its `Write`, which commits in one transaction with the
+/// belong here) and returns its `InTransaction`, which commits in one transaction with the
 /// request's idempotency record when it carries an `Idempotency-Key`.
 pub fn atomic_write<F, Fut>(handler: F) -> Route
 where
-    F: Fn(Call) -> Fut + 'static,
-    Fut: Future<Output = Result<Write, ApiError>> + 'static,
+    F: Fn(WriteCall) -> Fut + 'static,
+    Fut: Future<Output = Result<InTransaction, ApiError>> + 'static,
 {
     route(Policy::AtomicWrite(Rc::new(move |call| {
         Box::pin(handler(call))
@@ -272,7 +275,7 @@ async fn serve(
                 // Errors of the body are reported only once the key is known to be good.
                 let body = body::read_body(&req, payload).await;
                 let budget = state.rate_limiter.take(&key);
-                let start = policy::Start {
+                let start = policy::KeyedRequest {
                     state,
                     store: store.into_inner(),
                     req,

@@ -1,4 +1,4 @@
-//! What every policy starts from (`Start`), and how `read` and `list` run their handler:
+//! What every policy starts from (`KeyedRequest`), and how `read` and `list` run their handler:
 //! where the key is checked and what storage the handler gets. The writes are in
 //! `write_policy.rs`.
 
@@ -12,12 +12,12 @@ use stablepay_domain::AuthContext;
 use stablepay_request_store::{Checked, KeyClaim, ReadShape, ReadUnit};
 
 use super::rate_limit::Budget;
-use super::{auth, json_response, Call, CallStore, ReadCall, ReadHandler, Reply};
+use super::{auth, json_response, CallStore, ReadCall, ReadHandler, Reply, WriteCall};
 use crate::error::ApiError;
 use crate::state::{AppState, HttpWorkerStore};
 
 /// A request whose key and body were read, with its share of the rate budget taken.
-pub(super) struct Start {
+pub(super) struct KeyedRequest {
     pub state: Data<AppState>,
     pub store: Arc<HttpWorkerStore>,
     pub req: HttpRequest,
@@ -27,7 +27,7 @@ pub(super) struct Start {
     pub body: Result<Bytes, ApiError>,
 }
 
-impl Start {
+impl KeyedRequest {
     /// Where the key belonged when this process last authenticated it, unless the
     /// request leases budget (it is then authenticated first, on its own).
     pub(super) fn guess(&self) -> Option<AuthContext> {
@@ -55,8 +55,8 @@ impl Start {
         auth::authenticate(&self.state, &self.req, keys, self.key, self.budget).await
     }
 
-    pub(super) fn call(&self, auth: AuthContext, body: Bytes, store: CallStore) -> Call {
-        Call {
+    pub(super) fn call(&self, auth: AuthContext, body: Bytes, store: CallStore) -> WriteCall {
+        WriteCall {
             state: self.state.clone(),
             auth,
             body,
@@ -86,7 +86,7 @@ pub(super) fn respond(reply: Result<Reply, ApiError>) -> Result<HttpResponse, Ap
 /// authenticated: a revoked key gets its 401 and never its read, a key standing as
 /// guessed keeps the answer, and a key whose standing changed is served again.
 pub(super) async fn read(
-    start: Start,
+    start: KeyedRequest,
     shape: ReadShape,
     handler: ReadHandler,
 ) -> Result<HttpResponse, ApiError> {

@@ -15,8 +15,8 @@ use stablepay_domain::AuthContext;
 use stablepay_request_store::AtomicUnit;
 
 use super::idempotency::{self, answer_without_running, body_hash, in_flight, STALE_SECS};
-use super::policy::{respond, Start};
-use super::{AtomicHandler, Call, CallStore, Handler, Write};
+use super::policy::{respond, KeyedRequest};
+use super::{AtomicHandler, CallStore, Handler, InTransaction, WriteCall};
 use crate::error::ApiError;
 
 /// A request whose key stands, with its body and, when it carries an `Idempotency-Key`
@@ -30,7 +30,7 @@ struct Admitted {
 /// Authenticates the key and looks at the `Idempotency-Key`: `Err(answer)` when the
 /// request is answered without running (a replay, a duplicate in flight, another body).
 async fn admit(
-    start: &Start,
+    start: &KeyedRequest,
     ports: &dyn Storage,
 ) -> Result<Result<Admitted, Result<HttpResponse, ApiError>>, ApiError> {
     let guessed = match (start.guess(), &start.body) {
@@ -80,7 +80,7 @@ async fn admit(
 
 /// `write`: each port call commits on its own; with an `Idempotency-Key`, the answer is
 /// recorded once the handler is done.
-pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse, ApiError> {
+pub(super) async fn write(start: KeyedRequest, handler: Handler) -> Result<HttpResponse, ApiError> {
     let ports: Rc<dyn Storage> = Rc::from(start.store.0.open_writes().await?);
     let admitted = match admit(&start, ports.as_ref()).await? {
         Ok(admitted) => admitted,
@@ -116,11 +116,11 @@ pub(super) async fn write(start: Start, handler: Handler) -> Result<HttpResponse
 }
 
 /// `atomic_write`: the handler's first step reads what it needs outside any transaction,
-/// and its `Write` runs in one transaction with the recorded answer: all of it commits, or
+/// and its `InTransaction` runs in one transaction with the recorded answer: all of it commits, or
 /// none. Without an `Idempotency-Key` there is no record to commit with: each port call
 /// stands alone.
 pub(super) async fn atomic_write(
-    start: Start,
+    start: KeyedRequest,
     handler: AtomicHandler,
 ) -> Result<HttpResponse, ApiError> {
     let unit: Rc<dyn AtomicUnit> = Rc::from(start.store.0.open_atomic().await?);
@@ -137,7 +137,7 @@ pub(super) async fn atomic_write(
     let Some((scope, hash)) = admitted.idempotency else {
         return respond(write.run(call).await);
     };
-    let (commit, answer) = in_transaction(unit.as_ref(), &scope, hash, write, call).await;
+    let (commit, answer) = run_in_transaction(unit.as_ref(), &scope, hash, write, call).await;
     unit.finish(commit).await?;
     answer
 }
@@ -145,12 +145,12 @@ pub(super) async fn atomic_write(
 /// The transaction of an atomic write: `BEGIN` and the write's first statements travel
 /// together; the answer is recorded before the commit. Returns whether to commit, and the
 /// answer.
-async fn in_transaction(
+async fn run_in_transaction(
     unit: &dyn AtomicUnit,
     scope: &IdempotencyScope,
     hash: [u8; 32],
-    write: Write,
-    call: Call,
+    write: InTransaction,
+    call: WriteCall,
 ) -> (bool, Result<HttpResponse, ApiError>) {
     let begin = match unit.begin() {
         Ok(begin) => begin,

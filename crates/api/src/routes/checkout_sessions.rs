@@ -15,7 +15,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, ReadCall, Reply, Write};
+use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -178,7 +178,7 @@ impl CreateSessionBody {
     request_body = CreateSessionBody,
     responses((status = 201, description = "The new session", body = CheckoutSessionResource)),
 )]
-pub async fn create(call: Call) -> Result<Write, ApiError> {
+pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     let body: CreateSessionBody = json_body(&call.body)?;
     let request = body.parse(call.auth.mode)?;
     let s = &call.state;
@@ -190,7 +190,7 @@ pub async fn create(call: Call) -> Result<Write, ApiError> {
     // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
     // the transaction the session is stored in.
     let prepared = prepare_checkout_session(&call.auth, request, &read).await?;
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let s = &call.state;
         let p = call.ports();
         let deps = CreateSessionDeps {

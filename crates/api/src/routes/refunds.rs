@@ -7,7 +7,7 @@ use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, Reply};
+use crate::request::{Reply, WriteCall};
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -80,7 +80,7 @@ impl TryFrom<RefundBody> for NewRefund {
         (status = 201, description = "The recorded refund", body = RefundResource),
         (status = 200, description = "This transfer was already recorded", body = RefundResource),
         (status = 404, description = "No such payment")))]
-pub async fn create(call: Call) -> Result<Reply, ApiError> {
+pub async fn create(call: WriteCall) -> Result<Reply, ApiError> {
     let body: RefundBody = json_body(&call.body)?;
     let new = NewRefund::try_from(body)?;
     let s = &call.state;

@@ -5,7 +5,7 @@ use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, ReadCall, Reply, Write};
+use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -37,7 +37,7 @@ pub(crate) struct VerifyBody {
     responses(
         (status = 201, description = "Registered; sign `verification.message`", body = WalletResource),
         (status = 200, description = "Already registered", body = WalletResource)))]
-pub async fn register(call: Call) -> Result<Write, ApiError> {
+pub async fn register(call: WriteCall) -> Result<InTransaction, ApiError> {
     let body: RegisterBody = json_body(&call.body)?;
     let mut errors = stablepay_domain::ValidationErrors::default();
     let address = match body.address {
@@ -60,7 +60,7 @@ pub async fn register(call: Call) -> Result<Write, ApiError> {
         return Err(errors.into());
     };
     // Stored in one transaction with its Idempotency-Key's answer.
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let clock = call.state.clock.as_ref();
         let out =
             register_wallet(&call.auth, address, chain, call.ports().wallets(), clock).await?;
@@ -76,7 +76,7 @@ pub async fn register(call: Call) -> Result<Write, ApiError> {
 #[utoipa::path(post, path = "/api/v1/wallets/{id}/verify", operation_id = "verify_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)), request_body = VerifyBody,
     responses((status = 200, description = "The verified wallet", body = WalletResource)))]
-pub async fn verify(call: Call) -> Result<Reply, ApiError> {
+pub async fn verify(call: WriteCall) -> Result<Reply, ApiError> {
     let id: WalletId = call.path_id()?;
     let body: VerifyBody = json_body(&call.body)?;
     let signature = match body.signature {
@@ -123,7 +123,7 @@ pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(delete, path = "/api/v1/wallets/{id}", operation_id = "revoke_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)),
     responses((status = 200, description = "The revoked wallet", body = WalletResource)))]
-pub async fn revoke(call: Call) -> Result<Reply, ApiError> {
+pub async fn revoke(call: WriteCall) -> Result<Reply, ApiError> {
     let id: WalletId = call.path_id()?;
     let s = &call.state;
     let wallet = revoke_wallet(

@@ -11,7 +11,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, ReadCall, Reply, Write};
+use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
@@ -67,7 +67,7 @@ fn parse_events(events: Vec<String>, errors: &mut ValidationErrors) -> Option<Ve
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints", operation_id = "create_webhook_endpoint",
     tag = "Webhook endpoints", request_body = CreateEndpointBody,
     responses((status = 201, description = "The endpoint and its secret", body = WebhookEndpointResource)))]
-pub async fn create(call: Call) -> Result<Write, ApiError> {
+pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     let body: CreateEndpointBody = json_body(&call.body)?;
     let mut e = ValidationErrors::default();
     let url = match body.url {
@@ -97,7 +97,7 @@ pub async fn create(call: Call) -> Result<Write, ApiError> {
     };
     // Stored in one transaction with its Idempotency-Key's answer: a retry after a crash
     // can never create a second endpoint.
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let clock = call.state.clock.as_ref();
         let (endpoint, secret) =
             create_webhook_endpoint(&call.auth, new, call.ports().endpoints(), clock).await?;
@@ -136,7 +136,7 @@ pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}", operation_id = "update_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = EndpointBody,
     responses((status = 200, description = "The updated endpoint", body = WebhookEndpointResource)))]
-pub async fn update(call: Call) -> Result<Write, ApiError> {
+pub async fn update(call: WriteCall) -> Result<InTransaction, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: EndpointBody = json_body(&call.body)?;
     let mut e = ValidationErrors::default();
@@ -155,7 +155,7 @@ pub async fn update(call: Call) -> Result<Write, ApiError> {
             .map(Some),
     };
     e.into_result()?;
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let endpoints = call.ports().endpoints();
         let endpoint = update_webhook_endpoint(&call.auth, id, changes, endpoints).await?;
         Reply::ok(&WebhookEndpointResource::new(endpoint, None))
@@ -167,7 +167,7 @@ pub async fn update(call: Call) -> Result<Write, ApiError> {
     operation_id = "rotate_webhook_endpoint_secret", tag = "Webhook endpoints",
     params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint and its new secret", body = WebhookEndpointResource)))]
-pub async fn rotate_secret(call: Call) -> Result<Write, ApiError> {
+pub async fn rotate_secret(call: WriteCall) -> Result<InTransaction, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     json_body::<serde_json::Map<String, serde_json::Value>>(&call.body).and_then(|m| {
         match m.keys().next() {
@@ -178,7 +178,7 @@ pub async fn rotate_secret(call: Call) -> Result<Write, ApiError> {
             None => Ok(()),
         }
     })?;
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let (endpoint, secret) =
             rotate_webhook_secret(&call.auth, id, call.ports().endpoints()).await?;
         let mut reply = Reply::ok(&WebhookEndpointResource::new(
@@ -194,7 +194,7 @@ pub async fn rotate_secret(call: Call) -> Result<Write, ApiError> {
 #[utoipa::path(delete, path = "/api/v1/webhook_endpoints/{id}", operation_id = "delete_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "Deleted", body = DeletedEndpoint)))]
-pub async fn delete(call: Call) -> Result<Reply, ApiError> {
+pub async fn delete(call: WriteCall) -> Result<Reply, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     delete_webhook_endpoint(&call.auth, id, call.ports().endpoints()).await?;
     Reply::ok(&DeletedEndpoint::new(id))
@@ -214,7 +214,7 @@ pub(crate) struct TestEventBody {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/test", operation_id = "send_test_webhook_event",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = TestEventBody,
     responses((status = 201, description = "The delivery record", body = WebhookEventResource)))]
-pub async fn send_test(call: Call) -> Result<Write, ApiError> {
+pub async fn send_test(call: WriteCall) -> Result<InTransaction, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: TestEventBody = json_body(&call.body)?;
     let event_type = body
@@ -225,7 +225,7 @@ pub async fn send_test(call: Call) -> Result<Write, ApiError> {
             })
         })
         .transpose()?;
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let record = send_test_event(
             &call.auth,
             id,
@@ -270,7 +270,7 @@ impl Resource for RecoveryResource {
 #[utoipa::path(post, path = "/api/v1/webhook_endpoints/{id}/recover", operation_id = "recover_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)), request_body = RecoverBody,
     responses((status = 200, description = "How many deliveries were enqueued again", body = RecoveryResource)))]
-pub async fn recover(call: Call) -> Result<Write, ApiError> {
+pub async fn recover(call: WriteCall) -> Result<InTransaction, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let body: RecoverBody = json_body(&call.body)?;
     let since = body
@@ -284,7 +284,7 @@ pub async fn recover(call: Call) -> Result<Write, ApiError> {
                 )
             })
         })?;
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let deps = stablepay_domain::services::RecoverDeps {
             reader: call.ports().reader(),
             endpoints: call.ports().endpoints(),

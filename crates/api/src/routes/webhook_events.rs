@@ -5,14 +5,14 @@ use stablepay_domain::services::resend_event;
 use stablepay_domain::EventId;
 
 use crate::error::ApiError;
-use crate::request::{Call, Reply, Write};
+use crate::request::{InTransaction, Reply, WriteCall};
 
 /// Delivers the event again as a new record (`resend_of` names the original).
 #[utoipa::path(post, path = "/api/v1/webhook_events/{id}/resend",
     operation_id = "resend_webhook_event", tag = "Webhook events",
     params(("id" = EventId, Path)),
     responses((status = 201, description = "The new delivery record", body = WebhookEventResource)))]
-pub async fn resend_webhook_event(call: Call) -> Result<Write, ApiError> {
+pub async fn resend_webhook_event(call: WriteCall) -> Result<InTransaction, ApiError> {
     let id: EventId = call.path_id()?;
     if !call.body.iter().all(u8::is_ascii_whitespace) && call.body.as_ref() != b"{}" {
         return Err(ApiError::invalid_field(
@@ -20,7 +20,7 @@ pub async fn resend_webhook_event(call: Call) -> Result<Write, ApiError> {
             "this endpoint takes no body",
         ));
     }
-    Ok(Write::new(move |call: Call| async move {
+    Ok(InTransaction::new(move |call: WriteCall| async move {
         let record = resend_event(
             &call.auth,
             id,

@@ -13,7 +13,7 @@ use stablepay_domain::services::{x402_settle, x402_supported, x402_verify, X402D
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{Call, ReadCall, Reply};
+use crate::request::{ReadCall, Reply, WriteCall};
 use crate::routes::x402::x402_deps;
 use stablepay_request_store::Checked;
 
@@ -38,11 +38,11 @@ pub(crate) struct SupportedResponse {
     signers: serde_json::Value,
 }
 
-fn deps(call: &Call) -> X402Deps<'_> {
+fn deps(call: &WriteCall) -> X402Deps<'_> {
     x402_deps(&call.state, call.ports())
 }
 
-fn request(call: &Call) -> Result<FacilitatorRequest, ApiError> {
+fn request(call: &WriteCall) -> Result<FacilitatorRequest, ApiError> {
     let request: FacilitatorRequest = json_body(&call.body)?;
     if request.x402_version != VERSION {
         return Err(ApiError::invalid_field(
@@ -81,7 +81,7 @@ pub async fn supported(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(post, path = "/api/v1/x402/verify", operation_id = "x402_verify",
     tag = "x402 facilitator", request_body = FacilitatorRequest,
     responses((status = 200, description = "The verdict", body = VerifyResponse)))]
-pub async fn verify(call: Call) -> Result<Reply, ApiError> {
+pub async fn verify(call: WriteCall) -> Result<Reply, ApiError> {
     let r = request(&call)?;
     let verdict = x402_verify(&call.auth, &r, &deps(&call)).await?;
     Reply::ok(&verdict)
@@ -93,7 +93,7 @@ pub async fn verify(call: Call) -> Result<Reply, ApiError> {
 #[utoipa::path(post, path = "/api/v1/x402/settle", operation_id = "x402_settle",
     tag = "x402 facilitator", request_body = FacilitatorRequest,
     responses((status = 200, description = "The settlement", body = SettleResponse)))]
-pub async fn settle(call: Call) -> Result<Reply, ApiError> {
+pub async fn settle(call: WriteCall) -> Result<Reply, ApiError> {
     let r = request(&call)?;
     // The wait for inclusion takes up to 30 s: a write holds no connection between its
     // port calls, so waits never exhaust the pool.

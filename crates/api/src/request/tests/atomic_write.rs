@@ -26,11 +26,13 @@ async fn a_replayed_idempotent_create_runs_no_handler_code() {
     let counted = ran.clone();
     let app = test::init_service(App::new().app_data(state).app_data(store).route(
         "/x",
-        atomic_write(move |_call: Call| {
+        atomic_write(move |_call: WriteCall| {
             let counted = counted.clone();
             async move {
                 counted.fetch_add(1, Ordering::SeqCst);
-                Ok(Write::new(|_call: Call| async { Reply::ok(&"written") }))
+                Ok(InTransaction::new(|_call: WriteCall| async {
+                    Reply::ok(&"written")
+                }))
             }
         }),
     ))
@@ -54,7 +56,7 @@ async fn a_replayed_idempotent_create_runs_no_handler_code() {
 }
 
 /// An atomic write's first step, where chain reads belong, runs before its transaction
-/// begins; its `Write` runs inside it, and the transaction commits with the answer.
+/// begins; its `InTransaction` runs inside it, and the transaction commits with the answer.
 #[actix_web::test]
 async fn a_chain_read_never_runs_inside_an_open_transaction() {
     let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
@@ -76,14 +78,14 @@ async fn a_chain_read_never_runs_inside_an_open_transaction() {
     let (first, step) = (seen.clone(), in_tx.clone());
     let app = test::init_service(App::new().app_data(state).app_data(store).route(
         "/x",
-        atomic_write(move |_call: Call| {
+        atomic_write(move |_call: WriteCall| {
             let (seen, open) = (first.clone(), step.clone());
             async move {
                 // Stands for the chain read of a subscription create.
                 seen.lock()
                     .unwrap()
                     .push(("read", open.load(Ordering::SeqCst)));
-                Ok(Write::new(move |_call: Call| async move {
+                Ok(InTransaction::new(move |_call: WriteCall| async move {
                     seen.lock()
                         .unwrap()
                         .push(("write", open.load(Ordering::SeqCst)));
@@ -100,7 +102,7 @@ async fn a_chain_read_never_runs_inside_an_open_transaction() {
     assert_eq!(log.lines(), ["open atomic", "begin", "commit"]);
 }
 
-/// One idempotent create (key `k`) through an atomic write whose `Write` answers 201,
+/// One idempotent create (key `k`) through an atomic write whose `InTransaction` answers 201,
 /// against `idempotency`; the response and what the units did.
 async fn create_against(
     idempotency: MockIdempotencyStore,
@@ -114,8 +116,10 @@ async fn create_against(
     let (state, store) = state(ports, &log, &in_tx);
     let app = test::init_service(App::new().app_data(state).app_data(store).route(
         "/x",
-        atomic_write(|_call: Call| async {
-            Ok(Write::new(|_call: Call| async { Reply::created(&"ours") }))
+        atomic_write(|_call: WriteCall| async {
+            Ok(InTransaction::new(|_call: WriteCall| async {
+                Reply::created(&"ours")
+            }))
         }),
     ))
     .await;

@@ -19,7 +19,7 @@ use stablepay_request_store::{
     AtomicUnit, Checked, KeyClaim, MockReads, ReadShape, ReadUnit, Reads, RequestStore,
 };
 
-use super::{atomic_write, list, read, write, Call, ReadCall, Reply, Write};
+use super::{atomic_write, list, read, write, InTransaction, ReadCall, Reply, WriteCall};
 use crate::state::{AppState, HttpWorkerStore};
 
 mod atomic_write;
@@ -303,7 +303,7 @@ async fn a_revoked_key_never_reads_or_writes() {
         let (state, store) = state(ports, &log, &in_tx);
         let ran = Arc::new(AtomicUsize::new(0));
         let counted = ran.clone();
-        let handler = move |_call: Call| {
+        let handler = move |_call: WriteCall| {
             let counted = counted.clone();
             async move {
                 counted.fetch_add(1, Ordering::SeqCst);
@@ -320,11 +320,13 @@ async fn a_revoked_key_never_reads_or_writes() {
             }
         };
         let counted = ran.clone();
-        let atomic = move |_call: Call| {
+        let atomic = move |_call: WriteCall| {
             let counted = counted.clone();
             async move {
                 counted.fetch_add(1, Ordering::SeqCst);
-                Ok(Write::new(|_call: Call| async { Reply::ok(&"written") }))
+                Ok(InTransaction::new(|_call: WriteCall| async {
+                    Reply::ok(&"written")
+                }))
             }
         };
         let route = match policy {
