@@ -5,11 +5,14 @@
 use crate::deployment::ChainContracts;
 use crate::model::{
     Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
-    SessionStatus, Signature, TxHash, Wallet,
+    SessionStatus, Signature, TxHash,
 };
 use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
-use crate::services::{settle_checkout, with_lazy_expiry, SettleDeps, SettleError, SettleOutcome};
+use crate::services::{
+    settle_checkout, with_lazy_expiry, without_revoked_deposit, SettleDeps, SettleError,
+    SettleOutcome,
+};
 
 /// Default lifetime of a signed intent (D18); `STABLEPAY_INTENT_TTL` overrides it.
 pub const DEFAULT_INTENT_TTL_SECS: u64 = 15 * 60;
@@ -102,43 +105,6 @@ pub async fn find_public_session(
         .ok_or(HostedError::NotFound)?;
     let session = with_lazy_expiry(session, sessions, clock).await?;
     Ok(without_revoked_deposit(session, wallets).await?)
-}
-
-/// An open session whose recipient no longer takes its mode's money shows no deposit
-/// address (D30): nobody is sent to pay it. The address stays stored, so money that still
-/// arrives there is booked (and left unswept, D30).
-pub async fn without_revoked_deposit(
-    session: CheckoutSession,
-    wallets: &dyn WalletRepository,
-) -> Result<CheckoutSession, StoreError> {
-    let merchant = session.merchant_id;
-    without_unpaid_deposit(session, |address| {
-        wallets.find_by_address(merchant, address)
-    })
-    .await
-}
-
-/// `without_revoked_deposit`, reading the merchant's wallet at an address through
-/// `wallet_at` (an API read's own reads, or a repository).
-pub async fn without_unpaid_deposit<F, Fut>(
-    session: CheckoutSession,
-    wallet_at: F,
-) -> Result<CheckoutSession, StoreError>
-where
-    F: FnOnce(Address) -> Fut,
-    Fut: std::future::Future<Output = Result<Option<Wallet>, StoreError>>,
-{
-    if session.status != SessionStatus::Open || session.deposit_address.is_none() {
-        return Ok(session);
-    }
-    let recipient = wallet_at(session.recipient_address).await?;
-    if recipient.is_some_and(|w| w.pays_in(session.mode)) {
-        return Ok(session);
-    }
-    Ok(CheckoutSession {
-        deposit_address: None,
-        ..session
-    })
 }
 
 /// Whether the session's recipient is a wallet of its merchant that takes money of the

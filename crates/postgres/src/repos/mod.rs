@@ -17,6 +17,7 @@ mod recoveries;
 mod refunds;
 mod relay_gas;
 mod relayed;
+mod resource_reader;
 mod retention;
 pub(crate) mod sender_attempts;
 mod sender_ledger;
