@@ -9,10 +9,13 @@ use std::time::Duration;
 
 use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{
-    ChainReader, ChargeKeeper, Clock, SettlementStore, SubscriptionStore,
+    ChainReader, ChargeKeeper, Clock, SentAttempts, SentReceipts, SettlementStore,
+    SubscriptionStore, TransactionSender,
 };
 use stablepay_domain::rules::dunning::DunningPolicy;
-use stablepay_domain::services::{bill_due_subscriptions, BillingDeps, ChargeOutcome, SettleDeps};
+use stablepay_domain::services::{
+    bill_due_subscriptions, BillingDeps, ChargeOutcome, SendingDeps, SettleDeps,
+};
 use stablepay_domain::ChainId;
 
 pub struct BillingLoop {
@@ -24,6 +27,11 @@ pub struct BillingLoop {
     pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub keeper: Arc<dyn ChargeKeeper>,
+    /// The keeper key's sender, the chain's receipts and the stored attempts: how its
+    /// charges in flight are followed (D31).
+    pub sender: Arc<dyn TransactionSender>,
+    pub receipts: Arc<dyn SentReceipts>,
+    pub attempts: Arc<dyn SentAttempts>,
     pub clock: Arc<dyn Clock>,
     pub policy: DunningPolicy,
     pub poll_interval: Duration,
@@ -46,6 +54,12 @@ impl BillingLoop {
                     tokens: &self.tokens,
                 },
                 keeper: self.keeper.as_ref(),
+                sending: SendingDeps {
+                    receipts: self.receipts.as_ref(),
+                    attempts: self.attempts.as_ref(),
+                    sender: Some(self.sender.as_ref()),
+                    clock: self.clock.as_ref(),
+                },
                 policy: &self.policy,
             };
             let mut busy = false;

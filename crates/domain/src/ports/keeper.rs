@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 
-use super::{ChainError, StoreError};
+use super::{ChainError, SentWork, StoreError, WorkKind};
 use crate::model::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 use crate::rules::dunning::FailureCode;
 
@@ -19,6 +19,9 @@ pub enum ChargeSimulation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InFlightCharge {
     pub chain: ChainId,
+    /// The keeper key that took the nonce.
+    pub keeper: Address,
+    pub nonce: u64,
     pub subscription: SubscriptionId,
     /// The newest transaction signed at the charge's nonce.
     pub tx_hash: TxHash,
@@ -32,24 +35,29 @@ pub struct InFlightCharge {
     pub sent_block: u64,
 }
 
+impl InFlightCharge {
+    /// The charge as sent work, followed by the one rule for all of it (D31).
+    pub fn sent_work(&self) -> SentWork {
+        SentWork {
+            kind: WorkKind::Charge,
+            chain: self.chain,
+            sender: self.keeper,
+            nonce: self.nonce,
+            tx_hash: self.tx_hash,
+            attempts: self.attempts.clone(),
+            sent_block: self.sent_block,
+            last_broadcast_at: self.last_broadcast_at,
+            session: None,
+        }
+    }
+}
+
 /// One transaction signed at a charge's nonce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChargeAttempt {
     pub tx_hash: TxHash,
     /// A 0-value transfer to the keeper itself: it uses the nonce up and charges nothing.
     pub fill: bool,
-}
-
-/// What `ChargeKeeper::replace` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Replacement {
-    /// The charge again, at fees raised by at least 12.5 %.
-    Charge(TxHash),
-    /// A 0-value transfer to the keeper at the nonce: the charge is no longer wanted.
-    Fill(TxHash),
-    /// No raise fits under the fee cap (or the chain asks more than the cap): the newest
-    /// attempt was broadcast again as it was.
-    Resent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -91,16 +99,4 @@ pub trait ChargeKeeper: Send + Sync {
     /// Charges sent on `chain` and not yet settled, by this keeper key or an earlier one
     /// (a rotation never leaves a charge in flight unfollowed), oldest nonce first per key.
     async fn in_flight(&self, chain: ChainId) -> Result<Vec<InFlightCharge>, KeeperError>;
-
-    /// Replaces the newest attempt of an unmined charge at its nonce (D26): with the
-    /// charge again at fees raised by at least 12.5 % when it is `still_wanted`, else
-    /// with a 0-value transfer to the keeper itself, so the nonces after it are not stuck.
-    /// Under the chain's fee cap; when no raise fits, the newest attempt is broadcast
-    /// again. The attempt is stored before it is broadcast. Errors: `Chain` (fees or the
-    /// head unknown), `Store`.
-    async fn replace(
-        &self,
-        charge: &InFlightCharge,
-        still_wanted: bool,
-    ) -> Result<Replacement, KeeperError>;
 }

@@ -17,7 +17,8 @@ use crate::ports::{
 use crate::representation::{PaymentResource, SubscriptionResource};
 use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
 use crate::services::{
-    to_json, write_billing, BillingWriteOutcome, SettleDeps, SettleError, WRITE_ATTEMPTS,
+    to_json, write_billing, BillingWriteOutcome, SendingDeps, SettleDeps, SettleError,
+    WRITE_ATTEMPTS,
 };
 
 /// How long a claim keeps other workers off a subscription (also the pause before a try
@@ -31,6 +32,8 @@ const CONCURRENCY: usize = 16;
 pub struct BillingDeps<'a> {
     pub settle: SettleDeps<'a>,
     pub keeper: &'a dyn ChargeKeeper,
+    /// How charges in flight are followed: the one rule for all sent work (D31).
+    pub sending: SendingDeps<'a>,
     pub policy: &'a DunningPolicy,
 }
 
@@ -55,6 +58,9 @@ pub struct BillingReport {
     pub replaced: usize,
     /// Of those, replaced by a 0-value fill: the subscription stopped charging.
     pub filled: usize,
+    /// Given up: the charge's nonce went to another transaction, so it can never be mined
+    /// (the charge is closed, and the period is claimed again when due).
+    pub nonce_lost: usize,
     pub settled: usize,
     pub errors: Vec<String>,
 }

@@ -4,8 +4,7 @@
 
 use async_trait::async_trait;
 use stablepay_domain::ports::{
-    ChainError, ChargeKeeper, ChargeSimulation, InFlightCharge, KeeperError, Replacement, Resent,
-    SendError, TransactionSender, WorkKind,
+    ChainError, ChargeKeeper, ChargeSimulation, InFlightCharge, KeeperError, SendError,
 };
 use stablepay_domain::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 
@@ -97,7 +96,8 @@ impl ChargeKeeper for EvmKeeper {
                 &sign,
             )
             .await?;
-        // Stored first: a failed broadcast is replaced (or sent again) by `replace`.
+        // Stored first: a failed broadcast is sent again, or replaced, when billing follows
+        // the charge in flight (`follow_unmined`).
         self.sender
             .broadcast(chain, stored.hash, &stored.raw, "keeper charge")
             .await;
@@ -108,22 +108,5 @@ impl ChargeKeeper for EvmKeeper {
         // Every key's: a charge the previous keeper key sent before a rotation is still
         // followed to its receipt (and re-sent as it was; only its own key can replace it).
         Ok(self.sender.ledger().open_charges(chain).await?)
-    }
-
-    async fn replace(
-        &self,
-        charge: &InFlightCharge,
-        still_wanted: bool,
-    ) -> Result<Replacement, KeeperError> {
-        let resent = self
-            .sender
-            .resend(WorkKind::Charge, charge.chain, charge.tx_hash, still_wanted)
-            .await
-            .map_err(keeper_error)?;
-        Ok(match resent {
-            Resent::Replaced(tx) => Replacement::Charge(tx),
-            Resent::Filled(tx) => Replacement::Fill(tx),
-            Resent::Unchanged => Replacement::Resent,
-        })
     }
 }

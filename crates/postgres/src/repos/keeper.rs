@@ -204,6 +204,8 @@ impl PgStore {
             };
             open.push(InFlightCharge {
                 chain,
+                keeper: crate::rows::address(&key)?,
+                nonce,
                 subscription: SubscriptionId::from_uuid(sub),
                 tx_hash: hash,
                 period_key: Timestamp::new(period),

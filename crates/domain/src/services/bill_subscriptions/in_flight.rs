@@ -2,21 +2,20 @@
 //! charge's nonce may be the one mined, so each attempt's receipt is asked for. A mined
 //! charge is settled at depth (the watcher's use case), a reverted one at depth recorded
 //! as a failed try with the reason the chain gives now, and a mined 0-value fill closes
-//! the charge with nothing recorded. One that no attempt of has been mined is replaced,
-//! once [`resend_due`] says so (the one rule for all sent work), at its nonce, after the subscription is read
-//! again: still charging, at higher fees; canceled, paused or expired meanwhile, by a fill
-//! (nothing is charged, and the nonces after it are not stuck).
+//! the charge with nothing recorded. One that no attempt of has been mined is followed by
+//! the one rule for all sent work ([`follow_unmined`]): once due, and after the
+//! subscription is read again, replaced at its nonce, at higher fees while it still
+//! charges, by a fill when it was canceled, paused or expired meanwhile (nothing is
+//! charged, and the nonces after it are not stuck); given up and closed when its nonce
+//! went to another transaction.
 
 use futures_util::StreamExt;
 
 use super::{close_charge, record_failure, BillingDeps, BillingReport, CONCURRENCY};
 use crate::model::ChainId;
-use crate::ports::{
-    ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, KeeperError, Replacement,
-};
+use crate::ports::{ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, Resent};
 use crate::rules::confirmations::is_confirmed;
-use crate::rules::resend::resend_due;
-use crate::services::{settle_subscription_receipt, SettleOutcome};
+use crate::services::{follow_unmined, settle_subscription_receipt, SettleOutcome, Unmined};
 
 pub(super) async fn follow_in_flight(
     chain: ChainId,
@@ -48,11 +47,12 @@ pub(super) async fn follow_in_flight(
         .await;
     for result in results {
         match result {
-            Ok(Followed::Replaced(Replacement::Fill(_))) => {
+            Ok(Followed::Resent(Resent::Filled(_))) => {
                 report.replaced += 1;
                 report.filled += 1;
             }
-            Ok(Followed::Replaced(_)) => report.replaced += 1,
+            Ok(Followed::Resent(_)) => report.replaced += 1,
+            Ok(Followed::NonceLost) => report.nonce_lost += 1,
             Ok(Followed::Settled) => report.settled += 1,
             Ok(Followed::Waiting) => {}
             Err(e) => report.errors.push(e),
@@ -62,7 +62,8 @@ pub(super) async fn follow_in_flight(
 
 enum Followed {
     Waiting,
-    Replaced(Replacement),
+    Resent(Resent),
+    NonceLost,
     Settled,
 }
 
@@ -87,13 +88,15 @@ async fn mined_attempt(
 
 /// Whether the subscription still wants its charge, read afresh (a portal cancel or a
 /// paused recipient may have come after the claim).
-async fn still_wanted(charge: &InFlightCharge, deps: &BillingDeps<'_>) -> Result<bool, String> {
+async fn still_wanted(
+    charge: &InFlightCharge,
+    deps: &BillingDeps<'_>,
+) -> Result<bool, crate::ports::SendError> {
     let rec = deps
         .settle
         .subscriptions
         .subscription_public(charge.subscription)
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     Ok(rec.is_some_and(|r| super::still_charges(r.subscription.status)))
 }
 
@@ -104,17 +107,28 @@ async fn follow_one(
 ) -> Result<Followed, String> {
     let chain = charge.chain;
     let Some((attempt, receipt)) = mined_attempt(charge, deps).await? else {
-        let now = deps.settle.clock.now();
-        if !resend_due(charge.sent_block, head, charge.last_broadcast_at, now) {
-            return Ok(Followed::Waiting);
-        }
-        let wanted = still_wanted(charge, deps).await?;
-        let done = deps
-            .keeper
-            .replace(charge, wanted)
+        let wanted = still_wanted(charge, deps);
+        let work = charge.sent_work();
+        let unmined = follow_unmined(&work, head, wanted, deps.sending)
             .await
-            .map_err(|e: KeeperError| e.to_string())?;
-        return Ok(Followed::Replaced(done));
+            .map_err(|e| e.to_string())?;
+        return match unmined {
+            Unmined::Waiting => Ok(Followed::Waiting),
+            Unmined::Resent(resent) => Ok(Followed::Resent(resent)),
+            Unmined::NonceLost => {
+                let rec = deps
+                    .settle
+                    .subscriptions
+                    .subscription_public(charge.subscription)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| {
+                        format!("charge {} names an unknown subscription", charge.tx_hash)
+                    })?;
+                close_charge(rec, charge.tx_hash, deps).await?;
+                Ok(Followed::NonceLost)
+            }
+        };
     };
     let depth = deps
         .settle

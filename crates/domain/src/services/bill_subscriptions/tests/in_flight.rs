@@ -1,5 +1,5 @@
 //! Tests of the follow-up of the keeper's charges in flight (`in_flight.rs`): replacement
-//! after 3 blocks, fills, any attempt mined, settlement and reverts at depth.
+//! after 3 blocks, fills, a nonce lost, any attempt mined, settlement and reverts at depth.
 
 use super::*;
 use crate::rules::resend::REPLACE_AFTER_BLOCKS;
@@ -30,6 +30,8 @@ fn following(charges: Vec<InFlightCharge>, head: u64) -> Harness {
 fn in_flight(rec: &SubscriptionRecord, sent_block: u64) -> InFlightCharge {
     InFlightCharge {
         chain: CHAIN,
+        keeper: keeper(),
+        nonce: NONCE,
         subscription: rec.subscription.id,
         tx_hash: tx(1),
         period_key: period(),
@@ -56,6 +58,12 @@ fn replaced_once(rec: &SubscriptionRecord, fill: bool) -> InFlightCharge {
     charge
 }
 
+/// The keeper's address, and the nonce its charge took.
+fn keeper() -> crate::model::Address {
+    crate::model::Address::from_bytes([0x4b; 20])
+}
+const NONCE: u64 = 7;
+
 fn receipt_of_tx1(h: &mut Harness, r: Option<ChainReceipt>) {
     h.chain
         .expect_receipt()
@@ -64,9 +72,9 @@ fn receipt_of_tx1(h: &mut Harness, r: Option<ChainReceipt>) {
         .return_const(Ok(r));
 }
 
-/// A charge unmined `REPLACE_AFTER_BLOCKS` after its broadcast, whose subscription now
-/// reads `status`: replaced with `still_wanted` as expected.
-fn stuck(status: SubscriptionStatus, still_wanted: bool, answer: Replacement) -> BillingReport {
+/// A charge unmined `REPLACE_AFTER_BLOCKS` after its broadcast (its nonce still free),
+/// whose subscription now reads `status`: sent again with `still_wanted` as expected.
+fn stuck(status: SubscriptionStatus, still_wanted: bool, answer: Resent) -> BillingReport {
     let rec = record(SubscriptionStatus::Active);
     let mut fresh = rec.clone();
     fresh.subscription.status = status;
@@ -76,9 +84,13 @@ fn stuck(status: SubscriptionStatus, still_wanted: bool, answer: Replacement) ->
         .expect_subscription_public()
         .times(1)
         .return_const(Ok(Some(fresh)));
-    h.keeper
-        .expect_replace()
-        .withf(move |c, wanted| c.tx_hash == tx(1) && *wanted == still_wanted)
+    h.sending.mined_nonce(NONCE);
+    h.sending
+        .sender
+        .expect_resend()
+        .withf(move |kind, c, newest, wanted| {
+            (*kind, *c, *newest, *wanted) == (WorkKind::Charge, CHAIN, tx(1), still_wanted)
+        })
         .times(1)
         .return_const(Ok(answer));
     no_writes(&mut h.subscriptions);
@@ -88,7 +100,7 @@ fn stuck(status: SubscriptionStatus, still_wanted: bool, answer: Replacement) ->
 #[test]
 fn a_charge_unmined_for_three_blocks_is_replaced_at_higher_fees_while_it_still_charges() {
     for status in [SubscriptionStatus::Active, SubscriptionStatus::PastDue] {
-        let got = stuck(status, true, Replacement::Charge(tx(2)));
+        let got = stuck(status, true, Resent::Replaced(tx(2)));
         assert_eq!(
             (got.in_flight, got.replaced, got.filled, got.settled),
             (1, 1, 0, 0)
@@ -104,7 +116,7 @@ fn a_stuck_charge_of_a_subscription_canceled_since_is_replaced_by_a_fill() {
         SubscriptionStatus::Paused,
         SubscriptionStatus::Expired,
     ] {
-        let got = stuck(status, false, Replacement::Fill(tx(2)));
+        let got = stuck(status, false, Resent::Filled(tx(2)));
         assert_eq!(
             (got.in_flight, got.replaced, got.filled),
             (1, 1, 1),
@@ -119,10 +131,57 @@ fn a_younger_in_flight_charge_without_a_receipt_is_left_alone() {
     let head = BLOCK + REPLACE_AFTER_BLOCKS - 1;
     let mut h = following(vec![in_flight(&rec, BLOCK)], head);
     receipt_of_tx1(&mut h, None);
-    h.keeper.expect_replace().never();
+    h.sending.sender.expect_resend().never();
     no_writes(&mut h.subscriptions);
     let got = bill(&h);
     assert_eq!((got.in_flight, got.replaced, got.settled), (1, 0, 0));
+}
+
+/// A charge whose nonce went to another transaction (the keeper's account is past it and
+/// no attempt of the charge was mined) can never be mined: it is closed, nothing is
+/// charged or sent, and the period is claimed again when due.
+#[test]
+fn a_charge_whose_nonce_went_elsewhere_is_given_up_and_closed() {
+    let rec = record(SubscriptionStatus::Active);
+    let mut h = following(vec![in_flight(&rec, BLOCK)], BLOCK + REPLACE_AFTER_BLOCKS);
+    receipt_of_tx1(&mut h, None);
+    h.sending.mined_nonce(NONCE + 1);
+    h.sending
+        .attempts
+        .expect_attempts_at()
+        .withf(|c, k, n| (*c, *k, *n) == (CHAIN, keeper(), NONCE))
+        .times(1)
+        .returning(|_, _, _| {
+            Ok(vec![ChargeAttempt {
+                tx_hash: tx(1),
+                fill: false,
+            }])
+        });
+    h.sending
+        .receipts
+        .expect_mined_attempt()
+        .times(1)
+        .returning(|_, _| Ok(None));
+    h.sending.sender.expect_resend().never();
+    h.subscriptions
+        .expect_subscription_public()
+        .times(1)
+        .return_const(Ok(Some(rec.clone())));
+    let seen = expect_billing(&mut h.subscriptions);
+    let got = bill(&h);
+    assert_eq!(
+        (got.in_flight, got.nonce_lost, got.replaced, got.settled),
+        (1, 1, 0, 0)
+    );
+    let close = BillingWrite {
+        subscription: rec,
+        payment: None,
+        attempt: None,
+        events: vec![],
+        settles_charge_tx: Some(tx(1)),
+        hold_until: None,
+    };
+    assert_eq!(written(&seen), [close]);
 }
 
 #[test]
@@ -135,7 +194,7 @@ fn an_earlier_attempt_that_was_mined_settles_the_charge() {
         .times(1)
         .return_const(Ok(None));
     receipt_of_tx1(&mut h, Some(receipt(vec![charged()])));
-    h.keeper.expect_replace().never();
+    h.sending.sender.expect_resend().never();
     h.subscriptions
         .expect_subscription_by_chain_id()
         .return_const(Ok(Some(rec.clone())));
@@ -181,7 +240,7 @@ fn an_in_flight_charge_below_depth_waits() {
     let rec = record(SubscriptionStatus::Active);
     let mut h = following(vec![in_flight(&rec, BLOCK)], BLOCK);
     receipt_of_tx1(&mut h, Some(receipt(vec![charged()])));
-    h.keeper.expect_replace().never();
+    h.sending.sender.expect_resend().never();
     h.subscriptions.expect_subscription_by_chain_id().never();
     no_writes(&mut h.subscriptions);
     let got = bill(&h);
