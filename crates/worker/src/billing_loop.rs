@@ -96,6 +96,15 @@ impl BillingLoop {
                     for e in &report.errors {
                         tracing::warn!(chain, error = %e, "following charges in flight");
                     }
+                    if report.nonce_lost > 0 {
+                        // Another transaction took the nonce of a charge of ours (the key
+                        // used elsewhere?): closed, its period claimed again when due.
+                        tracing::warn!(
+                            chain,
+                            charges = report.nonce_lost,
+                            "charges given up: their nonce went to another transaction"
+                        );
+                    }
                 }
                 Err(e) => tracing::warn!(chain, error = %e, "billing tick failed; retrying"),
             }
