@@ -64,6 +64,18 @@ fn keeper() -> crate::model::Address {
 }
 const NONCE: u64 = 7;
 
+/// The one write that closes `rec`'s charge `tx(1)` and changes nothing else.
+fn closed_unchanged(rec: SubscriptionRecord) -> BillingWrite {
+    BillingWrite {
+        subscription: rec,
+        payment: None,
+        attempt: None,
+        events: vec![],
+        settles_charge_tx: Some(tx(1)),
+        hold_until: None,
+    }
+}
+
 fn receipt_of_tx1(h: &mut Harness, r: Option<ChainReceipt>) {
     h.chain
         .expect_receipt()
@@ -173,15 +185,7 @@ fn a_charge_whose_nonce_went_elsewhere_is_given_up_and_closed() {
         (got.in_flight, got.nonce_lost, got.replaced, got.settled),
         (1, 1, 0, 0)
     );
-    let close = BillingWrite {
-        subscription: rec,
-        payment: None,
-        attempt: None,
-        events: vec![],
-        settles_charge_tx: Some(tx(1)),
-        hold_until: None,
-    };
-    assert_eq!(written(&seen), [close]);
+    assert_eq!(written(&seen), [closed_unchanged(rec)]);
 }
 
 #[test]
@@ -311,15 +315,7 @@ fn a_reverted_in_flight_charge_that_is_chargeable_again_is_closed_unchanged() {
     h.subscriptions.expect_payment_for_period().never();
     let seen = expect_billing(&mut h.subscriptions);
     assert_eq!(bill(&h).settled, 1);
-    let close = BillingWrite {
-        subscription: rec,
-        payment: None,
-        attempt: None,
-        events: vec![],
-        settles_charge_tx: Some(tx(1)),
-        hold_until: None,
-    };
-    assert_eq!(written(&seen), [close]);
+    assert_eq!(written(&seen), [closed_unchanged(rec)]);
 }
 
 #[test]
