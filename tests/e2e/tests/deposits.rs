@@ -481,7 +481,22 @@ async fn a_sweep_reorged_out_before_depth_is_sent_again_and_moves_the_money_once
     // reorg drops its receipt (it was broadcast long enough ago), and with automine that
     // re-broadcast would be mined before the reorg's effect could be looked at.
     chain.call("evm_setAutomine", json!([false])).await;
-    chain.call("anvil_rollback", json!([1])).await;
+    // Back to just before the sweep's block: the test's own polling may have mined a block
+    // after it (the worker can sweep between a poll's mining and its status read).
+    let sweep_tx = stablepay_postgres::testing::query_strings(
+        &stack.store,
+        "SELECT tx_hash AS value FROM deposit_sweeps",
+    )
+    .await
+    .unwrap()
+    .remove(0);
+    let receipt = chain
+        .call("eth_getTransactionReceipt", json!([sweep_tx]))
+        .await;
+    let hex = receipt["blockNumber"].as_str().expect("the sweep is mined");
+    let sweep_block = u64::from_str_radix(hex.trim_start_matches("0x"), 16).unwrap();
+    let above = chain.head().await - sweep_block + 1;
+    chain.call("anvil_rollback", json!([above])).await;
     assert_eq!(
         usdc_balance(&buyer, &stack.chain, &deposit).await,
         20_000_000,
