@@ -66,6 +66,18 @@ impl<T> Checked<T> {
         self.value
     }
 
+    /// The value, and the check kept apart to carry what is made of it (for a handler
+    /// whose next step awaits, which `map` cannot).
+    pub fn take(self) -> (T, Checked<()>) {
+        (
+            self.value,
+            Checked {
+                value: (),
+                key_stood: self.key_stood,
+            },
+        )
+    }
+
     /// The same check over what `f` makes of the value.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Checked<U> {
         Checked {

@@ -113,17 +113,9 @@ async fn run() -> Result<(), String> {
         ))),
         None => None,
     };
-    // The same key's sender again, for following its charges: nonces come from the
-    // store, so two senders of one key never take the same one.
-    let keeper_sender: Option<Arc<dyn stablepay_domain::ports::TransactionSender>> =
-        match chain_env.signing_key.clone() {
-            Some(key) => Some(Arc::new(
-                sender(key).map_err(|e| format!("STABLEPAY_SIGNING_KEY: {e}"))?,
-            )),
-            None => None,
-        };
-    let billing: Vec<BillingLoop> = match (&keeper, &keeper_sender) {
-        (Some(keeper), Some(keeper_sender)) => chain_env
+    let billing: Vec<BillingLoop> = match &keeper {
+        None => Vec::new(),
+        Some(keeper) => chain_env
             .contracts
             .all()
             .iter()
@@ -138,7 +130,8 @@ async fn run() -> Result<(), String> {
                 deposits: Arc::new(store.clone()),
                 subscriptions: Arc::new(store.clone()),
                 keeper: keeper.clone(),
-                sender: keeper_sender.clone(),
+                // The keeper's own sender follows its charges in flight.
+                sender: Arc::new(keeper.sender().clone()),
                 receipts: evm.clone(),
                 attempts: shared.clone(),
                 clock: Arc::new(SystemClock),
@@ -147,7 +140,6 @@ async fn run() -> Result<(), String> {
                 batch: 200,
             })
             .collect(),
-        _ => Vec::new(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let signal_stop = stop.clone();

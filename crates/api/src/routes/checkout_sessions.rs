@@ -219,12 +219,12 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     let id: CheckoutSessionId = call.path_id()?;
     let s = &call.state;
     let found = call.reads().session(id).await?;
-    let found = found.try_map(|row| row.ok_or_else(|| Missing::of(id)))?;
-    let now = s.clock.now();
+    let (session, check) = found.take();
+    let session = session.ok_or_else(|| Missing::of(id))?;
     let reads = call.reads();
-    let session = found.value().clone();
-    let session = read_checkout_session(session, now, |address| reads.wallet_at(address)).await?;
-    Reply::read(found.map(|_| CheckoutSessionResource::new(session, &s.public_url)))
+    let session =
+        read_checkout_session(session, s.clock.now(), |address| reads.wallet_at(address)).await?;
+    Reply::read(check.map(|()| CheckoutSessionResource::new(session, &s.public_url)))
 }
 
 #[utoipa::path(

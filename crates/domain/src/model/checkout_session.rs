@@ -114,6 +114,12 @@ impl CheckoutSession {
         }
     }
 
+    /// Whether `recipient` (the merchant's wallet at the session's recipient address, if
+    /// any) takes this session's money: verified, by a live key for a live session (D25).
+    pub fn recipient_takes_money(&self, recipient: Option<&super::Wallet>) -> bool {
+        recipient.is_some_and(|w| w.pays_in(self.mode))
+    }
+
     /// Whether a read at `now` must persist the open → expired transition.
     pub fn needs_expiry(&self, now: Timestamp) -> bool {
         self.status == SessionStatus::Open && now >= self.expires_at

@@ -10,7 +10,7 @@ use crate::model::{
 use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
 use crate::services::{
-    settle_checkout, with_lazy_expiry, without_revoked_deposit, SettleDeps, SettleError,
+    read_checkout_session, settle_checkout, with_lazy_expiry, SettleDeps, SettleError,
     SettleOutcome,
 };
 
@@ -104,7 +104,9 @@ pub async fn find_public_session(
         .await?
         .ok_or(HostedError::NotFound)?;
     let session = with_lazy_expiry(session, sessions, clock).await?;
-    Ok(without_revoked_deposit(session, wallets).await?)
+    let merchant = session.merchant_id;
+    let wallet_at = |address| wallets.find_by_address(merchant, address);
+    Ok(read_checkout_session(session, clock.now(), wallet_at).await?)
 }
 
 /// Whether the session's recipient is a wallet of its merchant that takes money of the
@@ -113,10 +115,10 @@ pub(crate) async fn recipient_pays(
     session: &CheckoutSession,
     wallets: &dyn WalletRepository,
 ) -> Result<bool, StoreError> {
-    Ok(wallets
+    let recipient = wallets
         .find_by_address(session.merchant_id, session.recipient_address)
-        .await?
-        .is_some_and(|w| w.pays_in(session.mode)))
+        .await?;
+    Ok(session.recipient_takes_money(recipient.as_ref()))
 }
 
 /// What the buyer's wallet submits: a router payment or a subscription.

@@ -1,14 +1,15 @@
-//! Reading a session: GET /checkout/sessions/:id as its merchant reads it, and the rules
-//! every reader of a session shares (its lazy expiry, its deposit address shown only while
-//! its recipient takes the money).
+//! Reading a session, the same for its merchant (GET /checkout/sessions/:id) and the
+//! hosted page: its lazy expiry, its deposit address shown only while its recipient takes
+//! the money.
 
 use crate::model::{Address, CheckoutSession, SessionStatus, Timestamp, Wallet};
-use crate::ports::{SessionRepository, StoreError, WalletRepository};
+use crate::ports::{SessionRepository, StoreError};
 
 /// The session as its merchant reads it at `now`: an open session past its expiry is
 /// `expired` (the spec's lazy expiry, applied to what is read, D28), and an open one whose
 /// recipient no longer takes its money shows no deposit address, as on the hosted page
-/// (D30). `wallet_at` reads the merchant's wallet at an address. Nothing is written.
+/// (D30). `wallet_at` reads the merchant's wallet at an address (an API read's own reads,
+/// or a repository). Nothing is written.
 pub async fn read_checkout_session<F, Fut>(
     session: CheckoutSession,
     now: Timestamp,
@@ -18,7 +19,21 @@ where
     F: FnOnce(Address) -> Fut,
     Fut: std::future::Future<Output = Result<Option<Wallet>, StoreError>>,
 {
-    without_unpaid_deposit(session.seen_at(now), wallet_at).await
+    let session = session.seen_at(now);
+    // An open session whose recipient no longer takes its mode's money shows no deposit
+    // address (D30): nobody is sent to pay it. The address stays stored, so money that
+    // still arrives there is booked (and left unswept, D30).
+    if session.status != SessionStatus::Open || session.deposit_address.is_none() {
+        return Ok(session);
+    }
+    let recipient = wallet_at(session.recipient_address).await?;
+    if session.recipient_takes_money(recipient.as_ref()) {
+        return Ok(session);
+    }
+    Ok(CheckoutSession {
+        deposit_address: None,
+        ..session
+    })
 }
 
 /// The spec's lazy expiry where the reader also writes (the hosted page): a session read
@@ -33,41 +48,4 @@ pub async fn with_lazy_expiry(
         return sessions.expire(session.id, now).await;
     }
     Ok(session)
-}
-
-/// An open session whose recipient no longer takes its mode's money shows no deposit
-/// address (D30): nobody is sent to pay it. The address stays stored, so money that still
-/// arrives there is booked (and left unswept, D30).
-pub async fn without_revoked_deposit(
-    session: CheckoutSession,
-    wallets: &dyn WalletRepository,
-) -> Result<CheckoutSession, StoreError> {
-    let merchant = session.merchant_id;
-    without_unpaid_deposit(session, |address| {
-        wallets.find_by_address(merchant, address)
-    })
-    .await
-}
-
-/// `without_revoked_deposit`, reading the merchant's wallet at an address through
-/// `wallet_at` (an API read's own reads, or a repository).
-pub async fn without_unpaid_deposit<F, Fut>(
-    session: CheckoutSession,
-    wallet_at: F,
-) -> Result<CheckoutSession, StoreError>
-where
-    F: FnOnce(Address) -> Fut,
-    Fut: std::future::Future<Output = Result<Option<Wallet>, StoreError>>,
-{
-    if session.status != SessionStatus::Open || session.deposit_address.is_none() {
-        return Ok(session);
-    }
-    let recipient = wallet_at(session.recipient_address).await?;
-    if recipient.is_some_and(|w| w.pays_in(session.mode)) {
-        return Ok(session);
-    }
-    Ok(CheckoutSession {
-        deposit_address: None,
-        ..session
-    })
 }

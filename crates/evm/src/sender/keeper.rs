@@ -27,6 +27,11 @@ impl EvmKeeper {
         }
     }
 
+    /// The sender the keeper's charges go through (billing follows them with it).
+    pub fn sender(&self) -> &EvmSender {
+        &self.sender
+    }
+
     pub fn address(&self) -> Address {
         self.sender.key().address()
     }

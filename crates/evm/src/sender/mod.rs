@@ -76,7 +76,9 @@ struct Pricing {
     stored: AttemptFees,
 }
 
-/// The one sender: a key, the chain, and where its nonces and attempts are kept.
+/// The one sender: a key, the chain, and where its nonces and attempts are kept. A clone
+/// is the same sender (its nonces come from the store).
+#[derive(Clone)]
 pub struct EvmSender {
     chain: Arc<EvmChain>,
     ledger: Arc<dyn SenderLedger>,
