@@ -102,7 +102,7 @@ pub const TEST_BUILD: &[&str] = &["test", "--workspace", "--all-features", "--no
 
 pub fn run() -> Result<(), String> {
     let mut stack = start(&DEV)?;
-    write_env_json(&stack)?;
+    write_env_json(&stack, &root().join("target/dev"))?;
     print_banner(&stack);
 
     let (tx, rx) = mpsc::channel();
@@ -238,7 +238,9 @@ pub fn start(options: &StackOptions) -> Result<Stack, String> {
     })
 }
 
-fn write_env_json(stack: &Stack) -> Result<(), String> {
+/// Writes `env.json` (what the walk-through and a merchant's scripts read) and
+/// `stablepay.env` into `dir`.
+pub fn write_env_json(stack: &Stack, dir: &std::path::Path) -> Result<(), String> {
     let Stack {
         api,
         public_url,
@@ -283,18 +285,17 @@ fn write_env_json(stack: &Stack) -> Result<(), String> {
             "rate_limit_per_min": rate_limit,
         },
     });
-    let dir = root().join("target/dev");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&env).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("env.json"), text)
-        .map_err(|e| format!("cannot write target/dev/env.json: {e}"))?;
+        .map_err(|e| format!("cannot write {}/env.json: {e}", dir.display()))?;
     // For `set -a; . target/dev/stablepay.env; set +a; stablepay-api doctor`.
     let lines: String = service_env
         .iter()
         .map(|(k, v)| format!("{k}={v}\n"))
         .collect();
     std::fs::write(dir.join("stablepay.env"), lines)
-        .map_err(|e| format!("cannot write target/dev/stablepay.env: {e}"))
+        .map_err(|e| format!("cannot write {}/stablepay.env: {e}", dir.display()))
 }
 
 fn print_banner(stack: &Stack) {

@@ -30,6 +30,7 @@ mod test;
 mod test_binaries;
 mod tools;
 mod util;
+mod walkthrough;
 
 use std::process::ExitCode;
 
@@ -71,6 +72,8 @@ commands:
           test key and a live key; --cases N per operation (default 200), --seed S;
           fails on any 5xx or response outside the document. `test` runs it with
           STABLEPAY_FUZZ_CASES (default 20) when given no test filter
+  walkthrough  run docs/walkthrough.md's sh blocks as written against a throwaway stack
+          and check what each step prints (`test` runs it beside the fuzz)
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   contracts test  the Solidity tests in contracts/test (forge from npm; also part of `test`)
   contracts snapshot  refresh contracts/gas-snapshot (forge's gas of the unit tests; `bench
@@ -80,6 +83,7 @@ commands:
 ";
 
 fn main() -> ExitCode {
+    forget_cargo_run_env();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("dev") => dev::run(),
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
             _ => bench::run(&args[1..]),
         },
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("walkthrough") => walkthrough::run(),
         Some("contracts") => match args.get(1).map(String::as_str) {
             Some("test") => tools::forge_test(),
             Some("snapshot") => tools::forge_snapshot(true).map(|done| println!("xtask: {done}")),
@@ -113,5 +118,27 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `cargo xtask` is `cargo run`, which gives this process xtask's package variables
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, …). Build scripts such as ring's rerun when
+/// those change, so every cargo started from here with them set rebuilt ring and all above
+/// it (about 90 s), and the next plain `cargo` rebuilt it back. Children (cargo, and the
+/// walk-through's `cargo xtask sign`) get the environment a shell has.
+fn forget_cargo_run_env() {
+    let set_by_cargo_run: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| {
+            k.starts_with("CARGO_PKG_")
+                || k.starts_with("CARGO_MANIFEST_")
+                || matches!(
+                    k.as_str(),
+                    "CARGO_PRIMARY_PACKAGE" | "CARGO_BIN_NAME" | "CARGO_CRATE_NAME"
+                )
+        })
+        .collect();
+    for k in set_by_cargo_run {
+        std::env::remove_var(k);
     }
 }

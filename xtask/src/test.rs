@@ -1,5 +1,6 @@
 //! `cargo xtask test`: fmt --check, clippy -D warnings, every test, against a throwaway
-//! PostgreSQL, then the contracts' Solidity tests (forge) and the API contract fuzz.
+//! PostgreSQL, then the contracts' Solidity tests (forge), the API contract fuzz and the
+//! walk-through (docs/walkthrough.md) as written.
 
 use crate::chain;
 use crate::pg::Postgres;
@@ -27,14 +28,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     // The whole suite also fuzzes the API contract, in a bounded number of cases.
     // (Never against a DATABASE_URL server: the fuzzer would write into it.)
+    // So does the walk-through, as written, beside the fuzz: it mostly waits for blocks.
     if extra.is_empty() {
         if crate::pg::external_url().is_some() {
             println!(
-                "xtask: DATABASE_URL is set, so the contract fuzz is skipped (cargo xtask fuzz)"
+                "xtask: DATABASE_URL is set, so the contract fuzz and the walk-through are skipped (cargo xtask fuzz, cargo xtask walkthrough)"
             );
         } else {
+            let walkthrough = std::thread::spawn(crate::walkthrough::run);
             let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());
-            crate::fuzz::run(&["--cases".into(), cases])?;
+            let fuzz = crate::fuzz::run(&["--cases".into(), cases]);
+            let walkthrough = walkthrough
+                .join()
+                .map_err(|_| "the walk-through panicked".to_owned())?;
+            fuzz?;
+            walkthrough?;
         }
     }
     Ok(())
