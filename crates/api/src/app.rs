@@ -99,6 +99,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 [(Method::GET, list(reads::list_payments))],
             ))
             .service(resource(
+                "/balance_transactions",
+                [(Method::GET, list(reads::list_balance_transactions))],
+            ))
+            .service(resource(
                 "/payments/{id}",
                 [(Method::GET, read(reads::get_payment))],
             ))

@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
-use stablepay_domain::{PageRequest, TypedId};
+use stablepay_domain::{PageRequest, Timestamp, TypedId};
 
 /// Parses a JSON object body into `T` (which denies unknown fields).
 pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
@@ -114,6 +114,18 @@ impl Query {
     pub fn id_filter<I: TypedId>(&mut self, name: &str) -> Result<Option<I>, ApiError> {
         let expected = format!("a {}_ id", I::PREFIX);
         self.take_parsed(name, |s| I::parse_str(s).ok(), &expected)
+    }
+
+    /// An optional time bound: an RFC 3339 timestamp or Unix seconds.
+    pub fn time_filter(&mut self, name: &str) -> Result<Option<Timestamp>, ApiError> {
+        self.take_parsed(
+            name,
+            |s| {
+                Timestamp::parse(s)
+                    .or_else(|| s.parse::<i64>().ok().and_then(Timestamp::from_unix_seconds))
+            },
+            "an RFC 3339 timestamp such as 2026-11-28T00:00:00Z, or Unix seconds",
+        )
     }
 
     /// Fails on any parameter the endpoint does not know.

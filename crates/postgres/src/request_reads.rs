@@ -96,6 +96,17 @@ impl Reads for PgReads {
             .await
     }
 
+    async fn balance_transactions(
+        &self,
+        filter: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<BalanceTransaction>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .checked_balance_transactions(check, self.merchant(), self.mode(), filter, page)
+            .await
+    }
+
     async fn refund(&self, id: RefundId) -> Result<Checked<Option<Refund>>, StoreError> {
         let check = self.check.as_ref();
         self.store

@@ -444,7 +444,31 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    balance_transactions (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        #[sql_name = "type"]
+        type_ -> Text,
+        payment_id -> Uuid,
+        refund_id -> Nullable<Uuid>,
+        amount_micros -> Int8,
+        fee_micros -> Int8,
+        net_micros -> Int8,
+        currency -> Text,
+        chain_id -> Int4,
+        token_address -> Text,
+        tx_hash -> Text,
+        log_index -> Int8,
+        block_number -> Nullable<Int8>,
+        block_time -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    balance_transactions,
     merchants,
     api_keys,
     dashboard_users,

@@ -59,6 +59,7 @@ fn write(s: &CheckoutSession, before: u64, after: u64, t: DepositTransfer) -> De
         payments: Vec::new(),
         completed_session: None,
         events: Vec::new(),
+        ledger: Vec::new(),
     }
 }
 

@@ -133,6 +133,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
             attempt: None,
             events: vec![],
             settles_charge_tx: Some(tx(1)),
+            ledger: vec![],
             hold_until: None,
         })
         .await

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::{RelayRecords, SenderLedger, SentRelays};
+use stablepay_domain::rules::ledger::{payment_entries, MoneyIn};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -82,12 +83,17 @@ fn write(
         events: completes
             .map(|s| vec![event(s, EventType::CheckoutSessionCompleted)])
             .unwrap_or_default(),
+        ledger: if p.status == PaymentStatus::Confirmed {
+            payment_entries(p, MoneyIn::Payment, at(0), at(0)).unwrap()
+        } else {
+            Vec::new()
+        },
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and_revive() {
-    let (store, _) = fresh_store().await;
+    let (store, url) = fresh_store().await;
     let s = open_session(&store).await;
 
     // Two writers both decided "new payment" (different ids): the second is stale.
@@ -213,6 +219,76 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
         .await
         .unwrap()
         .is_none());
+
+    // The ledger (D32) holds the one confirmation, with its block, and nothing of the
+    // pending writes or the stale one; it refuses edits and deletes.
+    let entries = ledger_rows(&url).await;
+    assert_eq!(
+        entries,
+        [(
+            "payment".to_owned(),
+            confirmed.id.uuid(),
+            confirmed.amount.micros() as i64,
+            confirmed.fee_micros as i64,
+            Some(101)
+        )]
+    );
+    for edit in [
+        "UPDATE balance_transactions SET amount_micros = 0",
+        "DELETE FROM balance_transactions",
+    ] {
+        let refused = run_sql(&url, edit).await.unwrap_err();
+        assert!(refused.contains("append-only"), "{edit}: {refused}");
+    }
+    assert_eq!(ledger_rows(&url).await, entries);
+}
+
+type LedgerRow = (String, uuid::Uuid, i64, i64, Option<i64>);
+
+async fn ledger_rows(url: &str) -> Vec<LedgerRow> {
+    use diesel::sql_types::{BigInt, Nullable, Text, Uuid};
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = Text)]
+        kind: String,
+        #[diesel(sql_type = Uuid)]
+        payment_id: uuid::Uuid,
+        #[diesel(sql_type = BigInt)]
+        amount_micros: i64,
+        #[diesel(sql_type = BigInt)]
+        fee_micros: i64,
+        #[diesel(sql_type = Nullable<BigInt>)]
+        block_number: Option<i64>,
+    }
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT type AS kind, payment_id, amount_micros, fee_micros, block_number \
+         FROM balance_transactions ORDER BY id",
+    )
+    .load(&mut conn)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.kind,
+                r.payment_id,
+                r.amount_micros,
+                r.fee_micros,
+                r.block_number,
+            )
+        })
+        .collect()
+}
+
+async fn run_sql(url: &str, sql: &str) -> Result<usize, String> {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    diesel::sql_query(sql)
+        .execute(&mut conn)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Two relayer keys store a relay for one session (two payers') at the same moment: both look and find

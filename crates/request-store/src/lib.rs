@@ -12,11 +12,11 @@ use async_trait::async_trait;
 use futures_util::future::LocalBoxFuture;
 use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
 use stablepay_domain::{
-    Address, AuthContext, CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment,
-    PaymentAttempt, PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund,
-    RefundFilter, RefundId, SessionFilter, Subscription, SubscriptionFilter, SubscriptionId,
-    Timestamp, Wallet, WalletId, WebhookAttempt, WebhookEndpoint, WebhookEndpointId,
-    WebhookEventFilter, WebhookEventRecord,
+    Address, AuthContext, BalanceTransaction, BalanceTransactionFilter, CheckoutSession,
+    CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
+    PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, SessionFilter,
+    Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
+    WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row
@@ -140,6 +140,12 @@ pub trait Reads: Send + Sync {
         filter: &PaymentFilter,
         page: &PageRequest,
     ) -> Result<Checked<Page<Payment>>, StoreError>;
+    /// A page of the ledger (D32), newest first.
+    async fn balance_transactions(
+        &self,
+        filter: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<BalanceTransaction>>, StoreError>;
     async fn refund(&self, id: RefundId) -> Result<Checked<Option<Refund>>, StoreError>;
     async fn refunds(
         &self,

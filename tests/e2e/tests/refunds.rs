@@ -196,6 +196,44 @@ async fn partial_then_full_refunds_with_every_rejection() {
         events[1]["payload"]["data"]["object"]["refunded_amount"],
         "5"
     );
+
+    // The ledger (D32): the payment in, both refunds out, each at its block's time.
+    let ledger = stack
+        .get(&format!("/api/v1/balance_transactions?payment={pay_id}"))
+        .await;
+    let entries = ledger["data"].as_array().unwrap();
+    let seen: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap(),
+                e["amount"].as_str().unwrap(),
+                e["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let pay = pay_id;
+    let (first, second) = (refund["id"].as_str().unwrap(), last["id"].as_str().unwrap());
+    assert_eq!(
+        seen,
+        [
+            ("refund", "-7.5", second),
+            ("refund", "-5", first),
+            ("payment", "12.5", pay)
+        ]
+    );
+    assert_eq!(entries[2]["fee"], p["fee_amount"]);
+    assert_eq!(entries[0]["tx_hash"], last["tx_hash"]);
+    assert!(entries.iter().all(|e| e["block_time"].is_string()
+        && e["block_number"].is_string()
+        && e["object"] == "balance_transaction"));
+    let refunds_only = stack
+        .get(&format!(
+            "/api/v1/balance_transactions?type=refund&source={first}"
+        ))
+        .await;
+    assert_eq!(refunds_only["data"].as_array().unwrap().len(), 1);
+    assert_eq!(refunds_only["data"][0]["amount"], "-5");
 }
 
 #[tokio::test(flavor = "multi_thread")]

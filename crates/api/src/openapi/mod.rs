@@ -31,6 +31,7 @@ use stablepay_domain::representation::*;
         checkout_sessions::retrieve,
         reads::list_payments,
         reads::get_payment,
+        reads::list_balance_transactions,
         refunds::create,
         reads::list_refunds,
         reads::get_refund,
@@ -60,7 +61,8 @@ use stablepay_domain::representation::*;
         x402_facilitator::settle,
     ),
     tags(
-        (name = "Checkout sessions"), (name = "Payments"), (name = "Refunds"),
+        (name = "Checkout sessions"), (name = "Payments"), (name = "Balance transactions"),
+        (name = "Refunds"),
         (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
         (name = "Webhook endpoints"), (name = "Webhook events"), (name = "x402 facilitator"),
     )
@@ -114,6 +116,7 @@ fn pinned_objects() -> Vec<(String, &'static str)> {
         of::<CheckoutSessionResource>(),
         of::<PaymentResource>(),
         of::<RefundResource>(),
+        of::<BalanceTransactionResource>(),
         of::<SubscriptionResource>(),
         of::<PaymentAttemptResource>(),
         of::<WalletResource>(),

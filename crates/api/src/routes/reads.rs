@@ -174,6 +174,33 @@ list_handler!(
     }
 );
 
+list_handler!(
+    #[utoipa::path(get, path = "/api/v1/balance_transactions", operation_id = "list_balance_transactions",
+        tag = "Balance transactions",
+        params(crate::openapi::PageParams,
+            ("type" = Option<BalanceType>, Query),
+            ("source" = Option<BalanceSource>, Query, description = "A `pay_` or `re_` id: the entries that object made"),
+            ("payment" = Option<PaymentId>, Query, description = "Every entry of one payment, its refunds' included"),
+            ("created[gte]" = Option<Timestamp>, Query, description = "Booked at or after (RFC 3339 or Unix seconds)"),
+            ("created[lt]" = Option<Timestamp>, Query, description = "Booked before (RFC 3339 or Unix seconds)"),
+            ("block_time[gte]" = Option<Timestamp>, Query, description = "Mined at or after (RFC 3339 or Unix seconds)"),
+            ("block_time[lt]" = Option<Timestamp>, Query, description = "Mined before (RFC 3339 or Unix seconds)")),
+        responses((status = 200, description = "Ledger entries, newest first (D32)", body = List<BalanceTransactionResource>)))]
+    list_balance_transactions,
+    BalanceTransactionId,
+    balance_transactions,
+    BalanceTransactionResource,
+    |q| BalanceTransactionFilter {
+        kind: q.take_parsed("type", BalanceType::parse, &BalanceType::expected())?,
+        source: q.take_parsed("source", BalanceSource::parse, "a pay_ or re_ id")?,
+        payment: q.id_filter::<PaymentId>("payment")?,
+        created_gte: q.time_filter("created[gte]")?,
+        created_lt: q.time_filter("created[lt]")?,
+        block_time_gte: q.time_filter("block_time[gte]")?,
+        block_time_lt: q.time_filter("block_time[lt]")?,
+    }
+);
+
 /// Every attempt at one delivery, newest first (an extra beyond the spec).
 #[utoipa::path(get, path = "/api/v1/webhook_events/{id}/attempts",
     operation_id = "list_webhook_event_attempts", tag = "Webhook events",

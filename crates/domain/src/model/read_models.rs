@@ -52,6 +52,7 @@ macro_rules! status_enum {
         impl utoipa::ToSchema for $name {}
     };
 }
+pub(crate) use status_enum;
 
 status_enum!(/// D8.
     PaymentStatus { Pending => "pending", Confirmed => "confirmed", Failed => "failed", Refunded => "refunded" });

@@ -2,8 +2,8 @@ use async_trait::async_trait;
 
 use super::{EventDraft, SettlementWrite, StoreError};
 use crate::model::{
-    Address, BlockHash, ChainId, CheckoutSession, CheckoutSessionId, Payment, PaymentId, Timestamp,
-    TxHash,
+    Address, BalanceTransaction, BlockHash, ChainId, CheckoutSession, CheckoutSessionId, Payment,
+    PaymentId, Timestamp, TxHash,
 };
 
 /// What one transaction sent to one session's deposit address (D24), as its logs or
@@ -53,6 +53,8 @@ pub struct DepositWrite {
     /// session completed meanwhile).
     pub completed_session: Option<CheckoutSession>,
     pub events: Vec<EventDraft>,
+    /// The ledger entries of `payments` (D32).
+    pub ledger: Vec<BalanceTransaction>,
 }
 
 /// Storage of deposit transfers and their payments.

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
-use crate::model::{ChainId, Payment, Refund, TxHash};
+use crate::model::{BalanceTransaction, ChainId, Payment, Refund, TxHash};
 
 /// A verified refund and everything it changes, decided by the domain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +12,8 @@ pub struct RefundRecord {
     pub expected_refunded_micros: u64,
     pub payment_after: Payment,
     pub event: EventDraft,
+    /// The refund's ledger entry (D32).
+    pub ledger: BalanceTransaction,
 }
 
 /// What [`RefundStore::record_refund`] did.

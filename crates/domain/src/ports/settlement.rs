@@ -2,8 +2,8 @@ use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
 use crate::model::{
-    Address, ChainId, CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, Payment,
-    PaymentId, PaymentStatus, TxHash,
+    Address, BalanceTransaction, ChainId, CheckoutSession, CheckoutSessionId, CustomerId,
+    MerchantId, Mode, Payment, PaymentId, PaymentStatus, TxHash,
 };
 
 /// Everything one verified checkout settlement writes, decided by the domain.
@@ -18,6 +18,8 @@ pub struct CheckoutSettlement {
     /// the session completed meanwhile.
     pub completed_session: Option<CheckoutSession>,
     pub events: Vec<EventDraft>,
+    /// The ledger entries of the payment, when this write confirms it (D32).
+    pub ledger: Vec<BalanceTransaction>,
 }
 
 /// What `record_checkout_settlement` did.

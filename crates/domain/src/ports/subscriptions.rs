@@ -2,8 +2,8 @@ use async_trait::async_trait;
 
 use super::{EventDraft, SettlementWrite, StoreError};
 use crate::model::{
-    Address, ChainId, CheckoutSession, CheckoutSessionId, MerchantId, Payment, PaymentAttempt,
-    PaymentStatus, Subscription, SubscriptionId, Timestamp, TxHash,
+    Address, BalanceTransaction, ChainId, CheckoutSession, CheckoutSessionId, MerchantId, Payment,
+    PaymentAttempt, PaymentStatus, Subscription, SubscriptionId, Timestamp, TxHash,
 };
 use crate::rules::plans::PlanTerms;
 
@@ -45,6 +45,8 @@ pub struct SubscriptionStart {
     pub payment: Payment,
     pub attempt: PaymentAttempt,
     pub events: Vec<EventDraft>,
+    /// The first charge's ledger entries (D32).
+    pub ledger: Vec<BalanceTransaction>,
 }
 
 /// A payment to write, with the status of the record it replaces (`None`: new).
@@ -65,6 +67,8 @@ pub struct BillingWrite {
     pub events: Vec<EventDraft>,
     /// The keeper transaction this write settles (marked done in the same transaction).
     pub settles_charge_tx: Option<TxHash>,
+    /// The ledger entries of a charge this write confirms (D32); empty otherwise.
+    pub ledger: Vec<BalanceTransaction>,
     /// Keeps other workers off the subscription until then (`None` releases the claim).
     pub hold_until: Option<Timestamp>,
 }

@@ -14,6 +14,7 @@ pub mod eip712;
 pub mod endpoint_health;
 pub mod envelope;
 pub mod fees;
+pub mod ledger;
 pub mod plans;
 pub mod relay_budget;
 pub mod resend;

@@ -222,6 +222,8 @@ pub async fn record_failure(
             attempt: Some(attempt),
             events,
             settles_charge_tx: tx,
+            // A failed charge moved no money.
+            ledger: Vec::new(),
             // Nothing could be tried: wait a lease before trying again.
             hold_until: (code == FailureCode::ChainUnavailable)
                 .then(|| now.plus_seconds(CLAIM_LEASE_SECS)),

@@ -2,6 +2,7 @@
 
 mod administer_merchants;
 mod bill_subscriptions;
+mod book_ledger;
 mod complete_dashboard_setup;
 mod continue_recovery;
 mod create_checkout_session;

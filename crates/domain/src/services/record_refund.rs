@@ -12,6 +12,8 @@ use crate::ports::{
 };
 use crate::representation::PaymentResource;
 use crate::rules::confirmations::{confirmations, is_confirmed};
+use crate::rules::ledger::refund_entry;
+use crate::services::book_ledger::block_time_of;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRefund {
@@ -256,7 +258,17 @@ async fn attempt(
             .unwrap_or_else(|_| "{}".into()),
         created_at: now,
     };
+    let mined = block_time_of(deps.chain, payment.chain, receipt.block_hash)
+        .await
+        .map_err(chain_err)?;
     let record = RefundRecord {
+        ledger: refund_entry(
+            &refund,
+            transfer.log_index,
+            receipt.block_number,
+            mined,
+            now,
+        ),
         refund: refund.clone(),
         log_index: transfer.log_index,
         expected_refunded_micros: payment.refunded_micros,

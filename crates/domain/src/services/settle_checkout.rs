@@ -13,6 +13,8 @@ use crate::ports::{
 };
 use crate::representation::{CheckoutSessionResource, PaymentResource};
 use crate::rules::confirmations::is_confirmed;
+use crate::rules::ledger::MoneyIn;
+use crate::services::book_ledger::entries_for_payment;
 use crate::services::WRITE_ATTEMPTS;
 
 #[derive(Debug, thiserror::Error)]
@@ -274,6 +276,7 @@ async fn decide(
     };
     let mut events = Vec::new();
     let mut completed_session = None;
+    let mut ledger = Vec::new();
     if confirmed {
         // Money is never dropped: a late payment completes an expired session too. A
         // session some other payment completed only gains this payment.
@@ -287,12 +290,20 @@ async fn decide(
             ));
         }
         events = payment_events(completed_session.as_ref(), &payment, now);
+        // Money for a session another payment completed only adds to it: late (D32).
+        let kind = if completed_session.is_some() {
+            MoneyIn::Payment
+        } else {
+            MoneyIn::LatePayment
+        };
+        ledger = entries_for_payment(deps.chain, &payment, kind, now).await?;
     }
     Ok(CheckoutSettlement {
         payment,
         replaces: existing.map(|p| p.status),
         completed_session,
         events,
+        ledger,
     })
 }
 

@@ -15,6 +15,8 @@ use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::rules::deposit_books::{
     other_token_payment, plan_deposit_payments, ConfirmedDeposit, DepositSession, PlannedPayment,
 };
+use crate::rules::ledger::MoneyIn;
+use crate::services::book_ledger::{block_time_of, entries_for_payment};
 use crate::services::{
     completed_by, payment_events, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS,
 };
@@ -120,15 +122,7 @@ async fn arrival(
     if now < session.expires_at || session.status == SessionStatus::Completed {
         return Ok(now);
     }
-    let mined = deps
-        .chain
-        .block_time(session.chain, receipt.block_hash)
-        .await?
-        .ok_or_else(|| {
-            crate::ports::ChainError::Unavailable(
-                "the node does not know the block of a deposit yet".into(),
-            )
-        })?;
+    let mined = block_time_of(deps.chain, session.chain, receipt.block_hash).await?;
     Ok(mined.min(now))
 }
 
@@ -249,9 +243,12 @@ async fn decide(
     );
     let mut payments = Vec::new();
     let mut events = Vec::new();
+    let mut ledger = Vec::new();
     let mut completed_session = None;
     for (shown, planned) in planned {
         let payment = payment_of(session, shown, &planned, deps).await?;
+        let kind = deposit_money_kind(session, shown, &planned);
+        ledger.extend(entries_for_payment(deps.chain, &payment, kind, now).await?);
         let completes = planned.completes.then(|| CheckoutSession {
             amount_received_micros: received_after,
             ..completed_by(session, shown.from, shown.tx_hash, payment.customer, now)
@@ -271,7 +268,26 @@ async fn decide(
         payments,
         completed_session,
         events,
+        ledger,
     })
+}
+
+/// What a deposit payment is in the ledger (D32): money that completes the session, money
+/// in time that did not reach the gross, and another token's transfer pay the session;
+/// money after its completion or expiry is late.
+fn deposit_money_kind(
+    session: &CheckoutSession,
+    shown: &DepositTransfer,
+    planned: &PlannedPayment,
+) -> MoneyIn {
+    let own_token = shown.token == session.token_address;
+    let after_the_session =
+        session.status == SessionStatus::Completed || shown.arrived_at >= session.expires_at;
+    if own_token && !planned.completes && after_the_session {
+        MoneyIn::LatePayment
+    } else {
+        MoneyIn::Payment
+    }
 }
 
 /// The payment recording `planned`, in the token of the transfer it is shown as.

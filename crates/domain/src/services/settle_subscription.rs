@@ -17,6 +17,8 @@ use crate::ports::{
 use crate::representation::{CheckoutSessionResource, PaymentResource, SubscriptionResource};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::BillingState;
+use crate::rules::ledger::MoneyIn;
+use crate::services::book_ledger::entries_for_payment;
 use crate::services::{
     to_json, write_billing, BillingWriteOutcome, SettleDeps, SettleError, SettleOutcome,
     WRITE_ATTEMPTS,
@@ -305,12 +307,15 @@ async fn start_subscription(
                 now,
             ),
         ];
+        let ledger =
+            entries_for_payment(deps.chain, &payment, MoneyIn::SubscriptionCharge, now).await?;
         let start = SubscriptionStart {
             completed_session: completed,
             subscription: record,
             payment: payment.clone(),
             attempt,
             events,
+            ledger,
         };
         match deps.subscriptions.record_subscription_start(&start).await? {
             SettlementWrite::Written => return Ok(SettleOutcome::Confirmed(payment.id)),
@@ -492,6 +497,8 @@ async fn record_charge(
             None,
         );
         let attempt = succeeded_attempt(sub, &payment, attempts + 1, period, receipt, now);
+        let ledger =
+            entries_for_payment(deps.chain, &payment, MoneyIn::SubscriptionCharge, now).await?;
         let updated = after.applied_to(sub);
         let events = vec![draft(
             sub,
@@ -511,6 +518,7 @@ async fn record_charge(
             attempt: Some(attempt),
             events,
             settles_charge_tx: Some(receipt.tx_hash),
+            ledger,
             hold_until: None,
         };
         match deps.subscriptions.record_billing(&write).await? {
@@ -588,6 +596,7 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
         attempt: None,
         events,
         settles_charge_tx: None,
+        ledger: Vec::new(),
         hold_until: None,
     })
 }

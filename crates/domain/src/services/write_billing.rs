@@ -31,6 +31,7 @@ impl BillingWrite {
             attempt: None,
             events: Vec::new(),
             settles_charge_tx: None,
+            ledger: Vec::new(),
             hold_until: None,
         }
     }

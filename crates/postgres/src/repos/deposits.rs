@@ -11,6 +11,7 @@ use stablepay_domain::ports::{
 use stablepay_domain::{Address, ChainId, CheckoutSession, CheckoutSessionId, Timestamp};
 use uuid::Uuid;
 
+use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use super::settlement::complete_session;
 use crate::error::map_diesel_error;
@@ -117,6 +118,7 @@ async fn apply(
     if let Some(done) = &w.completed_session {
         complete_session(conn, done).await?;
     }
+    append_entries(conn, &w.ledger).await?;
     for event in &w.events {
         write_event(conn, event).await?;
     }

@@ -11,6 +11,7 @@ mod endpoint_health;
 mod idempotency;
 pub(crate) mod keeper;
 mod leader_lock;
+pub(crate) mod ledger;
 mod outbox;
 mod reader;
 mod recoveries;

@@ -6,11 +6,12 @@ use stablepay_domain::*;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{
-    PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow, WebhookEventRow,
+    BalanceTransactionRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow,
+    WebhookAttemptRow, WebhookEventRow,
 };
 use crate::schema::{
-    payment_attempts as pa, payments as p, refunds as r, subscriptions as s,
-    webhook_attempts as wat, webhook_events as wev,
+    balance_transactions as bt, payment_attempts as pa, payments as p, refunds as r,
+    subscriptions as s, webhook_attempts as wat, webhook_events as wev,
 };
 use crate::PgStore;
 use stablepay_request_store::Checked;
@@ -181,6 +182,54 @@ impl PgStore {
             None => newest_first!(r, q),
         };
         page_of!(self, check, r, q, page, merchant, mode)
+    }
+
+    /// A page of the ledger (D32), newest first. Time filters are half-open ranges; a
+    /// block-time filter leaves out the backfilled entries without one.
+    pub(crate) async fn checked_balance_transactions(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<BalanceTransaction>>, StoreError> {
+        let mut q = scoped!(bt, BalanceTransactionRow, merchant, mode);
+        match f.source {
+            Some(BalanceSource::Payment(id)) => {
+                q = q
+                    .filter(bt::payment_id.eq(id.uuid()))
+                    .filter(bt::refund_id.is_null());
+            }
+            Some(BalanceSource::Refund(id)) => q = q.filter(bt::refund_id.eq(id.uuid())),
+            None => {}
+        }
+        if let Some(payment) = f.payment {
+            q = q.filter(bt::payment_id.eq(payment.uuid()));
+        }
+        if let Some(kind) = f.kind {
+            q = q.filter(bt::type_.eq(kind.as_str()));
+        }
+        if let Some(t) = f.created_gte {
+            q = q.filter(bt::created_at.ge(t.as_datetime()));
+        }
+        if let Some(t) = f.created_lt {
+            q = q.filter(bt::created_at.lt(t.as_datetime()));
+        }
+        if let Some(t) = f.block_time_gte {
+            q = q.filter(bt::block_time.ge(t.as_datetime()));
+        }
+        if let Some(t) = f.block_time_lt {
+            q = q.filter(bt::block_time.lt(t.as_datetime()));
+        }
+        let q = if f.source.is_some() || f.payment.is_some() {
+            q.order(bt::id.desc())
+        } else if f.kind.is_some() {
+            newest_first!(bt, q, bt::type_)
+        } else {
+            newest_first!(bt, q)
+        };
+        page_of!(self, check, bt, q, page, merchant, mode)
     }
 
     pub(crate) async fn checked_subscription(

@@ -7,6 +7,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{RefundRecord, RefundStore, RefundWrite, StoreError};
 use stablepay_domain::{ChainId, Refund, TxHash};
 
+use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, RefundRow};
@@ -83,6 +84,7 @@ impl RefundStore for PgStore {
                 ))
                 .execute(conn)
                 .await?;
+            append_entries(conn, std::slice::from_ref(&rec.ledger)).await?;
             write_event(conn, &rec.event).await?;
             Ok::<_, OutboxError>(RefundWrite::Recorded)
         })

@@ -13,6 +13,7 @@ use stablepay_domain::{
 };
 use uuid::Uuid;
 
+use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use crate::error::map_diesel_error;
 use crate::rows::{payment_row, PaymentRow, SessionRow};
@@ -161,6 +162,7 @@ impl SettlementStore for PgStore {
                 if let Some(done) = &s.completed_session {
                     complete_session(conn, done).await?;
                 }
+                append_entries(conn, &s.ledger).await?;
                 for event in &s.events {
                     write_event(conn, event).await?;
                 }

@@ -15,6 +15,7 @@ use stablepay_domain::{
 };
 use uuid::Uuid;
 
+use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use super::settlement::complete_session;
 use crate::diesel_internals::Prepared;
@@ -170,6 +171,7 @@ async fn write_billing(
         .execute(conn)
         .await?;
     }
+    append_entries(conn, &w.ledger).await?;
     for event in &w.events {
         write_event(conn, event).await?;
     }
@@ -329,6 +331,7 @@ impl SubscriptionStore for PgStore {
                     .execute(conn)
                     .await?;
                 complete_session(conn, done).await?;
+                append_entries(conn, &start.ledger).await?;
                 for event in &start.events {
                     write_event(conn, event).await?;
                 }

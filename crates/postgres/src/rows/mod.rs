@@ -4,6 +4,7 @@
 mod conv;
 mod deposit;
 mod endpoint;
+mod ledger;
 mod read_models;
 mod session;
 mod subscription;
@@ -12,6 +13,7 @@ mod wallet;
 pub(crate) use conv::{address, to_i64, tx_hash};
 pub(crate) use deposit::*;
 pub(crate) use endpoint::*;
+pub(crate) use ledger::BalanceTransactionRow;
 pub(crate) use read_models::*;
 pub(crate) use session::*;
 pub(crate) use subscription::*;

@@ -373,6 +373,7 @@ fn a_not_due_answer_holds_the_claim_briefly_without_an_attempt() {
         attempt: None,
         events: vec![],
         settles_charge_tx: None,
+        ledger: vec![],
         hold_until: Some(now().plus_seconds(NOT_DUE_RETRY_SECS)),
     };
     assert_eq!(written(&seen), [hold]);

@@ -316,7 +316,12 @@ fn a_new_payment_below_depth_is_recorded_pending() {
     let w = expect_write(&mut store, |w| is_pending_write(w) && w.replaces.is_none());
     let h = Harness::new(MockChainReader::new(), store);
     let outcome = h.settle_one(&r, BLOCK);
-    let p = &written(&w)[0].payment;
+    let write = written(&w).remove(0);
+    assert!(
+        write.ledger.is_empty(),
+        "pending money is not in the ledger"
+    );
+    let p = &write.payment;
     assert_eq!(outcome, SettleOutcome::Pending(p.id));
     assert_eq!(
         (p.tx_hash, p.block_number, p.block_hash, p.log_index),
@@ -350,6 +355,21 @@ fn a_new_payment_at_depth_is_confirmed_and_completes_the_session() {
     let outcome = h.settle_one(&r, BLOCK + 1);
     let w = written(&w).remove(0);
     assert_eq!(outcome, SettleOutcome::Confirmed(w.payment.id));
+    let [entry] = w.ledger.as_slice() else {
+        panic!("one ledger entry, got {:?}", w.ledger)
+    };
+    assert_eq!(
+        (entry.kind, entry.source, entry.amount_micros),
+        (
+            crate::model::BalanceType::Payment,
+            crate::model::BalanceSource::Payment(w.payment.id),
+            s.amount.micros() as i64
+        )
+    );
+    assert_eq!(
+        (entry.fee_micros, entry.block_time),
+        (s.fee_micros as i64, Some(block_time()))
+    );
     let done = w.completed_session.unwrap();
     assert_eq!(done.id, s.id);
     assert_eq!(
@@ -522,7 +542,10 @@ fn a_session_completed_by_another_payment_only_gains_this_payment() {
     });
     let h = Harness::new(MockChainReader::new(), store);
     let outcome = h.settle_one(&r, BLOCK + 1);
-    assert_eq!(outcome, SettleOutcome::Confirmed(written(&w)[0].payment.id));
+    let w = written(&w).remove(0);
+    assert_eq!(outcome, SettleOutcome::Confirmed(w.payment.id));
+    let kinds: Vec<_> = w.ledger.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [crate::model::BalanceType::LatePayment]);
 }
 
 #[test]

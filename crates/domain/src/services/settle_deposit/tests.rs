@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use futures_executor::block_on;
 
 use crate::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
-use crate::model::{CheckoutSession, Currency, EventType, SessionStatus, Timestamp};
+use crate::model::{BalanceType, CheckoutSession, Currency, EventType, SessionStatus, Timestamp};
 use crate::ports::{
     ChainReceipt, DepositWrite, MockChainReader, MockDepositStore, MockSettlementStore,
     SettlementWrite, TokenTransfer,
@@ -118,7 +118,7 @@ fn try_settle(
 #[test]
 fn another_configured_token_is_a_payment_of_its_own_without_fee_and_leaves_the_session_open() {
     let s = deposit_session(600);
-    let (outcomes, written) = settle(&s, &sent(usdt(), 3_000_000), MockChainReader::new());
+    let (outcomes, written) = settle(&s, &sent(usdt(), 3_000_000), knowing_block_times());
     assert!(matches!(
         outcomes.as_slice(),
         [SettleOutcome::DepositRecorded(Some(_))]
@@ -150,6 +150,16 @@ fn another_configured_token_is_a_payment_of_its_own_without_fee_and_leaves_the_s
     assert_eq!(p.covers, vec![tx(7)]);
     let events: Vec<_> = w.events.iter().map(|e| e.event_type).collect();
     assert_eq!(events, vec![EventType::PaymentSucceeded]);
+    assert_eq!(ledger_kinds(w), [BalanceType::Payment]);
+    assert_eq!(
+        (
+            w.ledger[0].amount_micros,
+            w.ledger[0].fee_micros,
+            w.ledger[0].currency
+        ),
+        (3_000_000, 0, Currency::Usdt)
+    );
+    assert_eq!(w.ledger[0].block_time, Some(block_time()));
 }
 
 #[test]
@@ -160,7 +170,8 @@ fn a_token_nobody_configured_is_ignored() {
     assert!(written.is_empty());
 }
 
-/// A chain that knows block `bhash(7)` was mined at `at`, asked once.
+/// A chain that knows block `bhash(7)` was mined at `at`, asked once for the arrival;
+/// a ledger entry's read after that gets `block_time()`.
 fn mined_at(at: Option<Timestamp>) -> MockChainReader {
     let mut chain = MockChainReader::new();
     chain
@@ -168,7 +179,18 @@ fn mined_at(at: Option<Timestamp>) -> MockChainReader {
         .withf(|c, b| *c == CHAIN && *b == bhash(7))
         .times(1)
         .returning(move |_, _| Ok(at));
+    knows_block_times(&mut chain);
     chain
+}
+
+fn knowing_block_times() -> MockChainReader {
+    let mut chain = MockChainReader::new();
+    knows_block_times(&mut chain);
+    chain
+}
+
+fn ledger_kinds(w: &DepositWrite) -> Vec<BalanceType> {
+    w.ledger.iter().map(|e| e.kind).collect()
 }
 
 #[test]
@@ -190,6 +212,7 @@ fn money_seen_after_expiry_but_mined_before_it_completes_the_session() {
     let done = w.completed_session.as_ref().expect("completed");
     assert_eq!(done.status, SessionStatus::Completed);
     assert!(w.payments[0].payment.overpaid_micros == 0);
+    assert_eq!(ledger_kinds(w), [BalanceType::Payment], "in time: not late");
 }
 
 #[test]
@@ -206,6 +229,7 @@ fn money_mined_after_expiry_is_a_late_payment_that_completes_nothing() {
     assert!(w.completed_session.is_none());
     let events: Vec<_> = w.events.iter().map(|e| e.event_type).collect();
     assert_eq!(events, vec![EventType::PaymentSucceeded]);
+    assert_eq!(ledger_kinds(w), [BalanceType::LatePayment]);
 }
 
 #[test]
@@ -222,14 +246,21 @@ fn an_expired_session_whose_block_the_node_does_not_know_is_an_error_that_writes
 }
 
 #[test]
-fn another_token_on_an_expired_session_never_asks_for_the_block_time() {
+fn another_token_on_an_expired_session_asks_the_block_time_only_for_its_ledger_entry() {
     let s = deposit_session(-30);
-    // No expectation on the chain: a block_time call would panic.
-    let (_, written) = settle(&s, &sent(usdt(), 2_000_000), MockChainReader::new());
+    // The arrival rule does not apply to another token: one read, the ledger entry's.
+    let mut chain = MockChainReader::new();
+    chain
+        .expect_block_time()
+        .withf(|c, b| *c == CHAIN && *b == bhash(7))
+        .times(1)
+        .returning(|_, _| Ok(Some(block_time())));
+    let (_, written) = settle(&s, &sent(usdt(), 2_000_000), chain);
     let [w] = written.as_slice() else {
         panic!("one write")
     };
     assert_eq!(w.payments[0].payment.currency, Currency::Usdt);
+    assert_eq!(ledger_kinds(w), [BalanceType::Payment]);
 }
 
 #[test]

@@ -72,6 +72,7 @@ fn closed_unchanged(rec: SubscriptionRecord) -> BillingWrite {
         attempt: None,
         events: vec![],
         settles_charge_tx: Some(tx(1)),
+        ledger: vec![],
         hold_until: None,
     }
 }

@@ -1,0 +1,48 @@
+//! The ledger entries a booking writes (D32), with the block time they carry: read from
+//! the chain by the block's hash, so an entry names the block its money was mined in.
+
+use crate::model::{BalanceTransaction, BlockHash, ChainId, Payment, Timestamp};
+use crate::ports::{ChainError, ChainReader, StoreError};
+use crate::rules::ledger::{payment_entries, MoneyIn};
+
+/// The timestamp of the block `hash`. A node that does not know the block (yet, or any
+/// more) is an unknown, never a verdict: the caller retries, as for a missing receipt.
+pub(crate) async fn block_time_of(
+    chain: &dyn ChainReader,
+    id: ChainId,
+    hash: BlockHash,
+) -> Result<Timestamp, ChainError> {
+    chain.block_time(id, hash).await?.ok_or_else(|| {
+        ChainError::Unavailable("the node does not know the block of a payment yet".into())
+    })
+}
+
+/// What booking the confirmed `payment` as `kind` adds to the ledger.
+pub(crate) async fn entries_for_payment(
+    chain: &dyn ChainReader,
+    payment: &Payment,
+    kind: MoneyIn,
+    now: Timestamp,
+) -> Result<Vec<BalanceTransaction>, BookingError> {
+    let hash = payment.block_hash.ok_or(BookingError::Unmined)?;
+    let mined = block_time_of(chain, payment.chain, hash).await?;
+    payment_entries(payment, kind, mined, now).ok_or(BookingError::Unmined)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BookingError {
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// A bug, not a state: only mined payments are booked.
+    #[error("a confirmed payment without its transaction cannot be booked")]
+    Unmined,
+}
+
+impl From<BookingError> for crate::services::SettleError {
+    fn from(e: BookingError) -> Self {
+        match e {
+            BookingError::Chain(e) => e.into(),
+            BookingError::Unmined => StoreError::Internal(e.to_string()).into(),
+        }
+    }
+}
