@@ -116,15 +116,12 @@ impl Query {
         self.take_parsed(name, |s| I::parse_str(s).ok(), &expected)
     }
 
-    /// An optional time bound: an RFC 3339 timestamp or Unix seconds.
+    /// An optional time bound: an RFC 3339 timestamp, as every time the API writes.
     pub fn time_filter(&mut self, name: &str) -> Result<Option<Timestamp>, ApiError> {
         self.take_parsed(
             name,
-            |s| {
-                Timestamp::parse(s)
-                    .or_else(|| s.parse::<i64>().ok().and_then(Timestamp::from_unix_seconds))
-            },
-            "an RFC 3339 timestamp such as 2026-11-28T00:00:00Z, or Unix seconds",
+            Timestamp::parse,
+            "an RFC 3339 timestamp such as 2026-11-28T00:00:00Z",
         )
     }
 
