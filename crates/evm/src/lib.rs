@@ -62,7 +62,14 @@ pub struct EvmChain {
     fee_caps: HashMap<u64, u128>,
     /// Tokens' EIP-3009 domains (or their absence), read once: immutable facts.
     domains: std::sync::Mutex<HashMap<(u64, Address), Option<TokenDomain>>>,
+    /// Blocks' timestamps by hash: immutable facts, asked for by every deposit past its
+    /// expiry and every ledger entry (D32), often many times for one block.
+    block_times: std::sync::Mutex<HashMap<(u64, BlockHash), Timestamp>>,
 }
+
+/// Block times kept at most; past it the memo starts over (the newest blocks are the
+/// ones asked for again).
+const BLOCK_TIMES_KEPT: usize = 4096;
 
 /// The name of a custom error the router or the dev tokens revert with, by selector.
 pub(crate) fn custom_error_name(selector: &[u8; 4]) -> Option<&'static str> {
@@ -96,6 +103,7 @@ impl EvmChain {
             timeout,
             fee_caps: HashMap::new(),
             domains: Default::default(),
+            block_times: Default::default(),
         })
     }
 
@@ -149,6 +157,10 @@ impl EvmChain {
     fn known_domain(&self, chain: ChainId, token: Address) -> Option<Option<TokenDomain>> {
         let domains = self.domains.lock().unwrap_or_else(|p| p.into_inner());
         domains.get(&(chain.id(), token)).cloned()
+    }
+
+    fn lock_block_times(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, BlockHash), Timestamp>> {
+        self.block_times.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn remember_domain(&self, chain: ChainId, token: Address, domain: Option<TokenDomain>) {
@@ -280,6 +292,10 @@ impl ChainReader for EvmChain {
         chain: ChainId,
         block: BlockHash,
     ) -> Result<Option<Timestamp>, ChainError> {
+        let key = (chain.id(), block);
+        if let Some(known) = self.lock_block_times().get(&key) {
+            return Ok(Some(*known));
+        }
         let p = self.provider(chain)?;
         let found = self
             .timed(
@@ -287,7 +303,15 @@ impl ChainReader for EvmChain {
                 p.get_block(ethers::types::H256(*block.as_bytes())),
             )
             .await?;
-        block_time_of(found.as_ref(), block)
+        let time = block_time_of(found.as_ref(), block)?;
+        if let Some(time) = time {
+            let mut known = self.lock_block_times();
+            if known.len() >= BLOCK_TIMES_KEPT {
+                known.clear();
+            }
+            known.insert(key, time);
+        }
+        Ok(time)
     }
 
     async fn checkout_paid_logs(

@@ -128,13 +128,8 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
     let rec = store.subscription_public(sub).await.unwrap().unwrap();
     store
         .record_billing(&BillingWrite {
-            subscription: rec,
-            payment: None,
-            attempt: None,
-            events: vec![],
             settles_charge_tx: Some(tx(1)),
-            ledger: vec![],
-            hold_until: None,
+            ..BillingWrite::state_only(rec)
         })
         .await
         .unwrap();

@@ -113,18 +113,12 @@ async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
     let (store, m) = store_with_merchant().await;
     let (key, hash, claimed) = key_of(&store, m, Mode::Live).await;
     let now = SystemClock.now();
-    let wallet = Wallet {
-        id: WalletId::generate(),
-        merchant_id: m,
-        address: Address::from_bytes([0x42; 20]),
-        chain: ChainId::BaseSepolia,
-        status: WalletStatus::Pending,
-        verified_at: None,
-        verified_mode: None,
-        revoked_at: None,
-        revoked_mode: None,
-        created_at: now,
-    };
+    let wallet = Wallet::registered(
+        m,
+        Address::from_bytes([0x42; 20]),
+        ChainId::BaseSepolia,
+        now,
+    );
     let challenge = WalletChallenge {
         wallet_id: wallet.id,
         nonce: "00".repeat(16),

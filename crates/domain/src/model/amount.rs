@@ -86,6 +86,16 @@ pub fn render_micros(micros: u64) -> String {
     }
 }
 
+/// Signed micro-units as a decimal string: "-3", "12.5", "0".
+pub fn render_signed_micros(micros: i64) -> String {
+    let digits = render_micros(micros.unsigned_abs());
+    if micros < 0 {
+        format!("-{digits}")
+    } else {
+        digits
+    }
+}
+
 impl fmt::Display for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&render_micros(self.0))
@@ -114,6 +124,15 @@ impl utoipa::ToSchema for Amount {}
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn signed_amounts_render_as_exact_decimal_strings() {
+        assert_eq!(render_signed_micros(-3_000_000), "-3");
+        assert_eq!(render_signed_micros(12_500_000), "12.5");
+        assert_eq!(render_signed_micros(-10_000), "-0.01");
+        assert_eq!(render_signed_micros(0), "0");
+        assert_eq!(render_signed_micros(i64::MIN), "-9223372036854.775808");
+    }
 
     #[test]
     fn parses_the_shapes_the_spec_names() {

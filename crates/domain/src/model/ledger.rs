@@ -27,16 +27,6 @@ pub enum BalanceSource {
 }
 
 impl BalanceSource {
-    /// The payment an entry belongs to: its own for money in, the refunded one's otherwise.
-    pub fn payment(&self) -> Option<PaymentId> {
-        match self {
-            BalanceSource::Payment(id) => Some(*id),
-            BalanceSource::Refund(_) => None,
-        }
-    }
-}
-
-impl BalanceSource {
     /// A `pay_` or `re_` id.
     pub fn parse(s: &str) -> Option<Self> {
         use super::TypedId;

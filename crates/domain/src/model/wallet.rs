@@ -49,6 +49,27 @@ pub struct Wallet {
 }
 
 impl Wallet {
+    /// A wallet just registered: pending until its owner signs the challenge.
+    pub fn registered(
+        merchant_id: MerchantId,
+        address: Address,
+        chain: ChainId,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id: WalletId::generate(),
+            merchant_id,
+            address,
+            chain,
+            status: WalletStatus::Pending,
+            verified_at: None,
+            verified_mode: None,
+            revoked_at: None,
+            revoked_mode: None,
+            created_at: now,
+        }
+    }
+
     /// Whether a session (or subscription) of `mode` may pay this wallet (D25): verified,
     /// and for live money verified by a live key or the live dashboard. A test key is a
     /// weaker secret; what it verified never receives live money.

@@ -128,8 +128,10 @@ pub trait ChainReader: Send + Sync {
         number: u64,
     ) -> Result<Option<BlockHash>, ChainError>;
 
-    /// The timestamp of the block `block`; `None` when the node has no such block (not
-    /// canonical any more, or not seen yet). Errors: `NotConfigured`, `Unavailable`.
+    /// The timestamp of the block `block` (a fact of the hash, which adapters may keep);
+    /// `None` when the node has no such block (not seen yet, or no longer canonical and
+    /// not asked for before): unknown, never a verdict. Errors: `NotConfigured`,
+    /// `Unavailable`.
     async fn block_time(
         &self,
         chain: ChainId,

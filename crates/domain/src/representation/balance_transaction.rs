@@ -5,19 +5,9 @@ use utoipa::ToSchema;
 
 use super::Resource;
 use crate::model::{
-    render_micros, Address, BalanceTransaction, BalanceTransactionId, BalanceType, ChainId,
+    render_signed_micros, Address, BalanceTransaction, BalanceTransactionId, BalanceType, ChainId,
     Currency, PaymentId, Timestamp, TxHash,
 };
-
-/// Signed micro-units as a decimal string: "-3", "12.5", "0".
-pub fn render_signed_micros(micros: i64) -> String {
-    let digits = render_micros(micros.unsigned_abs());
-    if micros < 0 {
-        format!("-{digits}")
-    } else {
-        digits
-    }
-}
 
 #[derive(Serialize, ToSchema)]
 pub struct BalanceTransactionResource {
@@ -76,18 +66,4 @@ impl From<BalanceTransaction> for BalanceTransactionResource {
 
 impl Resource for BalanceTransactionResource {
     const OBJECT: &'static str = "balance_transaction";
-}
-
-#[cfg(test)]
-mod tests {
-    use super::render_signed_micros;
-
-    #[test]
-    fn signed_amounts_render_as_exact_decimal_strings() {
-        assert_eq!(render_signed_micros(-3_000_000), "-3");
-        assert_eq!(render_signed_micros(12_500_000), "12.5");
-        assert_eq!(render_signed_micros(-10_000), "-0.01");
-        assert_eq!(render_signed_micros(0), "0");
-        assert_eq!(render_signed_micros(i64::MIN), "-9223372036854.775808");
-    }
 }

@@ -4,6 +4,7 @@
 use crate::model::{BalanceTransaction, BlockHash, ChainId, Payment, Timestamp};
 use crate::ports::{ChainError, ChainReader, StoreError};
 use crate::rules::ledger::{payment_entries, MoneyIn};
+use crate::services::SettleError;
 
 /// The timestamp of the block `hash`. A node that does not know the block (yet, or any
 /// more) is an unknown, never a verdict: the caller retries, as for a missing receipt.
@@ -23,26 +24,10 @@ pub(crate) async fn entries_for_payment(
     payment: &Payment,
     kind: MoneyIn,
     now: Timestamp,
-) -> Result<Vec<BalanceTransaction>, BookingError> {
-    let hash = payment.block_hash.ok_or(BookingError::Unmined)?;
+) -> Result<Vec<BalanceTransaction>, SettleError> {
+    // Only mined payments are booked: a missing block is a bug, not a state.
+    let unmined = || StoreError::Internal("a confirmed payment without its block".into());
+    let hash = payment.block_hash.ok_or_else(unmined)?;
     let mined = block_time_of(chain, payment.chain, hash).await?;
-    payment_entries(payment, kind, mined, now).ok_or(BookingError::Unmined)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum BookingError {
-    #[error(transparent)]
-    Chain(#[from] ChainError),
-    /// A bug, not a state: only mined payments are booked.
-    #[error("a confirmed payment without its transaction cannot be booked")]
-    Unmined,
-}
-
-impl From<BookingError> for crate::services::SettleError {
-    fn from(e: BookingError) -> Self {
-        match e {
-            BookingError::Chain(e) => e.into(),
-            BookingError::Unmined => StoreError::Internal(e.to_string()).into(),
-        }
-    }
+    Ok(payment_entries(payment, kind, mined, now).ok_or_else(unmined)?)
 }

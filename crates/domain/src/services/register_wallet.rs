@@ -4,7 +4,7 @@
 use rand::Rng;
 
 use crate::model::{
-    Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletId, WalletStatus,
+    Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletStatus,
 };
 use crate::ports::{Clock, StoreError, WalletInsert, WalletRepository};
 
@@ -69,18 +69,7 @@ pub async fn register_wallet(
     let existing = match existing {
         Some(w) => w,
         None => {
-            let wallet = Wallet {
-                id: WalletId::generate(),
-                merchant_id: ctx.merchant_id,
-                address,
-                chain,
-                status: WalletStatus::Pending,
-                verified_at: None,
-                verified_mode: None,
-                revoked_at: None,
-                revoked_mode: None,
-                created_at: now,
-            };
+            let wallet = Wallet::registered(ctx.merchant_id, address, chain, now);
             let challenge = new_challenge(&wallet, now);
             match wallets.insert_with_challenge(&wallet, &challenge).await? {
                 WalletInsert::Inserted => {
@@ -154,16 +143,16 @@ mod tests {
 
     fn wallet(status: WalletStatus, verified: Option<Mode>, revoked: Option<Mode>) -> Wallet {
         Wallet {
-            id: WalletId::generate(),
-            merchant_id: ctx(Mode::Test).merchant_id,
-            address: Address::from_bytes([7; 20]),
-            chain: ChainId::Base,
             status,
-            verified_at: None,
             verified_mode: verified,
             revoked_at: revoked.map(|_| Timestamp::from_unix_seconds(1).unwrap()),
             revoked_mode: revoked,
-            created_at: Timestamp::from_unix_seconds(0).unwrap(),
+            ..Wallet::registered(
+                ctx(Mode::Test).merchant_id,
+                Address::from_bytes([7; 20]),
+                ChainId::Base,
+                Timestamp::from_unix_seconds(0).unwrap(),
+            )
         }
     }
 

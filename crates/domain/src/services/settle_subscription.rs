@@ -588,16 +588,11 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
         })
         .collect();
     Some(BillingWrite {
-        subscription: SubscriptionRecord {
+        events,
+        ..BillingWrite::state_only(SubscriptionRecord {
             subscription: updated,
             ..rec.clone()
-        },
-        payment: None,
-        attempt: None,
-        events,
-        settles_charge_tx: None,
-        ledger: Vec::new(),
-        hold_until: None,
+        })
     })
 }
 

@@ -125,18 +125,12 @@ mod tests {
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
         };
-        let wallet = Wallet {
-            id: WalletId::generate(),
-            merchant_id: ctx.merchant_id,
-            address: eip191::address_of_private_key(&KEY).unwrap(),
-            chain: ChainId::Base,
-            status: WalletStatus::Pending,
-            verified_at: None,
-            verified_mode: None,
-            revoked_at: None,
-            revoked_mode: None,
-            created_at: at(0),
-        };
+        let wallet = Wallet::registered(
+            ctx.merchant_id,
+            eip191::address_of_private_key(&KEY).unwrap(),
+            ChainId::Base,
+            at(0),
+        );
         let challenge = WalletChallenge {
             wallet_id: wallet.id,
             nonce: "00".into(),

@@ -12,7 +12,7 @@ use ethers::types::{Address as H160Address, Bytes, U256};
 use serde_json::Value;
 use stablepay_domain::ports::ChainReader;
 use stablepay_domain::rules::{eip191, eip712};
-use stablepay_domain::{Address, ChainId, CheckoutSessionId, Signature, TxHash};
+use stablepay_domain::{Address, BlockHash, ChainId, CheckoutSessionId, Signature, TxHash};
 use stablepay_evm::bindings::checkout_router::{CheckoutRouter, CheckoutRouterErrors, Intent};
 use stablepay_evm::bindings::subscription_manager::{
     SubscriptionManager, SubscriptionManagerErrors,
@@ -247,6 +247,32 @@ async fn the_router_splits_exactly_and_refuses_bad_intents() {
     let legs: Vec<(Address, u128)> = r.transfers.iter().map(|t| (t.to, t.value)).collect();
     assert!(legs.contains(&(recipient, 12_375_000)) && legs.contains(&(c.treasury, 125_000)));
     assert!(evm.block_number(ChainId::BaseSepolia).await.unwrap() >= r.block_number);
+    // The block's time by its hash is the header's timestamp, the same when asked again
+    // (then from the adapter's memo); a hash the node does not know is unknown.
+    let header = Provider::<Http>::try_from(c.rpc.as_str())
+        .unwrap()
+        .get_block(receipt.block_hash.unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let mined = evm
+        .block_time(ChainId::BaseSepolia, r.block_hash)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(mined.unix_seconds(), header.timestamp.as_u64() as i64);
+    assert_eq!(
+        evm.block_time(ChainId::BaseSepolia, r.block_hash)
+            .await
+            .unwrap(),
+        Some(mined)
+    );
+    assert_eq!(
+        evm.block_time(ChainId::BaseSepolia, BlockHash::from_bytes([7; 32]))
+            .await
+            .unwrap(),
+        None
+    );
     assert!(evm
         .receipt(ChainId::BaseSepolia, TxHash::from_bytes([7; 32]))
         .await

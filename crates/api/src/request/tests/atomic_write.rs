@@ -23,18 +23,13 @@ async fn a_replayed_idempotent_create_runs_no_handler_code() {
     };
     let (state, store) = state(ports, &log, &in_tx);
     let ran = Arc::new(AtomicUsize::new(0));
-    let counted = ran.clone();
     let app = test::init_service(App::new().app_data(state).app_data(store).route(
         "/x",
-        atomic_write(move |_call: WriteCall| {
-            let counted = counted.clone();
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-                Ok(InTransaction::new(|_call: WriteCall| async {
-                    Reply::ok(&"written")
-                }))
-            }
-        }),
+        atomic_write(counting::<WriteCall, _>(&ran, || {
+            Ok(InTransaction::new(|_call: WriteCall| async {
+                Reply::ok(&"written")
+            }))
+        })),
     ))
     .await;
     // Twice: once by a key first seen (authenticated alone), once by a known one (its

@@ -277,6 +277,18 @@ fn state(
     (Data::new(state), Data::new(HttpWorkerStore(store)))
 }
 
+/// A handler of any policy that counts its runs in `ran` and answers `answer()`.
+fn counting<C, T: 'static>(
+    ran: &Arc<AtomicUsize>,
+    answer: impl Fn() -> T + Clone + 'static,
+) -> impl Fn(C) -> std::future::Ready<T> + Clone + 'static {
+    let ran = ran.clone();
+    move |_call: C| {
+        ran.fetch_add(1, Ordering::SeqCst);
+        std::future::ready(answer())
+    }
+}
+
 fn request(method: &str) -> test::TestRequest {
     let req = match method {
         "GET" => test::TestRequest::get(),
@@ -303,33 +315,14 @@ async fn a_revoked_key_never_reads_or_writes() {
         };
         let (state, store) = state(ports, &log, &in_tx);
         let ran = Arc::new(AtomicUsize::new(0));
-        let counted = ran.clone();
-        let handler = move |_call: WriteCall| {
-            let counted = counted.clone();
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-                Reply::ok(&"done")
-            }
-        };
-        let counted = ran.clone();
+        let handler = counting::<WriteCall, _>(&ran, || Reply::ok(&"done"));
         // A read that found nothing under the check (so it says nothing of the key).
-        let reader = move |_call: ReadCall| {
-            let counted = counted.clone();
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-                Reply::read(Checked::unconfirmed("done"))
-            }
-        };
-        let counted = ran.clone();
-        let atomic = move |_call: WriteCall| {
-            let counted = counted.clone();
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-                Ok(InTransaction::new(|_call: WriteCall| async {
-                    Reply::ok(&"written")
-                }))
-            }
-        };
+        let reader = counting::<ReadCall, _>(&ran, || Reply::read(Checked::unconfirmed("done")));
+        let atomic = counting::<WriteCall, _>(&ran, || {
+            Ok(InTransaction::new(|_call: WriteCall| async {
+                Reply::ok(&"written")
+            }))
+        });
         let route = match policy {
             "read" => read(reader),
             "list" => list(reader.clone()),

@@ -49,17 +49,12 @@ async fn a_write_looks_at_its_key_first_and_records_its_answer_after() {
         };
         let (state, store) = state(ports, &log, &in_tx);
         let ran = Arc::new(AtomicUsize::new(0));
-        let counted = ran.clone();
-        let handler = move |_call: WriteCall| {
-            let counted = counted.clone();
-            async move {
-                counted.fetch_add(1, Ordering::SeqCst);
-                if case == "fails" {
-                    return Err(crate::error::ApiError::invalid_field("x", "is wrong"));
-                }
-                Reply::created(&"done")
+        let handler = counting::<WriteCall, _>(&ran, move || {
+            if case == "fails" {
+                return Err(crate::error::ApiError::invalid_field("x", "is wrong"));
             }
-        };
+            Reply::created(&"done")
+        });
         let app = test::init_service(
             App::new()
                 .app_data(state)

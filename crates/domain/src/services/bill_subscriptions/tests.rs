@@ -368,13 +368,8 @@ fn a_not_due_answer_holds_the_claim_briefly_without_an_attempt() {
     let seen = expect_billing(&mut h.subscriptions);
     assert_eq!(bill(&h), report(vec![(id, ChargeOutcome::NotDue)]));
     let hold = BillingWrite {
-        subscription: rec,
-        payment: None,
-        attempt: None,
-        events: vec![],
-        settles_charge_tx: None,
-        ledger: vec![],
         hold_until: Some(now().plus_seconds(NOT_DUE_RETRY_SECS)),
+        ..BillingWrite::state_only(rec)
     };
     assert_eq!(written(&seen), [hold]);
 }

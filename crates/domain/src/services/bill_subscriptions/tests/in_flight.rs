@@ -67,13 +67,8 @@ const NONCE: u64 = 7;
 /// The one write that closes `rec`'s charge `tx(1)` and changes nothing else.
 fn closed_unchanged(rec: SubscriptionRecord) -> BillingWrite {
     BillingWrite {
-        subscription: rec,
-        payment: None,
-        attempt: None,
-        events: vec![],
         settles_charge_tx: Some(tx(1)),
-        ledger: vec![],
-        hold_until: None,
+        ..BillingWrite::state_only(rec)
     }
 }
 
