@@ -113,8 +113,8 @@ pub trait Reads: Send + Sync {
         &self,
         id: CheckoutSessionId,
     ) -> Result<Checked<Option<CheckoutSession>>, StoreError>;
-    /// A page of sessions; the `status` filter means the status a reader sees at `now`
-    /// (an open session past its expiry is `expired`, D28).
+    /// A page of sessions, each as a reader sees it at `now` (an open session past its
+    /// expiry is `expired`, D28), and so filtered by `status`.
     async fn sessions(
         &self,
         filter: &SessionFilter,

@@ -187,24 +187,17 @@ type AtomicHandler =
 /// A route's handler, as its policy runs it.
 #[derive(Clone)]
 enum Policy {
-    Read(ReadHandler),
-    List(ReadHandler),
+    /// One resource (`ReadShape::One`) or a page of them (`ReadShape::Page`).
+    Read(ReadShape, ReadHandler),
     Write(Handler),
     AtomicWrite(AtomicHandler),
 }
 
-fn boxed<F, Fut>(handler: F) -> Handler
+/// A handler of any policy as the policy holds it.
+fn boxed<C, R, F, Fut>(handler: F) -> Rc<dyn Fn(C) -> LocalBoxFuture<'static, Result<R, ApiError>>>
 where
-    F: Fn(WriteCall) -> Fut + 'static,
-    Fut: Future<Output = Result<Reply, ApiError>> + 'static,
-{
-    Rc::new(move |call| Box::pin(handler(call)))
-}
-
-fn boxed_read<F, Fut>(handler: F) -> ReadHandler
-where
-    F: Fn(ReadCall) -> Fut + 'static,
-    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
+    F: Fn(C) -> Fut + 'static,
+    Fut: Future<Output = Result<R, ApiError>> + 'static,
 {
     Rc::new(move |call| Box::pin(handler(call)))
 }
@@ -216,7 +209,7 @@ where
     F: Fn(ReadCall) -> Fut + 'static,
     Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
 {
-    route(Policy::Read(boxed_read(handler)))
+    route(Policy::Read(ReadShape::One, boxed(handler)))
 }
 
 /// A page of the merchant's rows: read-only, its read carries the key's check (an empty
@@ -226,7 +219,7 @@ where
     F: Fn(ReadCall) -> Fut + 'static,
     Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
 {
-    route(Policy::List(boxed_read(handler)))
+    route(Policy::Read(ReadShape::Page, boxed(handler)))
 }
 
 /// A write whose port calls each stand alone; idempotent with an `Idempotency-Key`.
@@ -246,9 +239,7 @@ where
     F: Fn(WriteCall) -> Fut + 'static,
     Fut: Future<Output = Result<InTransaction, ApiError>> + 'static,
 {
-    route(Policy::AtomicWrite(Rc::new(move |call| {
-        Box::pin(handler(call))
-    })))
+    route(Policy::AtomicWrite(boxed(handler)))
 }
 
 fn route(policy: Policy) -> Route {
@@ -284,8 +275,7 @@ async fn serve(
                     body,
                 };
                 match policy {
-                    Policy::Read(h) => policy::read(start, ReadShape::One, h).await,
-                    Policy::List(h) => policy::read(start, ReadShape::Page, h).await,
+                    Policy::Read(shape, h) => policy::read(start, shape, h).await,
                     Policy::Write(h) => write_policy::write(start, h).await,
                     Policy::AtomicWrite(h) => write_policy::atomic_write(start, h).await,
                 }

@@ -32,7 +32,7 @@ struct Admitted {
 async fn admit(
     start: &KeyedRequest,
     ports: &dyn Storage,
-) -> Result<Result<Admitted, Result<HttpResponse, ApiError>>, ApiError> {
+) -> Result<Result<Admitted, HttpResponse>, ApiError> {
     let guessed = match (start.guess(), &start.body) {
         (Some(guess), Ok(body)) => idempotency::scope(&start.req, &guess)
             .ok()
@@ -69,7 +69,7 @@ async fn admit(
         }
     };
     if let Some(answer) = answer_without_running(looked?) {
-        return Ok(Err(answer));
+        return answer.map(Err);
     }
     Ok(Ok(Admitted {
         auth,
@@ -84,7 +84,7 @@ pub(super) async fn write(start: KeyedRequest, handler: Handler) -> Result<HttpR
     let ports: Rc<dyn Storage> = Rc::from(start.store.0.open_writes().await?);
     let admitted = match admit(&start, ports.as_ref()).await? {
         Ok(admitted) => admitted,
-        Err(answer) => return answer,
+        Err(answer) => return Ok(answer),
     };
     let call = start.call(
         admitted.auth,
@@ -126,7 +126,7 @@ pub(super) async fn atomic_write(
     let unit: Rc<dyn AtomicUnit> = Rc::from(start.store.0.open_atomic().await?);
     let admitted = match admit(&start, unit.ports()).await? {
         Ok(admitted) => admitted,
-        Err(answer) => return answer,
+        Err(answer) => return Ok(answer),
     };
     let call = start.call(
         admitted.auth,

@@ -250,11 +250,8 @@ pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
         customer_reference,
     };
     let s = &call.state;
-    let now = s.clock.now();
-    let sessions = call.reads().sessions(&filter, &page, now).await?;
+    let sessions = call.reads().sessions(&filter, &page, s.clock.now()).await?;
     Reply::read(sessions.map(|sessions| {
-        List::from_page(sessions, |x| {
-            CheckoutSessionResource::new(x.seen_at(now), &s.public_url)
-        })
+        List::from_page(sessions, |x| CheckoutSessionResource::new(x, &s.public_url))
     }))
 }

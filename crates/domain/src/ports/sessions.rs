@@ -35,8 +35,8 @@ pub trait SessionRepository: Send + Sync {
         now: Timestamp,
     ) -> Result<CheckoutSession, StoreError>;
 
-    /// Newest first, keyset-paginated. The `status` filter means the status a reader
-    /// sees at `now`: an open session past its expiry is `expired` (D28).
+    /// Newest first, keyset-paginated, each session as a reader sees it at `now` (an open
+    /// session past its expiry is `expired`, D28), and so filtered by `status`.
     async fn list(
         &self,
         merchant: MerchantId,

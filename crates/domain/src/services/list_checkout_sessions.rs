@@ -12,9 +12,7 @@ pub async fn list_checkout_sessions(
     sessions: &dyn SessionRepository,
     clock: &dyn Clock,
 ) -> Result<Page<CheckoutSession>, StoreError> {
-    let now = clock.now();
-    let listed = sessions
-        .list(ctx.merchant_id, ctx.mode, filter, page, now)
-        .await?;
-    Ok(listed.map(|s| s.seen_at(now)))
+    sessions
+        .list(ctx.merchant_id, ctx.mode, filter, page, clock.now())
+        .await
 }

@@ -70,7 +70,6 @@ macro_rules! newest_first {
         ))
     };
 }
-pub(crate) use newest_first;
 
 /// Applies the cursor to an ordered query, fetches one extra row, converts. The limit
 /// stays a bind on purpose: PostgreSQL then plans each list with the merchant's own
@@ -114,6 +113,8 @@ macro_rules! after_cursor {
         q
     }};
 }
+
+pub(crate) use {after_cursor, get_one, newest_first, page_of, scoped};
 
 /// The reads of `ResourceReader`, each under an optional key check (`Checked`): the API's
 /// read units pass their check, the port passes none.

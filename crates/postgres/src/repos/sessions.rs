@@ -12,7 +12,7 @@ use stablepay_request_store::Checked;
 use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
-use crate::repos::reader::newest_first;
+use crate::repos::reader::{get_one, newest_first};
 use crate::rows::SessionRow;
 use crate::schema::checkout_sessions as cs;
 use crate::PgStore;
@@ -113,22 +113,11 @@ impl PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Checked<Option<CheckoutSession>>, StoreError> {
-        let row: Checked<Option<SessionRow>> = first_checked!(
-            self,
-            check,
-            cs::table
-                .filter(cs::id.eq(id.uuid()))
-                .filter(cs::merchant_id.eq(merchant.uuid()))
-                .filter(cs::livemode.eq(mode.is_live()))
-                .select(SessionRow::as_select()),
-            merchant,
-            mode
-        );
-        row.try_map(|r| r.map(CheckoutSession::try_from).transpose())
+        get_one!(self, check, cs, SessionRow, merchant, mode, id.uuid())
     }
 
     /// A page of `merchant`'s sessions in `mode`, read under `check` (`load_checked`),
-    /// filtered by the status a reader sees at `now`.
+    /// each as a reader sees it at `now`, and filtered by that status.
     pub(crate) async fn list_sessions(
         &self,
         check: Option<&KeyCheck>,
@@ -143,6 +132,7 @@ impl PgStore {
             .filter(cs::livemode.eq(mode.is_live()))
             .select(SessionRow::as_select())
             .into_boxed();
+        let seen_at = now;
         let now = now.as_datetime();
         // Expiry is applied to what is read, never written by a read (D28): an open
         // session past its `expires_at` is listed as expired.
@@ -182,6 +172,9 @@ impl PgStore {
             newest_first!(cs, q)
         };
         let rows = load_checked!(self, check, q.limit(page.fetch_limit()), merchant, mode);
-        rows.try_map(|rows| Page::from_overfetch(rows, page).try_map(CheckoutSession::try_from))
+        rows.try_map(|rows| {
+            Page::from_overfetch(rows, page)
+                .try_map(|row| CheckoutSession::try_from(row).map(|s| s.seen_at(seen_at)))
+        })
     }
 }

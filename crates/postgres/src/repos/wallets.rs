@@ -23,12 +23,14 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         address: Address,
     ) -> Result<Option<Wallet>, StoreError> {
-        let mut conn = self.conn().await?;
+        // The shared read connection in a read unit (a GET of a session reads its wallet
+        // beside it), the unit's own in an atomic one, a pooled one otherwise.
+        let conn = self.shared_conn().await?;
         let row = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
             .filter(w::address.eq(address.to_lower_hex()))
             .select(WalletRow::as_select())
-            .first(&mut conn)
+            .first(&mut &*conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;

@@ -7,6 +7,7 @@ use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, Web
 use crate::cipher::endpoint_aad;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
+use crate::repos::reader::{after_cursor, page_of, scoped};
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
 use crate::schema::{webhook_endpoints as we, webhook_events as wev};
 use crate::PgStore;
@@ -220,22 +221,9 @@ impl PgStore {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Checked<Page<WebhookEndpoint>>, StoreError> {
-        let mut q = we::table
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
+        let q = scoped!(we, EndpointRow, merchant, mode)
             .filter(we::deleted_at.is_null())
-            .select(EndpointRow::as_select())
-            .into_boxed();
-        if let Some(after) = page.starting_after() {
-            q = q.filter(we::id.lt(after));
-        }
-        let rows: Checked<Vec<EndpointRow>> = load_checked!(
-            self,
-            check,
-            q.order(we::id.desc()).limit(page.fetch_limit()),
-            merchant,
-            mode
-        );
-        rows.try_map(|rows| Page::from_overfetch(rows, page).try_map(WebhookEndpoint::try_from))
+            .order(we::id.desc());
+        page_of!(self, check, we, q, page, merchant, mode)
     }
 }
