@@ -11,7 +11,7 @@ use crate::dev::{self, StackOptions};
 use crate::tools;
 use crate::util::{root, run as run_cmd};
 
-const FUZZ: StackOptions = StackOptions {
+pub(crate) const FUZZ: StackOptions = StackOptions {
     name: "fuzz",
     // Thousands of requests: the processes say only what went wrong.
     log: "warn",

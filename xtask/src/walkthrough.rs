@@ -13,15 +13,12 @@ use crate::dev::{self, StackOptions};
 use crate::tools;
 use crate::util::root;
 
+/// The fuzz's stack (quiet, metrics on free ports, built as the tests are), with `dev`'s
+/// rate limit: the page's requests and polls stay under it, as a reader's would.
 const WALKTHROUGH: StackOptions = StackOptions {
     name: "walkthrough",
-    log: "warn",
-    // As `dev`: the page's requests and polls stay under it, as a reader's would.
     rate_limit: "120",
-    api_metrics: "127.0.0.1:0",
-    worker_metrics: "127.0.0.1:0",
-    // Inside `cargo xtask test` nothing is compiled again (see `StackOptions::build`).
-    build: crate::dev::TEST_BUILD,
+    ..crate::fuzz::FUZZ
 };
 
 /// The page waits for the chain and the worker by polling; a step that never gets what it

@@ -62,9 +62,9 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .await
         .unwrap();
     assert_eq!(open.len(), 1);
-    assert_eq!(open[0].sent_block, 40);
+    assert_eq!(open[0].work.sent_block, 40);
     assert_eq!(
-        open[0].attempts,
+        open[0].work.attempts,
         [ChargeAttempt {
             tx_hash: tx(1),
             fill: false
@@ -110,8 +110,9 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
         .open_keeper_charges(ChainId::Base, Some(keeper))
         .await
         .unwrap();
-    assert_eq!((open[0].tx_hash, open[0].sent_block), (tx(3), 46));
+    assert_eq!((open[0].work.tx_hash, open[0].work.sent_block), (tx(3), 46));
     let hashes: Vec<(TxHash, bool)> = open[0]
+        .work
         .attempts
         .iter()
         .map(|a| (a.tx_hash, a.fill))
@@ -198,7 +199,7 @@ async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
         .await
         .unwrap();
     assert_eq!(
-        (open.len(), open[0].sent_block),
+        (open.len(), open[0].work.sent_block),
         (1, 0),
         "due for replacement at once"
     );
@@ -361,7 +362,12 @@ async fn every_keys_charges_in_flight_are_listed() {
         .unwrap();
     let listed: Vec<(TxHash, Vec<TxHash>)> = all
         .iter()
-        .map(|c| (c.tx_hash, c.attempts.iter().map(|a| a.tx_hash).collect()))
+        .map(|c| {
+            (
+                c.work.tx_hash,
+                c.work.attempts.iter().map(|a| a.tx_hash).collect(),
+            )
+        })
         .collect();
     assert_eq!(
         listed,
@@ -372,5 +378,5 @@ async fn every_keys_charges_in_flight_are_listed() {
         .await
         .unwrap();
     assert_eq!(mine.len(), 1);
-    assert_eq!(mine[0].tx_hash, tx(0xa2));
+    assert_eq!(mine[0].work.tx_hash, tx(0xa2));
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{fresh_store, stored_session};
+use stablepay_postgres::testing::{execute_sql, fresh_store, query_strings, stored_session};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -93,7 +93,7 @@ fn write(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and_revive() {
-    let (store, url) = fresh_store().await;
+    let (store, _) = fresh_store().await;
     let s = open_session(&store).await;
 
     // Two writers both decided "new payment" (different ids): the second is stale.
@@ -222,73 +222,26 @@ async fn racing_writers_settle_a_session_once_and_pending_payments_move_fail_and
 
     // The ledger (D32) holds the one confirmation, with its block, and nothing of the
     // pending writes or the stale one; it refuses edits and deletes.
-    let entries = ledger_rows(&url).await;
+    let ledger = "SELECT concat_ws(' ', type, payment_id, amount_micros, fee_micros, \
+                  block_number) AS value FROM balance_transactions ORDER BY id";
+    let entries = query_strings(&store, ledger).await.unwrap();
     assert_eq!(
         entries,
-        [(
-            "payment".to_owned(),
+        [format!(
+            "payment {} {} {} 101",
             confirmed.id.uuid(),
-            confirmed.amount.micros() as i64,
-            confirmed.fee_micros as i64,
-            Some(101)
+            confirmed.amount.micros(),
+            confirmed.fee_micros
         )]
     );
     for edit in [
         "UPDATE balance_transactions SET amount_micros = 0",
         "DELETE FROM balance_transactions",
     ] {
-        let refused = run_sql(&url, edit).await.unwrap_err();
+        let refused = execute_sql(&store, edit).await.unwrap_err();
         assert!(refused.contains("append-only"), "{edit}: {refused}");
     }
-    assert_eq!(ledger_rows(&url).await, entries);
-}
-
-type LedgerRow = (String, uuid::Uuid, i64, i64, Option<i64>);
-
-async fn ledger_rows(url: &str) -> Vec<LedgerRow> {
-    use diesel::sql_types::{BigInt, Nullable, Text, Uuid};
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-    #[derive(diesel::QueryableByName)]
-    struct Row {
-        #[diesel(sql_type = Text)]
-        kind: String,
-        #[diesel(sql_type = Uuid)]
-        payment_id: uuid::Uuid,
-        #[diesel(sql_type = BigInt)]
-        amount_micros: i64,
-        #[diesel(sql_type = BigInt)]
-        fee_micros: i64,
-        #[diesel(sql_type = Nullable<BigInt>)]
-        block_number: Option<i64>,
-    }
-    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
-    let rows: Vec<Row> = diesel::sql_query(
-        "SELECT type AS kind, payment_id, amount_micros, fee_micros, block_number \
-         FROM balance_transactions ORDER BY id",
-    )
-    .load(&mut conn)
-    .await
-    .unwrap();
-    rows.into_iter()
-        .map(|r| {
-            (
-                r.kind,
-                r.payment_id,
-                r.amount_micros,
-                r.fee_micros,
-                r.block_number,
-            )
-        })
-        .collect()
-}
-
-async fn run_sql(url: &str, sql: &str) -> Result<usize, String> {
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
-    diesel::sql_query(sql)
-        .execute(&mut conn)
-        .await
-        .map_err(|e| e.to_string())
+    assert_eq!(query_strings(&store, ledger).await.unwrap(), entries);
 }
 
 /// Two relayer keys store a relay for one session (two payers') at the same moment: both look and find

@@ -8,15 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{
-    ChainReader, ChargeKeeper, Clock, SentAttempts, SentReceipts, SettlementStore,
-    SubscriptionStore, TransactionSender,
-};
+use stablepay_domain::ports::{ChainReader, ChargeKeeper, SettlementStore, SubscriptionStore};
 use stablepay_domain::rules::dunning::DunningPolicy;
-use stablepay_domain::services::{
-    bill_due_subscriptions, BillingDeps, ChargeOutcome, SendingDeps, SettleDeps,
-};
+use stablepay_domain::services::{bill_due_subscriptions, BillingDeps, ChargeOutcome, SettleDeps};
 use stablepay_domain::ChainId;
+
+use crate::sending_ports::SendingPorts;
 
 pub struct BillingLoop {
     pub chain_id: ChainId,
@@ -27,12 +24,9 @@ pub struct BillingLoop {
     pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub keeper: Arc<dyn ChargeKeeper>,
-    /// The keeper key's sender, the chain's receipts and the stored attempts: how its
-    /// charges in flight are followed (D31).
-    pub sender: Arc<dyn TransactionSender>,
-    pub receipts: Arc<dyn SentReceipts>,
-    pub attempts: Arc<dyn SentAttempts>,
-    pub clock: Arc<dyn Clock>,
+    /// With the keeper key's sender: how its charges in flight are followed (D31). Its
+    /// clock is the billing's.
+    pub sending: SendingPorts,
     pub policy: DunningPolicy,
     pub poll_interval: Duration,
     /// Subscriptions claimed per tick.
@@ -49,17 +43,12 @@ impl BillingLoop {
                     store: self.store.as_ref(),
                     deposits: self.deposits.as_ref(),
                     subscriptions: self.subscriptions.as_ref(),
-                    clock: self.clock.as_ref(),
+                    clock: self.sending.clock.as_ref(),
                     chains: &self.chains,
                     tokens: &self.tokens,
                 },
                 keeper: self.keeper.as_ref(),
-                sending: SendingDeps {
-                    receipts: self.receipts.as_ref(),
-                    attempts: self.attempts.as_ref(),
-                    sender: Some(self.sender.as_ref()),
-                    clock: self.clock.as_ref(),
-                },
+                sending: self.sending.deps(),
                 policy: &self.policy,
             };
             let mut busy = false;

@@ -12,4 +12,5 @@ pub mod pause;
 pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;
+pub mod sending_ports;
 pub mod sweep_loop;

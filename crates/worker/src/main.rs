@@ -21,6 +21,7 @@ use stablepay_worker::delivery_loop::DeliveryLoop;
 use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
+use stablepay_worker::sending_ports::SendingPorts;
 use stablepay_worker::sweep_loop::SweepLoop;
 
 #[tokio::main]
@@ -131,10 +132,12 @@ async fn run() -> Result<(), String> {
                 subscriptions: Arc::new(store.clone()),
                 keeper: keeper.clone(),
                 // The keeper's own sender follows its charges in flight.
-                sender: Arc::new(keeper.sender().clone()),
-                receipts: evm.clone(),
-                attempts: shared.clone(),
-                clock: Arc::new(SystemClock),
+                sending: SendingPorts {
+                    receipts: evm.clone(),
+                    attempts: shared.clone(),
+                    sender: Some(Arc::new(keeper.sender().clone())),
+                    clock: Arc::new(SystemClock),
+                },
                 policy: chain_env.dunning.clone(),
                 poll_interval: cfg.chain_poll,
                 batch: 200,
@@ -203,19 +206,20 @@ async fn run() -> Result<(), String> {
     };
     // Relayed payments (the api sends them) on every chain with an RPC endpoint.
     let relays = RelayLoop {
-        receipts: evm.clone(),
+        sending: SendingPorts {
+            receipts: evm.clone(),
+            attempts: shared.clone(),
+            sender: match chain_env.relayer.as_ref() {
+                Some(r) => Some(Arc::new(
+                    sender(r.key.clone()).map_err(|e| format!("STABLEPAY_RELAYER_KEY: {e}"))?,
+                )),
+                None => None,
+            },
+            clock: Arc::new(SystemClock),
+        },
         chain: evm.clone(),
-        attempts: shared.clone(),
         relays: shared.clone(),
         deposits: shared.clone(),
-        clock: Arc::new(SystemClock),
-        sender: match chain_env.relayer.as_ref() {
-            Some(r) => Some(Arc::new(
-                sender(r.key.clone()).map_err(|e| format!("STABLEPAY_RELAYER_KEY: {e}"))?,
-            )
-                as Arc<dyn stablepay_domain::ports::TransactionSender>),
-            None => None,
-        },
         chains: chain_env.rpc_urls.iter().map(|(id, _)| *id).collect(),
         poll_interval: cfg.chain_poll,
     };
@@ -227,12 +231,14 @@ async fn run() -> Result<(), String> {
         .or_else(|| chain_env.signing_key.clone());
     let sweeps = match sweeper {
         Some(key) => Some(SweepLoop {
-            receipts: evm.clone(),
+            sending: SendingPorts {
+                receipts: evm.clone(),
+                attempts: shared.clone(),
+                sender: Some(Arc::new(sender(key)?)),
+                clock: Arc::new(SystemClock),
+            },
             chain: evm.clone(),
-            attempts: shared.clone(),
             sweeps: shared.clone(),
-            clock: Arc::new(SystemClock),
-            sender: Arc::new(sender(key)?),
             targets: chain_env
                 .contracts
                 .all()

@@ -7,23 +7,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::ports::{
-    ChainReader, Clock, DepositStore, Resent, SentAttempts, SentReceipts, SentRelays,
-    TransactionSender,
-};
-use stablepay_domain::services::{follow_relays, RelayDeps, RelayFollowed, SendingDeps};
+use stablepay_domain::ports::{ChainReader, DepositStore, Resent, SentRelays};
+use stablepay_domain::services::{follow_relays, RelayDeps, RelayFollowed};
 use stablepay_domain::ChainId;
 
+use crate::sending_ports::SendingPorts;
+
 pub struct RelayLoop {
-    pub receipts: Arc<dyn SentReceipts>,
+    /// With the relayer's key, if one is configured.
+    pub sending: SendingPorts,
     pub chain: Arc<dyn ChainReader>,
-    pub attempts: Arc<dyn SentAttempts>,
     pub relays: Arc<dyn SentRelays>,
     pub deposits: Arc<dyn DepositStore>,
-    pub clock: Arc<dyn Clock>,
-    /// Replaces and fills with the relayer's key (`None` without one: stuck relays of a
-    /// removed key are only followed to their receipts).
-    pub sender: Option<Arc<dyn TransactionSender>>,
     pub chains: Vec<ChainId>,
     pub poll_interval: Duration,
 }
@@ -40,12 +35,7 @@ impl RelayLoop {
 
     async fn tick(&self, chain: ChainId) {
         let deps = RelayDeps {
-            sending: SendingDeps {
-                receipts: self.receipts.as_ref(),
-                attempts: self.attempts.as_ref(),
-                sender: self.sender.as_deref(),
-                clock: self.clock.as_ref(),
-            },
+            sending: self.sending.deps(),
             relays: self.relays.as_ref(),
             deposits: self.deposits.as_ref(),
             chain: self.chain.as_ref(),

@@ -6,20 +6,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::ports::{
-    ChainReader, Clock, DepositSweeps, SentAttempts, SentReceipts, TransactionSender,
-};
+use stablepay_domain::ports::{ChainReader, DepositSweeps};
 use stablepay_domain::services::{
-    sweep_deposits, SendingDeps, SweepDeps, SweepReport, SweepSettled, SweepTarget,
+    sweep_deposits, SweepDeps, SweepReport, SweepSettled, SweepTarget,
 };
 
+use crate::sending_ports::SendingPorts;
+
 pub struct SweepLoop {
-    pub receipts: Arc<dyn SentReceipts>,
+    /// With the sweeping key (the relayer's, else the keeper's).
+    pub sending: SendingPorts,
     pub chain: Arc<dyn ChainReader>,
-    pub attempts: Arc<dyn SentAttempts>,
     pub sweeps: Arc<dyn DepositSweeps>,
-    pub clock: Arc<dyn Clock>,
-    pub sender: Arc<dyn TransactionSender>,
     pub targets: Vec<SweepTarget>,
     pub poll_interval: Duration,
 }
@@ -36,12 +34,7 @@ impl SweepLoop {
 
     async fn tick(&self, target: SweepTarget) {
         let deps = SweepDeps {
-            sending: SendingDeps {
-                receipts: self.receipts.as_ref(),
-                attempts: self.attempts.as_ref(),
-                sender: Some(self.sender.as_ref()),
-                clock: self.clock.as_ref(),
-            },
+            sending: self.sending.deps(),
             sweeps: self.sweeps.as_ref(),
             chain: self.chain.as_ref(),
         };

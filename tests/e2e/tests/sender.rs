@@ -40,7 +40,14 @@ async fn charges_in_the_pool(chain: &PrivateChain, stack: &Stack, n: usize) -> V
     .expect("the keeper sent its charges");
     let mut attempts = Vec::new();
     for charge in open {
-        attempts.push(stack.store.attempt(charge.tx_hash).await.unwrap().unwrap());
+        attempts.push(
+            stack
+                .store
+                .attempt(charge.work.tx_hash)
+                .await
+                .unwrap()
+                .unwrap(),
+        );
     }
     attempts
 }

@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 
-use super::{ChainError, SentWork, StoreError, WorkKind};
+use super::{ChainError, SentWork, StoreError};
 use crate::model::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 use crate::rules::dunning::FailureCode;
 
@@ -15,41 +15,14 @@ pub enum ChargeSimulation {
     Fails(FailureCode),
 }
 
-/// A keeper transaction sent and not yet settled.
+/// A keeper transaction sent and not yet settled: sent work (D31) of kind `Charge`, whose
+/// sender is the keeper key that took the nonce and whose attempts are the charge, its
+/// replacements at higher fees and, once it was no longer wanted, 0-value fills (D26).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InFlightCharge {
-    pub chain: ChainId,
-    /// The keeper key that took the nonce.
-    pub keeper: Address,
-    pub nonce: u64,
+    pub work: SentWork,
     pub subscription: SubscriptionId,
-    /// The newest transaction signed at the charge's nonce.
-    pub tx_hash: TxHash,
     pub period_key: Timestamp,
-    pub last_broadcast_at: Timestamp,
-    /// Every transaction signed at the charge's nonce, newest first (D26): the charge,
-    /// its replacements at higher fees and, once the charge was no longer wanted, 0-value
-    /// fills. Any of them may be the one mined.
-    pub attempts: Vec<ChargeAttempt>,
-    /// The head when the newest attempt was broadcast.
-    pub sent_block: u64,
-}
-
-impl InFlightCharge {
-    /// The charge as sent work, followed by the one rule for all of it (D31).
-    pub fn sent_work(&self) -> SentWork {
-        SentWork {
-            kind: WorkKind::Charge,
-            chain: self.chain,
-            sender: self.keeper,
-            nonce: self.nonce,
-            tx_hash: self.tx_hash,
-            attempts: self.attempts.clone(),
-            sent_block: self.sent_block,
-            last_broadcast_at: self.last_broadcast_at,
-            session: None,
-        }
-    }
 }
 
 /// One transaction signed at a charge's nonce.

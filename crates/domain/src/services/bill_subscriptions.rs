@@ -211,10 +211,6 @@ pub async fn record_failure(
             })
             .collect();
         let write = BillingWrite {
-            subscription: SubscriptionRecord {
-                subscription: updated,
-                ..rec.clone()
-            },
             payment: (fails_payment && existing.is_none()).then(|| PaymentUpsert {
                 payment: payment.clone(),
                 replaces: None,
@@ -222,11 +218,14 @@ pub async fn record_failure(
             attempt: Some(attempt),
             events,
             settles_charge_tx: tx,
-            // A failed charge moved no money.
-            ledger: Vec::new(),
             // Nothing could be tried: wait a lease before trying again.
             hold_until: (code == FailureCode::ChainUnavailable)
                 .then(|| now.plus_seconds(CLAIM_LEASE_SECS)),
+            // A failed charge moved no money: nothing for the ledger.
+            ..BillingWrite::state_only(SubscriptionRecord {
+                subscription: updated,
+                ..rec.clone()
+            })
         };
         match store.record_billing(&write).await? {
             SettlementWrite::Written => return Ok(true),

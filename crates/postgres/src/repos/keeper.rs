@@ -6,7 +6,8 @@
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{
-    AttemptFees, ChargeAttempt, InFlightCharge, SignAtNonce, SignedTx, StoreError,
+    AttemptFees, ChargeAttempt, InFlightCharge, SentWork, SignAtNonce, SignedTx, StoreError,
+    WorkKind,
 };
 use stablepay_domain::{Address, ChainId, SubscriptionId, Timestamp, TxHash};
 use uuid::Uuid;
@@ -181,16 +182,17 @@ impl PgStore {
                 .collect();
             let address = crate::rows::address(key)?;
             for (nonce, list, block) in self.attempts_at_nonces(chain, address, &nonces).await? {
-                attempts.push((key.to_owned(), nonce, list, block));
+                attempts.push((address, nonce, list, block));
             }
         }
         let mut open = Vec::with_capacity(rows.len());
         for (key, (nonce, sub, hash, period, broadcast)) in rows {
+            let keeper = crate::rows::address(&key)?;
             let hash = tx_hash(&hash)?;
             let nonce = u64::try_from(nonce).unwrap_or(0);
             let found = attempts
                 .iter()
-                .position(|a| a.0 == key && a.1 == nonce)
+                .position(|a| a.0 == keeper && a.1 == nonce)
                 .map(|i| attempts.swap_remove(i));
             let (attempts, sent_block) = match found {
                 Some((_, _, list, block)) => (list, block),
@@ -203,15 +205,19 @@ impl PgStore {
                 ),
             };
             open.push(InFlightCharge {
-                chain,
-                keeper: crate::rows::address(&key)?,
-                nonce,
+                work: SentWork {
+                    kind: WorkKind::Charge,
+                    chain,
+                    sender: keeper,
+                    nonce,
+                    tx_hash: hash,
+                    attempts,
+                    sent_block,
+                    last_broadcast_at: Timestamp::new(broadcast),
+                    session: None,
+                },
                 subscription: SubscriptionId::from_uuid(sub),
-                tx_hash: hash,
                 period_key: Timestamp::new(period),
-                last_broadcast_at: Timestamp::new(broadcast),
-                attempts,
-                sent_block,
             });
         }
         // Oldest nonce first within each key; keys one after another.

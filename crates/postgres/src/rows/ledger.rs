@@ -7,7 +7,6 @@ use stablepay_domain::*;
 use uuid::Uuid;
 
 use super::conv::*;
-use crate::error::corrupt;
 use crate::schema::balance_transactions;
 
 #[derive(Queryable, Selectable, Insertable, Debug, Clone)]
@@ -82,10 +81,7 @@ impl TryFrom<BalanceTransactionRow> for BalanceTransaction {
             token_address: address(&r.token_address)?,
             tx_hash: tx_hash(&r.tx_hash)?,
             log_index: micros(r.log_index)?,
-            block_number: r
-                .block_number
-                .map(|b| u64::try_from(b).map_err(|_| corrupt("block_number", b)))
-                .transpose()?,
+            block_number: r.block_number.map(micros).transpose()?,
             block_time: ts_opt(r.block_time),
             created_at: ts(r.created_at),
         })

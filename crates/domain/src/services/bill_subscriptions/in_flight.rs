@@ -12,8 +12,10 @@
 use futures_util::StreamExt;
 
 use super::{close_charge, record_failure, BillingDeps, BillingReport, CONCURRENCY};
-use crate::model::ChainId;
-use crate::ports::{ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, Resent};
+use crate::model::{ChainId, TxHash};
+use crate::ports::{
+    ChainReceipt, ChargeAttempt, ChargeSimulation, InFlightCharge, Resent, SubscriptionRecord,
+};
 use crate::rules::confirmations::is_confirmed;
 use crate::services::{follow_unmined, settle_subscription_receipt, SettleOutcome, Unmined};
 
@@ -72,11 +74,11 @@ async fn mined_attempt(
     charge: &InFlightCharge,
     deps: &BillingDeps<'_>,
 ) -> Result<Option<(ChargeAttempt, ChainReceipt)>, String> {
-    for attempt in &charge.attempts {
+    for attempt in &charge.work.attempts {
         let receipt = deps
             .settle
             .chain
-            .receipt(charge.chain, attempt.tx_hash)
+            .receipt(charge.work.chain, attempt.tx_hash)
             .await
             .map_err(|e| e.to_string())?;
         if let Some(r) = receipt {
@@ -84,6 +86,20 @@ async fn mined_attempt(
         }
     }
     Ok(None)
+}
+
+/// The subscription `charge` bills, as stored now (`tx` names the charge in the error).
+async fn charged_subscription(
+    charge: &InFlightCharge,
+    tx: TxHash,
+    deps: &BillingDeps<'_>,
+) -> Result<SubscriptionRecord, String> {
+    deps.settle
+        .subscriptions
+        .subscription_public(charge.subscription)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("charge {tx} names an unknown subscription"))
 }
 
 /// Whether the subscription still wants its charge, read afresh (a portal cancel or a
@@ -105,27 +121,18 @@ async fn follow_one(
     head: u64,
     deps: &BillingDeps<'_>,
 ) -> Result<Followed, String> {
-    let chain = charge.chain;
+    let chain = charge.work.chain;
     let Some((attempt, receipt)) = mined_attempt(charge, deps).await? else {
         let wanted = still_wanted(charge, deps);
-        let work = charge.sent_work();
-        let unmined = follow_unmined(&work, head, wanted, deps.sending)
+        let unmined = follow_unmined(&charge.work, head, wanted, deps.sending)
             .await
             .map_err(|e| e.to_string())?;
         return match unmined {
             Unmined::Waiting => Ok(Followed::Waiting),
             Unmined::Resent(resent) => Ok(Followed::Resent(resent)),
             Unmined::NonceLost => {
-                let rec = deps
-                    .settle
-                    .subscriptions
-                    .subscription_public(charge.subscription)
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .ok_or_else(|| {
-                        format!("charge {} names an unknown subscription", charge.tx_hash)
-                    })?;
-                close_charge(rec, charge.tx_hash, deps).await?;
+                let tx = charge.work.tx_hash;
+                close_charge(charged_subscription(charge, tx, deps).await?, tx, deps).await?;
                 Ok(Followed::NonceLost)
             }
         };
@@ -138,14 +145,7 @@ async fn follow_one(
     if !is_confirmed(head, receipt.block_number, depth) {
         return Ok(Followed::Waiting);
     }
-    let store = deps.settle.subscriptions;
-    let rec = || async {
-        store
-            .subscription_public(charge.subscription)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("charge {} names an unknown subscription", receipt.tx_hash))
-    };
+    let rec = || charged_subscription(charge, receipt.tx_hash, deps);
     if attempt.fill {
         // The nonce went to a fill: nothing was charged, nothing is recorded.
         close_charge(rec().await?, receipt.tx_hash, deps).await?;

@@ -8,7 +8,7 @@ use super::*;
 use crate::model::{Mode, Subscription};
 use crate::ports::{
     ChainError, ChainReceipt, ChargeAttempt, InFlightCharge, KeeperError, MockSubscriptionStore,
-    Resent, WorkKind,
+    Resent,
 };
 
 use crate::services::fixtures::subscriptions::*;

@@ -118,7 +118,7 @@ fn try_settle(
 #[test]
 fn another_configured_token_is_a_payment_of_its_own_without_fee_and_leaves_the_session_open() {
     let s = deposit_session(600);
-    let (outcomes, written) = settle(&s, &sent(usdt(), 3_000_000), knowing_block_times());
+    let (outcomes, written) = settle(&s, &sent(usdt(), 3_000_000), chain_knowing_block_times());
     assert!(matches!(
         outcomes.as_slice(),
         [SettleOutcome::DepositRecorded(Some(_))]
@@ -170,22 +170,15 @@ fn a_token_nobody_configured_is_ignored() {
     assert!(written.is_empty());
 }
 
-/// A chain that knows block `bhash(7)` was mined at `at`, asked once for the arrival;
-/// a ledger entry's read after that gets `block_time()`.
+/// A chain that knows block `bhash(7)` was mined at `at` (asked for the arrival, then for
+/// the ledger entry of the money it books).
 fn mined_at(at: Option<Timestamp>) -> MockChainReader {
     let mut chain = MockChainReader::new();
     chain
         .expect_block_time()
         .withf(|c, b| *c == CHAIN && *b == bhash(7))
-        .times(1)
+        .times(1..=2)
         .returning(move |_, _| Ok(at));
-    knows_block_times(&mut chain);
-    chain
-}
-
-fn knowing_block_times() -> MockChainReader {
-    let mut chain = MockChainReader::new();
-    knows_block_times(&mut chain);
     chain
 }
 

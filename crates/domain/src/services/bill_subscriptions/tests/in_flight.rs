@@ -2,7 +2,10 @@
 //! after 3 blocks, fills, a nonce lost, any attempt mined, settlement and reverts at depth.
 
 use super::*;
+use crate::ports::{SentWork, WorkKind};
+// The keeper's address and the nonce its charge took: the sender's of any sent work.
 use crate::rules::resend::REPLACE_AFTER_BLOCKS;
+use crate::services::fixtures::sending::{self, sender_address as keeper, NONCE};
 
 // ---- charges in flight ----------------------------------------------------------------
 
@@ -29,26 +32,21 @@ fn following(charges: Vec<InFlightCharge>, head: u64) -> Harness {
 /// `tx(1)`, the keeper's charge of `rec` for `period()`, broadcast at block `sent_block`.
 fn in_flight(rec: &SubscriptionRecord, sent_block: u64) -> InFlightCharge {
     InFlightCharge {
-        chain: CHAIN,
-        keeper: keeper(),
-        nonce: NONCE,
+        work: SentWork {
+            chain: CHAIN,
+            sent_block,
+            ..sending::work(WorkKind::Charge)
+        },
         subscription: rec.subscription.id,
-        tx_hash: tx(1),
         period_key: period(),
-        last_broadcast_at: now(),
-        attempts: vec![ChargeAttempt {
-            tx_hash: tx(1),
-            fill: false,
-        }],
-        sent_block,
     }
 }
 
 /// `rec`'s charge replaced once: `tx(2)` (a fill when `fill`) over the charge `tx(1)`.
 fn replaced_once(rec: &SubscriptionRecord, fill: bool) -> InFlightCharge {
     let mut charge = in_flight(rec, BLOCK);
-    charge.tx_hash = tx(2);
-    charge.attempts.insert(
+    charge.work.tx_hash = tx(2);
+    charge.work.attempts.insert(
         0,
         ChargeAttempt {
             tx_hash: tx(2),
@@ -57,12 +55,6 @@ fn replaced_once(rec: &SubscriptionRecord, fill: bool) -> InFlightCharge {
     );
     charge
 }
-
-/// The keeper's address, and the nonce its charge took.
-fn keeper() -> crate::model::Address {
-    crate::model::Address::from_bytes([0x4b; 20])
-}
-const NONCE: u64 = 7;
 
 /// The one write that closes `rec`'s charge `tx(1)` and changes nothing else.
 fn closed_unchanged(rec: SubscriptionRecord) -> BillingWrite {
