@@ -168,7 +168,7 @@ struct ApiRuns {
     floor_cpu: CpuPerRequest,
 }
 
-fn rss_kib(pid: u32) -> u64 {
+pub(crate) fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_api;
 mod bench_billing;
+mod bench_export;
 mod bench_fairness;
 mod bench_gas;
 mod bench_latency;
@@ -63,6 +64,8 @@ commands:
           the load generator; idle RSS; every list over 1M+ rows
           (STABLEPAY_BENCH_SKIP_LISTS=1 skips the lists)
           lists: the list half of api alone
+          export: the ledger export of 1M entries: first and last byte, the api's
+          RSS growth (bar < 50 MiB), the net column summed back against SQL
           sign-in: GET p50/p99 of a checkout session alone and beside 50 dashboard
           sign-ins at once (argon2id off the request threads; bar p99 < 50 ms)
           (every bench: STABLEPAY_PG_OPTIONS='-c name=value ...' adds PostgreSQL
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
             Some("soak") => bench_soak::run(&args[2..]),
             Some("api") => bench_api::run(&args[2..]),
             Some("lists") => bench_api::run_lists(&args[2..]),
+            Some("export") => bench_export::run(&args[2..]),
             Some("sign-in") => bench_sign_in::run(&args[2..]),
             _ => bench::run(&args[1..]),
         },

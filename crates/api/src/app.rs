@@ -103,6 +103,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 [(Method::GET, list(reads::list_balance_transactions))],
             ))
             .service(resource(
+                "/balance_transactions/export",
+                [(Method::GET, list(reads::export_balance_transactions))],
+            ))
+            .service(resource(
                 "/payments/{id}",
                 [(Method::GET, read(reads::get_payment))],
             ))

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use stablepay_domain::ports::{StoreError, WalletRepository};
 use stablepay_domain::*;
-use stablepay_request_store::{Checked, Reads};
+use stablepay_request_store::{Checked, LedgerBatches, Reads};
 
 use crate::request_store::PgReads;
 
@@ -104,6 +104,16 @@ impl Reads for PgReads {
         let check = self.check.as_ref();
         self.store
             .checked_balance_transactions(check, self.merchant(), self.mode(), filter, page)
+            .await
+    }
+
+    async fn balance_transaction_export(
+        &self,
+        filter: &BalanceTransactionFilter,
+    ) -> Result<Checked<LedgerBatches>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .export_balance_transactions(check, self.merchant(), self.mode(), filter)
             .await
     }
 

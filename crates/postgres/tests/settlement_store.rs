@@ -324,3 +324,62 @@ async fn two_relayer_keys_racing_for_one_session_keep_one_relay() {
     );
     assert_eq!(store.sent_relays(chain).await.unwrap().len(), 1);
 }
+
+/// The ledger export (D32) reads every selected entry in keyset batches, oldest first:
+/// 2,500 entries come back whole, in order, in three batches, without the other mode's.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ledger_export_streams_every_entry_in_batches_oldest_first() {
+    use futures_util::StreamExt;
+    let (store, _) = fresh_store().await;
+    let s = open_session(&store).await;
+    let p = payment(&s, PaymentStatus::Confirmed, 101);
+    store
+        .record_checkout_settlement(&write(&p, None, Some(&s)))
+        .await
+        .unwrap();
+    // 2,499 more entries like the first, a second apart, and 7 of the other mode.
+    let copies = "INSERT INTO balance_transactions \
+        SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, merchant_id, \
+               CASE WHEN g > 2499 THEN NOT livemode ELSE livemode END, type, payment_id, \
+               refund_id, amount_micros, fee_micros, net_micros, currency, chain_id, \
+               token_address, tx_hash, log_index, block_number, block_time, \
+               created_at - g * interval '1 second' \
+        FROM balance_transactions, generate_series(1, 2506) g";
+    assert_eq!(execute_sql(&store, copies).await.unwrap(), 2506);
+
+    let export = |filter: BalanceTransactionFilter| {
+        let store = store.clone();
+        async move {
+            store
+                .balance_transaction_export(s.merchant_id, s.mode, &filter)
+                .await
+                .unwrap()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+                .await
+        }
+    };
+    let batches = export(BalanceTransactionFilter::default()).await;
+    let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+    assert_eq!(sizes, [1000, 1000, 500]);
+    let entries: Vec<BalanceTransaction> = batches.into_iter().flatten().collect();
+    assert!(entries.windows(2).all(|w| w[0].id.uuid() < w[1].id.uuid()));
+    assert!(entries.iter().all(|e| e.mode == s.mode));
+    let total: i64 = entries.iter().map(|e| e.net_micros).sum();
+    assert_eq!(total, 2500 * p.merchant_micros as i64);
+
+    // The list's filters: booked before the first entry, only the 2,499 older copies.
+    let older = export(BalanceTransactionFilter {
+        created_lt: Some(entries.last().unwrap().created_at),
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(older.iter().map(Vec::len).sum::<usize>(), 2499);
+    // Nothing selected: an empty stream, not an empty batch.
+    let none = export(BalanceTransactionFilter {
+        kind: Some(BalanceType::Refund),
+        ..Default::default()
+    })
+    .await;
+    assert!(none.is_empty());
+}

@@ -10,6 +10,7 @@
 
 use async_trait::async_trait;
 use futures_util::future::LocalBoxFuture;
+pub use stablepay_domain::ports::LedgerBatches;
 use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
 use stablepay_domain::{
     Address, AuthContext, BalanceTransaction, BalanceTransactionFilter, CheckoutSession,
@@ -146,6 +147,15 @@ pub trait Reads: Send + Sync {
         filter: &BalanceTransactionFilter,
         page: &PageRequest,
     ) -> Result<Checked<Page<BalanceTransaction>>, StoreError>;
+    /// Every ledger entry `filter` selects, oldest first, in batches read as the stream is
+    /// polled (constant memory, however many rows). The first batch is read now, under the
+    /// check; the stream reads the rest without it (the request was authenticated by then).
+    /// Stream errors: `Unavailable`/`Internal`; the export must then end as failed, never
+    /// as complete.
+    async fn balance_transaction_export(
+        &self,
+        filter: &BalanceTransactionFilter,
+    ) -> Result<Checked<LedgerBatches>, StoreError>;
     async fn refund(&self, id: RefundId) -> Result<Checked<Option<Refund>>, StoreError>;
     async fn refunds(
         &self,

@@ -19,6 +19,16 @@ pub fn amount(a: Amount, currency: Currency) -> String {
 }
 
 /// "2026-11-23 06:10:42 UTC".
+/// "-5.00 USDC" for money out, as `money` for money in.
+pub fn signed_money(micros: i64, currency: Currency) -> String {
+    let shown = money(micros.unsigned_abs(), currency);
+    if micros < 0 {
+        format!("-{shown}")
+    } else {
+        shown
+    }
+}
+
 pub fn time(t: Timestamp) -> String {
     t.as_datetime().format("%Y-%m-%d %H:%M:%S UTC").to_string()
 }

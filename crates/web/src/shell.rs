@@ -120,6 +120,12 @@ pub enum Reply {
     Html(String),
     /// 303 See Other, so a reload never re-posts a form.
     Redirect(String),
+    /// A `text/csv` attachment streamed as its chunks arrive; a failed chunk breaks the
+    /// transfer rather than ending a file that looks complete.
+    Csv {
+        filename: &'static str,
+        chunks: futures_util::stream::BoxStream<'static, Result<String, StoreError>>,
+    },
 }
 
 impl Reply {
@@ -328,8 +334,29 @@ where
     match handler(p).await {
         Ok(Reply::Html(body)) => html(StatusCode::OK, body),
         Ok(Reply::Redirect(to)) => redirect(&to),
+        Ok(Reply::Csv { filename, chunks }) => csv(filename, chunks),
         Err(e) => e.to_response(),
     }
+}
+
+fn csv(
+    filename: &str,
+    chunks: futures_util::stream::BoxStream<'static, Result<String, StoreError>>,
+) -> HttpResponse {
+    use futures_util::StreamExt;
+    let body = chunks.map(|chunk| {
+        chunk.map(actix_web::web::Bytes::from).map_err(|e| {
+            tracing::error!(error = %e, "dashboard: export failed");
+            std::io::Error::other("the export failed")
+        })
+    });
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{filename}\""),
+        ))
+        .streaming(body)
 }
 
 fn to_sign_in(req: &HttpRequest) -> HttpResponse {

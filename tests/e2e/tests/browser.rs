@@ -322,6 +322,49 @@ async fn a_payment_link_is_paid_on_the_hosted_page_and_refunded_from_the_dashboa
         .screenshot(&screenshot("dashboard-payment.png"))
         .await;
 
+    // The ledger page shows the payment in and the refund out, and its download is the
+    // same entries as CSV, oldest first.
+    merchant.goto(&format!("{base}/balance")).await;
+    let ledger = merchant.wait_for_text("#balance", "-3.00 USDC", WAIT).await;
+    assert!(
+        ledger.contains("payment") && ledger.contains("24.90 USDC"),
+        "{ledger}"
+    );
+    let export = merchant
+        .wait_for("#export")
+        .await
+        .attr("href")
+        .await
+        .unwrap()
+        .expect("a download link");
+    let cookie = merchant
+        .cookie("__Host-stablepay_session")
+        .await
+        .expect("session cookie");
+    let csv = stack
+        .http
+        .get(format!("{}{export}", stack.api))
+        .header("cookie", format!("__Host-stablepay_session={cookie}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
+    let csv = csv.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("id,type,source,payment,amount,fee,net,"),
+        "{csv}"
+    );
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(
+        lines[1].contains(",payment,") && lines[1].contains(",24.9,"),
+        "{csv}"
+    );
+    assert!(
+        lines[2].contains(",refund,") && lines[2].contains(",-3,"),
+        "{csv}"
+    );
+
     // The API and the chain agree with the page.
     let list = stack.get(&format!("/api/v1/refunds?payment={pay}")).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 1);

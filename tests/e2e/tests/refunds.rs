@@ -234,6 +234,88 @@ async fn partial_then_full_refunds_with_every_rejection() {
         .await;
     assert_eq!(refunds_only["data"].as_array().unwrap().len(), 1);
     assert_eq!(refunds_only["data"][0]["amount"], "-5");
+
+    // The export (D32): the same entries, oldest first, as CSV whose columns are the
+    // fields' names and whose amounts parse back to the same sums.
+    let export = stack
+        .http
+        .get(format!(
+            "{}/api/v1/balance_transactions/export?payment={pay_id}",
+            stack.api
+        ))
+        .bearer_auth(&stack.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(export.status(), 200);
+    assert_eq!(export.headers()["content-type"], "text/csv; charset=utf-8");
+    let csv = export.text().await.unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let ids: Vec<&str> = rows.iter().map(|r| r[column("id")]).collect();
+    let listed: Vec<&str> = entries
+        .iter()
+        .rev()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, listed);
+    for (row, entry) in rows.iter().zip(entries.iter().rev()) {
+        for name in [
+            "type",
+            "source",
+            "amount",
+            "fee",
+            "net",
+            "tx_hash",
+            "block_time",
+        ] {
+            assert_eq!(row[column(name)], entry[name].as_str().unwrap(), "{name}");
+        }
+    }
+    let sum = |amounts: Vec<&str>| -> i128 { amounts.into_iter().map(micros).sum() };
+    let csv_net = sum(rows.iter().map(|r| r[column("net")]).collect());
+    let json_net = sum(entries.iter().map(|e| e["net"].as_str().unwrap()).collect());
+    assert_eq!(csv_net, json_net);
+    // 12.5 in, less its fee, and 12.5 back out: the merchant is short exactly the fee.
+    assert_eq!(csv_net, -micros(p["fee_amount"].as_str().unwrap()));
+    // The export takes the list's filters, and refuses what the list refuses.
+    let refunds_csv = stack
+        .http
+        .get(format!(
+            "{}/api/v1/balance_transactions/export?payment={pay_id}&type=refund",
+            stack.api
+        ))
+        .bearer_auth(&stack.key)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(refunds_csv.lines().count(), 3, "{refunds_csv}");
+    let bad = stack
+        .get("/api/v1/balance_transactions/export?created[gte]=yesterday")
+        .await;
+    assert_eq!(bad["error"]["details"][0]["field"], "created[gte]", "{bad}");
+}
+
+/// A decimal string in exact micro-units.
+fn micros(amount: &str) -> i128 {
+    let (negative, digits) = match amount.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, amount),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    assert!(frac.len() <= 6, "{amount}");
+    let value =
+        whole.parse::<i128>().unwrap() * 1_000_000 + format!("{frac:0<6}").parse::<i128>().unwrap();
+    if negative {
+        -value
+    } else {
+        value
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

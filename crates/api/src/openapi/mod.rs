@@ -32,6 +32,7 @@ use stablepay_domain::representation::*;
         reads::list_payments,
         reads::get_payment,
         reads::list_balance_transactions,
+        reads::export_balance_transactions,
         refunds::create,
         reads::list_refunds,
         reads::get_refund,
@@ -79,6 +80,32 @@ pub struct PageParams {
     limit: Option<u8>,
     /// The id of the last item of the previous page.
     starting_after: Option<String>,
+}
+
+/// The ledger's filters (D32), shared by its list and its export.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // Documentation only: `routes::reads::ledger_filter` parses these.
+pub struct LedgerFilterParams {
+    #[param(rename = "type")]
+    kind: Option<stablepay_domain::BalanceType>,
+    /// A `pay_` or `re_` id: the entries that object made.
+    #[param(inline)]
+    source: Option<stablepay_domain::BalanceSource>,
+    /// Every entry of one payment, its refunds' included.
+    payment: Option<stablepay_domain::PaymentId>,
+    /// Booked at or after (RFC 3339).
+    #[param(rename = "created[gte]")]
+    created_gte: Option<stablepay_domain::Timestamp>,
+    /// Booked before (RFC 3339).
+    #[param(rename = "created[lt]")]
+    created_lt: Option<stablepay_domain::Timestamp>,
+    /// Mined at or after (RFC 3339).
+    #[param(rename = "block_time[gte]")]
+    block_time_gte: Option<stablepay_domain::Timestamp>,
+    /// Mined before (RFC 3339).
+    #[param(rename = "block_time[lt]")]
+    block_time_lt: Option<stablepay_domain::Timestamp>,
 }
 
 /// The document as JSON, built once.

@@ -50,6 +50,7 @@ use actix_web::http::StatusCode;
 use actix_web::web::{self, Bytes, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse, Route};
 use futures_util::future::LocalBoxFuture;
+use futures_util::stream::LocalBoxStream;
 use serde::Serialize;
 use stablepay_domain::ports::Storage;
 use stablepay_domain::AuthContext;
@@ -153,8 +154,38 @@ impl Reply {
     }
 
     /// 200 with what a read handler's checked reads made; the check goes with it.
-    pub fn read(value: Checked<impl Serialize>) -> Result<Checked<Self>, ApiError> {
-        value.try_map(|v| Self::ok(&v))
+    pub fn read(value: Checked<impl Serialize>) -> Result<Checked<ReadReply>, ApiError> {
+        value.try_map(|v| Self::ok(&v).map(ReadReply::Json))
+    }
+}
+
+/// What a read handler answers: JSON, or a CSV file written as its rows are read.
+pub enum ReadReply {
+    Json(Reply),
+    Csv(CsvFile),
+}
+
+/// A CSV body's chunks; an error ends the transfer unfinished.
+pub type CsvChunks = LocalBoxStream<'static, Result<Bytes, std::io::Error>>;
+
+/// A 200 `text/csv` attachment, streamed.
+pub struct CsvFile {
+    pub filename: &'static str,
+    pub chunks: CsvChunks,
+}
+
+impl ReadReply {
+    fn into_response(self) -> HttpResponse {
+        match self {
+            ReadReply::Json(reply) => json_response(reply.status, reply.body),
+            ReadReply::Csv(file) => HttpResponse::Ok()
+                .content_type("text/csv; charset=utf-8")
+                .insert_header((
+                    actix_web::http::header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{}\"", file.filename),
+                ))
+                .streaming(file.chunks),
+        }
     }
 }
 
@@ -180,7 +211,7 @@ impl InTransaction {
 
 type Handler = Rc<dyn Fn(WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>;
 type ReadHandler =
-    Rc<dyn Fn(ReadCall) -> LocalBoxFuture<'static, Result<Checked<Reply>, ApiError>>>;
+    Rc<dyn Fn(ReadCall) -> LocalBoxFuture<'static, Result<Checked<ReadReply>, ApiError>>>;
 type AtomicHandler =
     Rc<dyn Fn(WriteCall) -> LocalBoxFuture<'static, Result<InTransaction, ApiError>>>;
 
@@ -207,7 +238,7 @@ where
 pub fn read<F, Fut>(handler: F) -> Route
 where
     F: Fn(ReadCall) -> Fut + 'static,
-    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
+    Fut: Future<Output = Result<Checked<ReadReply>, ApiError>> + 'static,
 {
     route(Policy::Read(ReadShape::One, boxed(handler)))
 }
@@ -217,7 +248,7 @@ where
 pub fn list<F, Fut>(handler: F) -> Route
 where
     F: Fn(ReadCall) -> Fut + 'static,
-    Fut: Future<Output = Result<Checked<Reply>, ApiError>> + 'static,
+    Fut: Future<Output = Result<Checked<ReadReply>, ApiError>> + 'static,
 {
     route(Policy::Read(ReadShape::Page, boxed(handler)))
 }

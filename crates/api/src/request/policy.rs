@@ -12,7 +12,7 @@ use stablepay_domain::AuthContext;
 use stablepay_request_store::{Checked, KeyClaim, ReadShape, ReadUnit};
 
 use super::rate_limit::Budget;
-use super::{auth, json_response, CallStore, ReadCall, ReadHandler, Reply, WriteCall};
+use super::{auth, json_response, CallStore, ReadCall, ReadHandler, ReadReply, Reply, WriteCall};
 use crate::error::ApiError;
 use crate::state::{AppState, HttpWorkerStore};
 
@@ -80,6 +80,10 @@ pub(super) fn respond(reply: Result<Reply, ApiError>) -> Result<HttpResponse, Ap
     Ok(json_response(reply.status, reply.body))
 }
 
+fn respond_read(reply: Result<Checked<ReadReply>, ApiError>) -> Result<HttpResponse, ApiError> {
+    Ok(reply?.into_value().into_response())
+}
+
 /// `read` and `list`. By a key this process has seen, the handler's reads carry the
 /// key's check: when its reply says the key stood, that is the whole cost. Otherwise (a
 /// 404, an empty page, a handler that read nothing, a revoked key) the key is
@@ -100,19 +104,19 @@ pub(super) async fn read(
         if reply.as_ref().is_ok_and(Checked::key_stood) {
             unit.record_key_use();
             tracing::Span::current().record("merchant", tracing::field::display(guess.merchant_id));
-            return respond(reply.map(Checked::into_value));
+            return respond_read(reply);
         }
         let auth = start.authenticate(unit.keys()).await?;
         if auth == guess {
             // Keys are only ever revoked, never restored or moved: one that stands as
             // guessed now stood during the read, whose answer therefore holds.
-            return respond(reply.map(Checked::into_value));
+            return respond_read(reply);
         }
         // The claimed unit's connection goes back before another is taken.
         drop((reply, unit));
         let unit = start.open_reads(&auth, None, shape).await?;
         let reply = handler(start.read_call(auth, unit)).await;
-        return respond(reply.map(Checked::into_value));
+        return respond_read(reply);
     }
     // Authenticated first, on a connection of its own (a key that leases budget locks its
     // row, and may wait: never on a connection shared with other requests' reads).
@@ -120,5 +124,5 @@ pub(super) async fn read(
     start.body.clone()?;
     let unit = start.open_reads(&auth, None, shape).await?;
     let reply = handler(start.read_call(auth, unit)).await;
-    respond(reply.map(Checked::into_value))
+    respond_read(reply)
 }

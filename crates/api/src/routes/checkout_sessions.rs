@@ -15,7 +15,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
+use crate::request::{InTransaction, ReadCall, ReadReply, Reply, WriteCall};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -215,7 +215,7 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     params(("id" = CheckoutSessionId, Path)),
     responses((status = 200, description = "The session", body = CheckoutSessionResource)),
 )]
-pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let id: CheckoutSessionId = call.path_id()?;
     let s = &call.state;
     let found = call.reads().session(id).await?;
@@ -239,7 +239,7 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
     ),
     responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
 )]
-pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let mut q = call.query()?;
     let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
     let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;

@@ -3,8 +3,13 @@
 
 use stablepay_domain::*;
 
+use actix_web::web::Bytes;
+use futures_util::StreamExt;
+use stablepay_request_store::LedgerBatches;
+
 use crate::error::ApiError;
-use crate::request::{ReadCall, Reply};
+use crate::input::Query;
+use crate::request::{CsvChunks, CsvFile, ReadCall, ReadReply, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -15,7 +20,7 @@ macro_rules! retrieve_handler {
         #[utoipa::path(get, path = $path, operation_id = $operation, tag = $tag,
                     params(("id" = $id, Path)),
                     responses((status = 200, description = "The resource", body = $resource)))]
-        pub async fn $name(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+        pub async fn $name(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
             let id: $id = call.path_id()?;
             let found = call.reads().$method(id).await?;
             let found = found.try_map(|row| row.ok_or_else(|| Missing::of(id)))?;
@@ -29,7 +34,7 @@ macro_rules! retrieve_handler {
 macro_rules! list_handler {
     ($(#[$attr:meta])* $name:ident, $id:ty, $method:ident, $resource:ty, |$q:ident| $filter:expr) => {
         $(#[$attr])*
-        pub async fn $name(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+        pub async fn $name(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
             let mut $q = call.query()?;
             let filter = $filter;
             let page = $q.page::<$id>()?;
@@ -177,20 +182,51 @@ list_handler!(
 list_handler!(
     #[utoipa::path(get, path = "/api/v1/balance_transactions", operation_id = "list_balance_transactions",
         tag = "Balance transactions",
-        params(crate::openapi::PageParams,
-            ("type" = Option<BalanceType>, Query),
-            ("source" = inline(Option<BalanceSource>), Query, description = "A `pay_` or `re_` id: the entries that object made"),
-            ("payment" = Option<PaymentId>, Query, description = "Every entry of one payment, its refunds' included"),
-            ("created[gte]" = Option<Timestamp>, Query, description = "Booked at or after (RFC 3339)"),
-            ("created[lt]" = Option<Timestamp>, Query, description = "Booked before (RFC 3339)"),
-            ("block_time[gte]" = Option<Timestamp>, Query, description = "Mined at or after (RFC 3339)"),
-            ("block_time[lt]" = Option<Timestamp>, Query, description = "Mined before (RFC 3339)")),
+        params(crate::openapi::PageParams, crate::openapi::LedgerFilterParams),
         responses((status = 200, description = "Ledger entries, newest first (D32)", body = List<BalanceTransactionResource>)))]
     list_balance_transactions,
     BalanceTransactionId,
     balance_transactions,
     BalanceTransactionResource,
-    |q| BalanceTransactionFilter {
+    |q| ledger_filter(&mut q)?
+);
+
+/// Every ledger entry the list's filters select, oldest first, as CSV (D32): a header
+/// row of the resource's field names, then one row per entry, written as it is read.
+#[utoipa::path(get, path = "/api/v1/balance_transactions/export",
+    operation_id = "export_balance_transactions", tag = "Balance transactions",
+    params(crate::openapi::LedgerFilterParams),
+    responses((status = 200, description = "`text/csv`, oldest first: a header row `id,type,source,payment,amount,fee,net,currency,chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode` (the fields of a balance transaction), amounts as exact decimal strings, times in UTC (RFC 3339), absent values empty",
+        content_type = "text/csv", body = String)))]
+pub async fn export_balance_transactions(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
+    let mut q = call.query()?;
+    let filter = ledger_filter(&mut q)?;
+    q.finish()?;
+    let batches = call.reads().balance_transaction_export(&filter).await?;
+    Ok(batches.map(|batches| {
+        ReadReply::Csv(CsvFile {
+            filename: "balance_transactions.csv",
+            chunks: ledger_csv(batches),
+        })
+    }))
+}
+
+/// The export's chunks as the response writes them; a failed batch is logged and breaks
+/// the transfer.
+fn ledger_csv(batches: LedgerBatches) -> CsvChunks {
+    stablepay_domain::representation::ledger_csv(batches)
+        .map(|chunk| {
+            chunk.map(Bytes::from).map_err(|e| {
+                tracing::error!(error = %e, "ledger export failed");
+                std::io::Error::other("the export failed")
+            })
+        })
+        .boxed_local()
+}
+
+/// The ledger's filters from a query (the list's and the export's).
+fn ledger_filter(q: &mut Query) -> Result<BalanceTransactionFilter, ApiError> {
+    Ok(BalanceTransactionFilter {
         kind: q.take_parsed("type", BalanceType::parse, &BalanceType::expected())?,
         source: q.take_parsed("source", BalanceSource::parse, "a pay_ or re_ id")?,
         payment: q.id_filter::<PaymentId>("payment")?,
@@ -198,15 +234,15 @@ list_handler!(
         created_lt: q.time_filter("created[lt]")?,
         block_time_gte: q.time_filter("block_time[gte]")?,
         block_time_lt: q.time_filter("block_time[lt]")?,
-    }
-);
+    })
+}
 
 /// Every attempt at one delivery, newest first (an extra beyond the spec).
 #[utoipa::path(get, path = "/api/v1/webhook_events/{id}/attempts",
     operation_id = "list_webhook_event_attempts", tag = "Webhook events",
     params(("id" = EventId, Path), crate::openapi::PageParams),
     responses((status = 200, description = "Attempts, newest first", body = List<WebhookAttemptResource>)))]
-pub async fn list_webhook_attempts(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn list_webhook_attempts(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let id: EventId = call.path_id()?;
     let mut q = call.query()?;
     let page = q.page::<WebhookAttemptId>()?;

@@ -5,7 +5,7 @@ use stablepay_domain::{Address, ChainId, Signature, WalletId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
+use crate::request::{InTransaction, ReadCall, ReadReply, Reply, WriteCall};
 use stablepay_domain::representation::{List, WalletResource};
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -102,7 +102,7 @@ pub async fn verify(call: WriteCall) -> Result<Reply, ApiError> {
 #[utoipa::path(get, path = "/api/v1/wallets/{id}", operation_id = "retrieve_wallet",
     tag = "Settlement wallets", params(("id" = WalletId, Path)),
     responses((status = 200, description = "The wallet", body = WalletResource)))]
-pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let id: WalletId = call.path_id()?;
     let wallet = call.reads().wallet(id).await?;
     let wallet = wallet.try_map(|w| w.ok_or_else(|| Missing::of(id)))?;
@@ -112,7 +112,7 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(get, path = "/api/v1/wallets", operation_id = "list_wallets",
     tag = "Settlement wallets", params(crate::openapi::PageParams),
     responses((status = 200, description = "Wallets, newest first", body = List<WalletResource>)))]
-pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let mut q = call.query()?;
     let page = q.page::<WalletId>()?;
     q.finish()?;

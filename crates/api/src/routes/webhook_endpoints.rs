@@ -11,7 +11,7 @@ use stablepay_domain::{
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{InTransaction, ReadCall, Reply, WriteCall};
+use crate::request::{InTransaction, ReadCall, ReadReply, Reply, WriteCall};
 use stablepay_domain::representation::{
     DeletedEndpoint, List, Resource, WebhookEndpointResource, WebhookEventResource,
 };
@@ -115,7 +115,7 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints/{id}", operation_id = "retrieve_webhook_endpoint",
     tag = "Webhook endpoints", params(("id" = WebhookEndpointId, Path)),
     responses((status = 200, description = "The endpoint", body = WebhookEndpointResource)))]
-pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
     let endpoint = call.reads().endpoint(id).await?;
     let endpoint = endpoint.try_map(|e| e.ok_or_else(|| Missing::of(id)))?;
@@ -125,7 +125,7 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
 #[utoipa::path(get, path = "/api/v1/webhook_endpoints", operation_id = "list_webhook_endpoints",
     tag = "Webhook endpoints", params(crate::openapi::PageParams),
     responses((status = 200, description = "Endpoints, newest first", body = List<WebhookEndpointResource>)))]
-pub async fn list(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn list(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let mut q = call.query()?;
     let page = q.page::<WebhookEndpointId>()?;
     q.finish()?;

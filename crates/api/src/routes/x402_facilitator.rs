@@ -13,7 +13,7 @@ use stablepay_domain::services::{x402_settle, x402_supported, x402_verify, X402D
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{ReadCall, Reply, WriteCall};
+use crate::request::{ReadCall, ReadReply, Reply, WriteCall};
 use crate::routes::x402::x402_deps;
 use stablepay_request_store::Checked;
 
@@ -57,7 +57,7 @@ fn request(call: &WriteCall) -> Result<FacilitatorRequest, ApiError> {
 #[utoipa::path(get, path = "/api/v1/x402/supported", operation_id = "x402_supported",
     tag = "x402 facilitator",
     responses((status = 200, description = "The kinds of payment settled", body = SupportedResponse)))]
-pub async fn supported(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
+pub async fn supported(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let supported = x402_supported(&call.auth, call.state.relayer.as_deref());
     let signers = match supported.signer {
         Some(signer) => json!({ "eip155:*": [signer.to_string()] }),
@@ -73,7 +73,7 @@ pub async fn supported(call: ReadCall) -> Result<Checked<Reply>, ApiError> {
         signers,
     })
     // Nothing was read under the key's check: the key is authenticated before it is sent.
-    .map(Checked::unconfirmed)
+    .map(|reply| Checked::unconfirmed(ReadReply::Json(reply)))
 }
 
 /// Whether a payment to one of your open sessions' deposit addresses, at its gross, would

@@ -2,10 +2,15 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    EventId, MerchantId, Mode, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
-    PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, Subscription,
-    SubscriptionFilter, SubscriptionId, WebhookAttempt, WebhookEventFilter, WebhookEventRecord,
+    BalanceTransaction, BalanceTransactionFilter, EventId, MerchantId, Mode, Page, PageRequest,
+    Payment, PaymentAttempt, PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId,
+    Refund, RefundFilter, RefundId, Subscription, SubscriptionFilter, SubscriptionId,
+    WebhookAttempt, WebhookEventFilter, WebhookEventRecord,
 };
+
+/// The ledger export's rows in batches, oldest first, read as the stream is polled.
+pub type LedgerBatches =
+    futures_util::stream::BoxStream<'static, Result<Vec<BalanceTransaction>, StoreError>>;
 
 /// Read access to the resources only the chain and the worker create. Every call is
 /// scoped by merchant and mode; rows of other merchants or modes are invisible.
@@ -25,6 +30,24 @@ pub trait ResourceReader: Send + Sync {
         filter: &PaymentFilter,
         page: &PageRequest,
     ) -> Result<Page<Payment>, StoreError>;
+
+    /// A page of the ledger (D32), newest first.
+    async fn balance_transactions(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BalanceTransaction>, StoreError>;
+    /// Every ledger entry `filter` selects, oldest first, in batches read as the stream is
+    /// polled (constant memory). Stream errors: `Unavailable`/`Internal`, after which the
+    /// export must end as failed, never as complete.
+    async fn balance_transaction_export(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        filter: &BalanceTransactionFilter,
+    ) -> Result<LedgerBatches, StoreError>;
 
     async fn refund(
         &self,

@@ -1,5 +1,6 @@
 //! `object: "balance_transaction"` (D32): one ledger entry as the API and the export show it.
 
+use futures_util::stream::{self, BoxStream, StreamExt};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -8,6 +9,7 @@ use crate::model::{
     render_signed_micros, Address, BalanceTransaction, BalanceTransactionId, BalanceType, ChainId,
     Currency, PaymentId, Timestamp, TxHash,
 };
+use crate::ports::{LedgerBatches, StoreError};
 
 #[derive(Serialize, ToSchema)]
 pub struct BalanceTransactionResource {
@@ -66,4 +68,112 @@ impl From<BalanceTransaction> for BalanceTransactionResource {
 
 impl Resource for BalanceTransactionResource {
     const OBJECT: &'static str = "balance_transaction";
+}
+
+impl BalanceTransactionResource {
+    /// The export's header row (D32): the resource's field names, `object` left out.
+    pub const CSV_HEADER: &'static str = "id,type,source,payment,amount,fee,net,currency,\
+        chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode\n";
+
+    /// Appends this entry as one CSV row in `CSV_HEADER`'s order. No field needs quoting:
+    /// each is an id, a decimal, a hex string, a number or an RFC 3339 time, none of which
+    /// can hold a comma, a quote or a line break. Absent values are empty fields.
+    pub fn write_csv_row(&self, out: &mut String) {
+        use std::fmt::Write;
+        let block_time = self.block_time.map(|t| t.to_string()).unwrap_or_default();
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.id,
+            self.kind.as_str(),
+            self.source,
+            self.payment,
+            self.amount,
+            self.fee,
+            self.net,
+            self.currency,
+            self.chain_id.id(),
+            self.token_address,
+            self.tx_hash,
+            self.log_index,
+            self.block_number.as_deref().unwrap_or_default(),
+            block_time,
+            self.created_at,
+            self.livemode,
+        );
+    }
+}
+
+/// The export's body (D32) as text: the header, then each batch's rows as the batch
+/// arrives. A failed batch is the stream's error; what serves it must end the transfer
+/// unfinished, never as a file that looks complete.
+pub fn ledger_csv(batches: LedgerBatches) -> BoxStream<'static, Result<String, StoreError>> {
+    let header = stream::once(async { Ok(BalanceTransactionResource::CSV_HEADER.to_owned()) });
+    let rows = batches.map(|batch| {
+        batch.map(|entries| {
+            let mut out = String::with_capacity(entries.len() * 256);
+            for entry in entries {
+                BalanceTransactionResource::from(entry).write_csv_row(&mut out);
+            }
+            out
+        })
+    });
+    header.chain(rows).boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Amount, PaymentStatus};
+    use crate::rules::ledger::{payment_entries, reversal_of, MoneyIn};
+    use crate::services::fixtures::settlement::{receipt, recorded, session};
+
+    /// Every CSV column holds what the JSON field of the same name holds, as text.
+    fn assert_row_matches_json(entry: BalanceTransaction) {
+        let resource = BalanceTransactionResource::from(entry);
+        let json = serde_json::to_value(&resource).unwrap();
+        let mut row = String::new();
+        resource.write_csv_row(&mut row);
+        let header: Vec<&str> = BalanceTransactionResource::CSV_HEADER
+            .trim_end()
+            .split(',')
+            .collect();
+        let cells: Vec<&str> = row.strip_suffix('\n').unwrap().split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{row}");
+        for (name, cell) in header.iter().zip(&cells) {
+            let expected = match &json[name] {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            assert_eq!(*cell, expected, "column {name}");
+        }
+        // Every JSON field but `object` is a column.
+        let fields = json.as_object().unwrap().keys().filter(|k| *k != "object");
+        assert_eq!(fields.count(), header.len());
+    }
+
+    #[test]
+    fn a_csv_row_holds_the_json_fields_in_the_header_order() {
+        let s = session();
+        let mut p = recorded(&s, &receipt(&s), PaymentStatus::Confirmed);
+        p.amount = Amount::from_micros(10_500_000).unwrap();
+        p.fee_micros = 105_000;
+        p.overpaid_micros = 250_000;
+        p.log_index = Some(3);
+        let t = Timestamp::from_unix_seconds(1_790_000_000).unwrap();
+        let entries = payment_entries(&p, MoneyIn::Payment, t, t).unwrap();
+        assert_eq!(entries.len(), 2);
+        // A reversal: negative amounts.
+        assert_row_matches_json(reversal_of(&entries[0], t));
+        // A backfilled entry: no block number, no block time (empty cells).
+        let mut backfilled = entries[1].clone();
+        backfilled.block_number = None;
+        backfilled.block_time = None;
+        assert_row_matches_json(backfilled);
+        for entry in entries {
+            assert_row_matches_json(entry);
+        }
+    }
 }

@@ -12,6 +12,7 @@ mod idempotency;
 pub(crate) mod keeper;
 mod leader_lock;
 pub(crate) mod ledger;
+mod ledger_export;
 mod outbox;
 mod reader;
 mod recoveries;

@@ -114,7 +114,45 @@ macro_rules! after_cursor {
     }};
 }
 
-pub(crate) use {after_cursor, get_one, newest_first, page_of, scoped};
+/// The ledger's scoped, boxed query with `BalanceTransactionFilter` `$f` applied (the list
+/// and the export select the same rows). Time filters are half-open ranges; a block-time
+/// filter leaves out the backfilled entries without one.
+macro_rules! ledger_filtered {
+    ($merchant:expr, $mode:expr, $f:expr) => {{
+        let f: &BalanceTransactionFilter = $f;
+        let mut q = scoped!(bt, BalanceTransactionRow, $merchant, $mode);
+        match f.source {
+            Some(BalanceSource::Payment(id)) => {
+                q = q
+                    .filter(bt::payment_id.eq(id.uuid()))
+                    .filter(bt::refund_id.is_null());
+            }
+            Some(BalanceSource::Refund(id)) => q = q.filter(bt::refund_id.eq(id.uuid())),
+            None => {}
+        }
+        if let Some(payment) = f.payment {
+            q = q.filter(bt::payment_id.eq(payment.uuid()));
+        }
+        if let Some(kind) = f.kind {
+            q = q.filter(bt::type_.eq(kind.as_str()));
+        }
+        if let Some(t) = f.created_gte {
+            q = q.filter(bt::created_at.ge(t.as_datetime()));
+        }
+        if let Some(t) = f.created_lt {
+            q = q.filter(bt::created_at.lt(t.as_datetime()));
+        }
+        if let Some(t) = f.block_time_gte {
+            q = q.filter(bt::block_time.ge(t.as_datetime()));
+        }
+        if let Some(t) = f.block_time_lt {
+            q = q.filter(bt::block_time.lt(t.as_datetime()));
+        }
+        q
+    }};
+}
+
+pub(crate) use {after_cursor, get_one, ledger_filtered, newest_first, page_of, scoped};
 
 /// The reads of `ResourceReader`, each under an optional key check (`Checked`): the API's
 /// read units pass their check, the port passes none.
@@ -185,8 +223,7 @@ impl PgStore {
         page_of!(self, check, r, q, page, merchant, mode)
     }
 
-    /// A page of the ledger (D32), newest first. Time filters are half-open ranges; a
-    /// block-time filter leaves out the backfilled entries without one.
+    /// A page of the ledger (D32), newest first (`ledger_filtered!`).
     pub(crate) async fn checked_balance_transactions(
         &self,
         check: Option<&KeyCheck>,
@@ -195,34 +232,7 @@ impl PgStore {
         f: &BalanceTransactionFilter,
         page: &PageRequest,
     ) -> Result<Checked<Page<BalanceTransaction>>, StoreError> {
-        let mut q = scoped!(bt, BalanceTransactionRow, merchant, mode);
-        match f.source {
-            Some(BalanceSource::Payment(id)) => {
-                q = q
-                    .filter(bt::payment_id.eq(id.uuid()))
-                    .filter(bt::refund_id.is_null());
-            }
-            Some(BalanceSource::Refund(id)) => q = q.filter(bt::refund_id.eq(id.uuid())),
-            None => {}
-        }
-        if let Some(payment) = f.payment {
-            q = q.filter(bt::payment_id.eq(payment.uuid()));
-        }
-        if let Some(kind) = f.kind {
-            q = q.filter(bt::type_.eq(kind.as_str()));
-        }
-        if let Some(t) = f.created_gte {
-            q = q.filter(bt::created_at.ge(t.as_datetime()));
-        }
-        if let Some(t) = f.created_lt {
-            q = q.filter(bt::created_at.lt(t.as_datetime()));
-        }
-        if let Some(t) = f.block_time_gte {
-            q = q.filter(bt::block_time.ge(t.as_datetime()));
-        }
-        if let Some(t) = f.block_time_lt {
-            q = q.filter(bt::block_time.lt(t.as_datetime()));
-        }
+        let q = ledger_filtered!(merchant, mode, f);
         let q = if f.source.is_some() || f.payment.is_some() {
             q.order(bt::id.desc())
         } else if f.kind.is_some() {

@@ -1,7 +1,7 @@
 //! `ResourceReader` for the store: the reads of `reader.rs`, without a key check.
 
 use async_trait::async_trait;
-use stablepay_domain::ports::{ResourceReader, StoreError};
+use stablepay_domain::ports::{LedgerBatches, ResourceReader, StoreError};
 use stablepay_domain::*;
 
 use crate::PgStore;
@@ -29,6 +29,31 @@ impl ResourceReader for PgStore {
     ) -> Result<Page<Payment>, StoreError> {
         Ok(self
             .checked_payments(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn balance_transactions(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BalanceTransaction>, StoreError> {
+        Ok(self
+            .checked_balance_transactions(None, merchant, mode, f, page)
+            .await?
+            .into_value())
+    }
+
+    async fn balance_transaction_export(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        f: &BalanceTransactionFilter,
+    ) -> Result<LedgerBatches, StoreError> {
+        Ok(self
+            .export_balance_transactions(None, merchant, mode, f)
             .await?
             .into_value())
     }

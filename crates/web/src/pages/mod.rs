@@ -3,6 +3,7 @@
 
 mod account;
 mod api_keys;
+mod balance;
 mod checkout_sessions;
 mod customers;
 mod home;
@@ -47,6 +48,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                         "/security/totp/confirm",
                         web::post().to(account::totp_confirm),
                     )
+                    .route("/balance", web::get().to(balance::list))
+                    .route("/balance/export", web::get().to(balance::export))
                     .route("/payments", web::get().to(payments::list))
                     .route("/payments/{id}", web::get().to(payments::show))
                     .route("/payments/{id}/refunds", web::post().to(payments::refund))
