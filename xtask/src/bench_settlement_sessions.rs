@@ -121,6 +121,7 @@ pub(crate) async fn sessions_to_pay(
             metadata: MetadataJson::empty(),
             success_url: None,
             cancel_url: None,
+            underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
             expires_in_seconds: 3600,
             chain: None,
             currency: Currency::Usdc,

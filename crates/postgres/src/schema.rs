@@ -194,6 +194,8 @@ diesel::table! {
         created_at -> Timestamptz,
         deposit_address -> Nullable<Text>,
         amount_received_micros -> Int8,
+        underpayment_tolerance_bps -> Int4,
+        underpaid_micros -> Nullable<Int8>,
     }
 }
 
@@ -226,6 +228,7 @@ diesel::table! {
         last_miss_head -> Nullable<Int8>,
         period_key -> Nullable<Timestamptz>,
         overpaid_micros -> Int8,
+        underpaid_micros -> Int8,
     }
 }
 

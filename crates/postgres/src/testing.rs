@@ -211,6 +211,8 @@ pub async fn stored_session(
         created_at: Timestamp::new(now),
         deposit_address,
         amount_received_micros: 0,
+        underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
+        underpaid_micros: None,
     };
     stablepay_domain::ports::SessionRepository::insert(store, &session)
         .await

@@ -43,6 +43,7 @@ fn payment(s: &CheckoutSession, status: PaymentStatus, block: u64) -> Payment {
         merchant_micros: s.net_micros,
         refunded_micros: 0,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         wallet_address: Address::from_bytes([3; 20]),
         chain: s.chain,
         token_address: s.token_address,

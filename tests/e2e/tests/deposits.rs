@@ -522,3 +522,113 @@ async fn a_sweep_reorged_out_before_depth_is_sent_again_and_moves_the_money_once
     );
     assert_eq!(usdc_balance(&buyer, &stack.chain, &deposit).await, 0);
 }
+
+/// Underpayment tolerance (D32): 0.3 % short completes a session that tolerates 0.5 %, with
+/// the shortfall shown on session, payment, webhook and ledger and the fee on what
+/// arrived; the same transfer leaves a session that tolerates 0.1 % open.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deposit_short_within_tolerance_completes_and_beyond_it_waits() {
+    let stack = Stack::start().await;
+    let (recipient, _) = stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let create = |bps: u64| {
+        stack.post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "payment", "title": "Order", "amount": "100",
+                    "underpayment_tolerance_bps": bps }),
+        )
+    };
+    let (status, lenient) = create(50).await;
+    assert_eq!(status, 201, "{lenient}");
+    assert_eq!(lenient["underpayment_tolerance_bps"], 50);
+    assert_eq!(lenient["underpaid_amount"], Value::Null);
+    let (_, strict) = create(10).await;
+    // Out of range, and in subscription mode, it is refused on the field.
+    let (status, refused) = create(1001).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        refused["error"]["details"][0]["field"],
+        "underpayment_tolerance_bps"
+    );
+    let (lenient_id, strict_id) = (
+        lenient["id"].as_str().unwrap(),
+        strict["id"].as_str().unwrap(),
+    );
+
+    // 99.7 to each: 0.3 % short (an exchange's withdrawal fee).
+    let buyer = funded_buyer(&stack.chain).await;
+    let short = 99_700_000;
+    let tx = transfer(
+        &buyer,
+        &stack.chain.usdc,
+        lenient["deposit_address"].as_str().unwrap(),
+        short,
+    )
+    .await;
+    transfer(
+        &buyer,
+        &stack.chain.usdc,
+        strict["deposit_address"].as_str().unwrap(),
+        short,
+    )
+    .await;
+
+    let done = stack
+        .wait_for_session(lenient_id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        (&done["amount_received"], &done["underpaid_amount"]),
+        (&json!("99.7"), &json!("0.3"))
+    );
+    let p = &wait_payments(&stack, lenient_id, 1).await[0];
+    // The fee follows what arrived (D24): floor(99.7 × 1 %) = 0.997.
+    assert_eq!(
+        (
+            &p["amount"],
+            &p["underpaid_amount"],
+            &p["overpaid_amount"],
+            &p["fee_amount"],
+            &p["merchant_amount"]
+        ),
+        (
+            &json!("99.7"),
+            &json!("0.3"),
+            &json!("0"),
+            &json!("0.997"),
+            &json!("98.703")
+        ),
+        "{p}"
+    );
+    assert_eq!(p["tx_hash"], tx);
+    let pay_id = p["id"].as_str().unwrap();
+    let succeeded = stack.events_of_type("payment.succeeded").await;
+    let event = succeeded
+        .iter()
+        .find(|e| e.to_string().contains(pay_id))
+        .expect("payment.succeeded");
+    assert_eq!(
+        event["payload"]["data"]["object"]["underpaid_amount"],
+        "0.3"
+    );
+    let ledger = stack
+        .get(&format!("/api/v1/balance_transactions?payment={pay_id}"))
+        .await;
+    assert_eq!(ledger["data"][0]["amount"], "99.7");
+    assert_eq!(ledger["data"][0]["net"], "98.703");
+    // The sweep pays the merchant exactly the payment's merchant amount.
+    assert_swept(
+        &stack,
+        &buyer,
+        lenient["deposit_address"].as_str().unwrap(),
+        &recipient,
+        98_703_000,
+    )
+    .await;
+
+    // Beyond 0.1 % the session waits for the rest, showing what arrived.
+    let waiting = wait_received(&stack, strict_id, "99.7").await;
+    assert_eq!(waiting["status"], "open");
+    assert_eq!(waiting["underpaid_amount"], Value::Null);
+    assert!(stack.payments_of(strict_id).await.is_empty());
+}

@@ -10,7 +10,7 @@ use stablepay_domain::services::{
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference,
     MetadataJson, Mode, RedirectUrl, SessionFilter, SessionMode, SessionStatus, SessionTerms,
-    Title, ValidationErrors,
+    Title, UnderpaymentTolerance, ValidationErrors,
 };
 
 use crate::error::ApiError;
@@ -63,6 +63,10 @@ pub struct CreateSessionBody {
     /// Default USDC.
     #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
+    /// Payment mode: how far short of `amount`, in basis points of it, a deposit may fall
+    /// and still complete the session (D32); default 0. The shortfall is `underpaid_amount`.
+    #[schema(value_type = Option<u16>, minimum = 0, maximum = 1000)]
+    underpayment_tolerance_bps: Option<serde_json::Value>,
 }
 
 impl CreateSessionBody {
@@ -141,16 +145,39 @@ impl CreateSessionBody {
                 Currency::parse(c).ok_or("must be \"USDC\" or \"USDT\""),
             ),
         };
+        let underpayment_tolerance = match b.underpayment_tolerance_bps {
+            None | Some(serde_json::Value::Null) => Some(UnderpaymentTolerance::NONE),
+            Some(v) => e.check(
+                "underpayment_tolerance_bps",
+                UnderpaymentTolerance::from_json(&v),
+            ),
+        };
+        if session_mode == Some(SessionMode::Subscription)
+            && underpayment_tolerance.is_some_and(|t| t != UnderpaymentTolerance::NONE)
+        {
+            e.push(
+                "underpayment_tolerance_bps",
+                "is only valid in payment mode (a subscription's charges are exact)",
+            );
+        }
         let terms = session_mode.and_then(|mode| {
             SessionTerms::collect(mode, key_mode, amount, plan, interval_seconds, &mut e)
         });
-        match (terms, title, metadata, expires, currency) {
+        match (
+            terms,
+            title,
+            metadata,
+            expires,
+            currency,
+            underpayment_tolerance,
+        ) {
             (
                 Some(terms),
                 Some(title),
                 Some(metadata),
                 Some(expires_in_seconds),
                 Some(currency),
+                Some(underpayment_tolerance),
             ) if e.is_empty() => Ok(NewSessionRequest {
                 terms,
                 title,
@@ -163,6 +190,7 @@ impl CreateSessionBody {
                 expires_in_seconds,
                 chain,
                 currency,
+                underpayment_tolerance,
             }),
             // Every `None` above pushed its reason onto `e`.
             _ => Err(e),

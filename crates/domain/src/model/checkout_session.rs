@@ -2,7 +2,7 @@
 
 use super::{
     Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, MerchantId, Mode,
-    SubscriptionId, Timestamp, TxHash,
+    SubscriptionId, Timestamp, TxHash, UnderpaymentTolerance,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -94,6 +94,10 @@ pub struct CheckoutSession {
     pub deposit_address: Option<Address>,
     /// What has arrived at `deposit_address`, confirmed at depth, in micro-units.
     pub amount_received_micros: u64,
+    /// How far short of `amount` a deposit may fall and still complete the session (D32).
+    pub underpayment_tolerance: UnderpaymentTolerance,
+    /// What was missing when a deposit completed the session within its tolerance.
+    pub underpaid_micros: Option<u64>,
 }
 
 impl CheckoutSession {
@@ -181,6 +185,8 @@ mod tests {
             created_at: at(0),
             deposit_address: None,
             amount_received_micros: 0,
+            underpayment_tolerance: UnderpaymentTolerance::NONE,
+            underpaid_micros: None,
         }
     }
 

@@ -32,6 +32,7 @@ pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
 pub use session_request::{
     ChainPlanId, CustomerReference, MetadataJson, PlanIdError, RedirectUrl, SessionTerms, Title,
+    ToleranceError, UnderpaymentTolerance,
 };
 pub use text::{FieldError, ValidationErrors};
 pub use time::{parse_duration, Timestamp};

@@ -86,6 +86,10 @@ pub struct Payment {
     pub refunded_micros: u64,
     /// What a deposit payment received beyond `amount` (D24); 0 for every other payment.
     pub overpaid_micros: u64,
+    /// What a deposit payment fell short of its session's amount when it completed the
+    /// session within the session's tolerance (D32); 0 for every other payment. `amount`
+    /// is then what arrived.
+    pub underpaid_micros: u64,
     pub wallet_address: Address,
     pub chain: ChainId,
     pub token_address: Address,

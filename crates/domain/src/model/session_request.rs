@@ -79,6 +79,45 @@ macro_rules! text_newtype {
 
 text_newtype!(Title, CustomerReference, RedirectUrl, MetadataJson);
 
+/// `underpayment_tolerance_bps` (D32): how far short of its amount, in basis points of it,
+/// a deposit may fall and still complete its session; 0 to 1000 (10 %).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnderpaymentTolerance(u16);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be an integer from 0 to 1000 (basis points of the amount: 50 is 0.5 %)")]
+pub struct ToleranceError;
+
+impl UnderpaymentTolerance {
+    pub const NONE: Self = Self(0);
+    pub const MAX_BPS: u16 = 1000;
+
+    pub fn from_bps(bps: u16) -> Option<Self> {
+        (bps <= Self::MAX_BPS).then_some(Self(bps))
+    }
+
+    /// A JSON integer from 0 to 1000.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, ToleranceError> {
+        value
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .and_then(Self::from_bps)
+            .ok_or(ToleranceError)
+    }
+
+    pub fn bps(self) -> u16 {
+        self.0
+    }
+
+    /// The least that completes a session of `gross`: `gross` less
+    /// floor(`gross` × bps / 10,000), so the shortfall accepted never exceeds the rate.
+    pub fn minimum_of(self, gross: u64) -> u64 {
+        // gross × 1000 fits in u128 for any u64.
+        let allowed = u128::from(gross) * u128::from(self.0) / 10_000;
+        gross - allowed as u64
+    }
+}
+
 /// A plan on the SubscriptionManager contract: a uint256 counter on chain, here any
 /// number in 1..=2^128−1 (counters never get near that).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -31,6 +31,11 @@ pub struct PaymentResource {
     /// the session's amount arrived; D24). Refundable like the rest.
     #[schema(value_type = Amount)]
     pub overpaid_amount: String,
+    /// What the session's amount lacked when this deposit payment completed it within
+    /// the session's underpayment tolerance (D32; `amount` is then what arrived); null
+    /// otherwise.
+    #[schema(value_type = Option<Amount>)]
+    pub underpaid_amount: Option<String>,
     pub wallet_address: Address,
     pub chain_id: ChainId,
     pub token_address: Address,
@@ -60,6 +65,7 @@ impl From<Payment> for PaymentResource {
             merchant_amount: render_micros(p.merchant_micros),
             refunded_amount: render_micros(p.refunded_micros),
             overpaid_amount: render_micros(p.overpaid_micros),
+            underpaid_amount: (p.underpaid_micros > 0).then(|| render_micros(p.underpaid_micros)),
             wallet_address: p.wallet_address,
             chain_id: p.chain,
             token_address: p.token_address,

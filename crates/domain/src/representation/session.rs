@@ -53,6 +53,13 @@ pub struct CheckoutSessionResource {
     /// The confirmed total received at `deposit_address` (decimal string; "0" at creation).
     #[schema(value_type = Amount)]
     pub amount_received: String,
+    /// How far short of `amount`, in basis points of it, a deposit may fall and still
+    /// complete the session (D32); 0 unless set.
+    pub underpayment_tolerance_bps: u16,
+    /// What was missing when a deposit completed the session within its tolerance; null
+    /// otherwise.
+    #[schema(value_type = Option<Amount>)]
+    pub underpaid_amount: Option<String>,
 }
 
 impl CheckoutSessionResource {
@@ -91,6 +98,8 @@ impl CheckoutSessionResource {
             created_at: s.created_at,
             deposit_address: s.deposit_address,
             amount_received: render_micros(s.amount_received_micros),
+            underpayment_tolerance_bps: s.underpayment_tolerance.bps(),
+            underpaid_amount: s.underpaid_micros.map(render_micros),
         }
     }
 }

@@ -7,6 +7,9 @@
 //! - Any other confirmed money (after completion, after expiry, or underpaid money on a
 //!   session that expired) is recorded as one payment per transaction, so nothing that
 //!   arrived is ever off the books.
+//! - Within the session's underpayment tolerance (D32), money that reaches the least it
+//!   accepts completes it too: the payment's `amount` is what arrived, and the shortfall
+//!   is `underpaid`.
 //! - The fee of each payment is what D24's cumulative rule adds for the money it covers,
 //!   so the payments' fees sum to exactly what the forwarder pays the treasury.
 //! - Another configured token is one fee-less payment per confirmed transaction.
@@ -30,6 +33,8 @@ pub struct ConfirmedDeposit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DepositSession {
     pub gross_micros: u64,
+    /// The least that completes the session: the gross less its underpayment tolerance.
+    pub minimum_micros: u64,
     pub fee_bps: u16,
     pub fee_micros: u64,
     pub expires_at: Timestamp,
@@ -49,6 +54,8 @@ pub struct PlannedPayment {
     pub shown_as: TxHash,
     pub amount_micros: u64,
     pub overpaid_micros: u64,
+    /// What the session's gross lacked when this payment completed it within tolerance.
+    pub underpaid_micros: u64,
     pub fee_micros: u64,
     /// Whether it completes the session.
     pub completes: bool,
@@ -90,15 +97,17 @@ pub fn plan_deposit_payments(
         let mut sum = 0u64;
         let reaching = in_time.iter().find(|t| {
             sum += t.amount_micros;
-            sum >= session.gross_micros
+            sum >= session.minimum_micros
         });
         if let Some(reaching) = reaching {
             let total: u64 = in_time.iter().map(|t| t.amount_micros).sum();
+            let gross = session.gross_micros;
             payments.push(PlannedPayment {
                 covers: in_time.iter().map(|t| t.tx_hash).collect(),
                 shown_as: reaching.tx_hash,
-                amount_micros: session.gross_micros,
-                overpaid_micros: total - session.gross_micros,
+                amount_micros: total.min(gross),
+                overpaid_micros: total.saturating_sub(gross),
+                underpaid_micros: gross.saturating_sub(total),
                 fee_micros: fee_of(total),
                 completes: true,
             });
@@ -117,6 +126,7 @@ pub fn plan_deposit_payments(
                 shown_as: t.tx_hash,
                 amount_micros: t.amount_micros,
                 overpaid_micros: 0,
+                underpaid_micros: 0,
                 fee_micros: fee_of(recorded + t.amount_micros) - fee_of(recorded),
                 completes: false,
             });
@@ -135,6 +145,7 @@ pub fn other_token_payment(tx_hash: TxHash, amount_micros: u64) -> PlannedPaymen
         shown_as: tx_hash,
         amount_micros,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         fee_micros: 0,
         completes: false,
     }

@@ -257,6 +257,7 @@ fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -
         merchant_micros: sub.amount.micros().saturating_sub(rec.fee_micros),
         refunded_micros: 0,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,

@@ -5,8 +5,8 @@
 use crate::deployment::{ChainDirectory, TokenDirectory};
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, ValidationErrors, Wallet,
-    WalletStatus,
+    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, UnderpaymentTolerance,
+    ValidationErrors, Wallet, WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -31,6 +31,8 @@ pub struct NewSessionRequest {
     pub expires_in_seconds: u64,
     pub chain: Option<ChainId>,
     pub currency: Currency,
+    /// Payment mode only (a subscription's charges are exact).
+    pub underpayment_tolerance: UnderpaymentTolerance,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -193,6 +195,8 @@ pub async fn create_checkout_session(
         created_at: now,
         deposit_address: None,
         amount_received_micros: 0,
+        underpayment_tolerance: req.underpayment_tolerance,
+        underpaid_micros: None,
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
     if session_mode == crate::model::SessionMode::Payment {

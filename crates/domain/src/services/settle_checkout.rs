@@ -263,6 +263,7 @@ async fn decide(
         merchant_micros: session.net_micros,
         refunded_micros: 0,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         wallet_address: log.payer,
         chain: session.chain,
         token_address: session.token_address,

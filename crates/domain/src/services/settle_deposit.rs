@@ -208,6 +208,9 @@ async fn decide(
         rows.iter().partition(|r| r.token == session.token_address);
     let terms = DepositSession {
         gross_micros: session.amount.micros(),
+        minimum_micros: session
+            .underpayment_tolerance
+            .minimum_of(session.amount.micros()),
         fee_bps: session.fee_bps,
         fee_micros: session.fee_micros,
         expires_at: session.expires_at,
@@ -251,6 +254,7 @@ async fn decide(
         ledger.extend(entries_for_payment(deps.chain, &payment, kind, now).await?);
         let completes = planned.completes.then(|| CheckoutSession {
             amount_received_micros: received_after,
+            underpaid_micros: (planned.underpaid_micros > 0).then_some(planned.underpaid_micros),
             ..completed_by(session, shown.from, shown.tx_hash, payment.customer, now)
         });
         events.extend(payment_events(completes.as_ref(), &payment, now));
@@ -331,6 +335,7 @@ async fn payment_of(
         merchant_micros: planned.amount_micros + planned.overpaid_micros - planned.fee_micros,
         refunded_micros: 0,
         overpaid_micros: planned.overpaid_micros,
+        underpaid_micros: planned.underpaid_micros,
         wallet_address: shown.from,
         chain: session.chain,
         token_address: shown.token,

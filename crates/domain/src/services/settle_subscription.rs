@@ -376,6 +376,7 @@ fn charge_payment(
         merchant_micros: sub.amount.micros() - rec.fee_micros,
         refunded_micros: 0,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,

@@ -33,6 +33,7 @@ pub(crate) async fn complete_session(
             cs::completed_at.eq(done.completed_at.map(|t| t.as_datetime())),
             cs::customer_id.eq(done.customer.map(|c| c.uuid())),
             cs::subscription_id.eq(done.subscription.map(|c| c.uuid())),
+            cs::underpaid_micros.eq(done.underpaid_micros.map(crate::rows::to_i64)),
         ))
         .execute(conn)
         .await?;

@@ -38,6 +38,7 @@ pub struct PaymentRow {
     pub metadata: String,
     pub created_at: DateTime<Utc>,
     pub overpaid_micros: i64,
+    pub underpaid_micros: i64,
 }
 
 /// The row for a domain payment.
@@ -58,6 +59,7 @@ pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
         merchant_micros: to_i64(p.merchant_micros),
         refunded_micros: to_i64(p.refunded_micros),
         overpaid_micros: to_i64(p.overpaid_micros),
+        underpaid_micros: to_i64(p.underpaid_micros),
         wallet_address: p.wallet_address.to_lower_hex(),
         chain_id: p.chain.id() as i32,
         token_address: p.token_address.to_lower_hex(),
@@ -91,6 +93,7 @@ impl TryFrom<PaymentRow> for Payment {
             merchant_micros: micros(r.merchant_micros)?,
             refunded_micros: micros(r.refunded_micros)?,
             overpaid_micros: micros(r.overpaid_micros)?,
+            underpaid_micros: micros(r.underpaid_micros)?,
             wallet_address: address(&r.wallet_address)?,
             chain: chain(r.chain_id)?,
             token_address: address(&r.token_address)?,

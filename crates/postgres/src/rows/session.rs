@@ -3,7 +3,7 @@ use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{
     CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, SessionMode, SessionStatus,
-    SubscriptionId,
+    SubscriptionId, UnderpaymentTolerance,
 };
 use uuid::Uuid;
 
@@ -45,6 +45,8 @@ pub(crate) struct SessionRow {
     pub created_at: DateTime<Utc>,
     pub deposit_address: Option<String>,
     pub amount_received_micros: i64,
+    pub underpayment_tolerance_bps: i32,
+    pub underpaid_micros: Option<i64>,
 }
 
 impl SessionRow {
@@ -82,6 +84,8 @@ impl SessionRow {
             created_at: s.created_at.as_datetime(),
             deposit_address: s.deposit_address.map(|a| a.to_lower_hex()),
             amount_received_micros: to_i64(s.amount_received_micros),
+            underpayment_tolerance_bps: i32::from(s.underpayment_tolerance.bps()),
+            underpaid_micros: s.underpaid_micros.map(to_i64),
         }
     }
 }
@@ -123,6 +127,16 @@ impl TryFrom<SessionRow> for CheckoutSession {
             created_at: ts(r.created_at),
             deposit_address: address_opt(r.deposit_address.as_deref())?,
             amount_received_micros: micros(r.amount_received_micros)?,
+            underpayment_tolerance: u16::try_from(r.underpayment_tolerance_bps)
+                .ok()
+                .and_then(UnderpaymentTolerance::from_bps)
+                .ok_or_else(|| {
+                    crate::error::corrupt(
+                        "underpayment_tolerance_bps",
+                        r.underpayment_tolerance_bps,
+                    )
+                })?,
+            underpaid_micros: r.underpaid_micros.map(micros).transpose()?,
         })
     }
 }

@@ -64,6 +64,7 @@ pub async fn payment(
         merchant_micros: 9_900_000,
         refunded_micros: 0,
         overpaid_micros: 0,
+        underpaid_micros: 0,
         wallet_address: addr(0xbb),
         chain_id: if livemode { 8453 } else { 84532 },
         token_address: addr(0xcc),

@@ -16,6 +16,7 @@ fn tx(n: u8) -> TxHash {
 fn session(completed: bool) -> DepositSession {
     DepositSession {
         gross_micros: 20_000_000,
+        minimum_micros: 20_000_000,
         fee_bps: 100,
         fee_micros: 200_000,
         expires_at: at(HOUR),
@@ -46,6 +47,7 @@ fn an_exact_transfer_completes_with_one_payment_of_gross() {
             shown_as: tx(1),
             amount_micros: 20_000_000,
             overpaid_micros: 0,
+            underpaid_micros: 0,
             fee_micros: 200_000,
             completes: true,
         }]
@@ -99,6 +101,7 @@ fn money_after_completion_is_its_own_payment_with_no_further_fee() {
             shown_as: tx(2),
             amount_micros: 3_000_000,
             overpaid_micros: 0,
+            underpaid_micros: 0,
             fee_micros: 0,
             completes: false,
         }]
@@ -223,4 +226,95 @@ proptest! {
             prop_assert_eq!(recorded, received, "an ended session records everything");
         }
     }
+}
+
+/// 20 USDC tolerating `bps` of shortfall.
+fn tolerant(bps: u16) -> DepositSession {
+    DepositSession {
+        minimum_micros: crate::model::UnderpaymentTolerance::from_bps(bps)
+            .unwrap()
+            .minimum_of(20_000_000),
+        ..session(false)
+    }
+}
+
+#[test]
+fn a_shortfall_within_tolerance_completes_with_what_arrived_and_the_fee_on_it() {
+    // 0.3 % short: within 0.5 %, beyond 0.1 %.
+    let short = [deposit(1, 19_940_000, 0)];
+    let (_, plan) = plan_deposit_payments(&tolerant(50), &short, at(1));
+    assert_eq!(
+        plan,
+        [PlannedPayment {
+            covers: vec![tx(1)],
+            shown_as: tx(1),
+            amount_micros: 19_940_000,
+            overpaid_micros: 0,
+            underpaid_micros: 60_000,
+            fee_micros: 199_400,
+            completes: true,
+        }]
+    );
+    let (received, plan) = plan_deposit_payments(&tolerant(10), &short, at(1));
+    assert_eq!(
+        (received, plan.len()),
+        (19_940_000, 0),
+        "waits for the rest"
+    );
+    // Exactly at the edge completes; a micro-unit below does not.
+    let edge = [deposit(1, 19_900_000, 0)];
+    assert!(plan_deposit_payments(&tolerant(50), &edge, at(1)).1[0].completes);
+    let below = [deposit(1, 19_899_999, 0)];
+    assert!(plan_deposit_payments(&tolerant(50), &below, at(1))
+        .1
+        .is_empty());
+    // Paying in full under a tolerance is the usual payment: nothing underpaid.
+    let (_, plan) = plan_deposit_payments(&tolerant(50), &[deposit(1, 20_000_000, 0)], at(1));
+    assert_eq!(
+        (plan[0].amount_micros, plan[0].underpaid_micros),
+        (20_000_000, 0)
+    );
+}
+
+#[test]
+fn the_tolerance_is_basis_points_of_the_amount_rounded_in_the_merchants_favour() {
+    use crate::model::UnderpaymentTolerance;
+    assert_eq!(
+        UnderpaymentTolerance::NONE.minimum_of(20_000_000),
+        20_000_000
+    );
+    assert_eq!(
+        UnderpaymentTolerance::from_bps(1000)
+            .unwrap()
+            .minimum_of(20_000_000),
+        18_000_000
+    );
+    // floor(199 × 50 / 10,000) = 0 micro-units: nothing tolerated on tiny amounts; and
+    // floor(333 × 50 / 10,000) = 1.
+    assert_eq!(
+        UnderpaymentTolerance::from_bps(50).unwrap().minimum_of(199),
+        199
+    );
+    assert_eq!(
+        UnderpaymentTolerance::from_bps(50).unwrap().minimum_of(333),
+        332
+    );
+    assert_eq!(UnderpaymentTolerance::from_bps(1001), None);
+    for refused in [
+        serde_json::json!(1001),
+        serde_json::json!(-1),
+        serde_json::json!("50"),
+        serde_json::json!(0.5),
+    ] {
+        assert!(
+            UnderpaymentTolerance::from_json(&refused).is_err(),
+            "{refused}"
+        );
+    }
+    assert_eq!(
+        UnderpaymentTolerance::from_json(&serde_json::json!(50))
+            .unwrap()
+            .bps(),
+        50
+    );
 }

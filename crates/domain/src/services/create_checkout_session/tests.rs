@@ -48,6 +48,7 @@ fn request() -> NewSessionRequest {
         metadata: MetadataJson::from_json_text(r#"{"order":"A-1"}"#).unwrap(),
         success_url: None,
         cancel_url: None,
+        underpayment_tolerance: UnderpaymentTolerance::NONE,
         expires_in_seconds: 600,
         chain: None,
         currency: Currency::Usdc,
