@@ -50,7 +50,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "subscription": if recurring { Value::from(subscription.clone()) } else { Value::Null },
             "customer": customer, "checkout_session": if recurring { Value::Null } else { Value::from(session.clone()) },
             "customer_reference": "test_customer", "amount": amount.to_string(), "currency": "USDC",
-            "fee_amount": fee, "merchant_amount": net, "refunded_amount": refunded, "overpaid_amount": "0",
+            "fee_amount": fee, "merchant_amount": net, "refunded_amount": refunded, "overpaid_amount": "0", "underpaid_amount": null,
             "wallet_address": TEST_PAYER, "chain_id": chain_id, "token_address": token,
             "tx_hash": TEST_TX, "log_index": 0, "block_number": "1", "metadata": {}, "created_at": created,
         })
@@ -78,6 +78,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "wallet_address": TEST_PAYER, "tx_hash": TEST_TX, "metadata": {},
             "expires_at": now.plus_seconds(86_400).to_string(), "completed_at": created, "created_at": created,
             "deposit_address": null, "amount_received": "0",
+            "underpayment_tolerance_bps": 0, "underpaid_amount": null,
         }),
         EventType::PaymentSucceeded => payment_object("confirmed", "0"),
         EventType::PaymentFailed => payment_object("failed", "0"),
