@@ -115,7 +115,10 @@ pub fn run(_args: &[String]) -> Result<(), String> {
                 }
                 Some(k) => {
                     rows += 1;
-                    net += decimal_micros(cells.get(k).copied().unwrap_or(""))?;
+                    let cell = cells.get(k).copied().unwrap_or("");
+                    let micros = stablepay_domain::parse_signed_micros(cell)
+                        .map_err(|e| format!("not a decimal amount: {cell:?} ({e})"))?;
+                    net += i128::from(micros);
                 }
             }
         }
@@ -154,32 +157,4 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let _ = child.kill();
     let _ = child.wait();
     result
-}
-
-/// A decimal string such as "12.375999" in micro-units, exactly.
-fn decimal_micros(s: &str) -> Result<i128, String> {
-    let bad = || format!("not a decimal amount: {s:?}");
-    let (negative, digits) = s.strip_prefix('-').map_or((false, s), |rest| (true, rest));
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if frac.len() > 6 {
-        return Err(bad());
-    }
-    let whole: i128 = whole.parse().map_err(|_| bad())?;
-    let frac: i128 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
-    let value = whole * 1_000_000 + frac;
-    Ok(if negative { -value } else { value })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decimal_micros;
-
-    #[test]
-    fn decimal_amounts_read_back_exactly() {
-        assert_eq!(decimal_micros("12.375999"), Ok(12_375_999));
-        assert_eq!(decimal_micros("-3"), Ok(-3_000_000));
-        assert_eq!(decimal_micros("0.5"), Ok(500_000));
-        assert!(decimal_micros("1.0000001").is_err());
-        assert!(decimal_micros("").is_err());
-    }
 }

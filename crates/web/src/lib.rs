@@ -51,6 +51,7 @@ pub struct WebState {
 
 pub use checkout::page as checkout_page;
 pub use portal::page as portal_page;
+pub use shell::csv_attachment;
 
 /// Registers every `/dashboard` route and `/assets/*`; the API's route table mounts
 /// [`checkout_page`] and [`portal_page`] beside their JSON endpoints.

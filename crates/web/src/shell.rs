@@ -120,8 +120,7 @@ pub enum Reply {
     Html(String),
     /// 303 See Other, so a reload never re-posts a form.
     Redirect(String),
-    /// A `text/csv` attachment streamed as its chunks arrive; a failed chunk breaks the
-    /// transfer rather than ending a file that looks complete.
+    /// A `text/csv` attachment streamed as its chunks arrive (`csv_attachment`).
     Csv {
         filename: &'static str,
         chunks: futures_util::stream::BoxStream<'static, Result<String, StoreError>>,
@@ -334,19 +333,22 @@ where
     match handler(p).await {
         Ok(Reply::Html(body)) => html(StatusCode::OK, body),
         Ok(Reply::Redirect(to)) => redirect(&to),
-        Ok(Reply::Csv { filename, chunks }) => csv(filename, chunks),
+        Ok(Reply::Csv { filename, chunks }) => csv_attachment(filename, chunks),
         Err(e) => e.to_response(),
     }
 }
 
-fn csv(
+/// A 200 `text/csv` attachment written as `chunks` arrive (the dashboard's downloads and
+/// the API's export): a failed chunk is logged and breaks the transfer, so the client never
+/// holds a short file that looks complete.
+pub fn csv_attachment(
     filename: &str,
     chunks: futures_util::stream::BoxStream<'static, Result<String, StoreError>>,
 ) -> HttpResponse {
     use futures_util::StreamExt;
     let body = chunks.map(|chunk| {
         chunk.map(actix_web::web::Bytes::from).map_err(|e| {
-            tracing::error!(error = %e, "dashboard: export failed");
+            tracing::error!(error = %e, "export failed");
             std::io::Error::other("the export failed")
         })
     });

@@ -402,13 +402,15 @@ impl Stack {
     }
 
     pub async fn get(&self, path: &str) -> Value {
+        self.get_raw(path).await.json().await.unwrap()
+    }
+
+    /// GET with the stack's key, the response as it came (a non-JSON body, headers).
+    pub async fn get_raw(&self, path: &str) -> reqwest::Response {
         self.http
             .get(format!("{}{path}", self.api))
             .bearer_auth(&self.key)
             .send()
-            .await
-            .unwrap()
-            .json()
             .await
             .unwrap()
     }

@@ -50,9 +50,9 @@ use actix_web::http::StatusCode;
 use actix_web::web::{self, Bytes, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse, Route};
 use futures_util::future::LocalBoxFuture;
-use futures_util::stream::LocalBoxStream;
+use futures_util::stream::BoxStream;
 use serde::Serialize;
-use stablepay_domain::ports::Storage;
+use stablepay_domain::ports::{Storage, StoreError};
 use stablepay_domain::AuthContext;
 use stablepay_request_store::{AtomicUnit, Checked, ReadShape, ReadUnit, Reads};
 
@@ -165,26 +165,17 @@ pub enum ReadReply {
     Csv(CsvFile),
 }
 
-/// A CSV body's chunks; an error ends the transfer unfinished.
-pub type CsvChunks = LocalBoxStream<'static, Result<Bytes, std::io::Error>>;
-
-/// A 200 `text/csv` attachment, streamed.
+/// A 200 `text/csv` attachment, streamed (`stablepay_web::csv_attachment`).
 pub struct CsvFile {
     pub filename: &'static str,
-    pub chunks: CsvChunks,
+    pub chunks: BoxStream<'static, Result<String, StoreError>>,
 }
 
 impl ReadReply {
     fn into_response(self) -> HttpResponse {
         match self {
             ReadReply::Json(reply) => json_response(reply.status, reply.body),
-            ReadReply::Csv(file) => HttpResponse::Ok()
-                .content_type("text/csv; charset=utf-8")
-                .insert_header((
-                    actix_web::http::header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{}\"", file.filename),
-                ))
-                .streaming(file.chunks),
+            ReadReply::Csv(file) => stablepay_web::csv_attachment(file.filename, file.chunks),
         }
     }
 }

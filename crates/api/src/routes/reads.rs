@@ -3,13 +3,9 @@
 
 use stablepay_domain::*;
 
-use actix_web::web::Bytes;
-use futures_util::StreamExt;
-use stablepay_request_store::LedgerBatches;
-
 use crate::error::ApiError;
 use crate::input::Query;
-use crate::request::{CsvChunks, CsvFile, ReadCall, ReadReply, Reply};
+use crate::request::{CsvFile, ReadCall, ReadReply, Reply};
 use stablepay_domain::representation::*;
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
@@ -206,22 +202,9 @@ pub async fn export_balance_transactions(call: ReadCall) -> Result<Checked<ReadR
     Ok(batches.map(|batches| {
         ReadReply::Csv(CsvFile {
             filename: "balance_transactions.csv",
-            chunks: ledger_csv(batches),
+            chunks: stablepay_domain::representation::ledger_csv(batches),
         })
     }))
-}
-
-/// The export's chunks as the response writes them; a failed batch is logged and breaks
-/// the transfer.
-fn ledger_csv(batches: LedgerBatches) -> CsvChunks {
-    stablepay_domain::representation::ledger_csv(batches)
-        .map(|chunk| {
-            chunk.map(Bytes::from).map_err(|e| {
-                tracing::error!(error = %e, "ledger export failed");
-                std::io::Error::other("the export failed")
-            })
-        })
-        .boxed_local()
 }
 
 /// The ledger's filters from a query (the list's and the export's).

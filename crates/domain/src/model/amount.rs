@@ -27,37 +27,7 @@ impl Amount {
     /// Parses a plain decimal string: digits, optionally `.` and 1–6 fraction digits.
     /// No sign, exponent, spaces or separators.
     pub fn parse(s: &str) -> Result<Self, AmountError> {
-        let (whole, frac) = match s.split_once('.') {
-            Some((w, f)) => (w, Some(f)),
-            None => (s, None),
-        };
-        let all_digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-        if !all_digits(whole) || frac.is_some_and(|f| !all_digits(f)) {
-            return Err(AmountError::Malformed);
-        }
-        let frac = frac.unwrap_or("");
-        if frac.len() > 6 {
-            return Err(AmountError::TooPrecise);
-        }
-        // Strip leading zeros so long zero-padded inputs don't overflow the check below.
-        let whole = whole.trim_start_matches('0');
-        if whole.len() > 10 {
-            return Err(AmountError::TooLarge);
-        }
-        let whole: u64 = if whole.is_empty() {
-            0
-        } else {
-            whole.parse().map_err(|_| AmountError::Malformed)?
-        };
-        let mut frac_micros: u64 = 0;
-        for (i, b) in frac.bytes().enumerate() {
-            frac_micros += u64::from(b - b'0') * 10u64.pow(5 - i as u32);
-        }
-        let micros = whole
-            .checked_mul(MICROS_PER_UNIT)
-            .and_then(|w| w.checked_add(frac_micros))
-            .ok_or(AmountError::TooLarge)?;
-        Self::from_micros(micros)
+        Self::from_micros(parse_plain_micros(s)?)
     }
 
     /// Wraps micro-units, enforcing `0 < micros <= MAX_MICROS`.
@@ -84,6 +54,50 @@ pub fn render_micros(micros: u64) -> String {
         let digits = format!("{frac:06}");
         format!("{whole}.{}", digits.trim_end_matches('0'))
     }
+}
+
+/// A plain decimal string (digits, optionally `.` and 1–6 fraction digits, at most 10
+/// whole digits; no sign, exponent, spaces or separators) in micro-units, 0 included.
+fn parse_plain_micros(s: &str) -> Result<u64, AmountError> {
+    let (whole, frac) = match s.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (s, None),
+    };
+    let all_digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(whole) || frac.is_some_and(|f| !all_digits(f)) {
+        return Err(AmountError::Malformed);
+    }
+    let frac = frac.unwrap_or("");
+    if frac.len() > 6 {
+        return Err(AmountError::TooPrecise);
+    }
+    // Strip leading zeros so long zero-padded inputs don't overflow the check below.
+    let whole = whole.trim_start_matches('0');
+    if whole.len() > 10 {
+        return Err(AmountError::TooLarge);
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| AmountError::Malformed)?
+    };
+    let mut frac_micros: u64 = 0;
+    for (i, b) in frac.bytes().enumerate() {
+        frac_micros += u64::from(b - b'0') * 10u64.pow(5 - i as u32);
+    }
+    whole
+        .checked_mul(MICROS_PER_UNIT)
+        .and_then(|w| w.checked_add(frac_micros))
+        .ok_or(AmountError::TooLarge)
+}
+
+/// A signed decimal string as the ledger writes it ("-3", "12.5", "0") in micro-units:
+/// `render_signed_micros` read back, for whoever sums an export.
+pub fn parse_signed_micros(s: &str) -> Result<i64, AmountError> {
+    let (negative, digits) = s.strip_prefix('-').map_or((false, s), |rest| (true, rest));
+    // At most 10 whole digits: well inside i64.
+    let micros = parse_plain_micros(digits)? as i64;
+    Ok(if negative { -micros } else { micros })
 }
 
 /// Signed micro-units as a decimal string: "-3", "12.5", "0".
@@ -132,6 +146,20 @@ mod tests {
         assert_eq!(render_signed_micros(-10_000), "-0.01");
         assert_eq!(render_signed_micros(0), "0");
         assert_eq!(render_signed_micros(i64::MIN), "-9223372036854.775808");
+    }
+
+    #[test]
+    fn signed_amounts_read_back_exactly() {
+        assert_eq!(parse_signed_micros("12.375999"), Ok(12_375_999));
+        assert_eq!(parse_signed_micros("-3"), Ok(-3_000_000));
+        assert_eq!(parse_signed_micros("0.5"), Ok(500_000));
+        assert_eq!(parse_signed_micros("0"), Ok(0));
+        assert!(parse_signed_micros("1.0000001").is_err());
+        assert!(parse_signed_micros("").is_err());
+        assert!(parse_signed_micros("--1").is_err());
+        for m in [-12_500_000, -10_000, 0, 1, 999_999_999_999_999] {
+            assert_eq!(parse_signed_micros(&render_signed_micros(m)), Ok(m));
+        }
     }
 
     #[test]

@@ -19,7 +19,9 @@ mod wallet;
 mod webhook_endpoint;
 
 pub use address::{Address, AddressError, BlockHash, Signature, SignatureError, TxHash};
-pub use amount::{render_micros, render_signed_micros, Amount, AmountError, MAX_MICROS};
+pub use amount::{
+    parse_signed_micros, render_micros, render_signed_micros, Amount, AmountError, MAX_MICROS,
+};
 pub use chain::{ChainId, ChainSelectorError, Currency, Mode};
 pub use checkout_session::{CheckoutSession, SessionMode, SessionStatus};
 pub use dashboard::{DashboardSession, DashboardUser, Email, LoginRecord, NewPassword, UserStatus};

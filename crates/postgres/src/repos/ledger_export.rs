@@ -43,32 +43,27 @@ impl PgStore {
         // Later batches take a pooled connection each, not the request's.
         let mut store = self.clone();
         store.bound = None;
-        let filter = filter.clone();
-        let batches = futures_util::stream::unfold(Next::Yield(first), move |next| {
-            let store = store.clone();
-            let filter = filter.clone();
-            async move {
+        let state = (Next::Yield(first), store, filter.clone());
+        let batches =
+            futures_util::stream::unfold(state, move |(next, store, filter)| async move {
                 let rows = match next {
                     Next::Done => return None,
                     Next::Yield(rows) => rows,
-                    Next::After(id) => {
-                        match store
-                            .ledger_batch(None, merchant, mode, &filter, Some(id))
-                            .await
-                        {
-                            Ok(rows) => rows.into_value(),
-                            Err(e) => return Some((Err(e), Next::Done)),
-                        }
-                    }
+                    Next::After(id) => match store
+                        .ledger_batch(None, merchant, mode, &filter, Some(id))
+                        .await
+                    {
+                        Ok(rows) => rows.into_value(),
+                        Err(e) => return Some((Err(e), (Next::Done, store, filter))),
+                    },
                 };
                 let then = match rows.last() {
                     Some(last) if rows.len() as i64 == EXPORT_BATCH => Next::After(last.id.uuid()),
                     Some(_) => Next::Done,
                     None => return None,
                 };
-                Some((Ok(rows), then))
-            }
-        });
+                Some((Ok(rows), (then, store, filter)))
+            });
         Ok(checked.map(|()| batches.boxed()))
     }
 
