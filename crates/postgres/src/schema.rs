@@ -229,6 +229,7 @@ diesel::table! {
         period_key -> Nullable<Timestamptz>,
         overpaid_micros -> Int8,
         underpaid_micros -> Int8,
+        reversed -> Bool,
     }
 }
 

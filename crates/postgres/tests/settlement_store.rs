@@ -44,6 +44,7 @@ fn payment(s: &CheckoutSession, status: PaymentStatus, block: u64) -> Payment {
         refunded_micros: 0,
         overpaid_micros: 0,
         underpaid_micros: 0,
+        reversed: false,
         wallet_address: Address::from_bytes([3; 20]),
         chain: s.chain,
         token_address: s.token_address,
@@ -383,4 +384,107 @@ async fn the_ledger_export_streams_every_entry_in_batches_oldest_first() {
     })
     .await;
     assert!(none.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_booked_payment_is_listed_by_block_and_rebooked_only_as_it_was_read() {
+    use stablepay_domain::rules::ledger::{rebooking_of_payment, reversal_of_payment, MinedAt};
+    let (store, _) = fresh_store().await;
+    let s = open_session(&store).await;
+    let p = payment(&s, PaymentStatus::Confirmed, 120);
+    store
+        .record_checkout_settlement(&write(&p, None, Some(&s)))
+        .await
+        .unwrap();
+    // A pending payment of another session is not booked.
+    let other = stored_session(&store, s.merchant_id, None).await;
+    let pending = payment(&other, PaymentStatus::Pending, 121);
+    store
+        .record_checkout_settlement(&write(&pending, None, None))
+        .await
+        .unwrap();
+
+    let listed = store.booked_payments(s.chain, 100, None, 10).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].payment.id, listed[0].block_number), (p.id, 120));
+    assert!(store
+        .booked_payments(s.chain, 121, None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .booked_payments(s.chain, 100, Some((120, p.id)), 10)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Reversed: failed, flagged, its entry taken back; a write from a stale read is refused.
+    let history = store.payment_history(&p).await.unwrap();
+    assert_eq!(history.len(), 1);
+    let reversal = Rebooking {
+        payment: Payment {
+            status: PaymentStatus::Failed,
+            reversed: true,
+            ..p.clone()
+        },
+        replaces: (PaymentStatus::Confirmed, p.block_hash.unwrap(), false),
+        ledger: reversal_of_payment(&history, at(1)),
+    };
+    assert_eq!(
+        store.rebook_payment(&reversal).await.unwrap(),
+        SettlementWrite::Written
+    );
+    assert_eq!(
+        store.rebook_payment(&reversal).await.unwrap(),
+        SettlementWrite::Stale
+    );
+    let listed = store.booked_payments(s.chain, 100, None, 10).await.unwrap();
+    assert_eq!(
+        (listed[0].payment.status, listed[0].payment.reversed),
+        (PaymentStatus::Failed, true),
+        "a reversed payment stays watched"
+    );
+
+    // Booked again at block 125: confirmed, its history payment, reversal, payment.
+    let history = store.payment_history(&p).await.unwrap();
+    let at_new = MinedAt {
+        block_number: 125,
+        block_time: at(2),
+        log_index: 4,
+    };
+    let again = Rebooking {
+        payment: Payment {
+            block_number: Some(125),
+            block_hash: Some(BlockHash::from_bytes([125; 32])),
+            log_index: Some(4),
+            ..p.clone()
+        },
+        replaces: (PaymentStatus::Failed, p.block_hash.unwrap(), true),
+        ledger: rebooking_of_payment(&history, at_new, at(3)),
+    };
+    assert_eq!(
+        store.rebook_payment(&again).await.unwrap(),
+        SettlementWrite::Written
+    );
+    let history = store.payment_history(&p).await.unwrap();
+    let kinds: Vec<_> = history.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            BalanceType::Payment,
+            BalanceType::Reversal,
+            BalanceType::Payment
+        ]
+    );
+    let net: i64 = history.iter().map(|e| e.net_micros).sum();
+    assert_eq!(net, p.merchant_micros as i64);
+    let listed = store.booked_payments(s.chain, 100, None, 10).await.unwrap();
+    assert_eq!(
+        (
+            listed[0].block_number,
+            listed[0].payment.status,
+            listed[0].payment.reversed
+        ),
+        (125, PaymentStatus::Confirmed, false)
+    );
 }

@@ -91,6 +91,15 @@ fn log_report(chain: u64, report: &ScanReport, range: u64) {
     for (tx, error) in &report.recheck_errors {
         tracing::warn!(chain, %tx, %error, "pending re-check failed; retrying next tick");
     }
+    for (tx, done) in &report.rebooked {
+        // Money the books held left the chain, or came back elsewhere: an operator reads this.
+        tracing::warn!(chain, %tx, ?done, "a reorg below the confirmation depth changed a booked payment; the ledger follows the chain");
+        metrics::counter!("stablepay_ledger_rebookings_total", "chain" => chain.to_string())
+            .increment(1);
+    }
+    for error in &report.rebook_errors {
+        tracing::warn!(chain, %error, "booked payment re-check failed; retrying next tick");
+    }
     for error in &report.deposit_errors {
         tracing::warn!(chain, %error, "deposit booking failed; retrying next tick");
     }

@@ -228,3 +228,130 @@ async fn on_a_chain_mining_every_second_a_dropped_payment_mined_again_settles_on
     chain.call("eth_sendRawTransaction", json!([raw])).await;
     assert_settled_once(&stack, &session, &tx).await;
 }
+
+/// The payment's ledger entries oldest first, as (type, net, block_number).
+async fn ledger_of(stack: &Stack, payment: &str) -> Vec<(String, String, String)> {
+    let page = stack
+        .get(&format!("/api/v1/balance_transactions?payment={payment}"))
+        .await;
+    let mut entries: Vec<(String, String, String)> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let field = |name: &str| e[name].as_str().unwrap_or_default().to_owned();
+            (field("type"), field("net"), field("block_number"))
+        })
+        .collect();
+    entries.reverse();
+    entries
+}
+
+fn types(entries: &[(String, String, String)]) -> Vec<&str> {
+    entries.iter().map(|(t, _, _)| t.as_str()).collect()
+}
+
+/// The ledger's net for the entries, in micro-units.
+fn net_micros(entries: &[(String, String, String)]) -> i64 {
+    entries
+        .iter()
+        .map(|(_, net, _)| stablepay_domain::parse_signed_micros(net).unwrap())
+        .sum()
+}
+
+/// Pays a fresh session and waits until it completed at depth; returns what `pay` does
+/// plus the payment's id and the merchant's receiving wallet.
+async fn paid_and_booked(
+    stack: &Stack,
+    chain: &PrivateChain,
+) -> (Arc<Client>, String, String, u64, String, String) {
+    let (recipient, _) = stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let session = stack.open_session("20").await;
+    let (buyer, tx, raw, paid_in) = pay(stack, chain, &session).await;
+    chain.mine(1).await;
+    assert_settled_once(stack, &session, &tx).await;
+    let payment = stack.payments_of(&session).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let booked = ledger_of(stack, &payment).await;
+    assert_eq!(types(&booked), ["payment"], "{booked:?}");
+    assert_eq!(booked[0].2, paid_in.to_string());
+    (buyer, raw, payment, paid_in, recipient, session)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confirmed_payment_reorged_out_is_reversed_and_booked_again_when_mined_again() {
+    let chain = PrivateChain::start(None).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    let (buyer, raw, payment, paid_in, recipient, session) = paid_and_booked(&stack, &chain).await;
+
+    // A reorg deeper than the confirmation depth takes the payment out of the chain.
+    let head = chain.head().await;
+    chain
+        .call("anvil_rollback", json!([head - paid_in + 1]))
+        .await;
+    assert_eq!(usdc_balance(&buyer, &stack.chain, &recipient).await, 0);
+    // The chain grows; after misses at several heads the books follow it: a reversal,
+    // the payment failed, the ledger's net equal to what the merchant holds (nothing).
+    let reversed = poll(Duration::from_secs(30), || async {
+        chain.mine(1).await;
+        let entries = ledger_of(&stack, &payment).await;
+        (types(&entries) == ["payment", "reversal"]).then_some(entries)
+    })
+    .await
+    .expect("the books reverse a payment the chain no longer holds");
+    assert_eq!(net_micros(&reversed), 0);
+    let p = stack.get(&format!("/api/v1/payments/{payment}")).await;
+    assert_eq!(p["status"], "failed", "{p}");
+
+    // The buyer's wallet broadcasts the same signed transaction again: booked anew, once,
+    // and no event fires a second time.
+    chain.call("eth_sendRawTransaction", json!([raw])).await;
+    chain.mine(2).await;
+    let again = poll(Duration::from_secs(30), || async {
+        let entries = ledger_of(&stack, &payment).await;
+        (entries.len() == 3).then_some(entries)
+    })
+    .await
+    .expect("a payment mined again is booked again");
+    assert_eq!(types(&again), ["payment", "reversal", "payment"]);
+    let held = usdc_balance(&buyer, &stack.chain, &recipient).await;
+    assert_eq!(held, 19_800_000);
+    assert_eq!(net_micros(&again), held as i64, "the books equal the chain");
+    let p = stack.get(&format!("/api/v1/payments/{payment}")).await;
+    assert_eq!(p["status"], "confirmed", "{p}");
+    assert_eq!(p["block_number"], again[2].2);
+    assert_settled_once(&stack, &session, p["tx_hash"].as_str().unwrap()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confirmed_payment_re_mined_in_another_block_is_reversed_and_booked_where_it_is() {
+    let chain = PrivateChain::start(None).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    let (buyer, raw, payment, paid_in, recipient, session) = paid_and_booked(&stack, &chain).await;
+    chain.mine(1).await;
+    assert_eq!(chain.head().await, paid_in + 2);
+
+    // Three blocks replaced; the payment lands one block later, still at depth 2.
+    chain.call("anvil_reorg", json!([3, [[raw, 1]]])).await;
+    let moved = poll(Duration::from_secs(20), || async {
+        let entries = ledger_of(&stack, &payment).await;
+        (entries.len() == 3).then_some(entries)
+    })
+    .await
+    .expect("the books follow a payment re-mined elsewhere");
+    assert_eq!(types(&moved), ["payment", "reversal", "payment"]);
+    assert_eq!(
+        moved[1].2,
+        paid_in.to_string(),
+        "the reversal names the old block"
+    );
+    assert_eq!(moved[2].2, (paid_in + 1).to_string());
+    let held = usdc_balance(&buyer, &stack.chain, &recipient).await;
+    assert_eq!(net_micros(&moved), held as i64, "the books equal the chain");
+    let p = stack.get(&format!("/api/v1/payments/{payment}")).await;
+    assert_eq!(p["status"], "confirmed", "{p}");
+    assert_settled_once(&stack, &session, p["tx_hash"].as_str().unwrap()).await;
+}

@@ -90,6 +90,10 @@ pub struct Payment {
     /// session within the session's tolerance (D32); 0 for every other payment. `amount`
     /// is then what arrived.
     pub underpaid_micros: u64,
+    /// A confirmed payment whose transaction a reorg took out (D32): its entries are
+    /// reversed in the ledger and it is `failed`. Only the re-check of booked payments
+    /// books it again (no settlement path revives it, so its events never fire twice).
+    pub reversed: bool,
     pub wallet_address: Address,
     pub chain: ChainId,
     pub token_address: Address,

@@ -2,8 +2,8 @@ use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
 use crate::model::{
-    Address, BalanceTransaction, ChainId, CheckoutSession, CheckoutSessionId, CustomerId,
-    MerchantId, Mode, Payment, PaymentId, PaymentStatus, TxHash,
+    Address, BalanceTransaction, BlockHash, ChainId, CheckoutSession, CheckoutSessionId,
+    CustomerId, MerchantId, Mode, Payment, PaymentId, PaymentStatus, TxHash,
 };
 
 /// Everything one verified checkout settlement writes, decided by the domain.
@@ -45,6 +45,32 @@ pub struct PendingPayment {
     pub last_miss_head: Option<u64>,
 }
 
+/// A payment the ledger books (confirmed or refunded), or booked until a reorg took it
+/// out (`reversed`), mined in a block the watcher still re-checks (D32).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookedPayment {
+    pub payment: Payment,
+    /// Where the payment was booked (a booked payment always has all three).
+    pub tx_hash: TxHash,
+    pub block_number: u64,
+    pub block_hash: BlockHash,
+    /// Checks that found no receipt while the booked block was no longer canonical.
+    pub receipt_misses: u32,
+    /// The head at the last such check: a miss counts once per head.
+    pub last_miss_head: Option<u64>,
+}
+
+/// What a reorg changes on a booked payment (D32), decided by the domain: the payment
+/// as it must be after the write, and the ledger entries appended with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rebooking {
+    pub payment: Payment,
+    /// The status, block hash and `reversed` flag the write replaces: the store writes
+    /// nothing if the record is no longer so.
+    pub replaces: (PaymentStatus, BlockHash, bool),
+    pub ledger: Vec<BalanceTransaction>,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait SettlementStore: Send + Sync {
@@ -79,7 +105,7 @@ pub trait SettlementStore: Send + Sync {
         settlement: &CheckoutSettlement,
     ) -> Result<SettlementWrite, StoreError>;
 
-    /// Remembers a receipt miss of a pending payment (no-op unless still pending).
+    /// Remembers a receipt miss of a pending or booked payment.
     async fn record_receipt_miss(
         &self,
         payment: PaymentId,
@@ -100,6 +126,26 @@ pub trait SettlementStore: Send + Sync {
         after: Option<PaymentId>,
         limit: u32,
     ) -> Result<Vec<PendingPayment>, StoreError>;
+
+    /// Booked payments on `chain` mined at block `from_block` or later, ordered by
+    /// (block, id) after `after` (all when `None`), at most `limit`.
+    async fn booked_payments(
+        &self,
+        chain: ChainId,
+        from_block: u64,
+        after: Option<(u64, PaymentId)>,
+        limit: u32,
+    ) -> Result<Vec<BookedPayment>, StoreError>;
+
+    /// Every ledger entry of `payment` (its money in, reversals and refunds), oldest first.
+    async fn payment_history(
+        &self,
+        payment: &Payment,
+    ) -> Result<Vec<BalanceTransaction>, StoreError>;
+
+    /// Writes the rebooking's payment and entries in one transaction if the record is still
+    /// as `replaces` says (else `Stale`, nothing written). Resets the receipt misses.
+    async fn rebook_payment(&self, rebooking: &Rebooking) -> Result<SettlementWrite, StoreError>;
 
     /// The watcher's next block for `chain`.
     async fn chain_cursor(&self, chain: ChainId) -> Result<Option<u64>, StoreError>;

@@ -126,6 +126,71 @@ pub fn reversal_of(entry: &BalanceTransaction, now: Timestamp) -> BalanceTransac
     }
 }
 
+/// Where a payment's transaction is mined now: what a re-booking writes on its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinedAt {
+    pub block_number: u64,
+    pub block_time: Timestamp,
+    pub log_index: u64,
+}
+
+/// The entries that book a payment's money now: its money-in entries (read oldest first)
+/// less those a reversal took back. Refunds are entries of their own and are left out.
+pub fn standing_entries(history: &[BalanceTransaction]) -> Vec<BalanceTransaction> {
+    let mut standing: Vec<BalanceTransaction> = Vec::new();
+    for entry in history {
+        match entry.kind {
+            BalanceType::Refund => {}
+            BalanceType::Reversal => {
+                let reversed = standing.iter().position(|s| {
+                    s.amount_micros == -entry.amount_micros && s.fee_micros == -entry.fee_micros
+                });
+                if let Some(i) = reversed {
+                    standing.remove(i);
+                }
+            }
+            _ => standing.push(entry.clone()),
+        }
+    }
+    standing
+}
+
+/// The reversals that take a payment's standing entries out of the ledger (its
+/// transaction left the canonical chain): empty when nothing stands.
+pub fn reversal_of_payment(
+    history: &[BalanceTransaction],
+    now: Timestamp,
+) -> Vec<BalanceTransaction> {
+    standing_entries(history)
+        .iter()
+        .map(|e| reversal_of(e, now))
+        .collect()
+}
+
+/// What books a payment again where its transaction is mined now (`at`): the reversals of
+/// what stands, then the entries of its first booking anew (every booking books the same
+/// kinds and amounts, so a re-mined payment is a new entry and nothing is edited).
+pub fn rebooking_of_payment(
+    history: &[BalanceTransaction],
+    at: MinedAt,
+    now: Timestamp,
+) -> Vec<BalanceTransaction> {
+    let first_booking = history
+        .iter()
+        .take_while(|e| e.kind != BalanceType::Reversal)
+        .filter(|e| e.kind != BalanceType::Refund);
+    let mut entries = reversal_of_payment(history, now);
+    entries.extend(first_booking.map(|e| BalanceTransaction {
+        id: BalanceTransactionId::generate(),
+        log_index: at.log_index,
+        block_number: Some(at.block_number),
+        block_time: Some(at.block_time),
+        created_at: now,
+        ..e.clone()
+    }));
+    entries
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +308,80 @@ mod tests {
             (-10_000_000, -100_000, -9_900_000)
         );
         assert_eq!(r.created_at, at(9));
+    }
+
+    #[test]
+    fn a_reorg_reverses_what_stands_and_a_re_mined_payment_is_booked_anew() {
+        let p = confirmed_payment(20_000_000, 200_000, 1_000_000);
+        let mut history = payment_entries(&p, MoneyIn::Payment, at(1), at(2)).unwrap();
+        assert_eq!(standing_entries(&history).len(), 2);
+
+        // Taken out: two reversals, nothing stands, the net is zero.
+        let reversed = reversal_of_payment(&history, at(3));
+        assert!(reversed.iter().all(|e| e.kind == BalanceType::Reversal));
+        history.extend(reversed);
+        assert!(standing_entries(&history).is_empty());
+        assert_eq!(history.iter().map(|e| e.net_micros).sum::<i64>(), 0);
+        assert!(reversal_of_payment(&history, at(4)).is_empty());
+
+        // Mined again: the first booking anew at the new block, nothing to reverse.
+        let at_new = MinedAt {
+            block_number: 120,
+            block_time: at(50),
+            log_index: 7,
+        };
+        let again = rebooking_of_payment(&history, at_new, at(51));
+        let kinds: Vec<_> = again.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [BalanceType::Payment, BalanceType::Overpayment]);
+        assert!(again
+            .iter()
+            .all(|e| (e.block_number, e.log_index) == (Some(120), 7)));
+        history.extend(again);
+        assert_eq!(
+            history.iter().map(|e| e.net_micros).sum::<i64>(),
+            p.merchant_micros as i64
+        );
+
+        // Moved while it stood: reversals and new entries in one booking.
+        let moved = rebooking_of_payment(
+            &history,
+            MinedAt {
+                block_number: 121,
+                ..at_new
+            },
+            at(60),
+        );
+        let kinds: Vec<_> = moved.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                BalanceType::Reversal,
+                BalanceType::Reversal,
+                BalanceType::Payment,
+                BalanceType::Overpayment
+            ]
+        );
+        history.extend(moved);
+        let standing = standing_entries(&history);
+        assert!(standing.iter().all(|e| e.block_number == Some(121)));
+        assert_eq!(
+            history.iter().map(|e| e.net_micros).sum::<i64>(),
+            p.merchant_micros as i64
+        );
+    }
+
+    #[test]
+    fn refunds_neither_stand_nor_get_reversed_with_the_payment() {
+        let p = confirmed_payment(10_000_000, 100_000, 0);
+        let mut history = payment_entries(&p, MoneyIn::LatePayment, at(1), at(2)).unwrap();
+        let mut refund = history[0].clone();
+        refund.kind = BalanceType::Refund;
+        refund.amount_micros = -1_000_000;
+        refund.fee_micros = 0;
+        refund.net_micros = -1_000_000;
+        history.push(refund);
+        let standing = standing_entries(&history);
+        assert_eq!(standing.len(), 1);
+        assert_eq!(standing[0].kind, BalanceType::LatePayment);
     }
 }

@@ -258,6 +258,7 @@ fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -
         refunded_micros: 0,
         overpaid_micros: 0,
         underpaid_micros: 0,
+        reversed: false,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,

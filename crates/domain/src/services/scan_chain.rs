@@ -13,9 +13,9 @@ use crate::model::{Address, BlockHash, ChainId, PaymentId, TxHash};
 use crate::ports::{LoggedTx, TransferLog};
 use crate::rules::confirmations::{deepest_confirmed_block, is_confirmed};
 use crate::services::{
-    followed_managers, recheck_pending_deposits, recheck_pending_payment, record_ended_deposits,
-    settle_deposit_receipt, settle_receipt, settle_subscription_receipt, SettleDeps, SettleError,
-    SettleOutcome,
+    followed_managers, recheck_booked_payments, recheck_pending_deposits, recheck_pending_payment,
+    record_ended_deposits, settle_deposit_receipt, settle_receipt, settle_subscription_receipt,
+    BookedCheck, SettleDeps, SettleError, SettleOutcome,
 };
 
 /// Where a first scan starts when no cursor is stored: this many blocks below the head.
@@ -32,6 +32,9 @@ const GROW_AFTER: u32 = 16;
 /// load-balanced provider whose log node lags the head node cannot make the cursor skip
 /// a payment, as long as the lag is shorter than this.
 pub const DEFAULT_TRAIL: u64 = 16;
+/// Blocks below the head whose booked payments are re-checked for reorgs deeper than the
+/// confirmation depth (D32): about 33 minutes of Base's 2-second blocks.
+pub const BOOKED_WINDOW: u64 = 1_000;
 /// How long after a session's expiry its deposit address is still watched: late money
 /// arriving within this window is booked (the forwarder pays the merchant regardless).
 pub const LATE_DEPOSIT_WINDOW_SECS: i64 = 7 * 24 * 3600;
@@ -94,6 +97,10 @@ pub struct ScanState {
     /// The last pending payment re-checked: re-checks go round-robin, so payments that
     /// stay pending for long (a node that never answers for them) cannot starve others.
     recheck_after: Option<PaymentId>,
+    /// How many blocks below the head booked payments are re-checked (D32), and the last
+    /// one re-checked (round-robin, as for pending payments).
+    booked_window: u64,
+    booked_after: Option<(u64, PaymentId)>,
 }
 
 impl ScanState {
@@ -103,7 +110,15 @@ impl ScanState {
             trail: DEFAULT_TRAIL,
             resolved: HashMap::new(),
             recheck_after: None,
+            booked_window: BOOKED_WINDOW,
+            booked_after: None,
         }
+    }
+
+    /// How many blocks below the head booked payments are re-checked for reorgs.
+    pub fn with_booked_window(mut self, blocks: u64) -> Self {
+        self.booked_window = blocks;
+        self
     }
 
     /// How many blocks below the cursor each tick reads again (see `DEFAULT_TRAIL`).
@@ -147,6 +162,9 @@ pub struct ScanReport {
     pub log_error: Option<String>,
     /// Deposit re-checks and bookings that failed this tick (retried on the next).
     pub deposit_errors: Vec<String>,
+    /// Booked payments a reorg moved or took out this tick, and re-checks that failed.
+    pub rebooked: Vec<(TxHash, BookedCheck)>,
+    pub rebook_errors: Vec<String>,
 }
 
 /// A logged transaction is resolved when its receipt was fetched and settled or
@@ -281,6 +299,22 @@ pub async fn scan_chain(
             }
         }
         Err(e) => report.deposit_errors.push(e.to_string()),
+    }
+    // Booked payments over the trailing window: a reorg deeper than the confirmation
+    // depth must not leave money in the books that the chain no longer holds (D32).
+    let from_block = head.saturating_sub(state.booked_window);
+    match recheck_booked_payments(chain, head, from_block, state.booked_after, deps).await {
+        Ok(tick) => {
+            state.booked_after = tick.next;
+            for (tx, checked) in tick.checked {
+                match checked {
+                    Ok(BookedCheck::Standing) => {}
+                    Ok(done) => report.rebooked.push((tx, done)),
+                    Err(e) => report.rebook_errors.push(format!("{tx}: {e}")),
+                }
+            }
+        }
+        Err(e) => report.rebook_errors.push(e.to_string()),
     }
     match record_ended_deposits(chain, deps).await {
         Ok(booked) => report.deposit_errors.extend(

@@ -210,6 +210,11 @@ async fn settle_log(
                 PaymentStatus::Confirmed | PaymentStatus::Refunded => {
                     return Ok(SettleOutcome::AlreadyRecorded(p.id))
                 }
+                // Booked once and reversed: only the re-check of booked payments (D32)
+                // books it again, so its events never fire twice.
+                PaymentStatus::Failed if p.reversed => {
+                    return Ok(SettleOutcome::AlreadyRecorded(p.id))
+                }
                 PaymentStatus::Pending if !confirmed && unchanged => {
                     return Ok(SettleOutcome::AlreadyRecorded(p.id))
                 }
@@ -264,6 +269,7 @@ async fn decide(
         refunded_micros: 0,
         overpaid_micros: 0,
         underpaid_micros: 0,
+        reversed: false,
         wallet_address: log.payer,
         chain: session.chain,
         token_address: session.token_address,

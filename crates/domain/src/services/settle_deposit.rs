@@ -336,6 +336,7 @@ async fn payment_of(
         refunded_micros: 0,
         overpaid_micros: planned.overpaid_micros,
         underpaid_micros: planned.underpaid_micros,
+        reversed: false,
         wallet_address: shown.from,
         chain: session.chain,
         token_address: shown.token,

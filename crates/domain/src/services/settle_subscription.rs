@@ -377,6 +377,7 @@ fn charge_payment(
         refunded_micros: 0,
         overpaid_micros: 0,
         underpaid_micros: 0,
+        reversed: false,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,
@@ -472,7 +473,7 @@ async fn record_charge(
             .await?;
         if let Some(p) = existing
             .as_ref()
-            .filter(|p| p.status != PaymentStatus::Failed)
+            .filter(|p| p.status != PaymentStatus::Failed || p.reversed)
         {
             return Ok(SettleOutcome::AlreadyRecorded(p.id));
         }

@@ -5,19 +5,22 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{
-    CheckoutSettlement, PendingPayment, SettlementStore, SettlementWrite, StoreError,
+    BookedPayment, CheckoutSettlement, PendingPayment, Rebooking, SettlementStore, SettlementWrite,
+    StoreError,
 };
 use stablepay_domain::{
-    Address, ChainId, CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, Payment,
-    PaymentId, TxHash,
+    Address, BalanceTransaction, ChainId, CheckoutSession, CheckoutSessionId, CustomerId,
+    MerchantId, Mode, Payment, PaymentId, TxHash,
 };
 use uuid::Uuid;
 
 use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use crate::error::map_diesel_error;
-use crate::rows::{payment_row, PaymentRow, SessionRow};
-use crate::schema::{chain_cursors, checkout_sessions as cs, customers, payments as p};
+use crate::rows::{payment_row, BalanceTransactionRow, PaymentRow, SessionRow};
+use crate::schema::{
+    balance_transactions as bt, chain_cursors, checkout_sessions as cs, customers, payments as p,
+};
 use crate::PgStore;
 
 /// Writes a session's completion (payer, transaction, customer, subscription).
@@ -180,18 +183,14 @@ impl SettlementStore for PgStore {
         head: u64,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        diesel::update(
-            p::table
-                .filter(p::id.eq(payment.uuid()))
-                .filter(p::status.eq("pending")),
-        )
-        .set((
-            p::receipt_misses.eq(i32::try_from(misses).unwrap_or(i32::MAX)),
-            p::last_miss_head.eq(head as i64),
-        ))
-        .execute(&mut conn)
-        .await
-        .map_err(map_diesel_error)?;
+        diesel::update(p::table.filter(p::id.eq(payment.uuid())))
+            .set((
+                p::receipt_misses.eq(i32::try_from(misses).unwrap_or(i32::MAX)),
+                p::last_miss_head.eq(head as i64),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
         Ok(())
     }
 
@@ -259,6 +258,121 @@ impl SettlementStore for PgStore {
                 })
             })
             .collect()
+    }
+
+    async fn booked_payments(
+        &self,
+        chain: ChainId,
+        from_block: u64,
+        after: Option<(u64, PaymentId)>,
+        limit: u32,
+    ) -> Result<Vec<BookedPayment>, StoreError> {
+        let mut conn = self.conn().await?;
+        let (after_block, after_id) = after.map_or((-1, Uuid::nil()), |(b, id)| {
+            (i64::try_from(b).unwrap_or(i64::MAX), id.uuid())
+        });
+        let from = i64::try_from(from_block)
+            .unwrap_or(i64::MAX)
+            .max(after_block);
+        // The partial index payments_booked_by_block serves exactly this predicate.
+        let booked = p::status
+            .eq_any(["confirmed", "refunded"])
+            .or(p::reversed.eq(true));
+        let rows: Vec<(PaymentRow, i32, Option<i64>)> = p::table
+            .filter(p::chain_id.eq(chain.id() as i32))
+            .filter(booked)
+            .filter(p::block_hash.is_not_null())
+            .filter(p::block_number.ge(from))
+            .filter(
+                p::block_number
+                    .gt(after_block)
+                    .or(p::block_number.eq(after_block).and(p::id.gt(after_id))),
+            )
+            .order((p::block_number.asc(), p::id.asc()))
+            .limit(i64::from(limit))
+            .select((
+                PaymentRow::as_select(),
+                p::receipt_misses,
+                p::last_miss_head,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(|(row, misses, last)| {
+                let payment = Payment::try_from(row)?;
+                let (Some(tx_hash), Some(block_number), Some(block_hash)) =
+                    (payment.tx_hash, payment.block_number, payment.block_hash)
+                else {
+                    return Err(crate::error::corrupt(
+                        "booked payment transaction",
+                        payment.id,
+                    ));
+                };
+                Ok(BookedPayment {
+                    payment,
+                    tx_hash,
+                    block_number,
+                    block_hash,
+                    receipt_misses: u32::try_from(misses).unwrap_or(0),
+                    last_miss_head: last.and_then(|h| u64::try_from(h).ok()),
+                })
+            })
+            .collect()
+    }
+
+    async fn payment_history(
+        &self,
+        payment: &Payment,
+    ) -> Result<Vec<BalanceTransaction>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<BalanceTransactionRow> = bt::table
+            .filter(bt::merchant_id.eq(payment.merchant_id.uuid()))
+            .filter(bt::livemode.eq(payment.mode.is_live()))
+            .filter(bt::payment_id.eq(payment.id.uuid()))
+            .order((bt::created_at.asc(), bt::id.asc()))
+            .select(BalanceTransactionRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter().map(BalanceTransaction::try_from).collect()
+    }
+
+    async fn rebook_payment(&self, r: &Rebooking) -> Result<SettlementWrite, StoreError> {
+        let mut conn = self.conn().await?;
+        let row = payment_row(&r.payment);
+        let (status, hash, reversed) = r.replaces;
+        let written = conn
+            .transaction(async |conn| {
+                let changed = diesel::update(
+                    p::table
+                        .filter(p::id.eq(row.id))
+                        .filter(p::merchant_id.eq(row.merchant_id))
+                        .filter(p::livemode.eq(row.livemode))
+                        .filter(p::status.eq(status.as_str()))
+                        .filter(p::block_hash.eq(hash.to_string()))
+                        .filter(p::reversed.eq(reversed)),
+                )
+                .set((
+                    p::status.eq(&row.status),
+                    p::reversed.eq(row.reversed),
+                    p::log_index.eq(row.log_index),
+                    p::block_number.eq(row.block_number),
+                    p::block_hash.eq(&row.block_hash),
+                    p::receipt_misses.eq(0),
+                    p::last_miss_head.eq(None::<i64>),
+                ))
+                .execute(conn)
+                .await?;
+                if changed == 0 {
+                    return Ok(SettlementWrite::Stale);
+                }
+                append_entries(conn, &r.ledger).await?;
+                Ok::<_, diesel::result::Error>(SettlementWrite::Written)
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(written)
     }
 
     async fn chain_cursor(&self, chain: ChainId) -> Result<Option<u64>, StoreError> {

@@ -39,6 +39,7 @@ pub struct PaymentRow {
     pub created_at: DateTime<Utc>,
     pub overpaid_micros: i64,
     pub underpaid_micros: i64,
+    pub reversed: bool,
 }
 
 /// The row for a domain payment.
@@ -60,6 +61,7 @@ pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
         refunded_micros: to_i64(p.refunded_micros),
         overpaid_micros: to_i64(p.overpaid_micros),
         underpaid_micros: to_i64(p.underpaid_micros),
+        reversed: p.reversed,
         wallet_address: p.wallet_address.to_lower_hex(),
         chain_id: p.chain.id() as i32,
         token_address: p.token_address.to_lower_hex(),
@@ -94,6 +96,7 @@ impl TryFrom<PaymentRow> for Payment {
             refunded_micros: micros(r.refunded_micros)?,
             overpaid_micros: micros(r.overpaid_micros)?,
             underpaid_micros: micros(r.underpaid_micros)?,
+            reversed: r.reversed,
             wallet_address: address(&r.wallet_address)?,
             chain: chain(r.chain_id)?,
             token_address: address(&r.token_address)?,

@@ -65,6 +65,7 @@ pub async fn payment(
         refunded_micros: 0,
         overpaid_micros: 0,
         underpaid_micros: 0,
+        reversed: false,
         wallet_address: addr(0xbb),
         chain_id: if livemode { 8453 } else { 84532 },
         token_address: addr(0xcc),

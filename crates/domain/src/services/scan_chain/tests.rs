@@ -88,6 +88,7 @@ pub(super) fn scan_store(
         .withf(|c, after, limit| (*c, *after, *limit) == (CHAIN, None, 200))
         .times(1)
         .return_const(Ok(pending));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     store.expect_record_receipt_miss().never();
     store.expect_fail_pending_payment().never();
     store
@@ -314,6 +315,7 @@ fn a_settled_transaction_logged_in_another_block_is_fetched_again() {
     let mut store = store_of(vec![s2], vec![confirmed.clone()]);
     store.expect_chain_cursor().return_const(Ok(Some(103)));
     store.expect_pending_payments().return_const(Ok(vec![]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     no_writes(&mut store);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     let outcome = SettleOutcome::AlreadyRecorded(confirmed.id);
@@ -357,6 +359,7 @@ fn a_transaction_below_depth_is_fetched_again_and_confirms_in_the_tick_it_reache
             receipt_misses: 0,
             last_miss_head: None,
         }]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     let w = expect_write(&mut store, is_completing_write);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert_eq!(
@@ -386,6 +389,7 @@ fn each_tick_reads_again_a_trail_below_the_cursor_and_settles_what_a_lagging_nod
     let mut store = MockSettlementStore::new();
     store.expect_chain_cursor().return_const(Ok(Some(110)));
     store.expect_pending_payments().return_const(Ok(vec![]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     no_writes(&mut store);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert_eq!((report.cursor, report.unresolved.len()), (110, 1));
@@ -399,6 +403,7 @@ fn the_trail_is_at_least_the_depth_and_at_most_half_a_range() {
     store.expect_chain_cursor().return_const(Ok(Some(4000)));
     store.expect_set_chain_cursor().return_const(Ok(()));
     store.expect_pending_payments().return_const(Ok(vec![]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     let mut state = ScanState::new(500).with_trail(10_000);
     let report = scan(&Harness::new(chain, store), &mut state).unwrap();
     assert_eq!(report.read, Some((3750, 4249)));
@@ -435,6 +440,7 @@ fn rechecks_go_round_robin_so_long_pending_payments_cannot_starve_newer_ones() {
             .withf(move |c, a, limit| (*c, *a, *limit) == (CHAIN, after, 200))
             .times(1)
             .return_const(Ok(batch.clone()));
+        store.expect_booked_payments().return_const(Ok(vec![]));
         no_writes(&mut store);
         let report = scan(&Harness::new(chain, store), &mut state).unwrap();
         assert_eq!(report.rechecked.len(), batch.len());
@@ -471,6 +477,7 @@ fn the_range_gives_up_after_three_retries_but_the_rechecks_still_run() {
         .expect_pending_payments()
         .times(1)
         .return_const(Ok(vec![]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     no_writes(&mut store);
     let h = Harness::new(chain, store);
     let mut state = ScanState::new(1000).with_trail(0);
@@ -489,6 +496,7 @@ fn a_single_block_range_cannot_shrink() {
     let mut store = MockSettlementStore::new();
     store.expect_chain_cursor().return_const(Ok(Some(100)));
     store.expect_pending_payments().return_const(Ok(vec![]));
+    store.expect_booked_payments().return_const(Ok(vec![]));
     no_writes(&mut store);
     let h = Harness::new(chain, store);
     let mut state = ScanState::new(1).with_trail(0);

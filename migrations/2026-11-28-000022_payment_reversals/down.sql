@@ -1,0 +1,2 @@
+DROP INDEX payments_booked_by_block;
+ALTER TABLE payments DROP COLUMN reversed;
