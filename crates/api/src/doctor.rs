@@ -45,6 +45,9 @@ pub async fn run() -> Result<(), String> {
             variable: "DATABASE_URL".into(),
             verdict,
         });
+        for want in &chains {
+            checks.push(reconcile_line(&url, want.contracts.chain).await);
+        }
         if let Some(relayer) = &operator.relayer {
             for want in &chains {
                 checks
@@ -87,6 +90,31 @@ async fn revert_budget(url: &str, chain: ChainId, budget: &RevertBudget) -> Chec
     };
     Check {
         variable: "STABLEPAY_RELAYER_REVERT_BUDGET_PERCENT".into(),
+        verdict,
+    }
+}
+
+/// D32: what the worker's latest scheduled reconcile found on `chain`. Differences fail the
+/// doctor: the books and the chain disagree and someone must look.
+async fn reconcile_line(url: &str, chain: ChainId) -> Check {
+    let verdict = match stablepay_postgres::latest_reconcile_at(url, chain).await {
+        Ok(None) => Verdict::Ok(format!(
+            "chain {}: no scheduled reconcile has run yet (every STABLEPAY_RECONCILE_INTERVAL)",
+            chain.id()
+        )),
+        Ok(Some((from, to, 0, at))) => Verdict::Ok(format!(
+            "chain {}: the ledger equals the chain in blocks {from}..={to} (reconciled {at})",
+            chain.id()
+        )),
+        Ok(Some((from, to, n, at))) => Verdict::Mismatch(format!(
+            "chain {}: {n} differences between the ledger and the chain in blocks {from}..={to} (reconciled {at}); run `stablepay-api reconcile --chain-id {} --from-block {from} --to-block {to}` to list them",
+            chain.id(),
+            chain.id()
+        )),
+        Err(e) => Verdict::Unknown(e),
+    };
+    Check {
+        variable: "STABLEPAY_RECONCILE_INTERVAL".into(),
         verdict,
     }
 }

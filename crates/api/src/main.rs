@@ -31,6 +31,9 @@ enum Command {
     /// Check the configuration against each chain and the database, one line per check;
     /// exit 1 naming the variable of the first check that did not pass.
     Doctor,
+    /// Compare the ledger with the chain for a block range (D32): print every difference
+    /// and exit 1 on any.
+    Reconcile(operator::ReconcileArgs),
     /// Deploy the contracts (D27).
     #[command(subcommand)]
     Contracts(ContractsCommand),
@@ -60,6 +63,7 @@ async fn main() -> ExitCode {
         Command::Serve => serve().await,
         Command::Migrate => migrate().await,
         Command::Doctor => stablepay_api::doctor::run().await,
+        Command::Reconcile(args) => operator::reconcile(args).await,
         Command::Contracts(ContractsCommand::Deploy(args)) => {
             stablepay_api::contracts::deploy(args).await
         }

@@ -30,6 +30,12 @@ pub struct WorkerConfig {
     pub retention: Duration,
     /// `STABLEPAY_RETENTION_INTERVAL` (1m): how often retention runs.
     pub retention_interval: Duration,
+    /// `STABLEPAY_RECONCILE_INTERVAL` (1h): how often the ledger is compared with each
+    /// chain (D32).
+    pub reconcile_interval: Duration,
+    /// `STABLEPAY_RECONCILE_WINDOW_BLOCKS` (43,200, a day of Base blocks): the trailing
+    /// blocks at depth each scheduled reconcile covers.
+    pub reconcile_window_blocks: u64,
 }
 
 impl WorkerConfig {
@@ -92,6 +98,15 @@ impl WorkerConfig {
             chain_poll: duration("STABLEPAY_CHAIN_POLL", Duration::from_millis(500))?,
             retention: duration("STABLEPAY_RETENTION", Duration::from_secs(30 * 86_400))?,
             retention_interval: duration("STABLEPAY_RETENTION_INTERVAL", Duration::from_secs(60))?,
+            reconcile_interval: duration(
+                "STABLEPAY_RECONCILE_INTERVAL",
+                Duration::from_secs(3600),
+            )?
+            .max(Duration::from_secs(1)),
+            reconcile_window_blocks: number(
+                "STABLEPAY_RECONCILE_WINDOW_BLOCKS",
+                stablepay_domain::services::RECONCILE_DEFAULT_BLOCKS,
+            )?,
         })
     }
 }

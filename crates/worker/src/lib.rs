@@ -9,6 +9,7 @@ pub mod chain_watcher;
 pub mod config;
 pub mod delivery_loop;
 pub mod pause;
+pub mod reconcile_loop;
 pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;

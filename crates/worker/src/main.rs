@@ -18,6 +18,7 @@ use stablepay_worker::billing_loop::BillingLoop;
 use stablepay_worker::chain_watcher::ChainWatcher;
 use stablepay_worker::config::WorkerConfig;
 use stablepay_worker::delivery_loop::DeliveryLoop;
+use stablepay_worker::reconcile_loop::ReconcileLoop;
 use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
@@ -92,6 +93,27 @@ async fn run() -> Result<(), String> {
             lock: PgAdvisoryLock::new(database_url, 0x05ab_1e00_0000_0000 + c.chain.id() as i64),
             poll_interval: cfg.chain_poll,
             max_range: 2000,
+        })
+        .collect();
+    let reconciling: Vec<ReconcileLoop> = watchers
+        .iter()
+        .map(|w| ReconcileLoop {
+            contracts: w.contracts,
+            chains: chain_env.contracts.clone(),
+            tokens: chain_env.tokens.clone(),
+            chain: reader.clone(),
+            store: Arc::new(store.clone()),
+            deposits: Arc::new(store.clone()),
+            subscriptions: Arc::new(store.clone()),
+            books: Arc::new(store.clone()),
+            clock: Arc::new(SystemClock),
+            // One advisory-lock key per chain, apart from the watcher's.
+            lock: PgAdvisoryLock::new(
+                database_url,
+                0x05ab_1e01_0000_0000 + w.contracts.chain.id() as i64,
+            ),
+            interval: cfg.reconcile_interval,
+            window_blocks: cfg.reconcile_window_blocks,
         })
         .collect();
     // Billing runs where a subscription manager, an RPC and the keeper key are set.
@@ -170,6 +192,8 @@ async fn run() -> Result<(), String> {
         tracing::info!(chain = b.chain_id.id(), keeper = %keeper.as_ref().map(|k| k.address().to_string()).unwrap_or_default(), "billing subscriptions");
     }
     let watching = futures_util::future::join_all(watchers.iter().map(|w| w.run(stop.clone())));
+    let reconcile_runs =
+        futures_util::future::join_all(reconciling.iter().map(|r| r.run(stop.clone())));
     let billing_runs = futures_util::future::join_all(billing.iter().map(|b| b.run(stop.clone())));
     let retention = RetentionLoop {
         store: Arc::new(store.clone()),
@@ -270,7 +294,7 @@ async fn run() -> Result<(), String> {
             resealing,
         ),
         recovery.run(stop.clone()),
-        relays.run(stop.clone()),
+        futures_util::future::join(relays.run(stop.clone()), reconcile_runs),
         sweeping,
     )
     .await;

@@ -4,6 +4,7 @@
 //! object of the same fields. Notes for the person at the terminal go to stderr, so
 //! stdout stays machine-readable.
 
+mod reconcile;
 mod record;
 
 use clap::Subcommand;
@@ -19,6 +20,7 @@ use stablepay_domain::{ApiKeyId, DashboardUserId, Email, FeeTier, Merchant, Merc
 use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 
 use crate::config;
+pub use reconcile::{reconcile, ReconcileArgs};
 pub use record::Record;
 
 #[derive(Subcommand)]

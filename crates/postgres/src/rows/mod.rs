@@ -1,7 +1,7 @@
 //! Row types (`XRow` read, `NewX` insert) and their conversions into domain types.
 //! A row that cannot become a domain value is reported as corrupt, never unwrapped.
 
-mod conv;
+pub(crate) mod conv;
 mod deposit;
 mod endpoint;
 mod ledger;
