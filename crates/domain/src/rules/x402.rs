@@ -148,18 +148,28 @@ pub struct VerifyResponse {
 /// A JSON Schema "integer" (`5`, or `5.0` as some encoders write it) from 0 to
 /// `i64::MAX`, as the document's `int64` says; anything else is a malformed request.
 fn json_integer<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
     let n = serde_json::Number::deserialize(d)?;
     n.as_u64()
         .filter(|v| i64::try_from(*v).is_ok())
-        .or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && (0.0..LIMIT).contains(f))
-                .map(|f| f as u64)
-        })
+        .or_else(|| n.as_f64().and_then(integral))
         .ok_or_else(|| {
             serde::de::Error::custom("must be a whole number from 0 to 9223372036854775807")
         })
+}
+
+/// The whole number a JSON float such as `2045037038116383.0` stands for. serde_json's
+/// default parser reads floats to within an ulp, so above 2^32 (where a fraction such as
+/// `.5` is still many ulps) a float one ulp from a whole number is that number.
+fn integral(f: f64) -> Option<u64> {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    const EXACT_BELOW: f64 = 4_294_967_296.0; // 2^32
+    let whole = f.round();
+    let close = if f.abs() < EXACT_BELOW {
+        f == whole
+    } else {
+        (f - whole).abs() <= f.abs() * f64::EPSILON
+    };
+    (close && (0.0..LIMIT).contains(&whole)).then_some(whole as u64)
 }
 
 /// Why a session offers no x402 payment.

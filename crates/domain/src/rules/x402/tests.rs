@@ -292,3 +292,26 @@ fn integers_are_read_as_json_schema_integers() {
         );
     }
 }
+
+#[test]
+fn integer_fields_take_whole_floats_as_json_schema_does_and_refuse_fractions() {
+    #[derive(serde::Deserialize)]
+    struct Field {
+        #[serde(deserialize_with = "json_integer")]
+        n: u64,
+    }
+    let read = |json: &str| serde_json::from_str::<Field>(json).map(|f| f.n);
+    assert_eq!(read(r#"{"n": 5}"#).unwrap(), 5);
+    assert_eq!(read(r#"{"n": 5.0}"#).unwrap(), 5);
+    // serde_json reads this one to within an ulp, not exactly: still whole.
+    let parsed: f64 = serde_json::from_str("2045037038116383.0").unwrap();
+    assert_ne!(parsed.fract(), 0.0, "the case this rule exists for");
+    assert_eq!(read(r#"{"n": 2045037038116383.0}"#).unwrap(), 2_045_037_038_116_383);
+    assert_eq!(
+        read(r#"{"n": 9223372036854775807}"#).unwrap(),
+        9_223_372_036_854_775_807
+    );
+    for bad in ["5.5", "-1", "0.000001", "4294967296.5", "9223372036854775808", "1e300"] {
+        assert!(read(&format!(r#"{{"n": {bad}}}"#)).is_err(), "{bad}");
+    }
+}
