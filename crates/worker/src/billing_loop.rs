@@ -7,22 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{ChainReader, ChargeKeeper, SettlementStore, SubscriptionStore};
+use stablepay_domain::ports::ChargeKeeper;
 use stablepay_domain::rules::dunning::DunningPolicy;
-use stablepay_domain::services::{bill_due_subscriptions, BillingDeps, ChargeOutcome, SettleDeps};
+use stablepay_domain::services::{bill_due_subscriptions, BillingDeps, ChargeOutcome};
 use stablepay_domain::ChainId;
 
 use crate::sending_ports::SendingPorts;
+use crate::settle_ports::SettlePorts;
 
 pub struct BillingLoop {
     pub chain_id: ChainId,
-    pub chains: ChainDirectory,
-    pub tokens: TokenDirectory,
-    pub chain: Arc<dyn ChainReader>,
-    pub store: Arc<dyn SettlementStore>,
-    pub deposits: Arc<dyn stablepay_domain::ports::DepositStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub settle: SettlePorts,
     pub keeper: Arc<dyn ChargeKeeper>,
     /// With the keeper key's sender: how its charges in flight are followed (D31). Its
     /// clock is the billing's.
@@ -38,15 +33,7 @@ impl BillingLoop {
         let chain = self.chain_id.id();
         while !stop.load(Ordering::Relaxed) {
             let deps = BillingDeps {
-                settle: SettleDeps {
-                    chain: self.chain.as_ref(),
-                    store: self.store.as_ref(),
-                    deposits: self.deposits.as_ref(),
-                    subscriptions: self.subscriptions.as_ref(),
-                    clock: self.sending.clock.as_ref(),
-                    chains: &self.chains,
-                    tokens: &self.tokens,
-                },
+                settle: self.settle.deps(),
                 keeper: self.keeper.as_ref(),
                 sending: self.sending.deps(),
                 policy: &self.policy,

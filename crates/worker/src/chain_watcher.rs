@@ -6,22 +6,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{
-    ChainReader, Clock, DepositStore, SettlementStore, SubscriptionStore,
-};
-use stablepay_domain::services::{scan_chain, ScanReport, ScanState, SettleDeps, SettleOutcome};
+use stablepay_domain::deployment::ChainContracts;
+use stablepay_domain::services::{scan_chain, ScanReport, ScanState, SettleOutcome};
 use stablepay_postgres::PgAdvisoryLock;
+
+use crate::settle_ports::SettlePorts;
 
 pub struct ChainWatcher {
     pub contracts: ChainContracts,
-    pub chains: ChainDirectory,
-    pub tokens: TokenDirectory,
-    pub chain: Arc<dyn ChainReader>,
-    pub store: Arc<dyn SettlementStore>,
-    pub deposits: Arc<dyn DepositStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
-    pub clock: Arc<dyn Clock>,
+    pub settle: SettlePorts,
     pub lock: PgAdvisoryLock,
     pub poll_interval: Duration,
     /// Blocks per eth_getLogs call at most (halved while a provider refuses it).
@@ -44,15 +37,7 @@ impl ChainWatcher {
                 leading = holds;
             }
             if holds {
-                let deps = SettleDeps {
-                    chain: self.chain.as_ref(),
-                    store: self.store.as_ref(),
-                    deposits: self.deposits.as_ref(),
-                    subscriptions: self.subscriptions.as_ref(),
-                    clock: self.clock.as_ref(),
-                    chains: &self.chains,
-                    tokens: &self.tokens,
-                };
+                let deps = self.settle.deps();
                 let started = std::time::Instant::now();
                 let scanned = scan_chain(self.contracts.chain, &mut state, &deps).await;
                 // The bar on watching (DESIGN §10) is read off these two by the bench.

@@ -14,4 +14,5 @@ pub mod recovery_loop;
 pub mod relay_loop;
 pub mod retention_loop;
 pub mod sending_ports;
+pub mod settle_ports;
 pub mod sweep_loop;

@@ -23,6 +23,7 @@ use stablepay_worker::recovery_loop::RecoveryLoop;
 use stablepay_worker::relay_loop::RelayLoop;
 use stablepay_worker::retention_loop::RetentionLoop;
 use stablepay_worker::sending_ports::SendingPorts;
+use stablepay_worker::settle_ports::SettlePorts;
 use stablepay_worker::sweep_loop::SweepLoop;
 
 #[tokio::main]
@@ -75,6 +76,15 @@ async fn run() -> Result<(), String> {
         stablepay_evm::doctor::expectations(&chain_env, None, chain_env.signing_key.as_ref())?;
     stablepay_evm::doctor::preflight(&evm, &expected).await?;
     let reader: Arc<dyn stablepay_domain::ports::ChainReader> = evm.clone();
+    let settle = SettlePorts {
+        chains: chain_env.contracts.clone(),
+        tokens: chain_env.tokens.clone(),
+        chain: reader.clone(),
+        store: Arc::new(store.clone()),
+        deposits: Arc::new(store.clone()),
+        subscriptions: Arc::new(store.clone()),
+        clock: Arc::new(SystemClock),
+    };
     let watchers: Vec<ChainWatcher> = chain_env
         .contracts
         .all()
@@ -82,13 +92,7 @@ async fn run() -> Result<(), String> {
         .filter(|c| chain_env.rpc_urls.iter().any(|(id, _)| *id == c.chain))
         .map(|c| ChainWatcher {
             contracts: *c,
-            chains: chain_env.contracts.clone(),
-            tokens: chain_env.tokens.clone(),
-            chain: reader.clone(),
-            store: Arc::new(store.clone()),
-            deposits: Arc::new(store.clone()),
-            subscriptions: Arc::new(store.clone()),
-            clock: Arc::new(SystemClock),
+            settle: settle.clone(),
             // One advisory-lock key per chain.
             lock: PgAdvisoryLock::new(database_url, 0x05ab_1e00_0000_0000 + c.chain.id() as i64),
             poll_interval: cfg.chain_poll,
@@ -99,14 +103,8 @@ async fn run() -> Result<(), String> {
         .iter()
         .map(|w| ReconcileLoop {
             contracts: w.contracts,
-            chains: chain_env.contracts.clone(),
-            tokens: chain_env.tokens.clone(),
-            chain: reader.clone(),
-            store: Arc::new(store.clone()),
-            deposits: Arc::new(store.clone()),
-            subscriptions: Arc::new(store.clone()),
+            settle: settle.clone(),
             books: Arc::new(store.clone()),
-            clock: Arc::new(SystemClock),
             // One advisory-lock key per chain, apart from the watcher's.
             lock: PgAdvisoryLock::new(
                 database_url,
@@ -146,12 +144,7 @@ async fn run() -> Result<(), String> {
             .filter(|c| chain_env.rpc_urls.iter().any(|(id, _)| *id == c.chain))
             .map(|c| BillingLoop {
                 chain_id: c.chain,
-                chains: chain_env.contracts.clone(),
-                tokens: chain_env.tokens.clone(),
-                chain: reader.clone(),
-                store: Arc::new(store.clone()),
-                deposits: Arc::new(store.clone()),
-                subscriptions: Arc::new(store.clone()),
+                settle: settle.clone(),
                 keeper: keeper.clone(),
                 // The keeper's own sender follows its charges in flight.
                 sending: SendingPorts {

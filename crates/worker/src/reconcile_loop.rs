@@ -7,23 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stablepay_domain::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
-use stablepay_domain::ports::{
-    ChainReader, Clock, DepositStore, ReconcileStore, SettlementStore, SubscriptionStore,
-};
-use stablepay_domain::services::{reconcile_ledger, reconcile_range, SettleDeps};
+use stablepay_domain::deployment::ChainContracts;
+use stablepay_domain::ports::ReconcileStore;
+use stablepay_domain::services::{reconcile_ledger, reconcile_range};
 use stablepay_postgres::PgAdvisoryLock;
+
+use crate::settle_ports::SettlePorts;
 
 pub struct ReconcileLoop {
     pub contracts: ChainContracts,
-    pub chains: ChainDirectory,
-    pub tokens: TokenDirectory,
-    pub chain: Arc<dyn ChainReader>,
-    pub store: Arc<dyn SettlementStore>,
-    pub deposits: Arc<dyn DepositStore>,
-    pub subscriptions: Arc<dyn SubscriptionStore>,
+    pub settle: SettlePorts,
     pub books: Arc<dyn ReconcileStore>,
-    pub clock: Arc<dyn Clock>,
     pub lock: PgAdvisoryLock,
     pub interval: Duration,
     /// Blocks at depth each run covers, ending at the deepest confirmed block.
@@ -48,15 +42,7 @@ impl ReconcileLoop {
 
     async fn reconcile_once(&self) -> Result<(), String> {
         let chain = self.contracts.chain;
-        let deps = SettleDeps {
-            chain: self.chain.as_ref(),
-            store: self.store.as_ref(),
-            deposits: self.deposits.as_ref(),
-            subscriptions: self.subscriptions.as_ref(),
-            clock: self.clock.as_ref(),
-            chains: &self.chains,
-            tokens: &self.tokens,
-        };
+        let deps = self.settle.deps();
         let (from, to) = reconcile_range(chain, None, None, self.window_blocks, &deps)
             .await
             .map_err(|e| e.to_string())?;

@@ -306,12 +306,22 @@ fn integer_fields_take_whole_floats_as_json_schema_does_and_refuse_fractions() {
     // serde_json reads this one to within an ulp, not exactly: still whole.
     let parsed: f64 = serde_json::from_str("2045037038116383.0").unwrap();
     assert_ne!(parsed.fract(), 0.0, "the case this rule exists for");
-    assert_eq!(read(r#"{"n": 2045037038116383.0}"#).unwrap(), 2_045_037_038_116_383);
+    assert_eq!(
+        read(r#"{"n": 2045037038116383.0}"#).unwrap(),
+        2_045_037_038_116_383
+    );
     assert_eq!(
         read(r#"{"n": 9223372036854775807}"#).unwrap(),
         9_223_372_036_854_775_807
     );
-    for bad in ["5.5", "-1", "0.000001", "4294967296.5", "9223372036854775808", "1e300"] {
+    for bad in [
+        "5.5",
+        "-1",
+        "0.000001",
+        "4294967296.5",
+        "9223372036854775808",
+        "1e300",
+    ] {
         assert!(read(&format!(r#"{{"n": {bad}}}"#)).is_err(), "{bad}");
     }
 }
