@@ -102,6 +102,21 @@ struct RunRow {
     ran_at: chrono::DateTime<chrono::Utc>,
 }
 
+/// `sql` with its three parameters bound: the chain and the first and last block.
+fn in_range(
+    sql: &'static str,
+    chain: ChainId,
+    from: u64,
+    to: u64,
+) -> diesel::query_builder::BoxedSqlQuery<'static, diesel::pg::Pg, diesel::query_builder::SqlQuery>
+{
+    diesel::sql_query(sql)
+        .into_boxed()
+        .bind::<Integer, _>(chain.id() as i32)
+        .bind::<BigInt, _>(block(from))
+        .bind::<BigInt, _>(block(to))
+}
+
 fn block(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -119,25 +134,15 @@ impl ReconcileStore for PgStore {
         to: u64,
     ) -> Result<BooksInRange, StoreError> {
         let mut conn = self.conn().await?;
-        let id = chain.id() as i32;
-        let sums: Vec<SumRow> = diesel::sql_query(LEDGER_SUMS)
-            .bind::<Integer, _>(id)
-            .bind::<BigInt, _>(block(from))
-            .bind::<BigInt, _>(block(to))
+        let sums: Vec<SumRow> = in_range(LEDGER_SUMS, chain, from, to)
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let refunds: Vec<RefundRow> = diesel::sql_query(REFUNDS)
-            .bind::<Integer, _>(id)
-            .bind::<BigInt, _>(block(from))
-            .bind::<BigInt, _>(block(to))
+        let refunds: Vec<RefundRow> = in_range(REFUNDS, chain, from, to)
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
-        let deposits: Vec<DepositRow> = diesel::sql_query(DEPOSITS)
-            .bind::<Integer, _>(id)
-            .bind::<BigInt, _>(block(from))
-            .bind::<BigInt, _>(block(to))
+        let deposits: Vec<DepositRow> = in_range(DEPOSITS, chain, from, to)
             .load(&mut conn)
             .await
             .map_err(map_diesel_error)?;
