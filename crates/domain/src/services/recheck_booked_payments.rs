@@ -16,6 +16,9 @@ use crate::services::{SettleDeps, SettleError};
 
 /// Booked payments re-checked per tick at most (round-robin over the window).
 pub const BOOKED_RECHECKS_PER_TICK: u32 = 200;
+/// Distinct blocks whose hash one tick reads at most: a tick costs the provider at most 8
+/// more reads, and a pass over the window takes (its blocks with payments) / 8 ticks.
+pub const BOOKED_BLOCKS_PER_TICK: usize = 8;
 /// Reads in flight at once.
 const CONCURRENCY: usize = 8;
 
@@ -41,19 +44,24 @@ pub async fn recheck_booked_payments(
     after: Option<(u64, crate::model::PaymentId)>,
     deps: &SettleDeps<'_>,
 ) -> Result<BookedTick, SettleError> {
-    let batch = deps
+    let mut batch = deps
         .store
         .booked_payments(chain, from_block, after, BOOKED_RECHECKS_PER_TICK)
         .await?;
-    let next = match batch.last() {
-        Some(last) if batch.len() == BOOKED_RECHECKS_PER_TICK as usize => {
-            Some((last.block_number, last.payment.id))
-        }
-        _ => None,
-    };
-    // One block-hash read per block, however many payments it holds.
+    let full = batch.len() == BOOKED_RECHECKS_PER_TICK as usize;
+    // One block-hash read per block, however many payments it holds, and only so many.
     let mut blocks: Vec<u64> = batch.iter().map(|b| b.block_number).collect();
     blocks.dedup();
+    let cut = blocks.len() > BOOKED_BLOCKS_PER_TICK;
+    blocks.truncate(BOOKED_BLOCKS_PER_TICK);
+    if let Some(last) = blocks.last() {
+        batch.retain(|b| b.block_number <= *last);
+    }
+    // A short, uncut batch reached the newest: the next tick starts from the oldest again.
+    let next = match batch.last() {
+        Some(last) if full || cut => Some((last.block_number, last.payment.id)),
+        _ => None,
+    };
     let canonical: Vec<(u64, Option<crate::model::BlockHash>)> = futures_util::stream::iter(blocks)
         .map(|n| async move { (n, deps.chain.block_hash(chain, n).await) })
         .buffer_unordered(CONCURRENCY)

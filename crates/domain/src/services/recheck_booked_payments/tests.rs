@@ -248,3 +248,44 @@ fn a_tick_reads_each_block_once_and_checks_only_payments_whose_block_changed() {
     assert!(tick.checked.is_empty());
     assert_eq!(tick.next, None, "a short batch starts over");
 }
+
+#[test]
+fn a_tick_reads_at_most_eight_blocks_and_the_next_goes_on_after_them() {
+    let s = session();
+    let batch: Vec<BookedPayment> = (0..10u8)
+        .map(|n| {
+            let r = ChainReceipt {
+                block_number: BLOCK + u64::from(n),
+                block_hash: bhash(n),
+                ..receipt(&s)
+            };
+            booked(&s, &r, 0, None)
+        })
+        .collect();
+    let eighth = (batch[7].block_number, batch[7].payment.id);
+    let mut store = MockSettlementStore::new();
+    store
+        .expect_booked_payments()
+        .times(1)
+        .returning(move |_, _, _, _| Ok(batch.clone()));
+    let mut chain = MockChainReader::new();
+    for n in 0..8u8 {
+        expect_block_hash(&mut chain, BLOCK + u64::from(n), Ok(Some(bhash(n))));
+    }
+    chain.expect_receipt().never();
+    let h = Harness::new(chain, store);
+    let tick = block_on(recheck_booked_payments(
+        CHAIN,
+        BLOCK + 50,
+        BLOCK,
+        None,
+        &h.deps(),
+    ))
+    .expect("ticked");
+    assert!(tick.checked.is_empty());
+    assert_eq!(
+        tick.next,
+        Some(eighth),
+        "the ninth block waits for the next tick"
+    );
+}
