@@ -123,7 +123,7 @@ impl utoipa::ToSchema for Address {}
 macro_rules! hash32 {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name([u8; 32]);
 
         impl $name {

@@ -111,6 +111,13 @@ pub struct Payment {
 }
 
 impl Payment {
+    /// Whether a settlement path may write this payment again when its transaction shows
+    /// up: only a failed one that was never booked. A reversed payment (D32) is booked
+    /// again only by the re-check of booked payments, so its events never fire twice.
+    pub fn is_revivable(&self) -> bool {
+        self.status == PaymentStatus::Failed && !self.reversed
+    }
+
     /// Everything the payer sent for this payment: its amount and any overpayment.
     pub fn received_micros(&self) -> u64 {
         self.amount.micros() + self.overpaid_micros

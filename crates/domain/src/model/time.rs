@@ -13,6 +13,9 @@ impl Timestamp {
         Self(at.trunc_subsecs(3))
     }
 
+    /// 1970-01-01T00:00:00Z, the earliest time anything can be.
+    pub const UNIX_EPOCH: Self = Self(DateTime::<Utc>::UNIX_EPOCH);
+
     pub fn as_datetime(&self) -> DateTime<Utc> {
         self.0
     }

@@ -21,6 +21,14 @@ pub fn deepest_confirmed_block(head: u64, depth: u64) -> Option<u64> {
 /// its receipt stayed missing on this many checks, each at a different head (D17).
 pub const RECEIPT_MISSES_BEFORE_FAILED: u32 = 3;
 
+/// A receipt found missing at `head`, after `misses` earlier misses the last of which was
+/// at `last_head`: a miss counts once per head. Returns the misses now and whether this
+/// check counted (and so must be remembered).
+pub fn count_receipt_miss(misses: u32, last_head: Option<u64>, head: u64) -> (u32, bool) {
+    let counts = last_head.is_none_or(|h| head > h);
+    (misses + u32::from(counts), counts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,7 +32,7 @@ mod recover_endpoint;
 mod register_wallet;
 mod resend_event;
 mod revoke_wallet;
-mod scan_chain;
+pub(crate) mod scan_chain;
 mod send_test_event;
 mod settle_checkout;
 mod settle_deposit;

@@ -4,11 +4,13 @@
 //! one whose transaction left the chain is reversed in the ledger (and failed), and one
 //! mined again is booked anew where it is now. Unknown answers change nothing (D17).
 
+use std::collections::HashMap;
+
 use futures_util::StreamExt;
 
 use crate::model::{ChargeType, Payment, PaymentStatus, TxHash};
 use crate::ports::{BookedPayment, ChainReceipt, Rebooking, SettlementWrite, SubscriptionEvent};
-use crate::rules::confirmations::{is_confirmed, RECEIPT_MISSES_BEFORE_FAILED};
+use crate::rules::confirmations::{count_receipt_miss, is_confirmed, RECEIPT_MISSES_BEFORE_FAILED};
 use crate::rules::eip712::session_ref;
 use crate::rules::ledger::{rebooking_of_payment, reversal_of_payment, MinedAt};
 use crate::services::book_ledger::block_time_of;
@@ -62,22 +64,19 @@ pub async fn recheck_booked_payments(
         Some(last) if full || cut => Some((last.block_number, last.payment.id)),
         _ => None,
     };
-    let canonical: Vec<(u64, Option<crate::model::BlockHash>)> = futures_util::stream::iter(blocks)
+    // A block the node did not answer for is unknown: its payments wait for a later tick.
+    let canonical: HashMap<u64, crate::model::BlockHash> = futures_util::stream::iter(blocks)
         .map(|n| async move { (n, deps.chain.block_hash(chain, n).await) })
         .buffer_unordered(CONCURRENCY)
-        .filter_map(|(n, hash)| async move { hash.ok().map(|h| (n, h)) })
+        .filter_map(|(n, hash)| async move { hash.ok().flatten().map(|h| (n, h)) })
         .collect()
         .await;
     let moved: Vec<BookedPayment> = batch
         .into_iter()
         .filter(|b| {
-            // A block the node did not answer for is unknown: left for a later tick.
             canonical
-                .iter()
-                .find(|(n, _)| *n == b.block_number)
-                .is_some_and(|(_, hash)| {
-                    hash.is_some() && (b.payment.reversed || *hash != Some(b.block_hash))
-                })
+                .get(&b.block_number)
+                .is_some_and(|hash| b.payment.reversed || *hash != b.block_hash)
         })
         .collect();
     let checked = futures_util::stream::iter(moved)
@@ -127,8 +126,8 @@ pub async fn recheck_booked_payment(
         Some(_) => reverse(booked, deps).await,
         None if payment.reversed => Ok(BookedCheck::Standing),
         None => {
-            let counts = booked.last_miss_head.is_none_or(|h| head > h);
-            let misses = booked.receipt_misses + u32::from(counts);
+            let (misses, counts) =
+                count_receipt_miss(booked.receipt_misses, booked.last_miss_head, head);
             if misses >= RECEIPT_MISSES_BEFORE_FAILED {
                 return reverse(booked, deps).await;
             }

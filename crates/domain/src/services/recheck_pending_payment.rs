@@ -3,7 +3,7 @@
 //! it. A missing receipt, a timeout or an RPC error is unknown and changes nothing.
 
 use crate::ports::PendingPayment;
-use crate::rules::confirmations::{is_confirmed, RECEIPT_MISSES_BEFORE_FAILED};
+use crate::rules::confirmations::{count_receipt_miss, is_confirmed, RECEIPT_MISSES_BEFORE_FAILED};
 use crate::rules::eip712::session_ref;
 use crate::services::{settle_receipt, SettleDeps, SettleError, SettleOutcome};
 
@@ -56,8 +56,8 @@ pub async fn recheck_pending_payment(
                 None => still_pending,
                 Some(canonical) if canonical == recorded => still_pending,
                 Some(_) => {
-                    let counts = pending.last_miss_head.is_none_or(|h| head > h);
-                    let misses = pending.receipt_misses + u32::from(counts);
+                    let (misses, counts) =
+                        count_receipt_miss(pending.receipt_misses, pending.last_miss_head, head);
                     if misses >= RECEIPT_MISSES_BEFORE_FAILED
                         && is_confirmed(head, pending.block_number, contracts.confirmations)
                     {

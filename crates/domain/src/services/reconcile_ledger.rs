@@ -9,8 +9,9 @@ use std::fmt;
 use futures_util::StreamExt;
 
 use crate::model::{Address, ChainId, RefundId, Timestamp, TxHash};
-use crate::ports::{BooksInRange, ChainReceipt, ReconcileStore, SubscriptionEvent};
+use crate::ports::{ChainReceipt, ReconcileStore, SubscriptionEvent};
 use crate::rules::confirmations::deepest_confirmed_block;
+use crate::services::scan_chain::{read_all, watched_recipients, LogSources};
 use crate::services::{followed_managers, SettleDeps, SettleError};
 
 /// The range a reconcile covers by default: a day of Base's 2-second blocks.
@@ -50,8 +51,7 @@ pub enum Difference {
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::model::render_signed_micros as m;
-        let m = |v: i128| m(i64::try_from(v).unwrap_or(i64::MAX));
+        let m = decimal;
         match self {
             Self::OnChainNotBooked { tx, amount_micros } => {
                 write!(f, "on chain, not booked: {tx} moved {}", m(*amount_micros))
@@ -102,6 +102,11 @@ impl fmt::Display for Difference {
     }
 }
 
+/// Signed micro-units as the ledger writes them ("-3", "12.5").
+fn decimal(micros: i128) -> String {
+    crate::model::render_signed_micros(i64::try_from(micros).unwrap_or(i64::MAX))
+}
+
 /// What one run compared and found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReconcileReport {
@@ -149,53 +154,30 @@ pub async fn reconcile_ledger(
 ) -> Result<ReconcileReport, SettleError> {
     let contracts = deps.contracts(chain)?;
     let managers = followed_managers(chain, deps).await?;
-    let tokens = match contracts.deposit_factory {
-        Some(_) => deps.tokens.tokens_on(chain),
-        None => Vec::new(),
-    };
+    let sources = LogSources::of(chain, &contracts, &managers, deps);
     let booked = books.books_in_range(chain, from, to).await?;
 
-    // Every transaction the contracts or deposit addresses logged in the range.
+    // Every transaction the contracts logged in the range, and those of transfers to a
+    // deposit address (of any session, however old: a reconcile may look far back).
     let mut txs: Vec<TxHash> = Vec::new();
-    let mut recipients: Vec<Address> = Vec::new();
+    let mut transfers = Vec::new();
     let mut start = from;
     while start <= to {
         let end = to.min(start + LOG_RANGE - 1);
-        let logged = deps
-            .chain
-            .checkout_paid_logs(chain, contracts.checkout_router, start, end)
-            .await?;
+        let (logged, moved) = read_all(chain, &sources, start, end, deps).await?;
         txs.extend(logged.iter().map(|l| l.tx_hash));
-        for manager in &managers {
-            let logged = deps
-                .chain
-                .subscription_logs(chain, *manager, start, end)
-                .await?;
-            txs.extend(logged.iter().map(|l| l.tx_hash));
-        }
-        if !tokens.is_empty() {
-            let transfers = deps
-                .chain
-                .token_transfers(chain, &tokens, start, end)
-                .await?;
-            for t in transfers {
-                recipients.push(t.to);
-                txs.push(t.tx.tx_hash);
-            }
-        }
+        transfers.extend(moved);
         start = end + 1;
     }
     let mut deposit_addresses: HashSet<Address> = booked.deposits.iter().map(|d| d.to).collect();
-    recipients.sort_unstable();
-    recipients.dedup();
-    if !recipients.is_empty() {
-        let ever = Timestamp::from_unix_seconds(0).ok_or_else(|| {
-            SettleError::Store(crate::ports::StoreError::Internal("epoch".into()))
-        })?;
-        for chunk in recipients.chunks(1_000) {
-            deposit_addresses.extend(deps.deposits.watched_among(chain, chunk, ever).await?);
-        }
-    }
+    deposit_addresses
+        .extend(watched_recipients(chain, &transfers, Timestamp::UNIX_EPOCH, deps).await?);
+    txs.extend(
+        transfers
+            .iter()
+            .filter(|t| deposit_addresses.contains(&t.to))
+            .map(|t| t.tx.tx_hash),
+    );
     // And every transaction the books name.
     txs.extend(
         booked
@@ -206,7 +188,7 @@ pub async fn reconcile_ledger(
     );
     txs.extend(booked.deposits.iter().map(|d| d.tx_hash));
     txs.extend(booked.refunds.iter().map(|r| r.tx_hash));
-    txs.sort_unstable_by_key(|t| t.to_string());
+    txs.sort_unstable();
     txs.dedup();
 
     let receipts: Vec<(TxHash, Result<Option<ChainReceipt>, String>)> =
@@ -248,17 +230,19 @@ pub async fn reconcile_ledger(
             }
         }
     }
+    let watched = Watched {
+        router: contracts.checkout_router,
+        managers: &managers,
+        tokens: &sources.tokens,
+        deposit_addresses: &deposit_addresses,
+        covers: booked
+            .deposits
+            .iter()
+            .map(|d| ((d.tx_hash, d.to, d.token), d.booked_as))
+            .collect(),
+    };
     for (tx, r) in &known {
-        money_moved(
-            *tx,
-            r,
-            &contracts,
-            &managers,
-            &tokens,
-            &deposit_addresses,
-            &booked,
-            &mut moved,
-        );
+        watched.add_money_moved(*tx, r, &mut moved);
     }
     // A deposit payment shown as a transaction whose money came in another unread one is
     // as unsure as that one.
@@ -276,7 +260,7 @@ pub async fn reconcile_ledger(
         })
         .collect();
     let mut keys: Vec<TxHash> = ledger.keys().chain(moved.keys()).copied().collect();
-    keys.sort_unstable_by_key(|t| t.to_string());
+    keys.sort_unstable();
     keys.dedup();
     for tx in keys.into_iter().filter(|tx| !unsure.contains(tx)) {
         let (booked_amount, booked_fee) = ledger.get(&tx).copied().unwrap_or_default();
@@ -331,78 +315,76 @@ pub async fn reconcile_ledger(
     Ok(report)
 }
 
-/// Adds what receipt `r` of `tx` moved to merchants: router payments and subscription
-/// charges (with their fee) to `tx`, deposit money to the transaction of the payment that
-/// booked it (waiting money to nothing, unknown money to `tx` itself).
-#[allow(clippy::too_many_arguments)]
-fn money_moved(
-    tx: TxHash,
-    r: &ChainReceipt,
-    contracts: &crate::deployment::ChainContracts,
-    managers: &[Address],
-    tokens: &[Address],
-    deposit_addresses: &HashSet<Address>,
-    booked: &BooksInRange,
-    moved: &mut HashMap<TxHash, Moved>,
-) {
-    if !r.succeeded {
-        return;
-    }
-    let mut add = |at: TxHash, amount: i128, fee: Option<i128>| {
-        let m = moved.entry(at).or_insert(Moved {
-            fee_known: true,
-            ..Moved::default()
-        });
-        m.amount += amount;
-        match fee {
-            Some(fee) => m.fee += fee,
-            None => m.fee_known = false,
+/// What counts as money moved to merchants on a chain.
+struct Watched<'a> {
+    router: Address,
+    managers: &'a [Address],
+    tokens: &'a [Address],
+    deposit_addresses: &'a HashSet<Address>,
+    /// The books' deposit transfers by (transaction, deposit address, token), with the
+    /// transaction of the payment that booked each (`None`: waiting).
+    covers: HashMap<(TxHash, Address, Address), Option<TxHash>>,
+}
+
+impl Watched<'_> {
+    /// Adds what receipt `r` of `tx` moved to merchants: router payments and subscription
+    /// charges (with their fee) to `tx`, deposit money to the transaction of the payment
+    /// that booked it (waiting money to nothing, unbooked money to `tx` itself).
+    fn add_money_moved(&self, tx: TxHash, r: &ChainReceipt, moved: &mut HashMap<TxHash, Moved>) {
+        if !r.succeeded {
+            return;
         }
-    };
-    let int = |v: u128| i128::try_from(v).unwrap_or(i128::MAX);
-    for log in r
-        .checkout_paid
-        .iter()
-        .filter(|l| l.router == contracts.checkout_router)
-    {
-        add(
-            tx,
-            int(log.net_amount) + int(log.fee_amount),
-            Some(int(log.fee_amount)),
-        );
-    }
-    for log in r
-        .subscription_events
-        .iter()
-        .filter(|l| managers.contains(&l.manager))
-    {
-        if let SubscriptionEvent::Charged {
-            net_amount,
-            fee_amount,
-            ..
-        } = log.event
-        {
-            add(tx, int(net_amount) + int(fee_amount), Some(int(fee_amount)));
-        }
-    }
-    for t in r
-        .transfers
-        .iter()
-        .filter(|t| tokens.contains(&t.token) && deposit_addresses.contains(&t.to))
-    {
-        let cover = booked
-            .deposits
-            .iter()
-            .find(|d| d.tx_hash == tx && d.to == t.to && d.token == t.token);
-        match cover {
-            Some(d) => {
-                if let Some(shown) = d.booked_as {
-                    add(shown, int(t.value), None);
-                }
+        let mut add = |at: TxHash, amount: u128, fee: Option<u128>| {
+            let m = moved.entry(at).or_insert(Moved {
+                fee_known: true,
+                ..Moved::default()
+            });
+            m.amount = m.amount.saturating_add(int(amount));
+            match fee {
+                Some(fee) => m.fee = m.fee.saturating_add(int(fee)),
+                None => m.fee_known = false,
             }
-            None => add(tx, int(t.value), None),
+        };
+        for log in r.checkout_paid.iter().filter(|l| l.router == self.router) {
+            add(
+                tx,
+                log.net_amount.saturating_add(log.fee_amount),
+                Some(log.fee_amount),
+            );
+        }
+        for log in &r.subscription_events {
+            if let (
+                true,
+                SubscriptionEvent::Charged {
+                    net_amount,
+                    fee_amount,
+                    ..
+                },
+            ) = (self.managers.contains(&log.manager), &log.event)
+            {
+                add(
+                    tx,
+                    net_amount.saturating_add(*fee_amount),
+                    Some(*fee_amount),
+                );
+            }
+        }
+        for t in r
+            .transfers
+            .iter()
+            .filter(|t| self.tokens.contains(&t.token) && self.deposit_addresses.contains(&t.to))
+        {
+            match self.covers.get(&(tx, t.to, t.token)) {
+                Some(Some(shown)) => add(*shown, t.value, None),
+                Some(None) => {}
+                None => add(tx, t.value, None),
+            }
         }
     }
+}
+
+fn int(v: u128) -> i128 {
+    i128::try_from(v).unwrap_or(i128::MAX)
 }
 
 #[cfg(test)]

@@ -199,14 +199,7 @@ pub async fn scan_chain(
     let read_from = from.saturating_sub(state.trail(contracts.confirmations));
     let managers = followed_managers(chain, deps).await?;
     let read = if from <= head {
-        let sources = LogSources {
-            contracts: &contracts,
-            tokens: match contracts.deposit_factory {
-                Some(_) => deps.tokens.tokens_on(chain),
-                None => Vec::new(),
-            },
-            managers: &managers,
-        };
+        let sources = LogSources::of(chain, &contracts, &managers, deps);
         let range = &mut state.range;
         let read = async {
             let (logs, transfers, to) =
@@ -356,20 +349,38 @@ async fn read_logs(
     }
 }
 
-/// What a tick reads logs of.
-struct LogSources<'a> {
-    contracts: &'a ChainContracts,
+/// What a tick (or a reconcile) reads logs of.
+pub(crate) struct LogSources<'a> {
+    pub(crate) contracts: &'a ChainContracts,
     /// Tokens whose `Transfer` logs are read, once per range (none without a deposit
     /// factory): their recipients are matched against the watched deposit addresses.
-    tokens: Vec<Address>,
+    pub(crate) tokens: Vec<Address>,
     /// Subscription managers whose events are read (see `followed_managers`).
-    managers: &'a [Address],
+    pub(crate) managers: &'a [Address],
+}
+
+impl<'a> LogSources<'a> {
+    pub(crate) fn of(
+        chain: ChainId,
+        contracts: &'a ChainContracts,
+        managers: &'a [Address],
+        deps: &SettleDeps<'_>,
+    ) -> Self {
+        Self {
+            contracts,
+            tokens: match contracts.deposit_factory {
+                Some(_) => deps.tokens.tokens_on(chain),
+                None => Vec::new(),
+            },
+            managers,
+        }
+    }
 }
 
 /// Router and subscription-manager logs of `from..=to`, one entry per transaction, and
 /// the configured tokens' transfers of the same blocks. A tick's reads follow the
 /// contracts, never the number of open sessions.
-async fn read_all(
+pub(crate) async fn read_all(
     chain: ChainId,
     sources: &LogSources<'_>,
     from: u64,
@@ -407,16 +418,8 @@ async fn with_deposits(
     transfers: Vec<TransferLog>,
     deps: &SettleDeps<'_>,
 ) -> Result<Vec<LoggedTx>, SettleError> {
-    let mut recipients: Vec<Address> = transfers.iter().map(|t| t.to).collect();
-    recipients.sort_unstable();
-    recipients.dedup();
-    let mut watched = HashSet::new();
-    if !recipients.is_empty() {
-        let since = deps.clock.now().plus_seconds(-LATE_DEPOSIT_WINDOW_SECS);
-        for chunk in recipients.chunks(RECIPIENTS_PER_LOOKUP) {
-            watched.extend(deps.deposits.watched_among(chain, chunk, since).await?);
-        }
-    }
+    let since = deps.clock.now().plus_seconds(-LATE_DEPOSIT_WINDOW_SECS);
+    let watched = watched_recipients(chain, &transfers, since, deps).await?;
     let mut seen = HashSet::new();
     let mut all = Vec::with_capacity(logs.len());
     let deposits = transfers
@@ -430,6 +433,24 @@ async fn with_deposits(
     }
     all.sort_by_key(|l| l.block_number);
     Ok(all)
+}
+
+/// The recipients of `transfers` that are deposit addresses of sessions expiring at or
+/// after `since`, looked up in the database in chunks.
+pub(crate) async fn watched_recipients(
+    chain: ChainId,
+    transfers: &[TransferLog],
+    since: crate::model::Timestamp,
+    deps: &SettleDeps<'_>,
+) -> Result<HashSet<Address>, SettleError> {
+    let mut recipients: Vec<Address> = transfers.iter().map(|t| t.to).collect();
+    recipients.sort_unstable();
+    recipients.dedup();
+    let mut watched = HashSet::new();
+    for chunk in recipients.chunks(RECIPIENTS_PER_LOOKUP) {
+        watched.extend(deps.deposits.watched_among(chain, chunk, since).await?);
+    }
+    Ok(watched)
 }
 
 /// Settles whatever a receipt holds: router payments, subscription-manager events and

@@ -210,9 +210,7 @@ async fn settle_log(
                 PaymentStatus::Confirmed | PaymentStatus::Refunded => {
                     return Ok(SettleOutcome::AlreadyRecorded(p.id))
                 }
-                // Booked once and reversed: only the re-check of booked payments (D32)
-                // books it again, so its events never fire twice.
-                PaymentStatus::Failed if p.reversed => {
+                PaymentStatus::Failed if !p.is_revivable() => {
                     return Ok(SettleOutcome::AlreadyRecorded(p.id))
                 }
                 PaymentStatus::Pending if !confirmed && unchanged => {

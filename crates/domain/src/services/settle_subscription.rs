@@ -473,7 +473,7 @@ async fn record_charge(
             .await?;
         if let Some(p) = existing
             .as_ref()
-            .filter(|p| p.status != PaymentStatus::Failed || p.reversed)
+            .filter(|p| !p.is_revivable())
         {
             return Ok(SettleOutcome::AlreadyRecorded(p.id));
         }
