@@ -471,10 +471,7 @@ async fn record_charge(
             .subscriptions
             .payment_for_period(sub.id, period)
             .await?;
-        if let Some(p) = existing
-            .as_ref()
-            .filter(|p| !p.is_revivable())
-        {
+        if let Some(p) = existing.as_ref().filter(|p| !p.is_revivable()) {
             return Ok(SettleOutcome::AlreadyRecorded(p.id));
         }
         let attempts = deps
