@@ -219,6 +219,7 @@ async fn bench(db: &str, total: u64, workers: usize) -> Result<(), String> {
             enabled_events: vec![],
             description: None,
         },
+        &stablepay_domain::Changer::OPERATOR,
         &store,
         &SystemClock,
     )

@@ -137,6 +137,7 @@ async fn endpoint(
             enabled_events: vec![],
             description: None,
         },
+        &stablepay_domain::Changer::OPERATOR,
         store,
         &stablepay_domain::ports::SystemClock,
     )

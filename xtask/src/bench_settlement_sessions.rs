@@ -40,17 +40,29 @@ pub(crate) async fn sessions_to_pay(
     let ctx = stablepay_postgres::testing::api_key_context(merchant.id, Mode::Test);
     // A verified wallet (the signature check itself is covered by the tests).
     let recipient = Address::parse(&chain::address(9).to_lowercase()).map_err(|e| e.to_string())?;
-    let reg = register_wallet(&ctx, recipient, ChainId::BaseSepolia, store, &SystemClock)
-        .await
-        .map_err(|e| e.to_string())?;
+    let by = stablepay_domain::Changer::OPERATOR;
+    let reg = register_wallet(
+        &ctx,
+        recipient,
+        ChainId::BaseSepolia,
+        &by,
+        store,
+        &SystemClock,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let now = Timestamp::new(chrono::Utc::now());
+    let audit = stablepay_domain::AuditEvent::of(
+        &by,
+        ctx.merchant_id,
+        Some(ctx.mode),
+        stablepay_domain::AuditAction::WalletVerified,
+        reg.wallet.id,
+        now,
+    );
     let nonce = reg.challenge.map(|c| c.nonce).unwrap_or_default();
     let used = store
-        .mark_verified(
-            reg.wallet.id,
-            &nonce,
-            Timestamp::new(chrono::Utc::now()),
-            ctx.mode,
-        )
+        .mark_verified(reg.wallet.id, &nonce, now, ctx.mode, &audit)
         .await
         .map_err(|e| e.to_string())?;
     if !matches!(used, stablepay_domain::ports::ChallengeUse::Consumed(_)) {
@@ -121,7 +133,7 @@ pub(crate) async fn sessions_to_pay(
             metadata: MetadataJson::empty(),
             success_url: None,
             cancel_url: None,
-            underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
+            underpayment_tolerance: None,
             expires_in_seconds: 3600,
             chain: None,
             currency: Currency::Usdc,

@@ -81,6 +81,7 @@ async fn soak(db: &str, total: u64, kill_every: Duration) -> Result<(), String> 
             enabled_events: vec![],
             description: None,
         },
+        &stablepay_domain::Changer::OPERATOR,
         &store,
         &SystemClock,
     )

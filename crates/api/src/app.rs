@@ -107,6 +107,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 [(Method::GET, list(reads::export_balance_transactions))],
             ))
             .service(resource(
+                "/audit_events",
+                [(Method::GET, list(reads::list_audit_events))],
+            ))
+            .service(resource(
                 "/payments/{id}",
                 [(Method::GET, read(reads::get_payment))],
             ))

@@ -38,11 +38,17 @@ impl TrustedProxies {
 
     /// The address a per-client limit keys on (see the module's comment).
     pub fn client_key(&self, req: &HttpRequest) -> IpAddr {
+        key(self.client_address(req))
+    }
+
+    /// The client's own address, whole (the audit log records it; limits key on
+    /// `client_key`).
+    pub fn client_address(&self, req: &HttpRequest) -> IpAddr {
         let peer = req
             .peer_addr()
             .map(|a| a.ip())
             .unwrap_or(IpAddr::from([0, 0, 0, 0]));
-        key(self.client(peer, forwarded_for(req)))
+        self.client(peer, forwarded_for(req))
     }
 
     fn client<'a>(

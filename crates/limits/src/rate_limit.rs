@@ -51,6 +51,11 @@ impl IpRateLimiter {
         })
     }
 
+    /// The request's client, by the same trusted proxies (`TrustedProxies::client_address`).
+    pub fn client_address(&self, req: &HttpRequest) -> IpAddr {
+        self.proxies.client_address(req)
+    }
+
     /// Clients currently remembered.
     pub fn tracked_clients(&self) -> usize {
         self.limiter.len()

@@ -1,7 +1,7 @@
 //! Operator actions behind `stablepay-api merchants|keys` (D5): there is no public signup.
 
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{ApiKeyId, FeeTier, Merchant, MerchantId, Mode, Timestamp};
 use uuid::Uuid;
@@ -108,6 +108,7 @@ impl PgStore {
             merchant,
             mode,
             rate_limit_per_min,
+            &stablepay_domain::Changer::OPERATOR,
             self,
             &stablepay_domain::ports::SystemClock,
         )
@@ -153,22 +154,51 @@ impl PgStore {
             .collect())
     }
 
-    /// Revokes a key; it stops working on the very next request.
+    /// Revokes a key as the operator; it stops working on the very next request.
     pub async fn revoke_api_key(&self, id: ApiKeyId) -> Result<(), StoreError> {
+        let now = Timestamp::new(self.now());
+        self.revoke_any_key(id, &stablepay_domain::Changer::OPERATOR, now)
+            .await
+    }
+
+    async fn revoke_any_key(
+        &self,
+        id: ApiKeyId,
+        by: &stablepay_domain::Changer,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(
-            k::table
-                .filter(k::id.eq(id.uuid()))
-                .filter(k::revoked_at.is_null()),
-        )
-        .set(k::revoked_at.eq(self.now()))
-        .execute(&mut conn)
-        .await
-        .map_err(map_diesel_error)?;
-        if n == 0 {
-            return Err(StoreError::NotFound);
+        let revoked = conn
+            .transaction(async |conn| {
+                let owner: Option<(uuid::Uuid, bool)> = diesel::update(
+                    k::table
+                        .filter(k::id.eq(id.uuid()))
+                        .filter(k::revoked_at.is_null()),
+                )
+                .set(k::revoked_at.eq(at.as_datetime()))
+                .returning((k::merchant_id, k::livemode))
+                .get_result(conn)
+                .await
+                .optional()?;
+                if let Some((merchant, live)) = owner {
+                    let entry = stablepay_domain::rules::audit::key_revoked(
+                        by,
+                        MerchantId::from_uuid(merchant),
+                        Mode::from_livemode(live),
+                        id,
+                        at,
+                    );
+                    crate::repos::audit::record(conn, &entry).await?;
+                }
+                Ok::<_, diesel::result::Error>(owner.is_some())
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        if revoked {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound)
         }
-        Ok(())
     }
 }
 
@@ -190,7 +220,12 @@ impl stablepay_domain::ports::MerchantAdmin for PgStore {
         self.list_api_keys(merchant).await
     }
 
-    async fn revoke_any_api_key(&self, id: ApiKeyId) -> Result<(), StoreError> {
-        self.revoke_api_key(id).await
+    async fn revoke_any_api_key(
+        &self,
+        id: ApiKeyId,
+        by: &stablepay_domain::Changer,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.revoke_any_key(id, by, at).await
     }
 }

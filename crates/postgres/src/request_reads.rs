@@ -96,6 +96,16 @@ impl Reads for PgReads {
             .await
     }
 
+    async fn audit_events(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<AuditEvent>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .list_audit_events(check, self.merchant(), self.mode(), page)
+            .await
+    }
+
     async fn balance_transactions(
         &self,
         filter: &BalanceTransactionFilter,

@@ -250,4 +250,10 @@ impl stablepay_domain::ports::Storage for PgStore {
     fn subscriptions(&self) -> &dyn ports::SubscriptionStore {
         self
     }
+    fn audit_log(&self) -> &dyn ports::AuditLog {
+        self
+    }
+    fn settings(&self) -> &dyn ports::MerchantSettings {
+        self
+    }
 }

@@ -7,6 +7,7 @@ diesel::table! {
         fee_tier -> Text,
         fee_bps -> Int4,
         created_at -> Timestamptz,
+        underpayment_tolerance_bps -> Int4,
     }
 }
 
@@ -471,7 +472,24 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    audit_events (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Nullable<Bool>,
+        actor_type -> Text,
+        actor_id -> Nullable<Text>,
+        action -> Text,
+        target -> Text,
+        client_address -> Nullable<Text>,
+        before -> Nullable<Text>,
+        after -> Nullable<Text>,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    audit_events,
     balance_transactions,
     merchants,
     api_keys,

@@ -27,6 +27,7 @@ pub fn api_key_context(
         actor: stablepay_domain::Actor::ApiKey(stablepay_domain::ApiKeyId::generate()),
         fee_tier: stablepay_domain::FeeTier::Standard,
         rate_limit_per_min: None,
+        underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
     }
 }
 
@@ -115,6 +116,7 @@ pub async fn read_unit_backend_pid(
         actor: stablepay_domain::Actor::DashboardUser(stablepay_domain::DashboardUserId::generate()),
         fee_tier: stablepay_domain::FeeTier::Standard,
         rate_limit_per_min: None,
+        underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
     };
     let unit = store
         .open_read_unit(scope, None, stablepay_request_store::ReadShape::One)
@@ -266,4 +268,21 @@ pub fn gas_receipt(
         gas_used,
         effective_gas_price_wei: cost_wei / u128::from(gas_used.max(1)),
     }
+}
+
+/// An operator's audit entry for a port call a test makes directly (use cases build the
+/// real ones).
+pub fn operator_audit(
+    merchant: stablepay_domain::MerchantId,
+    action: stablepay_domain::AuditAction,
+    target: impl ToString,
+) -> stablepay_domain::AuditEvent {
+    stablepay_domain::AuditEvent::of(
+        &stablepay_domain::Changer::OPERATOR,
+        merchant,
+        None,
+        action,
+        target,
+        stablepay_domain::Timestamp::UNIX_EPOCH,
+    )
 }

@@ -122,9 +122,18 @@ async fn webhook_secrets_are_encrypted_at_rest() {
         created_at: Timestamp::new(chrono::Utc::now()),
         disabled_reason: None,
     };
-    WebhookEndpointRepository::insert(&store, &endpoint, "whsec_plaintextsecret")
-        .await
-        .unwrap();
+    WebhookEndpointRepository::insert(
+        &store,
+        &endpoint,
+        "whsec_plaintextsecret",
+        &stablepay_postgres::testing::operator_audit(
+            endpoint.merchant_id,
+            stablepay_domain::AuditAction::WebhookEndpointCreated,
+            endpoint.id,
+        ),
+    )
+    .await
+    .unwrap();
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
     use stablepay_postgres::schema::webhook_endpoints as we;
     let sealed: Vec<u8> = we::table
@@ -147,14 +156,20 @@ async fn a_challenge_can_be_used_once_even_under_a_race() {
     let (store, m) = stablepay_postgres::testing::store_with_merchant().await;
     let ctx = stablepay_postgres::testing::api_key_context(m, Mode::Test);
     let address = Address::from_bytes([5; 20]);
-    let reg = register_wallet(&ctx, address, ChainId::Base, &store, &SystemClock)
+    let by = stablepay_domain::Changer::OPERATOR;
+    let reg = register_wallet(&ctx, address, ChainId::Base, &by, &store, &SystemClock)
         .await
         .unwrap();
     let nonce = reg.challenge.as_ref().unwrap().nonce.clone();
     let now = Timestamp::new(chrono::Utc::now());
+    let verified_audit = stablepay_postgres::testing::operator_audit(
+        m,
+        stablepay_domain::AuditAction::WalletVerified,
+        reg.wallet.id,
+    );
     let (a, b) = tokio::join!(
-        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live),
-        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live)
+        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live, &verified_audit),
+        store.mark_verified(reg.wallet.id, &nonce, now, Mode::Live, &verified_audit)
     );
     let (a, b) = (a.unwrap(), b.unwrap());
     let won = |u: &ChallengeUse| matches!(u, ChallengeUse::Consumed(_));
@@ -165,6 +180,32 @@ async fn a_challenge_can_be_used_once_even_under_a_race() {
     );
     let loser = if won(&a) { b } else { a };
     assert_eq!(loser, ChallengeUse::NotUsable);
+    // The registration and the one verification are in the audit log; the loser wrote
+    // nothing.
+    let log = stablepay_domain::ports::AuditLog::audit_events(
+        &store,
+        m,
+        Mode::Live,
+        &stablepay_domain::PageRequest::first(10),
+    )
+    .await
+    .unwrap();
+    let actions: Vec<_> = log.data.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(
+        actions,
+        ["wallet.verified"],
+        "test-mode entries are not live's"
+    );
+    let log = stablepay_domain::ports::AuditLog::audit_events(
+        &store,
+        m,
+        Mode::Test,
+        &stablepay_domain::PageRequest::first(10),
+    )
+    .await
+    .unwrap();
+    let actions: Vec<_> = log.data.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, ["wallet.verified", "wallet.registered"]);
     assert_eq!(
         WalletRepository::get(&store, m, reg.wallet.id)
             .await
@@ -213,6 +254,7 @@ async fn the_secrets_key_rotates_without_downtime() {
     let (a, secret_a) = stablepay_domain::services::create_webhook_endpoint(
         &ctx,
         new_endpoint(),
+        &stablepay_domain::Changer::OPERATOR,
         &old_store,
         &SystemClock,
     )
@@ -221,6 +263,7 @@ async fn the_secrets_key_rotates_without_downtime() {
     let (b, _) = stablepay_domain::services::create_webhook_endpoint(
         &ctx,
         new_endpoint(),
+        &stablepay_domain::Changer::OPERATOR,
         &old_store,
         &SystemClock,
     )
@@ -233,6 +276,11 @@ async fn the_secrets_key_rotates_without_downtime() {
         b.id,
         "whsec_rotated",
         3600,
+        &stablepay_postgres::testing::operator_audit(
+            m,
+            stablepay_domain::AuditAction::WebhookEndpointSecretRotated,
+            b.id,
+        ),
     )
     .await
     .unwrap();
@@ -577,6 +625,7 @@ async fn a_wallet_verified_meanwhile_is_not_restarted() {
         &ctx,
         Address::from_bytes([6; 20]),
         ChainId::Base,
+        &stablepay_domain::Changer::OPERATOR,
         &store,
         &SystemClock,
     )
@@ -584,10 +633,15 @@ async fn a_wallet_verified_meanwhile_is_not_restarted() {
     .unwrap();
     let nonce = reg.challenge.as_ref().unwrap().nonce.clone();
     let now = Timestamp::new(chrono::Utc::now());
+    let verified_audit = stablepay_postgres::testing::operator_audit(
+        m,
+        stablepay_domain::AuditAction::WalletVerified,
+        reg.wallet.id,
+    );
     let stale = reg.wallet.clone();
     assert!(matches!(
         store
-            .mark_verified(reg.wallet.id, &nonce, now, Mode::Live)
+            .mark_verified(reg.wallet.id, &nonce, now, Mode::Live, &verified_audit)
             .await
             .unwrap(),
         ChallengeUse::Consumed(_)
@@ -597,7 +651,7 @@ async fn a_wallet_verified_meanwhile_is_not_restarted() {
         ..reg.challenge.clone().unwrap()
     };
     let after = store
-        .restart_verification(&stale, &challenge)
+        .restart_verification(&stale, &challenge, &verified_audit)
         .await
         .unwrap();
     assert_eq!(

@@ -128,7 +128,15 @@ async fn a_claimed_wallet_read_checks_the_key_without_a_mode() {
         created_at: now,
     };
     store
-        .insert_with_challenge(&wallet, &challenge)
+        .insert_with_challenge(
+            &wallet,
+            &challenge,
+            &stablepay_postgres::testing::operator_audit(
+                m,
+                stablepay_domain::AuditAction::WalletRegistered,
+                wallet.id,
+            ),
+        )
         .await
         .unwrap();
     let read = || {

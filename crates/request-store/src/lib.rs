@@ -13,11 +13,12 @@ use futures_util::future::LocalBoxFuture;
 pub use stablepay_domain::ports::LedgerBatches;
 use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
 use stablepay_domain::{
-    Address, AuthContext, BalanceTransaction, BalanceTransactionFilter, CheckoutSession,
-    CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
-    PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter, RefundId, SessionFilter,
-    Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
-    WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
+    Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
+    CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
+    PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter,
+    RefundId, SessionFilter, Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet,
+    WalletId, WebhookAttempt, WebhookEndpoint, WebhookEndpointId, WebhookEventFilter,
+    WebhookEventRecord,
 };
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row
@@ -189,6 +190,11 @@ pub trait Reads: Send + Sync {
         filter: &WebhookEventFilter,
         page: &PageRequest,
     ) -> Result<Checked<Page<WebhookEventRecord>>, StoreError>;
+    /// A page of the audit log (D32): this mode's entries and the account's, newest first.
+    async fn audit_events(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<AuditEvent>>, StoreError>;
     /// Every attempt at one delivery record, newest first; `None` when the record is not
     /// the merchant's in this mode (the record's read carries the check).
     async fn webhook_attempts(

@@ -42,6 +42,17 @@ impl Page {
         self.session.context(self.mode)
     }
 
+    /// Who makes this page's changes, for the audit log: the signed-in user, from the
+    /// client's address.
+    pub fn changer(&self) -> stablepay_domain::Changer {
+        stablepay_domain::Changer::new(self.ctx().actor, Some(self.client_address()))
+    }
+
+    /// The client's address, by the trusted proxies the per-IP limits use.
+    pub fn client_address(&self) -> std::net::IpAddr {
+        self.state.public_limiter.client_address(&self.req)
+    }
+
     pub fn csrf(&self) -> String {
         csrf_token(&self.token)
     }
@@ -111,6 +122,7 @@ fn notice_text(code: &str) -> Option<&'static str> {
         "refund_recorded" => "The refund was verified on-chain and recorded.",
         "totp_enabled" => "Two-factor sign-in is on.",
         "totp_disabled" => "Two-factor sign-in is off.",
+        "settings_saved" => "The settings were saved; new sessions use them.",
         _ => return None,
     })
 }

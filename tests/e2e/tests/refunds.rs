@@ -197,6 +197,26 @@ async fn partial_then_full_refunds_with_every_rejection() {
         events[1]["payload"]["data"]["object"]["refunded_amount"],
         "5"
     );
+    // Each recorded refund is in the audit log (D32), once: rejected reports left nothing.
+    let audit = stack.get("/api/v1/audit_events?limit=100").await;
+    let reported: Vec<_> = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "refund.reported")
+        .collect();
+    assert_eq!(reported.len(), 2, "{audit}");
+    assert_eq!(reported[0]["target"], last["id"]);
+    assert_eq!(reported[1]["target"], refund["id"]);
+    assert_eq!(reported[0]["actor"]["type"], "api_key");
+    assert_eq!(
+        (
+            &reported[0]["after"]["amount"],
+            &reported[0]["after"]["payment"],
+            &reported[0]["after"]["tx_hash"]
+        ),
+        (&json!("7.5"), &json!(pay_id), &json!(tx_rest))
+    );
 
     // The ledger (D32): the payment in, both refunds out, each at its block's time.
     let ledger = stack

@@ -57,6 +57,7 @@ use stablepay_domain::representation::*;
         reads::get_webhook_event,
         reads::list_webhook_attempts,
         webhook_events::resend_webhook_event,
+        reads::list_audit_events,
         x402_facilitator::supported,
         x402_facilitator::verify,
         x402_facilitator::settle,
@@ -65,7 +66,8 @@ use stablepay_domain::representation::*;
         (name = "Checkout sessions"), (name = "Payments"), (name = "Balance transactions"),
         (name = "Refunds"),
         (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
-        (name = "Webhook endpoints"), (name = "Webhook events"), (name = "x402 facilitator"),
+        (name = "Webhook endpoints"), (name = "Webhook events"), (name = "Audit events"),
+        (name = "x402 facilitator"),
     )
 )]
 struct ApiDoc;
@@ -152,6 +154,7 @@ fn pinned_objects() -> Vec<(String, &'static str)> {
         of::<WebhookEventResource>(),
         of::<WebhookAttemptResource>(),
         of::<webhook_endpoints::RecoveryResource>(),
+        of::<AuditEventResource>(),
     ]
 }
 

@@ -174,6 +174,7 @@ pub async fn keys(cmd: KeyCommand) -> Result<(), String> {
                 merchant_id(&merchant)?,
                 mode,
                 rate_limit,
+                &stablepay_domain::Changer::OPERATOR,
                 &store,
                 &SystemClock,
             )
@@ -205,7 +206,7 @@ pub async fn keys(cmd: KeyCommand) -> Result<(), String> {
         }
         KeyCommand::Revoke { key_id } => {
             let id = ApiKeyId::parse(&key_id).map_err(|e| e.to_string())?;
-            revoke_any_api_key(id, &store)
+            revoke_any_api_key(id, &store, &SystemClock)
                 .await
                 .map_err(|e| format!("cannot revoke {key_id}: {e}"))?;
             Record::new()

@@ -97,6 +97,13 @@ impl WriteCall {
     pub fn query(&self) -> Result<Query, ApiError> {
         Query::parse(self.req.query_string())
     }
+
+    /// Who makes this request's changes, for the audit log: the key, from the client's
+    /// address.
+    pub fn changer(&self) -> stablepay_domain::Changer {
+        let client = self.state.public_rate_limiter.client_address(&self.req);
+        stablepay_domain::Changer::new(self.auth.actor, Some(client))
+    }
 }
 
 /// What a read handler gets: read-only storage of the merchant and mode it reads for.

@@ -64,7 +64,8 @@ pub struct CreateSessionBody {
     #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
     /// Payment mode: how far short of `amount`, in basis points of it, a deposit may fall
-    /// and still complete the session (D32); default 0. The shortfall is `underpaid_amount`.
+    /// and still complete the session (D32); default the merchant's setting (dashboard →
+    /// Settings), 0 unless set. The shortfall is `underpaid_amount`.
     #[schema(value_type = Option<u16>, minimum = 0, maximum = 1000)]
     underpayment_tolerance_bps: Option<serde_json::Value>,
 }
@@ -145,21 +146,16 @@ impl CreateSessionBody {
                 Currency::parse(c).ok_or("must be \"USDC\" or \"USDT\""),
             ),
         };
+        // `None` is the merchant's default; the mode's rule is the domain's.
         let underpayment_tolerance = match b.underpayment_tolerance_bps {
-            None | Some(serde_json::Value::Null) => Some(UnderpaymentTolerance::NONE),
-            Some(v) => e.check(
-                "underpayment_tolerance_bps",
-                UnderpaymentTolerance::from_json(&v),
-            ),
+            None | Some(serde_json::Value::Null) => Some(None),
+            Some(v) => e
+                .check(
+                    "underpayment_tolerance_bps",
+                    UnderpaymentTolerance::from_json(&v),
+                )
+                .map(Some),
         };
-        if session_mode == Some(SessionMode::Subscription)
-            && underpayment_tolerance.is_some_and(|t| t != UnderpaymentTolerance::NONE)
-        {
-            e.push(
-                "underpayment_tolerance_bps",
-                "is only valid in payment mode (a subscription's charges are exact)",
-            );
-        }
         let terms = session_mode.and_then(|mode| {
             SessionTerms::collect(mode, key_mode, amount, plan, interval_seconds, &mut e)
         });

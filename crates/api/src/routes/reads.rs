@@ -220,6 +220,19 @@ fn ledger_filter(q: &mut Query) -> Result<BalanceTransactionFilter, ApiError> {
     })
 }
 
+/// The audit log (D32): changes that can move money or open access, newest first. A key
+/// lists its mode's entries and the account's (users, TOTP, settings). Nothing edits it.
+#[utoipa::path(get, path = "/api/v1/audit_events", operation_id = "list_audit_events",
+    tag = "Audit events", params(crate::openapi::PageParams),
+    responses((status = 200, description = "Audit events, newest first", body = List<AuditEventResource>)))]
+pub async fn list_audit_events(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
+    let mut q = call.query()?;
+    let page = q.page::<AuditEventId>()?;
+    q.finish()?;
+    let rows = call.reads().audit_events(&page).await?;
+    Reply::read(rows.map(|rows| List::from_page(rows, AuditEventResource::from)))
+}
+
 /// Every attempt at one delivery, newest first (an extra beyond the spec).
 #[utoipa::path(get, path = "/api/v1/webhook_events/{id}/attempts",
     operation_id = "list_webhook_event_attempts", tag = "Webhook events",

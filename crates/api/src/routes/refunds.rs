@@ -92,7 +92,7 @@ pub async fn create(call: WriteCall) -> Result<Reply, ApiError> {
         clock: s.clock.as_ref(),
         chains: &s.chains,
     };
-    let outcome = record_refund(&call.auth, new, &deps).await?;
+    let outcome = record_refund(&call.auth, new, &call.changer(), &deps).await?;
     match outcome {
         RefundOutcome::Created(r) => Reply::json(StatusCode::CREATED, &RefundResource::from(r)),
         RefundOutcome::Existing(r) => Reply::ok(&RefundResource::from(r)),

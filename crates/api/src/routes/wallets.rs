@@ -62,8 +62,15 @@ pub async fn register(call: WriteCall) -> Result<InTransaction, ApiError> {
     // Stored in one transaction with its Idempotency-Key's answer.
     Ok(InTransaction::new(move |call: WriteCall| async move {
         let clock = call.state.clock.as_ref();
-        let out =
-            register_wallet(&call.auth, address, chain, call.ports().wallets(), clock).await?;
+        let out = register_wallet(
+            &call.auth,
+            address,
+            chain,
+            &call.changer(),
+            call.ports().wallets(),
+            clock,
+        )
+        .await?;
         let status = if out.created {
             StatusCode::CREATED
         } else {
@@ -90,10 +97,13 @@ pub async fn verify(call: WriteCall) -> Result<Reply, ApiError> {
         &call.auth,
         id,
         &signature,
-        call.ports().wallets(),
-        call.ports().subscriptions(),
-        s.chain.as_ref(),
-        s.clock.as_ref(),
+        &call.changer(),
+        &stablepay_domain::services::VerifyWalletDeps {
+            wallets: call.ports().wallets(),
+            subscriptions: call.ports().subscriptions(),
+            chain: s.chain.as_ref(),
+            clock: s.clock.as_ref(),
+        },
     )
     .await?;
     Reply::ok(&WalletResource::new(wallet, None))
@@ -129,6 +139,7 @@ pub async fn revoke(call: WriteCall) -> Result<Reply, ApiError> {
     let wallet = revoke_wallet(
         &call.auth,
         id,
+        &call.changer(),
         call.ports().wallets(),
         call.ports().subscriptions(),
         s.clock.as_ref(),

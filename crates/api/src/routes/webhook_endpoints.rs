@@ -99,8 +99,14 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     // can never create a second endpoint.
     Ok(InTransaction::new(move |call: WriteCall| async move {
         let clock = call.state.clock.as_ref();
-        let (endpoint, secret) =
-            create_webhook_endpoint(&call.auth, new, call.ports().endpoints(), clock).await?;
+        let (endpoint, secret) = create_webhook_endpoint(
+            &call.auth,
+            new,
+            &call.changer(),
+            call.ports().endpoints(),
+            clock,
+        )
+        .await?;
         let mut reply = Reply::created(&WebhookEndpointResource::new(
             endpoint.clone(),
             Some(secret),
@@ -156,8 +162,10 @@ pub async fn update(call: WriteCall) -> Result<InTransaction, ApiError> {
     };
     e.into_result()?;
     Ok(InTransaction::new(move |call: WriteCall| async move {
-        let endpoints = call.ports().endpoints();
-        let endpoint = update_webhook_endpoint(&call.auth, id, changes, endpoints).await?;
+        let (endpoints, clock) = (call.ports().endpoints(), call.state.clock.as_ref());
+        let endpoint =
+            update_webhook_endpoint(&call.auth, id, changes, &call.changer(), endpoints, clock)
+                .await?;
         Reply::ok(&WebhookEndpointResource::new(endpoint, None))
     }))
 }
@@ -179,8 +187,14 @@ pub async fn rotate_secret(call: WriteCall) -> Result<InTransaction, ApiError> {
         }
     })?;
     Ok(InTransaction::new(move |call: WriteCall| async move {
-        let (endpoint, secret) =
-            rotate_webhook_secret(&call.auth, id, call.ports().endpoints()).await?;
+        let (endpoint, secret) = rotate_webhook_secret(
+            &call.auth,
+            id,
+            &call.changer(),
+            call.ports().endpoints(),
+            call.state.clock.as_ref(),
+        )
+        .await?;
         let mut reply = Reply::ok(&WebhookEndpointResource::new(
             endpoint.clone(),
             Some(secret),
@@ -196,7 +210,14 @@ pub async fn rotate_secret(call: WriteCall) -> Result<InTransaction, ApiError> {
     responses((status = 200, description = "Deleted", body = DeletedEndpoint)))]
 pub async fn delete(call: WriteCall) -> Result<Reply, ApiError> {
     let id: WebhookEndpointId = call.path_id()?;
-    delete_webhook_endpoint(&call.auth, id, call.ports().endpoints()).await?;
+    delete_webhook_endpoint(
+        &call.auth,
+        id,
+        &call.changer(),
+        call.ports().endpoints(),
+        call.state.clock.as_ref(),
+    )
+    .await?;
     Reply::ok(&DeletedEndpoint::new(id))
 }
 

@@ -1,6 +1,7 @@
 //! HTTP tests of the real API against a fresh PostgreSQL database per test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod audit_events;
 mod auth_errors;
 mod checkout_sessions;
 mod dashboard;

@@ -129,6 +129,8 @@ pub struct DashboardSession {
     pub user: DashboardUser,
     pub merchant_name: String,
     pub fee_tier: FeeTier,
+    /// The merchant's default underpayment tolerance (D32).
+    pub underpayment_tolerance: super::UnderpaymentTolerance,
     pub created_at: Timestamp,
     pub last_seen_at: Timestamp,
 }
@@ -142,6 +144,7 @@ impl DashboardSession {
             actor: super::Actor::DashboardUser(self.user.id),
             fee_tier: self.fee_tier,
             rate_limit_per_min: None,
+            underpayment_tolerance: self.underpayment_tolerance,
         }
     }
 }

@@ -174,6 +174,8 @@ resource_id!(/// `key_…` API key (operator-facing; never the secret).
     ApiKeyId, "key", "API key");
 resource_id!(/// `txn_…` balance transaction, one ledger entry (D32).
     BalanceTransactionId, "txn", "balance transaction");
+resource_id!(/// `aud_…` audit log entry (D32).
+    AuditEventId, "aud", "audit event");
 resource_id!(/// `usr_…` dashboard user (D21).
     DashboardUserId, "usr", "dashboard user");
 

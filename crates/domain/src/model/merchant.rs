@@ -91,6 +91,9 @@ pub struct AuthContext {
     pub actor: Actor,
     pub fee_tier: FeeTier,
     pub rate_limit_per_min: Option<u32>,
+    /// The merchant's default underpayment tolerance (D32): what a payment-mode session
+    /// takes when its create request names none.
+    pub underpayment_tolerance: super::UnderpaymentTolerance,
 }
 
 /// Who acts for the merchant: an API key, or a dashboard user signed in to a session.

@@ -2,6 +2,7 @@
 
 mod address;
 mod amount;
+mod audit;
 mod chain;
 mod checkout_session;
 mod dashboard;
@@ -22,6 +23,7 @@ pub use address::{Address, AddressError, BlockHash, Signature, SignatureError, T
 pub use amount::{
     parse_signed_micros, render_micros, render_signed_micros, Amount, AmountError, MAX_MICROS,
 };
+pub use audit::{AuditAction, AuditActor, AuditEvent, Changer};
 pub use chain::{ChainId, ChainSelectorError, Currency, Mode};
 pub use checkout_session::{CheckoutSession, SessionMode, SessionStatus};
 pub use dashboard::{DashboardSession, DashboardUser, Email, LoginRecord, NewPassword, UserStatus};

@@ -3,8 +3,8 @@ use secrecy::SecretString;
 
 use super::StoreError;
 use crate::model::{
-    ApiKey, ApiKeyId, DashboardSession, DashboardUser, DashboardUserId, Email, LoginRecord,
-    MerchantId, Timestamp,
+    ApiKey, ApiKeyId, AuditEvent, Changer, DashboardSession, DashboardUser, DashboardUserId, Email,
+    LoginRecord, MerchantId, Timestamp,
 };
 use crate::rules::dashboard_auth::SessionPolicy;
 
@@ -58,25 +58,37 @@ pub trait PasswordChecker: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait DashboardUserStore: Send + Sync {
+    /// Stores the account and, when it was created, `audit` in the same transaction.
     /// Errors: `Unavailable`/`Internal` when storage fails.
-    async fn create_user(&self, new: &NewDashboardUser) -> Result<UserCreated, StoreError>;
+    async fn create_user(
+        &self,
+        new: &NewDashboardUser,
+        audit: &AuditEvent,
+    ) -> Result<UserCreated, StoreError>;
     /// Accounts of one merchant, or of every merchant (operator CLI), oldest first.
     async fn users(&self, merchant: Option<MerchantId>) -> Result<Vec<DashboardUser>, StoreError>;
-    /// Disables an account and ends its sessions in one transaction; `false` when no such
-    /// account exists.
-    async fn disable_user(&self, id: DashboardUserId, now: Timestamp) -> Result<bool, StoreError>;
+    /// Disables an account, ends its sessions and stores the audit entry of `by`'s change
+    /// (`rules::audit::user_changed`, under the account's merchant) in one transaction;
+    /// `false` when no such account exists.
+    async fn disable_user(
+        &self,
+        id: DashboardUserId,
+        now: Timestamp,
+        by: &Changer,
+    ) -> Result<bool, StoreError>;
     /// The unused setup link with this hash, if any (expired ones included).
     async fn pending_setup(
         &self,
         setup_sha256: [u8; 32],
     ) -> Result<Option<PendingSetup>, StoreError>;
-    /// Sets the password and consumes the link, if it is still the user's link; `false`
-    /// when it was used meanwhile.
+    /// Sets the password, consumes the link and stores `audit`, in one transaction, if it
+    /// is still the user's link; `false` (nothing stored) when it was used meanwhile.
     async fn complete_setup(
         &self,
         id: DashboardUserId,
         setup_sha256: [u8; 32],
         password_hash: &str,
+        audit: &AuditEvent,
     ) -> Result<bool, StoreError>;
     /// What sign-in needs to know about an email; `None` when no account uses it.
     async fn login_record(&self, email: &Email) -> Result<Option<LoginRecord>, StoreError>;
@@ -124,11 +136,13 @@ pub trait DashboardUserStore: Send + Sync {
         id: DashboardUserId,
         now: Timestamp,
     ) -> Result<u64, StoreError>;
-    /// Enrols (`Some`) or removes (`None`) the TOTP secret; the adapter encrypts it.
+    /// Enrols (`Some`) or removes (`None`) the TOTP secret (the adapter encrypts it) and
+    /// stores `audit`, in one transaction.
     async fn set_totp(
         &self,
         id: DashboardUserId,
         secret: Option<Vec<u8>>,
+        audit: &AuditEvent,
     ) -> Result<(), StoreError>;
 }
 
@@ -136,19 +150,25 @@ pub trait DashboardUserStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait ApiKeyManager: Send + Sync {
-    /// Stores a new key by the SHA-256 of its secret. Errors: `NotFound` when the merchant
-    /// does not exist.
-    async fn insert_key(&self, key: &ApiKey, secret_sha256: [u8; 32]) -> Result<(), StoreError>;
+    /// Stores a new key by the SHA-256 of its secret, and `audit`, in one transaction.
+    /// Errors: `NotFound` when the merchant does not exist.
+    async fn insert_key(
+        &self,
+        key: &ApiKey,
+        secret_sha256: [u8; 32],
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError>;
     /// The merchant's keys, newest first (never their secrets).
     async fn keys(&self, merchant: MerchantId) -> Result<Vec<ApiKey>, StoreError>;
-    /// Revokes an active key of this merchant and mode; `false` when there is no such
-    /// active key.
+    /// Revokes an active key of this merchant and mode and stores `audit`, in one
+    /// transaction; `false` (nothing stored) when there is no such active key.
     async fn revoke_key(
         &self,
         merchant: MerchantId,
         mode: crate::model::Mode,
         id: ApiKeyId,
         now: Timestamp,
+        audit: &AuditEvent,
     ) -> Result<bool, StoreError>;
 }
 

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::model::{ApiKeyId, ApiKeySummary, FeeTier, Merchant, MerchantId};
+use crate::model::{ApiKeyId, ApiKeySummary, Changer, FeeTier, Merchant, MerchantId, Timestamp};
 
 /// What the operator's command line manages across merchants; never reachable from the
 /// API or the dashboard, which act for one merchant at a time.
@@ -24,7 +24,14 @@ pub trait MerchantAdmin: Send + Sync {
         merchant: Option<MerchantId>,
     ) -> Result<Vec<ApiKeySummary>, StoreError>;
 
-    /// Revokes an active key of any merchant; it stops working on the very next request.
-    /// Errors: `NotFound` when no such active key exists; `Unavailable`/`Internal`.
-    async fn revoke_any_api_key(&self, id: ApiKeyId) -> Result<(), StoreError>;
+    /// Revokes an active key of any merchant at `at` (it stops working on the very next
+    /// request) and stores the audit entry of `by`'s change (`rules::audit::key_revoked`,
+    /// under the key's merchant and mode), in one transaction. Errors: `NotFound` when no
+    /// such active key exists; `Unavailable`/`Internal`.
+    async fn revoke_any_api_key(
+        &self,
+        id: ApiKeyId,
+        by: &Changer,
+        at: Timestamp,
+    ) -> Result<(), StoreError>;
 }

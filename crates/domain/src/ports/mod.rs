@@ -6,6 +6,7 @@
 //! transaction object ever crosses a port (an API request's atomic write may group its
 //! calls into one transaction without any port seeing it: `stablepay-request-store`).
 
+mod account;
 mod auth;
 mod chain;
 mod clock;
@@ -29,6 +30,7 @@ mod subscriptions;
 mod wallets;
 mod webhook_endpoints;
 
+pub use account::*;
 pub use auth::*;
 pub use chain::*;
 pub use clock::*;

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
-use crate::model::{BalanceTransaction, ChainId, Payment, Refund, TxHash};
+use crate::model::{AuditEvent, BalanceTransaction, ChainId, Payment, Refund, TxHash};
 
 /// A verified refund and everything it changes, decided by the domain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +14,8 @@ pub struct RefundRecord {
     pub event: EventDraft,
     /// The refund's ledger entry (D32).
     pub ledger: BalanceTransaction,
+    /// Who reported it (D32's audit log).
+    pub audit: AuditEvent,
 }
 
 /// What [`RefundStore::record_refund`] did.
@@ -36,7 +38,7 @@ pub trait RefundStore: Send + Sync {
         tx: TxHash,
     ) -> Result<Vec<(Refund, u64)>, StoreError>;
 
-    /// Writes refund, payment update and event atomically, unless the payment changed
+    /// Writes refund, payment update, event, ledger entry and audit entry atomically, unless the payment changed
     /// since it was read or the transfer already backs a refund (then nothing is written).
     async fn record_refund(&self, record: &RefundRecord) -> Result<RefundWrite, StoreError>;
 }

@@ -2,9 +2,10 @@
 //! worker reach storage through, each call on its own.
 
 use super::{
-    ApiKeyManager, ApiKeyStore, DashboardReader, DashboardUserStore, DepositStore,
-    IdempotencyStore, Outbox, RecoveryQueue, RefundStore, ResourceReader, SessionRepository,
-    SettlementStore, SubscriptionStore, WalletRepository, WebhookEndpointRepository,
+    ApiKeyManager, ApiKeyStore, AuditLog, DashboardReader, DashboardUserStore, DepositStore,
+    IdempotencyStore, MerchantSettings, Outbox, RecoveryQueue, RefundStore, ResourceReader,
+    SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
+    WebhookEndpointRepository,
 };
 
 /// Every storage port, from one store.
@@ -24,4 +25,6 @@ pub trait Storage: Send + Sync {
     fn deposits(&self) -> &dyn DepositStore;
     fn refunds(&self) -> &dyn RefundStore;
     fn subscriptions(&self) -> &dyn SubscriptionStore;
+    fn audit_log(&self) -> &dyn AuditLog;
+    fn settings(&self) -> &dyn MerchantSettings;
 }

@@ -2,7 +2,8 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    Address, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
+    Address, AuditEvent, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge,
+    WalletId,
 };
 
 /// What [`WalletRepository::insert_with_challenge`] did.
@@ -44,21 +45,23 @@ pub trait WalletRepository: Send + Sync {
         address: Address,
     ) -> Result<Option<Wallet>, StoreError>;
 
-    /// Inserts a new pending wallet together with its first challenge, unless the
-    /// merchant already registered the address (then nothing is written).
+    /// Inserts a new pending wallet together with its first challenge and `audit`, unless
+    /// the merchant already registered the address (then nothing is written).
     async fn insert_with_challenge(
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
+        audit: &AuditEvent,
     ) -> Result<WalletInsert, StoreError>;
 
     /// Sets an existing (pending or revoked) wallet back to pending with a fresh
-    /// challenge; earlier challenges stop counting. A wallet verified meanwhile is returned
-    /// as it is, and no challenge is stored. Errors: `NotFound`.
+    /// challenge, and stores `audit`; earlier challenges stop counting. A wallet verified
+    /// meanwhile is returned as it is, and nothing is stored. Errors: `NotFound`.
     async fn restart_verification(
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
+        audit: &AuditEvent,
     ) -> Result<Wallet, StoreError>;
 
     /// Stores another challenge for a wallet that stays as it is: a live key verifying
@@ -77,24 +80,27 @@ pub trait WalletRepository: Send + Sync {
     /// Atomically uses the challenge with `nonce` and marks the wallet verified in `mode`
     /// (the mode of the key or dashboard that verified it, D25); a challenge used
     /// meanwhile, or no unused one with that nonce (a deleted wallet has none), changes
-    /// nothing. Errors: storage failures.
+    /// nothing. `audit` is stored with a verification, in its transaction. Errors: storage
+    /// failures.
     async fn mark_verified(
         &self,
         wallet: WalletId,
         nonce: &str,
         now: Timestamp,
         mode: Mode,
+        audit: &AuditEvent,
     ) -> Result<ChallengeUse, StoreError>;
 
     /// Sets the wallet `revoked` by `by`'s mode, unless `by` is test mode and the wallet
     /// was verified (or revoked) in live mode (checked in the same statement, D25).
-    /// Errors: `NotFound`.
+    /// `audit` is stored with a revocation, in its transaction. Errors: `NotFound`.
     async fn revoke(
         &self,
         merchant: MerchantId,
         id: WalletId,
         now: Timestamp,
         by: Mode,
+        audit: &AuditEvent,
     ) -> Result<WalletRevocation, StoreError>;
 
     async fn list(

@@ -2,7 +2,7 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::model::{
-    EndpointStatus, EventType, MerchantId, Mode, Page, PageRequest, WebhookEndpoint,
+    AuditEvent, EndpointStatus, EventType, MerchantId, Mode, Page, PageRequest, WebhookEndpoint,
     WebhookEndpointId, WebhookUrl,
 };
 
@@ -18,8 +18,14 @@ pub struct EndpointChanges {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookEndpointRepository: Send + Sync {
-    /// Stores a new endpoint with its signing secret (the adapter encrypts it at rest).
-    async fn insert(&self, endpoint: &WebhookEndpoint, secret: &str) -> Result<(), StoreError>;
+    /// Stores a new endpoint with its signing secret (the adapter encrypts it at rest) and
+    /// `audit`, in one transaction.
+    async fn insert(
+        &self,
+        endpoint: &WebhookEndpoint,
+        secret: &str,
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError>;
 
     async fn get(
         &self,
@@ -35,16 +41,18 @@ pub trait WebhookEndpointRepository: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<WebhookEndpoint>, StoreError>;
 
-    /// Applies the changes. Errors: `NotFound`.
+    /// Applies the changes and stores `audit`, in one transaction. Errors: `NotFound`.
     async fn update(
         &self,
         merchant: MerchantId,
         mode: Mode,
         id: WebhookEndpointId,
         changes: &EndpointChanges,
+        audit: &AuditEvent,
     ) -> Result<WebhookEndpoint, StoreError>;
 
-    /// Replaces the signing secret; the previous one keeps signing for `grace_secs`.
+    /// Replaces the signing secret (the previous one keeps signing for `grace_secs`) and
+    /// stores `audit`, in one transaction.
     /// Errors: `NotFound`.
     async fn rotate_secret(
         &self,
@@ -53,13 +61,16 @@ pub trait WebhookEndpointRepository: Send + Sync {
         id: WebhookEndpointId,
         new_secret: &str,
         grace_secs: i64,
+        audit: &AuditEvent,
     ) -> Result<WebhookEndpoint, StoreError>;
 
-    /// Deletes the endpoint (its delivery history stays). Errors: `NotFound`.
+    /// Deletes the endpoint (its delivery history stays) and stores `audit`, in one
+    /// transaction. Errors: `NotFound`.
     async fn delete(
         &self,
         merchant: MerchantId,
         mode: Mode,
         id: WebhookEndpointId,
+        audit: &AuditEvent,
     ) -> Result<(), StoreError>;
 }

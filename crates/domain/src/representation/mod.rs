@@ -1,6 +1,7 @@
 //! The JSON shapes of the resources (API responses and event `data.object`s), built
 //! from domain values. One place, so an event carries exactly what a GET returns.
 
+mod audit_event;
 mod balance_transaction;
 mod public_session;
 mod public_subscription;
@@ -10,6 +11,7 @@ mod session;
 mod wallet;
 mod webhook_endpoint;
 
+pub use audit_event::*;
 pub use balance_transaction::*;
 pub use public_session::*;
 pub use public_subscription::*;

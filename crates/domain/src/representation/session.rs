@@ -54,7 +54,8 @@ pub struct CheckoutSessionResource {
     #[schema(value_type = Amount)]
     pub amount_received: String,
     /// How far short of `amount`, in basis points of it, a deposit may fall and still
-    /// complete the session (D32); 0 unless set.
+    /// complete the session (D32): the request's, else the merchant's default at creation
+    /// (0 unless set); always 0 in subscription mode.
     pub underpayment_tolerance_bps: u16,
     /// What was missing when a deposit completed the session within its tolerance; null
     /// otherwise.

@@ -1,6 +1,7 @@
 //! Pure functions: fee arithmetic, field validation, signatures.
 
 pub mod api_keys;
+pub mod audit;
 pub mod backoff;
 pub mod confirmations;
 pub mod dashboard_auth;

@@ -2,7 +2,7 @@
 //! merchant's API keys and dashboard users.
 
 use crate::model::{
-    ApiKeyId, ApiKeySummary, DashboardUser, DashboardUserId, FeeTier, Merchant, MerchantId,
+    ApiKeyId, ApiKeySummary, Changer, DashboardUser, DashboardUserId, FeeTier, Merchant, MerchantId,
 };
 use crate::ports::{Clock, DashboardUserStore, MerchantAdmin, StoreError};
 use crate::rules::validation::bounded_text;
@@ -67,10 +67,14 @@ pub async fn list_any_api_keys(
     Ok(admin.api_keys(merchant).await?)
 }
 
-/// Revokes any merchant's active key.
-pub async fn revoke_any_api_key(id: ApiKeyId, admin: &dyn MerchantAdmin) -> Result<(), AdminError> {
+/// Revokes any merchant's active key (audited as the operator's change).
+pub async fn revoke_any_api_key(
+    id: ApiKeyId,
+    admin: &dyn MerchantAdmin,
+    clock: &dyn Clock,
+) -> Result<(), AdminError> {
     admin
-        .revoke_any_api_key(id)
+        .revoke_any_api_key(id, &Changer::OPERATOR, clock.now())
         .await
         .map_err(missing(format!("no active key {id}")))
 }
@@ -88,7 +92,10 @@ pub async fn disable_dashboard_user(
     users: &dyn DashboardUserStore,
     clock: &dyn Clock,
 ) -> Result<(), AdminError> {
-    if users.disable_user(id, clock.now()).await? {
+    if users
+        .disable_user(id, clock.now(), &Changer::OPERATOR)
+        .await?
+    {
         Ok(())
     } else {
         Err(AdminError::NotFound(format!("no user {id}")))
@@ -132,15 +139,20 @@ mod tests {
             .returning(|_, _| Err(StoreError::NotFound));
         admin
             .expect_revoke_any_api_key()
-            .returning(|_| Err(StoreError::Unavailable("down".into())));
+            .returning(|_, _, _| Err(StoreError::Unavailable("down".into())));
         let merchant = MerchantId::generate();
         let err = block_on(set_merchant_fee_tier(merchant, FeeTier::Growth, &admin)).unwrap_err();
         assert_eq!(err.to_string(), format!("no merchant {merchant}"));
         // A storage failure is not "not found".
-        let err = block_on(revoke_any_api_key(ApiKeyId::generate(), &admin)).unwrap_err();
+        let err = block_on(revoke_any_api_key(
+            ApiKeyId::generate(),
+            &admin,
+            &SystemClock,
+        ))
+        .unwrap_err();
         assert!(matches!(err, AdminError::Store(StoreError::Unavailable(_))));
         let mut users = MockDashboardUserStore::new();
-        users.expect_disable_user().returning(|_, _| Ok(false));
+        users.expect_disable_user().returning(|_, _, _| Ok(false));
         let id = DashboardUserId::generate();
         let err = block_on(disable_dashboard_user(id, &users, &SystemClock)).unwrap_err();
         assert_eq!(err.to_string(), format!("no user {id}"));

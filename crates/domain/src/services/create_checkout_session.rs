@@ -5,8 +5,8 @@
 use crate::deployment::{ChainDirectory, TokenDirectory};
 use crate::model::{
     Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, RedirectUrl, SessionStatus, SessionTerms, Title, UnderpaymentTolerance,
-    ValidationErrors, Wallet, WalletStatus,
+    MetadataJson, RedirectUrl, SessionMode, SessionStatus, SessionTerms, Title,
+    UnderpaymentTolerance, ValidationErrors, Wallet, WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -31,8 +31,9 @@ pub struct NewSessionRequest {
     pub expires_in_seconds: u64,
     pub chain: Option<ChainId>,
     pub currency: Currency,
-    /// Payment mode only (a subscription's charges are exact).
-    pub underpayment_tolerance: UnderpaymentTolerance,
+    /// Payment mode only (a subscription's charges are exact); `None` takes the
+    /// merchant's default.
+    pub underpayment_tolerance: Option<UnderpaymentTolerance>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +99,16 @@ pub async fn prepare_checkout_session(
                 ),
             );
         }
+    }
+    if req.terms.mode() == SessionMode::Subscription
+        && req
+            .underpayment_tolerance
+            .is_some_and(|t| t != UnderpaymentTolerance::NONE)
+    {
+        errors.push(
+            "underpayment_tolerance_bps",
+            "is only valid in payment mode (a subscription's charges are exact)",
+        );
     }
     let token = deps.tokens.token(chain, req.currency);
     if token.is_none() {
@@ -195,11 +206,11 @@ pub async fn create_checkout_session(
         created_at: now,
         deposit_address: None,
         amount_received_micros: 0,
-        underpayment_tolerance: req.underpayment_tolerance,
+        underpayment_tolerance: session_tolerance(ctx, session_mode, req.underpayment_tolerance),
         underpaid_micros: None,
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
-    if session_mode == crate::model::SessionMode::Payment {
+    if session_mode == SessionMode::Payment {
         if let Some(factory) = deps.chains.get(chain).and_then(|c| c.deposit_factory) {
             session.deposit_address = Some(DepositTerms::of_session(&session).address(&factory));
         }
@@ -250,3 +261,17 @@ async fn resolve_recipient(
 
 #[cfg(test)]
 mod tests;
+
+/// The tolerance a new session keeps: none in subscription mode (its charges are exact;
+/// a non-zero one was refused by `prepare_checkout_session`), else the request's, else
+/// the merchant's default.
+fn session_tolerance(
+    ctx: &AuthContext,
+    mode: SessionMode,
+    asked: Option<UnderpaymentTolerance>,
+) -> UnderpaymentTolerance {
+    match mode {
+        SessionMode::Subscription => UnderpaymentTolerance::NONE,
+        SessionMode::Payment => asked.unwrap_or(ctx.underpayment_tolerance),
+    }
+}

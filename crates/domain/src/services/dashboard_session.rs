@@ -76,6 +76,7 @@ mod tests {
             },
             merchant_name: "M".into(),
             fee_tier: FeeTier::Standard,
+            underpayment_tolerance: crate::model::UnderpaymentTolerance::NONE,
             created_at: at(created),
             last_seen_at: at(seen),
         }

@@ -5,8 +5,11 @@
 
 use secrecy::SecretString;
 
-use crate::model::{DashboardUser, DashboardUserId};
+use std::net::IpAddr;
+
+use crate::model::{AuditAction, Changer, DashboardUser, DashboardUserId};
 use crate::ports::{Clock, DashboardUserStore, LoginAttempt, PasswordChecker, StoreError};
+use crate::rules::audit;
 use crate::rules::dashboard_auth::{locks_after, SessionPolicy};
 use crate::rules::totp;
 
@@ -43,6 +46,7 @@ pub async fn enroll_totp(
     secret: Vec<u8>,
     code: &str,
     password: &SecretString,
+    client_address: Option<IpAddr>,
     deps: &TotpDeps<'_>,
 ) -> Result<(), TotpError> {
     let record = deps
@@ -67,7 +71,8 @@ pub async fn enroll_totp(
     if !passed {
         return Err(TotpError::WrongPassword);
     }
-    deps.users.set_totp(user.id, Some(secret)).await?;
+    let entry = changed(user, AuditAction::UserTotpEnabled, client_address, deps);
+    deps.users.set_totp(user.id, Some(secret), &entry).await?;
     // The code that proved the app has the secret cannot sign in afterwards.
     deps.users.use_totp_step(user.id, step).await?;
     Ok(())
@@ -79,6 +84,7 @@ pub async fn enroll_totp(
 pub async fn remove_totp(
     user: &DashboardUser,
     code: &str,
+    client_address: Option<IpAddr>,
     deps: &TotpDeps<'_>,
 ) -> Result<(), TotpError> {
     let record = deps
@@ -99,8 +105,20 @@ pub async fn remove_totp(
     if !deps.users.use_totp_step(user.id, step).await? {
         return Err(TotpError::CodeUsed);
     }
-    deps.users.set_totp(user.id, None).await?;
+    let entry = changed(user, AuditAction::UserTotpRemoved, client_address, deps);
+    deps.users.set_totp(user.id, None, &entry).await?;
     Ok(())
+}
+
+/// The audit entry of a change the user makes to their own account.
+fn changed(
+    user: &DashboardUser,
+    action: AuditAction,
+    client_address: Option<IpAddr>,
+    deps: &TotpDeps<'_>,
+) -> crate::model::AuditEvent {
+    let by = Changer::new(crate::model::Actor::DashboardUser(user.id), client_address);
+    audit::user_changed(&by, user.merchant_id, user.id, action, deps.clock.now())
 }
 
 /// Runs `check` only after reserving an attempt of the account (as sign-in does); a check

@@ -1,8 +1,11 @@
 //! `stablepay-api users create`: a dashboard account for a merchant, reachable through a
 //! one-time setup link (there is no public signup, D5/D21).
 
-use crate::model::{DashboardUser, DashboardUserId, Email, MerchantId, UserStatus};
+use crate::model::{
+    AuditAction, Changer, DashboardUser, DashboardUserId, Email, MerchantId, UserStatus,
+};
 use crate::ports::{Clock, DashboardUserStore, NewDashboardUser, StoreError, UserCreated};
+use crate::rules::audit;
 use crate::rules::dashboard_auth::{new_token, token_hash, SessionPolicy};
 
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +47,14 @@ pub async fn invite_dashboard_user(
         setup_sha256: token_hash(&token),
         setup_expires_at: now.plus_seconds(policy.setup_link_secs),
     };
-    match users.create_user(&new).await? {
+    let entry = audit::user_changed(
+        &Changer::OPERATOR,
+        merchant,
+        user.id,
+        AuditAction::UserInvited,
+        now,
+    );
+    match users.create_user(&new, &entry).await? {
         UserCreated::Created => Ok(Invitation {
             user,
             setup_token: token,

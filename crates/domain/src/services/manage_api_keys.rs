@@ -1,9 +1,13 @@
 //! API keys a merchant manages (D5): created with the secret shown once, revoked with
 //! effect on the next request.
 
-use crate::model::{ApiKey, ApiKeyId, AuthContext, MerchantId, Mode};
+use serde_json::json;
+
+use crate::model::{
+    ApiKey, ApiKeyId, AuditAction, AuditEvent, AuthContext, Changer, MerchantId, Mode,
+};
 use crate::ports::{ApiKeyManager, Clock, StoreError};
-use crate::rules::api_keys;
+use crate::rules::{api_keys, audit};
 
 /// A new key and its secret: the only time the secret exists outside the caller's hands.
 #[derive(Debug, Clone)]
@@ -16,6 +20,7 @@ pub async fn create_api_key(
     merchant: MerchantId,
     mode: Mode,
     rate_limit_per_min: Option<u32>,
+    by: &Changer,
     keys: &dyn ApiKeyManager,
     clock: &dyn Clock,
 ) -> Result<CreatedApiKey, StoreError> {
@@ -30,7 +35,21 @@ pub async fn create_api_key(
         revoked_at: None,
         last_used_at: None,
     };
-    keys.insert_key(&key, api_keys::hash(&secret)).await?;
+    let audit = AuditEvent::of(
+        by,
+        merchant,
+        Some(mode),
+        AuditAction::ApiKeyCreated,
+        key.id,
+        key.created_at,
+    )
+    .after(json!({
+        "mode": mode.as_str(),
+        "last4": key.last4,
+        "rate_limit_per_min": rate_limit_per_min,
+    }));
+    keys.insert_key(&key, api_keys::hash(&secret), &audit)
+        .await?;
     Ok(CreatedApiKey { key, secret })
 }
 
@@ -39,11 +58,14 @@ pub async fn create_api_key(
 pub async fn revoke_api_key(
     ctx: &AuthContext,
     id: ApiKeyId,
+    by: &Changer,
     keys: &dyn ApiKeyManager,
     clock: &dyn Clock,
 ) -> Result<(), StoreError> {
+    let now = clock.now();
+    let audit = audit::key_revoked(by, ctx.merchant_id, ctx.mode, id, now);
     if keys
-        .revoke_key(ctx.merchant_id, ctx.mode, id, clock.now())
+        .revoke_key(ctx.merchant_id, ctx.mode, id, now, &audit)
         .await?
     {
         Ok(())

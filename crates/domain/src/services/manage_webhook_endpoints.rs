@@ -1,8 +1,10 @@
 //! Webhook endpoint management (D12): create (secret shown once), update, rotate, delete.
 
+use serde_json::{json, Map, Value};
+
 use crate::model::{
-    random_base62, AuthContext, EndpointStatus, EventType, WebhookEndpoint, WebhookEndpointId,
-    WebhookUrl,
+    random_base62, AuditAction, AuditEvent, AuthContext, Changer, EndpointStatus, EventType,
+    WebhookEndpoint, WebhookEndpointId, WebhookUrl,
 };
 use crate::ports::{Clock, EndpointChanges, StoreError, WebhookEndpointRepository};
 use crate::services::LookupError;
@@ -29,10 +31,60 @@ pub fn normalize_events(mut events: Vec<EventType>) -> Vec<EventType> {
     events
 }
 
+/// The audited fields of an endpoint (never its secret).
+fn fields(e: &WebhookEndpoint) -> Value {
+    json!({
+        "url": e.url.as_str(),
+        "enabled_events": e.enabled_events.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+        "status": e.status.as_str(),
+        "description": e.description,
+    })
+}
+
+/// The fields `changes` sets, as they were (`of`) or as they will be (`None`).
+fn changed_fields(changes: &EndpointChanges, of: Option<&WebhookEndpoint>) -> Value {
+    let mut out = Map::new();
+    let now = of.map(fields);
+    let mut put = |name: &str, new: Value| {
+        let value = match &now {
+            Some(was) => was[name].clone(),
+            None => new,
+        };
+        out.insert(name.to_owned(), value);
+    };
+    if let Some(url) = &changes.url {
+        put("url", json!(url.as_str()));
+    }
+    if let Some(events) = &changes.enabled_events {
+        put(
+            "enabled_events",
+            json!(events.iter().map(|t| t.as_str()).collect::<Vec<_>>()),
+        );
+    }
+    if let Some(status) = changes.status {
+        put("status", json!(status.as_str()));
+    }
+    if let Some(description) = &changes.description {
+        put("description", json!(description));
+    }
+    Value::Object(out)
+}
+
+fn audit_of(
+    ctx: &AuthContext,
+    by: &Changer,
+    action: AuditAction,
+    id: WebhookEndpointId,
+    clock: &dyn Clock,
+) -> AuditEvent {
+    AuditEvent::of(by, ctx.merchant_id, Some(ctx.mode), action, id, clock.now())
+}
+
 /// Returns the endpoint and its secret; the secret is never readable again.
 pub async fn create_webhook_endpoint(
     ctx: &AuthContext,
     new: NewEndpoint,
+    by: &Changer,
     endpoints: &dyn WebhookEndpointRepository,
     clock: &dyn Clock,
 ) -> Result<(WebhookEndpoint, String), StoreError> {
@@ -48,7 +100,15 @@ pub async fn create_webhook_endpoint(
         disabled_reason: None,
     };
     let secret = generate_signing_secret();
-    endpoints.insert(&endpoint, &secret).await?;
+    let audit = audit_of(
+        ctx,
+        by,
+        AuditAction::WebhookEndpointCreated,
+        endpoint.id,
+        clock,
+    )
+    .after(fields(&endpoint));
+    endpoints.insert(&endpoint, &secret, &audit).await?;
     Ok((endpoint, secret))
 }
 
@@ -56,11 +116,23 @@ pub async fn update_webhook_endpoint(
     ctx: &AuthContext,
     id: WebhookEndpointId,
     mut changes: EndpointChanges,
+    by: &Changer,
     endpoints: &dyn WebhookEndpointRepository,
+    clock: &dyn Clock,
 ) -> Result<WebhookEndpoint, LookupError> {
     changes.enabled_events = changes.enabled_events.map(normalize_events);
+    // What it held, for the audit entry (a concurrent update may land between the read
+    // and the write: the entry then shows the state this caller saw).
+    let current = endpoints
+        .get(ctx.merchant_id, ctx.mode, id)
+        .await
+        .map_err(|e| LookupError::from_store(e, id))?
+        .ok_or_else(|| LookupError::from_store(StoreError::NotFound, id))?;
+    let audit = audit_of(ctx, by, AuditAction::WebhookEndpointUpdated, id, clock)
+        .before(changed_fields(&changes, Some(&current)))
+        .after(changed_fields(&changes, None));
     endpoints
-        .update(ctx.merchant_id, ctx.mode, id, &changes)
+        .update(ctx.merchant_id, ctx.mode, id, &changes, &audit)
         .await
         .map_err(|e| LookupError::from_store(e, id))
 }
@@ -69,11 +141,28 @@ pub async fn update_webhook_endpoint(
 pub async fn rotate_webhook_secret(
     ctx: &AuthContext,
     id: WebhookEndpointId,
+    by: &Changer,
     endpoints: &dyn WebhookEndpointRepository,
+    clock: &dyn Clock,
 ) -> Result<(WebhookEndpoint, String), LookupError> {
     let secret = generate_signing_secret();
+    let audit = audit_of(
+        ctx,
+        by,
+        AuditAction::WebhookEndpointSecretRotated,
+        id,
+        clock,
+    )
+    .after(json!({ "previous_secret_valid_for_seconds": ROTATION_GRACE_SECS }));
     let endpoint = endpoints
-        .rotate_secret(ctx.merchant_id, ctx.mode, id, &secret, ROTATION_GRACE_SECS)
+        .rotate_secret(
+            ctx.merchant_id,
+            ctx.mode,
+            id,
+            &secret,
+            ROTATION_GRACE_SECS,
+            &audit,
+        )
         .await
         .map_err(|e| LookupError::from_store(e, id))?;
     Ok((endpoint, secret))
@@ -83,10 +172,19 @@ pub async fn rotate_webhook_secret(
 pub async fn delete_webhook_endpoint(
     ctx: &AuthContext,
     id: WebhookEndpointId,
+    by: &Changer,
     endpoints: &dyn WebhookEndpointRepository,
+    clock: &dyn Clock,
 ) -> Result<(), LookupError> {
+    let current = endpoints
+        .get(ctx.merchant_id, ctx.mode, id)
+        .await
+        .map_err(|e| LookupError::from_store(e, id))?
+        .ok_or_else(|| LookupError::from_store(StoreError::NotFound, id))?;
+    let audit =
+        audit_of(ctx, by, AuditAction::WebhookEndpointDeleted, id, clock).before(fields(&current));
     endpoints
-        .delete(ctx.merchant_id, ctx.mode, id)
+        .delete(ctx.merchant_id, ctx.mode, id, &audit)
         .await
         .map_err(|e| LookupError::from_store(e, id))
 }

@@ -3,8 +3,8 @@
 
 use crate::deployment::ChainDirectory;
 use crate::model::{
-    Amount, AuthContext, EventType, FieldError, Missing, PaymentId, PaymentStatus, Refund,
-    RefundId, RefundStatus, TxHash, ValidationErrors,
+    Amount, AuditAction, AuditEvent, AuthContext, Changer, EventType, FieldError, Missing,
+    PaymentId, PaymentStatus, Refund, RefundId, RefundStatus, TxHash, ValidationErrors,
 };
 use crate::ports::{
     ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundStore, RefundWrite,
@@ -71,12 +71,13 @@ fn chain_err(e: ChainError) -> RefundError {
 pub async fn record_refund(
     ctx: &AuthContext,
     req: NewRefund,
+    by: &Changer,
     deps: &RefundDeps<'_>,
 ) -> Result<RefundOutcome, RefundError> {
     // A race with another refund of the same payment (or of the same transfer) is retried
     // from fresh state: the re-read finds the winner's refund or the new refunded total.
     for _ in 0..5 {
-        if let Some(outcome) = attempt(ctx, &req, deps).await? {
+        if let Some(outcome) = attempt(ctx, &req, by, deps).await? {
             return Ok(outcome);
         }
     }
@@ -88,6 +89,7 @@ pub async fn record_refund(
 async fn attempt(
     ctx: &AuthContext,
     req: &NewRefund,
+    by: &Changer,
     deps: &RefundDeps<'_>,
 ) -> Result<Option<RefundOutcome>, RefundError> {
     let payment = deps
@@ -274,6 +276,21 @@ async fn attempt(
         expected_refunded_micros: payment.refunded_micros,
         payment_after,
         event,
+        audit: AuditEvent::of(
+            by,
+            ctx.merchant_id,
+            Some(ctx.mode),
+            AuditAction::RefundReported,
+            refund.id,
+            now,
+        )
+        .after(serde_json::json!({
+            "payment": refund.payment.to_string(),
+            "amount": refund.amount.to_string(),
+            "currency": refund.currency.as_str(),
+            "to_address": refund.to_address.to_string(),
+            "tx_hash": refund.tx_hash.to_string(),
+        })),
     };
     match deps.refunds.record_refund(&record).await? {
         RefundWrite::Recorded => Ok(Some(RefundOutcome::Created(refund))),

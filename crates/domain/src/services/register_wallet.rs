@@ -2,9 +2,11 @@
 //! A wallet a live key revoked is registered again only by a live key (D25).
 
 use rand::Rng;
+use serde_json::json;
 
 use crate::model::{
-    Address, AuthContext, ChainId, Timestamp, Wallet, WalletChallenge, WalletStatus,
+    Address, AuditAction, AuditEvent, AuthContext, ChainId, Changer, Timestamp, Wallet,
+    WalletChallenge, WalletStatus,
 };
 use crate::ports::{Clock, StoreError, WalletInsert, WalletRepository};
 
@@ -61,17 +63,36 @@ pub async fn register_wallet(
     ctx: &AuthContext,
     address: Address,
     chain: ChainId,
+    by: &Changer,
     wallets: &dyn WalletRepository,
     clock: &dyn Clock,
 ) -> Result<RegisteredWallet, RegisterWalletError> {
     let now = clock.now();
+    let audit = |wallet: &Wallet| {
+        AuditEvent::of(
+            by,
+            ctx.merchant_id,
+            Some(ctx.mode),
+            AuditAction::WalletRegistered,
+            wallet.id,
+            now,
+        )
+        .after(json!({
+            "address": wallet.address.to_string(),
+            "chain_id": chain.id(),
+            "status": WalletStatus::Pending.as_str(),
+        }))
+    };
     let existing = wallets.find_by_address(ctx.merchant_id, address).await?;
     let existing = match existing {
         Some(w) => w,
         None => {
             let wallet = Wallet::registered(ctx.merchant_id, address, chain, now);
             let challenge = new_challenge(&wallet, now);
-            match wallets.insert_with_challenge(&wallet, &challenge).await? {
+            match wallets
+                .insert_with_challenge(&wallet, &challenge, &audit(&wallet))
+                .await?
+            {
                 WalletInsert::Inserted => {
                     return Ok(RegisteredWallet {
                         wallet,
@@ -106,6 +127,7 @@ pub async fn register_wallet(
     if !existing.restorable_in(ctx.mode) {
         return Err(RegisterWalletError::NeedsLiveKey);
     }
+    let existing_status = existing.status;
     let restarted = Wallet {
         chain,
         status: WalletStatus::Pending,
@@ -114,7 +136,10 @@ pub async fn register_wallet(
         ..existing
     };
     let challenge = new_challenge(&restarted, now);
-    let wallet = wallets.restart_verification(&restarted, &challenge).await?;
+    let audit = audit(&restarted).before(json!({ "status": existing_status.as_str() }));
+    let wallet = wallets
+        .restart_verification(&restarted, &challenge, &audit)
+        .await?;
     // Verified meanwhile (the store left it so): returned unchanged, without a challenge.
     let challenge = (wallet.status != WalletStatus::Verified).then_some(challenge);
     Ok(RegisteredWallet {
@@ -138,6 +163,7 @@ mod tests {
             actor: Actor::ApiKey(ApiKeyId::generate()),
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
+            underpayment_tolerance: crate::model::UnderpaymentTolerance::NONE,
         }
     }
 
@@ -172,6 +198,7 @@ mod tests {
             &ctx(mode),
             Address::from_bytes([7; 20]),
             ChainId::Base,
+            &Changer::new(ctx(mode).actor, None),
             wallets,
             &clock(),
         ))
@@ -198,7 +225,7 @@ mod tests {
         wallets
             .expect_restart_verification()
             .times(1)
-            .returning(|w, _| Ok(w.clone()));
+            .returning(|w, _, _| Ok(w.clone()));
         let out = register(Mode::Live, &wallets).unwrap();
         assert_eq!(out.wallet.status, WalletStatus::Pending);
         assert!(out.challenge.is_some());
@@ -215,7 +242,7 @@ mod tests {
             wallets
                 .expect_restart_verification()
                 .times(1)
-                .returning(|w, _| Ok(w.clone()));
+                .returning(|w, _, _| Ok(w.clone()));
             assert!(register(mode, &wallets).unwrap().challenge.is_some());
         }
     }

@@ -3,7 +3,11 @@
 //! returns the revoked wallet (and pauses anything a failed first call left active).
 //! A test key may not revoke a wallet verified in live mode (D25).
 
-use crate::model::{AuthContext, Missing, Wallet, WalletId, WalletStatus};
+use serde_json::json;
+
+use crate::model::{
+    AuditAction, AuditEvent, AuthContext, Changer, Missing, Wallet, WalletId, WalletStatus,
+};
 use crate::ports::{Clock, StoreError, SubscriptionStore, WalletRepository, WalletRevocation};
 use crate::services::{follow_recipient_wallet, RecipientChange};
 
@@ -24,6 +28,7 @@ pub enum RevokeWalletError {
 pub async fn revoke_wallet(
     ctx: &AuthContext,
     id: WalletId,
+    by: &Changer,
     wallets: &dyn WalletRepository,
     subscriptions: &dyn SubscriptionStore,
     clock: &dyn Clock,
@@ -38,8 +43,22 @@ pub async fn revoke_wallet(
     } else if !wallet.revocable_in(ctx.mode) {
         return Err(RevokeWalletError::NeedsLiveKey);
     } else {
+        let now = clock.now();
+        let audit = AuditEvent::of(
+            by,
+            ctx.merchant_id,
+            Some(ctx.mode),
+            AuditAction::WalletRevoked,
+            id,
+            now,
+        )
+        .before(json!({ "status": wallet.status.as_str() }))
+        .after(json!({
+            "status": WalletStatus::Revoked.as_str(),
+            "address": wallet.address.to_string(),
+        }));
         match wallets
-            .revoke(ctx.merchant_id, id, clock.now(), ctx.mode)
+            .revoke(ctx.merchant_id, id, now, ctx.mode, &audit)
             .await
             .map_err(|e| match e {
                 StoreError::NotFound => not_found(),
@@ -74,6 +93,7 @@ mod tests {
             actor: Actor::ApiKey(ApiKeyId::generate()),
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
+            underpayment_tolerance: crate::model::UnderpaymentTolerance::NONE,
         }
     }
 
@@ -120,6 +140,7 @@ mod tests {
         let err = block_on(revoke_wallet(
             &ctx,
             w.id,
+            &Changer::new(ctx.actor, None),
             &repo,
             &subscriptions(false),
             &clock(),
@@ -147,12 +168,13 @@ mod tests {
                 ..w.clone()
             };
             repo.expect_revoke()
-                .withf(move |_, _, _, by| *by == key)
+                .withf(move |_, _, _, by, _| *by == key)
                 .times(1)
-                .returning(move |_, _, _, _| Ok(WalletRevocation::Revoked(revoked.clone())));
+                .returning(move |_, _, _, _, _| Ok(WalletRevocation::Revoked(revoked.clone())));
             let out = block_on(revoke_wallet(
                 &ctx,
                 w.id,
+                &Changer::new(ctx.actor, None),
                 &repo,
                 &subscriptions(true),
                 &clock(),
@@ -173,10 +195,11 @@ mod tests {
         repo.expect_get()
             .returning(move |_, _| Ok(Some(got.clone())));
         repo.expect_revoke()
-            .returning(|_, _, _, _| Ok(WalletRevocation::NeedsLiveKey));
+            .returning(|_, _, _, _, _| Ok(WalletRevocation::NeedsLiveKey));
         let err = block_on(revoke_wallet(
             &ctx,
             w.id,
+            &Changer::new(ctx.actor, None),
             &repo,
             &subscriptions(false),
             &clock(),

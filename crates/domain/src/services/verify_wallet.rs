@@ -1,6 +1,10 @@
 //! POST /wallets/:id/verify: check the EIP-191 signature over the open challenge.
 
-use crate::model::{AuthContext, Missing, Signature, Wallet, WalletId};
+use serde_json::json;
+
+use crate::model::{
+    AuditAction, AuditEvent, AuthContext, Changer, Missing, Signature, Wallet, WalletId,
+};
 use crate::ports::{
     ChainReader, ChallengeUse, Clock, StoreError, SubscriptionStore, WalletRepository,
 };
@@ -31,15 +35,29 @@ pub enum VerifyWalletError {
     Store(#[from] StoreError),
 }
 
+/// What verifying a wallet reaches: its store, the subscriptions that follow it, its chain
+/// (ERC-1271 wallets) and the clock.
+#[derive(Clone, Copy)]
+pub struct VerifyWalletDeps<'a> {
+    pub wallets: &'a dyn WalletRepository,
+    pub subscriptions: &'a dyn SubscriptionStore,
+    pub chain: &'a dyn ChainReader,
+    pub clock: &'a dyn Clock,
+}
+
 pub async fn verify_wallet(
     ctx: &AuthContext,
     id: WalletId,
     signature: &Signature,
-    wallets: &dyn WalletRepository,
-    subscriptions: &dyn SubscriptionStore,
-    chain: &dyn ChainReader,
-    clock: &dyn Clock,
+    by: &Changer,
+    deps: &VerifyWalletDeps<'_>,
 ) -> Result<Wallet, VerifyWalletError> {
+    let VerifyWalletDeps {
+        wallets,
+        subscriptions,
+        chain,
+        clock,
+    } = *deps;
     let wallet = wallets
         .get(ctx.merchant_id, id)
         .await?
@@ -73,8 +91,22 @@ pub async fn verify_wallet(
             wallet.address.to_string(),
         ));
     }
+    let audit = AuditEvent::of(
+        by,
+        ctx.merchant_id,
+        Some(ctx.mode),
+        AuditAction::WalletVerified,
+        id,
+        now,
+    )
+    .before(json!({ "status": wallet.status.as_str() }))
+    .after(json!({
+        "status": crate::model::WalletStatus::Verified.as_str(),
+        "verified_mode": ctx.mode.as_str(),
+        "address": wallet.address.to_string(),
+    }));
     let verified = match wallets
-        .mark_verified(id, &challenge.nonce, now, ctx.mode)
+        .mark_verified(id, &challenge.nonce, now, ctx.mode, &audit)
         .await
         .map_err(|e| match e {
             StoreError::NotFound => VerifyWalletError::NotFound(Missing::of(id)),
@@ -124,6 +156,7 @@ mod tests {
             actor: crate::model::Actor::ApiKey(ApiKeyId::generate()),
             fee_tier: FeeTier::Standard,
             rate_limit_per_min: None,
+            underpayment_tolerance: crate::model::UnderpaymentTolerance::NONE,
         };
         let wallet = Wallet::registered(
             ctx.merchant_id,
@@ -167,7 +200,7 @@ mod tests {
             ..wallet.clone()
         };
         repo.expect_mark_verified()
-            .returning(move |_, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
+            .returning(move |_, _, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let expected_hash = eip191::hash_message(challenge.message.as_bytes());
         let mut chain = MockChainReader::new();
         chain.expect_is_contract().returning(|_, _| Ok(true));
@@ -181,10 +214,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &repo,
-            &no_subscriptions(),
-            &chain,
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo,
+                subscriptions: &no_subscriptions(),
+                chain: &chain,
+                clock: &clock(100),
+            },
         ))
         .unwrap();
         assert_eq!(out.status, WalletStatus::Verified);
@@ -196,10 +232,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &repo,
-            &no_subscriptions(),
-            &down,
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo,
+                subscriptions: &no_subscriptions(),
+                chain: &down,
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChainUnavailable));
@@ -228,18 +267,21 @@ mod tests {
             ..wallet.clone()
         };
         repo.expect_mark_verified()
-            .withf(|_, nonce, _, mode| nonce == "00" && *mode == Mode::Test)
+            .withf(|_, nonce, _, mode, _| nonce == "00" && *mode == Mode::Test)
             .times(1)
-            .returning(move |_, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
+            .returning(move |_, _, _, _, _| Ok(ChallengeUse::Consumed(verified.clone())));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let out = block_on(verify_wallet(
             &ctx,
             wallet.id,
             &sig,
-            &repo,
-            &no_subscriptions(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo,
+                subscriptions: &no_subscriptions(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap();
         assert_eq!(out.status, WalletStatus::Verified);
@@ -259,10 +301,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &revoked_repo,
-            &MockSubscriptionStore::new(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &revoked_repo,
+                subscriptions: &MockSubscriptionStore::new(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::NeedsLiveKey), "{err:?}");
@@ -271,15 +316,18 @@ mod tests {
         racing
             .expect_mark_verified()
             .times(1)
-            .returning(|_, _, _, _| Ok(ChallengeUse::NeedsLiveKey));
+            .returning(|_, _, _, _, _| Ok(ChallengeUse::NeedsLiveKey));
         let err = block_on(verify_wallet(
             &ctx,
             wallet.id,
             &sig,
-            &racing,
-            &MockSubscriptionStore::new(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &racing,
+                subscriptions: &MockSubscriptionStore::new(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::NeedsLiveKey), "{err:?}");
@@ -294,10 +342,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &repo,
-            &no_subscriptions(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo,
+                subscriptions: &no_subscriptions(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::SignatureMismatch(_)));
@@ -311,10 +362,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &repo(&wallet, &challenge),
-            &no_subscriptions(),
-            &no_contract(),
-            &clock(3600),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo(&wallet, &challenge),
+                subscriptions: &no_subscriptions(),
+                chain: &no_contract(),
+                clock: &clock(3600),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeExpired));
@@ -324,10 +378,13 @@ mod tests {
             &ctx,
             wallet.id,
             &sig,
-            &repo(&wallet, &used),
-            &no_subscriptions(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo(&wallet, &used),
+                subscriptions: &no_subscriptions(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeUsed));
@@ -338,16 +395,19 @@ mod tests {
         let (ctx, wallet, challenge) = fixture(false);
         let mut repo = repo(&wallet, &challenge);
         repo.expect_mark_verified()
-            .returning(|_, _, _, _| Ok(ChallengeUse::NotUsable));
+            .returning(|_, _, _, _, _| Ok(ChallengeUse::NotUsable));
         let sig = eip191::sign(challenge.message.as_bytes(), &KEY).unwrap();
         let err = block_on(verify_wallet(
             &ctx,
             wallet.id,
             &sig,
-            &repo,
-            &no_subscriptions(),
-            &no_contract(),
-            &clock(100),
+            &Changer::new(ctx.actor, None),
+            &VerifyWalletDeps {
+                wallets: &repo,
+                subscriptions: &no_subscriptions(),
+                chain: &no_contract(),
+                clock: &clock(100),
+            },
         ))
         .unwrap_err();
         assert!(matches!(err, VerifyWalletError::ChallengeUsed));

@@ -2,21 +2,30 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::ApiKeyManager;
 use stablepay_domain::ports::{ApiKeyStore, Authenticated, LeaseOutcome, RateLease, StoreError};
 use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
-use stablepay_domain::{ApiKey, Timestamp};
+use stablepay_domain::{ApiKey, AuditEvent, Timestamp, UnderpaymentTolerance};
 use uuid::Uuid;
 
 use crate::diesel_internals::Prepared;
 use crate::error::{corrupt, map_diesel_error};
+use crate::repos::audit;
 use crate::schema::api_keys;
 use crate::PgStore;
 
 pub(crate) fn fee_tier(label: &str, bps: i32) -> Result<FeeTier, StoreError> {
     let bps16 = u16::try_from(bps).map_err(|_| corrupt("fee_bps", bps))?;
     FeeTier::from_parts(label, Some(bps16)).map_err(|_| corrupt("fee_tier", label))
+}
+
+/// `merchants.underpayment_tolerance_bps` as the domain's type.
+pub(crate) fn merchant_tolerance(bps: i32) -> Result<UnderpaymentTolerance, StoreError> {
+    u16::try_from(bps)
+        .ok()
+        .and_then(UnderpaymentTolerance::from_bps)
+        .ok_or_else(|| corrupt("underpayment_tolerance_bps", bps))
 }
 
 #[derive(QueryableByName)]
@@ -35,6 +44,8 @@ struct KeyRow {
     fee_tier: String,
     #[diesel(sql_type = Int4)]
     fee_bps: i32,
+    #[diesel(sql_type = Int4)]
+    underpayment_tolerance_bps: i32,
     #[diesel(sql_type = Nullable<Int4>)]
     granted: Option<i32>,
     #[diesel(sql_type = Nullable<Int8>)]
@@ -43,14 +54,14 @@ struct KeyRow {
 
 const AUTH_SQL: &str = "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
-       m.fee_bps, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
+       m.fee_bps, m.underpayment_tolerance_bps, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
 WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
 
 /// Authentication and a lease from the key's shared budget, in one statement.
 const AUTH_AND_LEASE_SQL: &str = "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
-       m.fee_bps, l.granted, l.retry_after_ms
+       m.fee_bps, m.underpayment_tolerance_bps, l.granted, l.retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
 CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3, $4) l
 WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
@@ -103,6 +114,7 @@ impl ApiKeyStore for PgStore {
                 actor: Actor::ApiKey(ApiKeyId::from_uuid(row.id)),
                 fee_tier: fee_tier(&row.fee_tier, row.fee_bps)?,
                 rate_limit_per_min: row.rate_limit_per_min.and_then(|r| u32::try_from(r).ok()),
+                underpayment_tolerance: merchant_tolerance(row.underpayment_tolerance_bps)?,
             },
             lease,
         }))
@@ -158,30 +170,39 @@ impl PgStore {
 
 #[async_trait]
 impl ApiKeyManager for PgStore {
-    async fn insert_key(&self, key: &ApiKey, secret_sha256: [u8; 32]) -> Result<(), StoreError> {
+    async fn insert_key(
+        &self,
+        key: &ApiKey,
+        secret_sha256: [u8; 32],
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let rate = key
             .rate_limit_per_min
             .map(|r| i32::try_from(r).unwrap_or(i32::MAX));
-        diesel::insert_into(api_keys::table)
-            .values((
-                api_keys::id.eq(key.id.uuid()),
-                api_keys::merchant_id.eq(key.merchant_id.uuid()),
-                api_keys::livemode.eq(key.mode.is_live()),
-                api_keys::key_sha256.eq(secret_sha256.to_vec()),
-                api_keys::last4.eq(&key.last4),
-                api_keys::rate_limit_per_min.eq(rate),
-                api_keys::created_at.eq(key.created_at.as_datetime()),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(|e| match e {
-                diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::ForeignKeyViolation,
-                    _,
-                ) => StoreError::NotFound,
-                other => map_diesel_error(other),
-            })?;
+        conn.transaction(async |conn| {
+            diesel::insert_into(api_keys::table)
+                .values((
+                    api_keys::id.eq(key.id.uuid()),
+                    api_keys::merchant_id.eq(key.merchant_id.uuid()),
+                    api_keys::livemode.eq(key.mode.is_live()),
+                    api_keys::key_sha256.eq(secret_sha256.to_vec()),
+                    api_keys::last4.eq(&key.last4),
+                    api_keys::rate_limit_per_min.eq(rate),
+                    api_keys::created_at.eq(key.created_at.as_datetime()),
+                ))
+                .execute(conn)
+                .await?;
+            audit::record(conn, audit).await
+        })
+        .await
+        .map_err(|e| match e {
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            ) => StoreError::NotFound,
+            other => map_diesel_error(other),
+        })?;
         Ok(())
     }
 
@@ -232,19 +253,26 @@ impl ApiKeyManager for PgStore {
         mode: Mode,
         id: ApiKeyId,
         now: Timestamp,
+        audit: &AuditEvent,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(
-            api_keys::table
-                .filter(api_keys::id.eq(id.uuid()))
-                .filter(api_keys::merchant_id.eq(merchant.uuid()))
-                .filter(api_keys::livemode.eq(mode.is_live()))
-                .filter(api_keys::revoked_at.is_null()),
-        )
-        .set(api_keys::revoked_at.eq(Some(now.as_datetime())))
-        .execute(&mut conn)
+        conn.transaction(async |conn| {
+            let n = diesel::update(
+                api_keys::table
+                    .filter(api_keys::id.eq(id.uuid()))
+                    .filter(api_keys::merchant_id.eq(merchant.uuid()))
+                    .filter(api_keys::livemode.eq(mode.is_live()))
+                    .filter(api_keys::revoked_at.is_null()),
+            )
+            .set(api_keys::revoked_at.eq(Some(now.as_datetime())))
+            .execute(conn)
+            .await?;
+            if n == 1 {
+                audit::record(conn, audit).await?;
+            }
+            Ok::<_, diesel::result::Error>(n == 1)
+        })
         .await
-        .map_err(map_diesel_error)?;
-        Ok(n == 1)
+        .map_err(map_diesel_error)
     }
 }

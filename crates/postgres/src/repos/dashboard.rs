@@ -8,8 +8,8 @@ use stablepay_domain::ports::{
     DashboardUserStore, LoginAttempt, NewDashboardUser, PendingSetup, StoreError, UserCreated,
 };
 use stablepay_domain::{
-    DashboardSession, DashboardUser, DashboardUserId, Email, LoginRecord, MerchantId, Timestamp,
-    UserStatus,
+    AuditAction, AuditEvent, Changer, DashboardSession, DashboardUser, DashboardUserId, Email,
+    LoginRecord, MerchantId, Timestamp, UserStatus,
 };
 use uuid::Uuid;
 
@@ -18,6 +18,7 @@ use stablepay_domain::rules::dashboard_auth::{locks_after, SessionPolicy};
 use crate::cipher::totp_aad;
 
 use crate::error::{corrupt, map_diesel_error};
+use crate::repos::audit::record as record_audit;
 use crate::repos::fee_tier;
 use crate::schema::{dashboard_sessions as ds, dashboard_users as du, merchants as m};
 use crate::PgStore;
@@ -70,19 +71,28 @@ impl PgStore {
 
 #[async_trait]
 impl DashboardUserStore for PgStore {
-    async fn create_user(&self, new: &NewDashboardUser) -> Result<UserCreated, StoreError> {
+    async fn create_user(
+        &self,
+        new: &NewDashboardUser,
+        audit: &AuditEvent,
+    ) -> Result<UserCreated, StoreError> {
         let mut conn = self.conn().await?;
         let u = &new.user;
-        let inserted = diesel::insert_into(du::table)
-            .values((
-                du::id.eq(u.id.uuid()),
-                du::merchant_id.eq(u.merchant_id.uuid()),
-                du::email.eq(u.email.as_str()),
-                du::setup_sha256.eq(sha(new.setup_sha256)),
-                du::setup_expires_at.eq(new.setup_expires_at.as_datetime()),
-                du::created_at.eq(u.created_at.as_datetime()),
-            ))
-            .execute(&mut conn)
+        let inserted = conn
+            .transaction(async |conn| {
+                diesel::insert_into(du::table)
+                    .values((
+                        du::id.eq(u.id.uuid()),
+                        du::merchant_id.eq(u.merchant_id.uuid()),
+                        du::email.eq(u.email.as_str()),
+                        du::setup_sha256.eq(sha(new.setup_sha256)),
+                        du::setup_expires_at.eq(new.setup_expires_at.as_datetime()),
+                        du::created_at.eq(u.created_at.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                record_audit(conn, audit).await
+            })
             .await;
         match inserted {
             Ok(_) => Ok(UserCreated::Created),
@@ -111,17 +121,35 @@ impl DashboardUserStore for PgStore {
         rows.iter().map(DashboardUser::try_from).collect()
     }
 
-    async fn disable_user(&self, id: DashboardUserId, now: Timestamp) -> Result<bool, StoreError> {
+    async fn disable_user(
+        &self,
+        id: DashboardUserId,
+        now: Timestamp,
+        by: &Changer,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         let at = now.as_datetime();
         conn.transaction(async |conn| {
-            let n = diesel::update(du::table.filter(du::id.eq(id.uuid())))
+            let merchant: Option<Uuid> = diesel::update(du::table.filter(du::id.eq(id.uuid())))
                 .set((
                     du::disabled_at.eq(Some(at)),
                     du::setup_sha256.eq(None::<Vec<u8>>),
                 ))
-                .execute(conn)
-                .await?;
+                .returning(du::merchant_id)
+                .get_result(conn)
+                .await
+                .optional()?;
+            let Some(merchant) = merchant else {
+                return Ok(false);
+            };
+            let entry = stablepay_domain::rules::audit::user_changed(
+                by,
+                MerchantId::from_uuid(merchant),
+                id,
+                AuditAction::UserDisabled,
+                now,
+            );
+            record_audit(conn, &entry).await?;
             diesel::update(
                 ds::table
                     .filter(ds::user_id.eq(id.uuid()))
@@ -130,7 +158,7 @@ impl DashboardUserStore for PgStore {
             .set(ds::revoked_at.eq(Some(at)))
             .execute(conn)
             .await?;
-            Ok::<_, diesel::result::Error>(n == 1)
+            Ok::<_, diesel::result::Error>(true)
         })
         .await
         .map_err(map_diesel_error)
@@ -165,25 +193,32 @@ impl DashboardUserStore for PgStore {
         id: DashboardUserId,
         setup_sha256: [u8; 32],
         password_hash: &str,
+        audit: &AuditEvent,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
-        let n = diesel::update(
-            du::table
-                .filter(du::id.eq(id.uuid()))
-                .filter(du::setup_sha256.eq(sha(setup_sha256)))
-                .filter(du::disabled_at.is_null()),
-        )
-        .set((
-            du::password_hash.eq(Some(password_hash)),
-            du::setup_sha256.eq(None::<Vec<u8>>),
-            du::setup_expires_at.eq(None::<DateTime<Utc>>),
-            du::failed_logins.eq(0),
-            du::locked_until.eq(None::<DateTime<Utc>>),
-        ))
-        .execute(&mut conn)
+        conn.transaction(async |conn| {
+            let n = diesel::update(
+                du::table
+                    .filter(du::id.eq(id.uuid()))
+                    .filter(du::setup_sha256.eq(sha(setup_sha256)))
+                    .filter(du::disabled_at.is_null()),
+            )
+            .set((
+                du::password_hash.eq(Some(password_hash)),
+                du::setup_sha256.eq(None::<Vec<u8>>),
+                du::setup_expires_at.eq(None::<DateTime<Utc>>),
+                du::failed_logins.eq(0),
+                du::locked_until.eq(None::<DateTime<Utc>>),
+            ))
+            .execute(conn)
+            .await?;
+            if n == 1 {
+                record_audit(conn, audit).await?;
+            }
+            Ok::<_, diesel::result::Error>(n == 1)
+        })
         .await
-        .map_err(map_diesel_error)?;
-        Ok(n == 1)
+        .map_err(map_diesel_error)
     }
 
     async fn login_record(&self, email: &Email) -> Result<Option<LoginRecord>, StoreError> {
@@ -354,6 +389,7 @@ impl DashboardUserStore for PgStore {
             String,
             String,
             i32,
+            i32,
         );
         let row: Option<Row> = ds::table
             .inner_join(du::table.inner_join(m::table))
@@ -368,17 +404,19 @@ impl DashboardUserStore for PgStore {
                 m::name,
                 m::fee_tier,
                 m::fee_bps,
+                m::underpayment_tolerance_bps,
             ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(map_diesel_error)?;
-        row.map(|(sid, created, seen, user, name, tier, bps)| {
+        row.map(|(sid, created, seen, user, name, tier, bps, tolerance)| {
             Ok(DashboardSession {
                 session_id: sid,
                 user: DashboardUser::try_from(&user)?,
                 merchant_name: name,
                 fee_tier: fee_tier(&tier, bps)?,
+                underpayment_tolerance: crate::repos::merchant_tolerance(tolerance)?,
                 created_at: Timestamp::new(created),
                 last_seen_at: Timestamp::new(seen),
             })
@@ -432,14 +470,18 @@ impl DashboardUserStore for PgStore {
         &self,
         id: DashboardUserId,
         secret: Option<Vec<u8>>,
+        audit: &AuditEvent,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let sealed = secret.map(|s| self.cipher.encrypt(&hex::encode(s), &totp_aad(id.uuid())));
-        diesel::update(du::table.filter(du::id.eq(id.uuid())))
-            .set(du::totp_secret.eq(sealed))
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
+        conn.transaction(async |conn| {
+            diesel::update(du::table.filter(du::id.eq(id.uuid())))
+                .set(du::totp_secret.eq(sealed))
+                .execute(conn)
+                .await?;
+            record_audit(conn, audit).await
+        })
+        .await
+        .map_err(map_diesel_error)
     }
 }

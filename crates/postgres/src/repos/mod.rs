@@ -1,7 +1,8 @@
 //! Port implementations on [`crate::PgStore`], one file per port.
 
 mod api_keys;
-pub(crate) use api_keys::fee_tier;
+pub(crate) mod audit;
+pub(crate) use api_keys::{fee_tier, merchant_tolerance};
 mod dashboard;
 mod dashboard_reads;
 mod delivery_outcomes;

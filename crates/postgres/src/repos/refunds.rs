@@ -85,6 +85,7 @@ impl RefundStore for PgStore {
                 .execute(conn)
                 .await?;
             append_entries(conn, std::slice::from_ref(&rec.ledger)).await?;
+            crate::repos::audit::record(conn, &rec.audit).await?;
             write_event(conn, &rec.event).await?;
             Ok::<_, OutboxError>(RefundWrite::Recorded)
         })

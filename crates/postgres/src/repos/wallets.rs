@@ -5,12 +5,13 @@ use stablepay_domain::ports::{
     ChallengeUse, StoreError, WalletInsert, WalletRepository, WalletRevocation,
 };
 use stablepay_domain::{
-    Address, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge, WalletId,
-    WalletStatus,
+    Address, AuditEvent, MerchantId, Mode, Page, PageRequest, Timestamp, Wallet, WalletChallenge,
+    WalletId, WalletStatus,
 };
 
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
+use crate::repos::audit::record as record_audit;
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
 use crate::PgStore;
@@ -41,6 +42,7 @@ impl WalletRepository for PgStore {
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
+        audit: &AuditEvent,
     ) -> Result<WalletInsert, StoreError> {
         let mut conn = self.conn().await?;
         let (wallet_row, challenge_row) = (WalletRow::from(wallet), ChallengeRow::from(challenge));
@@ -58,6 +60,7 @@ impl WalletRepository for PgStore {
                 .values(&challenge_row)
                 .execute(conn)
                 .await?;
+            record_audit(conn, audit).await?;
             Ok::<_, diesel::result::Error>(WalletInsert::Inserted)
         })
         .await
@@ -68,6 +71,7 @@ impl WalletRepository for PgStore {
         &self,
         wallet: &Wallet,
         challenge: &WalletChallenge,
+        audit: &AuditEvent,
     ) -> Result<Wallet, StoreError> {
         let mut conn = self.conn().await?;
         let challenge_row = ChallengeRow::from(challenge);
@@ -102,6 +106,7 @@ impl WalletRepository for PgStore {
                     .values(&challenge_row)
                     .execute(conn)
                     .await?;
+                record_audit(conn, audit).await?;
                 Ok::<_, diesel::result::Error>(row)
             })
             .await
@@ -145,6 +150,7 @@ impl WalletRepository for PgStore {
         nonce: &str,
         now: Timestamp,
         mode: Mode,
+        audit: &AuditEvent,
     ) -> Result<ChallengeUse, StoreError> {
         let mut conn = self.conn().await?;
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
@@ -185,6 +191,7 @@ impl WalletRepository for PgStore {
                     .returning(WalletRow::as_returning())
                     .get_result(conn)
                     .await?;
+                record_audit(conn, audit).await?;
                 Ok::<_, diesel::result::Error>(Ok(Some(row)))
             })
             .await
@@ -202,6 +209,7 @@ impl WalletRepository for PgStore {
         id: WalletId,
         now: Timestamp,
         by: Mode,
+        audit: &AuditEvent,
     ) -> Result<WalletRevocation, StoreError> {
         let mut conn = self.conn().await?;
         let mut update = diesel::update(w::table)
@@ -217,16 +225,24 @@ impl WalletRepository for PgStore {
                 .filter(w::verified_mode.is_distinct_from("live"))
                 .filter(w::revoked_mode.is_distinct_from("live"));
         }
-        let row = update
-            .set((
-                w::status.eq("revoked"),
-                w::revoked_at.eq(now.as_datetime()),
-                w::revoked_mode.eq(by.as_str()),
-            ))
-            .returning(WalletRow::as_returning())
-            .get_result(&mut conn)
+        let row = conn
+            .transaction(async |conn| {
+                let row = update
+                    .set((
+                        w::status.eq("revoked"),
+                        w::revoked_at.eq(now.as_datetime()),
+                        w::revoked_mode.eq(by.as_str()),
+                    ))
+                    .returning(WalletRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                if row.is_some() {
+                    record_audit(conn, audit).await?;
+                }
+                Ok::<_, diesel::result::Error>(row)
+            })
             .await
-            .optional()
             .map_err(map_diesel_error)?;
         match row {
             Some(row) => Ok(WalletRevocation::Revoked(row.try_into()?)),

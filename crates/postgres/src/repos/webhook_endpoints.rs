@@ -2,11 +2,14 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::{EndpointChanges, StoreError, WebhookEndpointRepository};
-use stablepay_domain::{MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId};
+use stablepay_domain::{
+    AuditEvent, MerchantId, Mode, Page, PageRequest, WebhookEndpoint, WebhookEndpointId,
+};
 
 use crate::cipher::endpoint_aad;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
+use crate::repos::audit::record as record_audit;
 use crate::repos::reader::{after_cursor, page_of, scoped};
 use crate::rows::{event_names, EndpointRow, NewEndpoint};
 use crate::schema::{webhook_endpoints as we, webhook_events as wev};
@@ -27,7 +30,12 @@ struct EndpointChangeset {
 
 #[async_trait]
 impl WebhookEndpointRepository for PgStore {
-    async fn insert(&self, e: &WebhookEndpoint, secret: &str) -> Result<(), StoreError> {
+    async fn insert(
+        &self,
+        e: &WebhookEndpoint,
+        secret: &str,
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let row = NewEndpoint {
             id: e.id.uuid(),
@@ -40,12 +48,15 @@ impl WebhookEndpointRepository for PgStore {
             secret_ciphertext: self.cipher.encrypt(secret, &endpoint_aad(e.id.uuid())),
             created_at: e.created_at.as_datetime(),
         };
-        diesel::insert_into(we::table)
-            .values(&row)
-            .execute(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
+        conn.transaction(async |conn| {
+            diesel::insert_into(we::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            record_audit(conn, audit).await
+        })
+        .await
+        .map_err(map_diesel_error)
     }
 
     async fn get(
@@ -78,6 +89,7 @@ impl WebhookEndpointRepository for PgStore {
         mode: Mode,
         id: WebhookEndpointId,
         changes: &EndpointChanges,
+        audit: &AuditEvent,
     ) -> Result<WebhookEndpoint, StoreError> {
         let changeset = EndpointChangeset {
             url: changes.url.as_ref().map(|u| u.as_str().to_owned()),
@@ -98,14 +110,20 @@ impl WebhookEndpointRepository for PgStore {
                 .ok_or(StoreError::NotFound);
         }
         let mut conn = self.conn().await?;
-        let row = diesel::update(we::table)
-            .filter(we::id.eq(id.uuid()))
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
-            .filter(we::deleted_at.is_null())
-            .set(&changeset)
-            .returning(EndpointRow::as_returning())
-            .get_result(&mut conn)
+        let row = conn
+            .transaction(async |conn| {
+                let row = diesel::update(we::table)
+                    .filter(we::id.eq(id.uuid()))
+                    .filter(we::merchant_id.eq(merchant.uuid()))
+                    .filter(we::livemode.eq(mode.is_live()))
+                    .filter(we::deleted_at.is_null())
+                    .set(&changeset)
+                    .returning(EndpointRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                record_audit(conn, audit).await?;
+                Ok::<_, diesel::result::Error>(row)
+            })
             .await
             .map_err(map_diesel_error)?;
         row.try_into()
@@ -118,21 +136,29 @@ impl WebhookEndpointRepository for PgStore {
         id: WebhookEndpointId,
         new_secret: &str,
         grace_secs: i64,
+        audit: &AuditEvent,
     ) -> Result<WebhookEndpoint, StoreError> {
         let mut conn = self.conn().await?;
         let grace_until = self.now() + chrono::Duration::seconds(grace_secs);
-        let row = diesel::update(we::table)
-            .filter(we::id.eq(id.uuid()))
-            .filter(we::merchant_id.eq(merchant.uuid()))
-            .filter(we::livemode.eq(mode.is_live()))
-            .filter(we::deleted_at.is_null())
-            .set((
-                we::previous_secret_ciphertext.eq(we::secret_ciphertext.nullable()),
-                we::previous_secret_expires_at.eq(grace_until),
-                we::secret_ciphertext.eq(self.cipher.encrypt(new_secret, &endpoint_aad(id.uuid()))),
-            ))
-            .returning(EndpointRow::as_returning())
-            .get_result(&mut conn)
+        let sealed = self.cipher.encrypt(new_secret, &endpoint_aad(id.uuid()));
+        let row = conn
+            .transaction(async |conn| {
+                let row = diesel::update(we::table)
+                    .filter(we::id.eq(id.uuid()))
+                    .filter(we::merchant_id.eq(merchant.uuid()))
+                    .filter(we::livemode.eq(mode.is_live()))
+                    .filter(we::deleted_at.is_null())
+                    .set((
+                        we::previous_secret_ciphertext.eq(we::secret_ciphertext.nullable()),
+                        we::previous_secret_expires_at.eq(grace_until),
+                        we::secret_ciphertext.eq(sealed),
+                    ))
+                    .returning(EndpointRow::as_returning())
+                    .get_result(conn)
+                    .await?;
+                record_audit(conn, audit).await?;
+                Ok::<_, diesel::result::Error>(row)
+            })
             .await
             .map_err(map_diesel_error)?;
         row.try_into()
@@ -143,6 +169,7 @@ impl WebhookEndpointRepository for PgStore {
         merchant: MerchantId,
         mode: Mode,
         id: WebhookEndpointId,
+        audit: &AuditEvent,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         let now = self.now();
@@ -178,6 +205,7 @@ impl WebhookEndpointRepository for PgStore {
                     .bind::<diesel::sql_types::Uuid, _>(id.uuid())
                     .execute(conn)
                     .await?;
+                record_audit(conn, audit).await?;
                 Ok::<_, diesel::result::Error>(n)
             })
             .await

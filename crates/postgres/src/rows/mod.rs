@@ -1,6 +1,7 @@
 //! Row types (`XRow` read, `NewX` insert) and their conversions into domain types.
 //! A row that cannot become a domain value is reported as corrupt, never unwrapped.
 
+mod audit;
 pub(crate) mod conv;
 mod deposit;
 mod endpoint;
@@ -10,6 +11,7 @@ mod session;
 mod subscription;
 mod wallet;
 
+pub(crate) use audit::AuditEventRow;
 pub(crate) use conv::{address, to_i64, tx_hash};
 pub(crate) use deposit::*;
 pub(crate) use endpoint::*;

@@ -217,8 +217,15 @@ pub async fn setup(state: Data<WebState>, req: HttpRequest, payload: Payload) ->
         Ok(p) => p,
         Err(e) => return again(format!("The password {e}.")),
     };
-    match complete_dashboard_setup(&token, &password, state.store.users(), state.clock.as_ref())
-        .await
+    let client = state.public_limiter.client_address(&req);
+    match complete_dashboard_setup(
+        &token,
+        &password,
+        Some(client),
+        state.store.users(),
+        state.clock.as_ref(),
+    )
+    .await
     {
         Ok(_) => {
             let mut res = redirect("/dashboard/login?next=%2Fdashboard%2Flive&notice=ready");
@@ -345,7 +352,7 @@ page_handler!(totp_confirm, |p| async move {
     };
     let code = p.form.get("code").unwrap_or("");
     if p.form.get("disable") == Some("1") {
-        return match remove_totp(&p.session.user, code, &deps).await {
+        return match remove_totp(&p.session.user, code, Some(p.client_address()), &deps).await {
             Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_disabled"))),
             Err(TotpError::Store(e)) => Err(e.into()),
             Err(e) => again(None, e),
@@ -353,7 +360,17 @@ page_handler!(totp_confirm, |p| async move {
     }
     let secret = hex::decode(p.form.get("secret").unwrap_or("")).unwrap_or_default();
     let password = SecretString::from(p.form.get("password").unwrap_or("").to_owned());
-    match enroll_totp(&p.session.user, secret.clone(), code, &password, &deps).await {
+    let client = Some(p.client_address());
+    match enroll_totp(
+        &p.session.user,
+        secret.clone(),
+        code,
+        &password,
+        client,
+        &deps,
+    )
+    .await
+    {
         Ok(()) => Ok(Reply::Redirect(p.link("/security?notice=totp_enabled"))),
         Err(e @ TotpError::AlreadyEnrolled) => Err(WebError::Invalid(e.to_string())),
         Err(TotpError::Store(e)) => Err(e.into()),

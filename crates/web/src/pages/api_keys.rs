@@ -60,6 +60,7 @@ page_handler!(create, |p| async move {
         p.session.user.merchant_id,
         p.mode,
         None,
+        &p.changer(),
         s.store.key_manager(),
         s.clock.as_ref(),
     )
@@ -71,7 +72,14 @@ page_handler!(create, |p| async move {
 page_handler!(revoke, |p| async move {
     let id = ApiKeyId::parse(&p.path("id")).map_err(|_| WebError::NotFound)?;
     let s = &p.state;
-    revoke_api_key(&p.ctx(), id, s.store.key_manager(), s.clock.as_ref()).await?;
+    revoke_api_key(
+        &p.ctx(),
+        id,
+        &p.changer(),
+        s.store.key_manager(),
+        s.clock.as_ref(),
+    )
+    .await?;
     tracing::info!(key = %id, user = %p.session.user.id, "dashboard: API key revoked");
     Ok(Reply::Redirect(
         p.link("/developers/api_keys?notice=key_revoked"),

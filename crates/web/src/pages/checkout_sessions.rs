@@ -217,7 +217,7 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
             expires_in_seconds: EXPIRES_DEFAULT,
             chain: None,
             currency,
-            underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
+            underpayment_tolerance: None,
         }),
         _ => Err(e),
     }

@@ -3,11 +3,13 @@
 
 mod account;
 mod api_keys;
+mod audit;
 mod balance;
 mod checkout_sessions;
 mod customers;
 mod home;
 mod payments;
+mod settings;
 mod subscriptions;
 mod wallets;
 mod webhooks;
@@ -43,6 +45,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 web::scope("/{mode}")
                     .route("", web::get().to(home::show))
                     .route("/security", web::get().to(account::security))
+                    .route("/security/history", web::get().to(audit::list))
+                    .route("/settings", web::get().to(settings::show))
+                    .route("/settings", web::post().to(settings::save))
                     .route("/security/totp", web::post().to(account::totp_start))
                     .route(
                         "/security/totp/confirm",

@@ -345,7 +345,7 @@ page_handler!(refund, |p| async move {
         amount,
         reason,
     };
-    match record_refund(&p.ctx(), new, &deps).await {
+    match record_refund(&p.ctx(), new, &p.changer(), &deps).await {
         Ok(RefundOutcome::Created(_) | RefundOutcome::Existing(_)) => Ok(Reply::Redirect(
             p.link(&format!("/payments/{payment}?notice=refund_recorded")),
         )),

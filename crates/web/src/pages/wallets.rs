@@ -101,6 +101,7 @@ page_handler!(register, |p| async move {
         &p.ctx(),
         address,
         chain,
+        &p.changer(),
         s.store.wallets(),
         s.clock.as_ref(),
     )
@@ -135,10 +136,13 @@ page_handler!(verify, |p| async move {
         &p.ctx(),
         id,
         &signature,
-        s.store.wallets(),
-        s.store.subscriptions(),
-        s.chain.as_ref(),
-        s.clock.as_ref(),
+        &p.changer(),
+        &stablepay_domain::services::VerifyWalletDeps {
+            wallets: s.store.wallets(),
+            subscriptions: s.store.subscriptions(),
+            chain: s.chain.as_ref(),
+            clock: s.clock.as_ref(),
+        },
     )
     .await
     {
@@ -155,6 +159,7 @@ page_handler!(revoke, |p| async move {
     match revoke_wallet(
         &p.ctx(),
         id,
+        &p.changer(),
         s.store.wallets(),
         s.store.subscriptions(),
         s.clock.as_ref(),

@@ -120,8 +120,14 @@ page_handler!(create, |p| async move {
         enabled_events,
         description,
     };
-    let (endpoint, secret) =
-        create_webhook_endpoint(&p.ctx(), new, s.store.endpoints(), s.clock.as_ref()).await?;
+    let (endpoint, secret) = create_webhook_endpoint(
+        &p.ctx(),
+        new,
+        &p.changer(),
+        s.store.endpoints(),
+        s.clock.as_ref(),
+    )
+    .await?;
     render_list(&p, Some((endpoint.id.to_string(), secret)), Vec::new()).await
 });
 
@@ -253,7 +259,16 @@ page_handler!(update, |p| async move {
         status,
         description,
     };
-    update_webhook_endpoint(&p.ctx(), id, changes, p.state.store.endpoints()).await?;
+    let s = &p.state;
+    update_webhook_endpoint(
+        &p.ctx(),
+        id,
+        changes,
+        &p.changer(),
+        s.store.endpoints(),
+        s.clock.as_ref(),
+    )
+    .await?;
     Ok(Reply::Redirect(p.link(&format!(
         "/developers/webhooks/{id}?notice=endpoint_updated"
     ))))
@@ -261,7 +276,15 @@ page_handler!(update, |p| async move {
 
 page_handler!(rotate, |p| async move {
     let id = endpoint_id(&p)?;
-    let (_, secret) = rotate_webhook_secret(&p.ctx(), id, p.state.store.endpoints()).await?;
+    let s = &p.state;
+    let (_, secret) = rotate_webhook_secret(
+        &p.ctx(),
+        id,
+        &p.changer(),
+        s.store.endpoints(),
+        s.clock.as_ref(),
+    )
+    .await?;
     render_detail(&p, Some(secret), None).await
 });
 
@@ -290,7 +313,15 @@ page_handler!(send_test, |p| async move {
 
 page_handler!(delete, |p| async move {
     let id = endpoint_id(&p)?;
-    delete_webhook_endpoint(&p.ctx(), id, p.state.store.endpoints()).await?;
+    let s = &p.state;
+    delete_webhook_endpoint(
+        &p.ctx(),
+        id,
+        &p.changer(),
+        s.store.endpoints(),
+        s.clock.as_ref(),
+    )
+    .await?;
     Ok(Reply::Redirect(
         p.link("/developers/webhooks?notice=endpoint_deleted"),
     ))

@@ -62,7 +62,8 @@ impl Env {
             enabled_events: events,
             description: None,
         };
-        create_webhook_endpoint(&self.ctx(mode), new, &self.store, &SystemClock)
+        let by = stablepay_domain::Changer::OPERATOR;
+        create_webhook_endpoint(&self.ctx(mode), new, &by, &self.store, &SystemClock)
             .await
             .unwrap()
     }

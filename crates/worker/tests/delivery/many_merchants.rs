@@ -150,7 +150,9 @@ async fn an_endpoint_failing_everything_for_the_period_is_disabled_with_its_reas
             status: Some(EndpointStatus::Enabled),
             ..EndpointChanges::default()
         },
+        &stablepay_domain::Changer::OPERATOR,
         &env.store,
+        &stablepay_domain::ports::SystemClock,
     )
     .await
     .unwrap();

@@ -318,7 +318,20 @@ async fn test_events_and_resends_follow_the_spec_rules() {
         ..EndpointChanges::default()
     };
     env.store
-        .update(env.merchant, Mode::Live, endpoint.id, &changes)
+        .update(
+            env.merchant,
+            Mode::Live,
+            endpoint.id,
+            &changes,
+            &stablepay_domain::AuditEvent::of(
+                &stablepay_domain::Changer::OPERATOR,
+                env.merchant,
+                Some(Mode::Live),
+                stablepay_domain::AuditAction::WebhookEndpointUpdated,
+                endpoint.id,
+                stablepay_domain::Timestamp::UNIX_EPOCH,
+            ),
+        )
         .await
         .unwrap();
     assert!(matches!(

@@ -46,6 +46,8 @@ struct Ports {
     deposits: MockDepositStore,
     refunds: MockRefundStore,
     subscriptions: MockSubscriptionStore,
+    audit_log: MockAuditLog,
+    settings: MockMerchantSettings,
 }
 
 /// `Storage` for `$t`, each port the field of that name of `$base`.
@@ -111,6 +113,14 @@ macro_rules! storage {
             fn subscriptions(&self) -> &dyn SubscriptionStore {
                 let $s = self;
                 &$base.subscriptions
+            }
+            fn audit_log(&self) -> &dyn AuditLog {
+                let $s = self;
+                &$base.audit_log
+            }
+            fn settings(&self) -> &dyn MerchantSettings {
+                let $s = self;
+                &$base.settings
             }
         }
     };
@@ -228,6 +238,7 @@ fn context() -> AuthContext {
         actor: Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: FeeTier::Standard,
         rate_limit_per_min: None,
+        underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
     }
 }
 

@@ -18,6 +18,7 @@ fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
         actor: crate::model::Actor::ApiKey(ApiKeyId::generate()),
         fee_tier: tier,
         rate_limit_per_min: None,
+        underpayment_tolerance: crate::model::UnderpaymentTolerance::NONE,
     }
 }
 
@@ -48,7 +49,7 @@ fn request() -> NewSessionRequest {
         metadata: MetadataJson::from_json_text(r#"{"order":"A-1"}"#).unwrap(),
         success_url: None,
         cancel_url: None,
-        underpayment_tolerance: UnderpaymentTolerance::NONE,
+        underpayment_tolerance: None,
         expires_in_seconds: 600,
         chain: None,
         currency: Currency::Usdc,
@@ -278,6 +279,68 @@ fn an_unreachable_chain_is_not_a_verdict_on_the_plan() {
         .returning(|_, _, _| Err(ChainError::Unavailable("timeout".into())));
     let err = h.run(&c, subscription_request(7)).unwrap_err();
     assert!(matches!(err, CreateSessionError::ChainUnavailable(_)));
+}
+
+fn tolerance(bps: u16) -> UnderpaymentTolerance {
+    UnderpaymentTolerance::from_bps(bps).unwrap()
+}
+
+#[test]
+fn a_payment_session_takes_the_requested_tolerance_else_the_merchants_default() {
+    let c = AuthContext {
+        underpayment_tolerance: tolerance(50),
+        ..ctx(Mode::Test, FeeTier::Standard)
+    };
+    let h = Harness::new(vec![wallet(&c, 1)], 3);
+    let by_default = h.run(&c, request()).unwrap();
+    assert_eq!(by_default.underpayment_tolerance, tolerance(50));
+    for asked in [0, 500] {
+        let s = h
+            .run(
+                &c,
+                NewSessionRequest {
+                    underpayment_tolerance: Some(tolerance(asked)),
+                    ..request()
+                },
+            )
+            .unwrap();
+        assert_eq!(s.underpayment_tolerance, tolerance(asked));
+    }
+}
+
+#[test]
+fn a_subscription_session_refuses_a_tolerance_and_ignores_the_merchants_default() {
+    let c = AuthContext {
+        underpayment_tolerance: tolerance(50),
+        ..ctx(Mode::Live, FeeTier::Standard)
+    };
+    let w = wallet(&c, 1);
+    let mut h = Harness::new(vec![w.clone()], 2);
+    let on_chain = plan(w.address);
+    h.chain
+        .expect_subscription_plan()
+        .returning(move |_, _, _| Ok(Some(on_chain.clone())));
+    h.subscriptions.expect_register_plan().returning(|_| Ok(()));
+    let asked = NewSessionRequest {
+        underpayment_tolerance: Some(tolerance(1)),
+        ..subscription_request(7)
+    };
+    assert_eq!(
+        fields(h.run(&c, asked).unwrap_err()),
+        ["underpayment_tolerance_bps"]
+    );
+    for exact in [None, Some(UnderpaymentTolerance::NONE)] {
+        let s = h
+            .run(
+                &c,
+                NewSessionRequest {
+                    underpayment_tolerance: exact,
+                    ..subscription_request(7)
+                },
+            )
+            .unwrap();
+        assert_eq!(s.underpayment_tolerance, UnderpaymentTolerance::NONE);
+    }
 }
 
 #[test]

@@ -95,6 +95,7 @@ fn run_enroll(
         SECRET.to_vec(),
         code,
         &SecretString::from(password.to_owned()),
+        "198.51.100.4".parse().ok(),
         &deps,
     ))
 }
@@ -111,7 +112,7 @@ fn run_remove(
         passwords: &p,
         clock: &clock(),
     };
-    block_on(remove_totp(u, code, &deps))
+    block_on(remove_totp(u, code, "198.51.100.4".parse().ok(), &deps))
 }
 
 #[test]
@@ -142,9 +143,15 @@ fn enrolling_needs_the_current_password_and_uses_up_the_codes_step() {
     let id = u.id;
     users
         .expect_set_totp()
-        .withf(move |i, s| *i == id && s.as_deref() == Some(&SECRET[..]))
+        .withf(move |i, s, e| {
+            *i == id
+                && s.as_deref() == Some(&SECRET[..])
+                && e.action == crate::model::AuditAction::UserTotpEnabled
+                && e.actor == crate::model::AuditActor::User(id)
+                && e.client_address == "198.51.100.4".parse().ok()
+        })
         .times(1)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _, _| Ok(()));
     users
         .expect_use_totp_step()
         .with(eq(id), eq(step()))
@@ -195,9 +202,9 @@ fn removing_consumes_the_codes_step_and_wrong_codes_count_toward_the_lock() {
         .returning(|_, _| Ok(true));
     users
         .expect_set_totp()
-        .withf(|_, s| s.is_none())
+        .withf(|_, s, e| s.is_none() && e.action == crate::model::AuditAction::UserTotpRemoved)
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _, _| Ok(()));
     run_remove(&users, &u, &code()).expect("removed");
 }

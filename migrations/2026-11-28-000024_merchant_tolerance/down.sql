@@ -1,0 +1,1 @@
+ALTER TABLE merchants DROP COLUMN underpayment_tolerance_bps;

@@ -1,0 +1,2 @@
+DROP TABLE audit_events;
+DROP FUNCTION audit_events_append_only();
