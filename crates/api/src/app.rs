@@ -13,8 +13,8 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
-    checkout_sessions, hosted, hosted_authorization, portal, reads, refunds, wallets,
-    webhook_endpoints, webhook_events, x402, x402_facilitator,
+    checkout_sessions, hosted, hosted_authorization, portal, reads, refund_requests, refunds,
+    wallets, webhook_endpoints, webhook_events, x402, x402_facilitator,
 };
 use stablepay_web::WebState;
 
@@ -124,6 +124,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/refunds/{id}",
                 [(Method::GET, read(reads::get_refund))],
+            ))
+            .service(resource(
+                "/refund_requests",
+                [
+                    (Method::GET, list(refund_requests::list)),
+                    (Method::POST, atomic_write(refund_requests::create)),
+                ],
+            ))
+            .service(resource(
+                "/refund_requests/{id}",
+                [(Method::GET, read(refund_requests::retrieve))],
             ))
             .service(resource(
                 "/subscriptions",
@@ -258,6 +269,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             (Method::GET, web::route().to(portal::message)),
             (Method::POST, web::route().to(portal::cancel)),
         ],
+    ))
+    .service(resource(
+        "/refund/{id}",
+        [(Method::GET, web::route().to(stablepay_web::refund_page))],
+    ))
+    .service(resource(
+        "/refund/{id}/message",
+        [(Method::GET, web::route().to(refund_requests::message))],
+    ))
+    .service(resource(
+        "/refund/{id}/address",
+        [(Method::POST, web::route().to(refund_requests::confirm))],
     ))
     .service(resource(
         "/healthz",

@@ -285,6 +285,30 @@ impl From<RefundError> for ApiError {
     }
 }
 
+impl From<stablepay_domain::services::RefundRequestError> for ApiError {
+    fn from(e: stablepay_domain::services::RefundRequestError) -> Self {
+        use stablepay_domain::services::RefundRequestError as E;
+        match e {
+            E::NotFound(m) => m.into(),
+            E::Rejected(v) => v.into(),
+            E::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<stablepay_domain::services::ConfirmAddressError> for ApiError {
+    fn from(e: stablepay_domain::services::ConfirmAddressError) -> Self {
+        use stablepay_domain::services::ConfirmAddressError as E;
+        match e {
+            E::NotFound(m) => m.into(),
+            E::Rejected(v) => v.into(),
+            E::Closed(_) => ApiError::conflict(e.to_string()),
+            E::ChainUnavailable => ApiError::unavailable(e.to_string(), 2),
+            E::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<ResendError> for ApiError {
     fn from(e: ResendError) -> Self {
         match e {

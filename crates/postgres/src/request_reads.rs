@@ -96,6 +96,27 @@ impl Reads for PgReads {
             .await
     }
 
+    async fn refund_request(
+        &self,
+        id: RefundRequestId,
+    ) -> Result<Checked<Option<RefundRequest>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .read_refund_request(check, self.merchant(), self.mode(), id)
+            .await
+    }
+
+    async fn refund_requests(
+        &self,
+        payment: Option<PaymentId>,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<RefundRequest>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .list_refund_requests(check, self.merchant(), self.mode(), payment, page)
+            .await
+    }
+
     async fn audit_events(
         &self,
         page: &PageRequest,

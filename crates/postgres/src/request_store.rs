@@ -256,4 +256,7 @@ impl stablepay_domain::ports::Storage for PgStore {
     fn settings(&self) -> &dyn ports::MerchantSettings {
         self
     }
+    fn refund_requests(&self) -> &dyn ports::RefundRequestStore {
+        self
+    }
 }

@@ -488,8 +488,34 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    refund_requests (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        payment_id -> Uuid,
+        amount_micros -> Int8,
+        currency -> Text,
+        chain_id -> Int4,
+        token_address -> Text,
+        reason -> Nullable<Text>,
+        status -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Nullable<Text>,
+        destination_address -> Nullable<Text>,
+        confirmation -> Nullable<Text>,
+        confirmed_from -> Nullable<Text>,
+        address_confirmed_at -> Nullable<Timestamptz>,
+        refund_id -> Nullable<Uuid>,
+        refunded_at -> Nullable<Timestamptz>,
+        expires_at -> Timestamptz,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     audit_events,
+    refund_requests,
     balance_transactions,
     merchants,
     api_keys,

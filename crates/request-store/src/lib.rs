@@ -16,9 +16,9 @@ use stablepay_domain::{
     Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
     CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
     PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter,
-    RefundId, SessionFilter, Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet,
-    WalletId, WebhookAttempt, WebhookEndpoint, WebhookEndpointId, WebhookEventFilter,
-    WebhookEventRecord,
+    RefundId, RefundRequest, RefundRequestId, SessionFilter, Subscription, SubscriptionFilter,
+    SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt, WebhookEndpoint,
+    WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row
@@ -190,6 +190,17 @@ pub trait Reads: Send + Sync {
         filter: &WebhookEventFilter,
         page: &PageRequest,
     ) -> Result<Checked<Page<WebhookEventRecord>>, StoreError>;
+    /// One refund request (D32).
+    async fn refund_request(
+        &self,
+        id: RefundRequestId,
+    ) -> Result<Checked<Option<RefundRequest>>, StoreError>;
+    /// A page of refund requests, newest first; `payment` narrows it to one payment's.
+    async fn refund_requests(
+        &self,
+        payment: Option<PaymentId>,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<RefundRequest>>, StoreError>;
     /// A page of the audit log (D32): this mode's entries and the account's, newest first.
     async fn audit_events(
         &self,

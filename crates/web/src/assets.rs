@@ -8,6 +8,7 @@ const JS: &str = include_str!("../assets/dashboard.js");
 const CHECKOUT_CSS: &str = include_str!("../assets/checkout.css");
 const CHECKOUT_JS: &str = include_str!("../assets/checkout.js");
 const PORTAL_JS: &str = include_str!("../assets/portal.js");
+const REFUND_JS: &str = include_str!("../assets/refund.js");
 
 pub async fn asset(req: HttpRequest) -> HttpResponse {
     let (body, kind) = match req.match_info().get("name") {
@@ -16,6 +17,7 @@ pub async fn asset(req: HttpRequest) -> HttpResponse {
         Some("checkout.css") => (CHECKOUT_CSS, "text/css; charset=utf-8"),
         Some("checkout.js") => (CHECKOUT_JS, "text/javascript; charset=utf-8"),
         Some("portal.js") => (PORTAL_JS, "text/javascript; charset=utf-8"),
+        Some("refund.js") => (REFUND_JS, "text/javascript; charset=utf-8"),
         _ => return crate::shell::WebError::NotFound.to_response(),
     };
     HttpResponse::Ok()

@@ -11,6 +11,7 @@ mod format;
 mod pages;
 mod passwords;
 mod portal;
+mod refund_page;
 mod shell;
 
 use std::sync::Arc;
@@ -51,6 +52,7 @@ pub struct WebState {
 
 pub use checkout::page as checkout_page;
 pub use portal::page as portal_page;
+pub use refund_page::page as refund_page;
 pub use shell::csv_attachment;
 
 /// Registers every `/dashboard` route and `/assets/*`; the API's route table mounts

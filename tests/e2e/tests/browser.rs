@@ -551,3 +551,109 @@ async fn the_deposit_panel_shows_address_amount_qr_and_progress_as_a_transfer_ar
     );
     merchant.close().await;
 }
+
+/// anvil's dev account #4: a customer owed a refund, who confirms their address by signing.
+const CUSTOMER: &str = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_customer_confirms_where_a_refund_goes_and_the_merchant_pays_it_there() {
+    let chain = PrivateChain::start(Some(1)).await;
+    let stack = Stack::start_with(StackOptions::on(&chain)).await;
+    verify_merchant_wallet(&stack).await;
+    let (_, payment, _) = stablepay_e2e::paid_session(&stack, "10").await;
+    let pay = payment["id"].as_str().unwrap().to_owned();
+    let ask = |amount: &str| {
+        let (stack, pay, amount) = (&stack, pay.clone(), amount.to_owned());
+        async move {
+            let (status, r) = stack
+                .post(
+                    "/api/v1/refund_requests",
+                    json!({ "payment": pay, "amount": amount, "reason": "returned" }),
+                )
+                .await;
+            assert_eq!(status, 201, "{r}");
+            r
+        }
+    };
+
+    // By signature: the customer's wallet signs the text naming this refund and address.
+    let request = ask("4").await;
+    let rr = request["id"].as_str().unwrap().to_owned();
+    let customer = Browser::start(&[wallet(CUSTOMER, &chain)], 390).await;
+    customer.goto(request["url"].as_str().unwrap()).await;
+    assert_eq!(customer.text("#amount").await, "4");
+    assert!(customer
+        .text("#state")
+        .await
+        .contains("Waiting for your address"));
+    customer.click("#sign").await;
+    customer
+        .wait_for_text("#status", "Your refund will be sent to", WAIT)
+        .await;
+    assert_eq!(
+        customer.text("#destination").await.to_lowercase(),
+        CUSTOMER.to_lowercase()
+    );
+    customer.screenshot(&screenshot("refund-page.png")).await;
+    let confirmed = stack.get(&format!("/api/v1/refund_requests/{rr}")).await;
+    assert_eq!(confirmed["status"], "address_confirmed");
+    assert_eq!(confirmed["confirmation"], "signature");
+
+    // Typed twice: a mismatch is named on the page; the same address twice confirms.
+    let typed = ask("1").await;
+    customer.goto(typed["url"].as_str().unwrap()).await;
+    let exchange = "0x00000000000000000000000000000000000000ee";
+    customer.fill("#address", exchange).await;
+    customer
+        .fill(
+            "#address-again",
+            "0x00000000000000000000000000000000000000ef",
+        )
+        .await;
+    customer.click("#accept").await;
+    customer.click("#confirm-typed").await;
+    customer
+        .wait_for_text("#status", "does not match the address", WAIT)
+        .await;
+    customer.fill("#address-again", exchange).await;
+    customer.click("#confirm-typed").await;
+    customer
+        .wait_for_text("#status", "Your refund will be sent to", WAIT)
+        .await;
+    customer.close().await;
+    let typed = stack
+        .get(&format!(
+            "/api/v1/refund_requests/{}",
+            typed["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(typed["confirmation"], "typed_twice");
+
+    // The merchant pays the first from the dashboard's browser wallet, to that address.
+    let merchant = Browser::start(&[wallet(MERCHANT_WALLET, &chain)], 1280).await;
+    sign_in(&merchant, &stack).await;
+    let base = format!("{}/dashboard/test", stack.api);
+    merchant.goto(&format!("{base}/refund_requests/{rr}")).await;
+    assert_eq!(
+        merchant.text("#request-destination").await.to_lowercase(),
+        CUSTOMER.to_lowercase()
+    );
+    merchant.click("#refund-send").await;
+    merchant
+        .wait_for_text(".notice", "refund was verified", Duration::from_secs(90))
+        .await;
+    merchant.close().await;
+    let paid = stack.get(&format!("/api/v1/refund_requests/{rr}")).await;
+    assert_eq!(paid["status"], "refunded", "{paid}");
+    let refund = stack
+        .get(&format!(
+            "/api/v1/refunds/{}",
+            paid["refund"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(
+        refund["to_address"].as_str().unwrap().to_lowercase(),
+        CUSTOMER.to_lowercase()
+    );
+    assert_eq!(refund["amount"], "4");
+}

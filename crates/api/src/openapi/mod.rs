@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use crate::routes::{
-    checkout_sessions, reads, refunds, wallets, webhook_endpoints, webhook_events, x402_facilitator,
+    checkout_sessions, reads, refund_requests, refunds, wallets, webhook_endpoints, webhook_events,
+    x402_facilitator,
 };
 use stablepay_domain::representation::*;
 
@@ -36,6 +37,9 @@ use stablepay_domain::representation::*;
         refunds::create,
         reads::list_refunds,
         reads::get_refund,
+        refund_requests::create,
+        refund_requests::list,
+        refund_requests::retrieve,
         reads::list_subscriptions,
         reads::get_subscription,
         reads::list_payment_attempts,
@@ -64,7 +68,7 @@ use stablepay_domain::representation::*;
     ),
     tags(
         (name = "Checkout sessions"), (name = "Payments"), (name = "Balance transactions"),
-        (name = "Refunds"),
+        (name = "Refunds"), (name = "Refund requests"),
         (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
         (name = "Webhook endpoints"), (name = "Webhook events"), (name = "Audit events"),
         (name = "x402 facilitator"),
@@ -155,6 +159,7 @@ fn pinned_objects() -> Vec<(String, &'static str)> {
         of::<WebhookAttemptResource>(),
         of::<webhook_endpoints::RecoveryResource>(),
         of::<AuditEventResource>(),
+        of::<RefundRequestResource>(),
     ]
 }
 

@@ -5,6 +5,7 @@ pub mod hosted;
 pub mod hosted_authorization;
 pub mod portal;
 pub mod reads;
+pub mod refund_requests;
 pub mod refunds;
 pub mod wallets;
 pub mod webhook_endpoints;

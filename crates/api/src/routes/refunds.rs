@@ -3,7 +3,7 @@ use serde::Deserialize;
 use stablepay_domain::representation::RefundResource;
 use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
 use stablepay_domain::services::{record_refund, NewRefund, RefundDeps, RefundOutcome};
-use stablepay_domain::{Amount, PaymentId, TxHash, ValidationErrors};
+use stablepay_domain::{Amount, PaymentId, RefundRequestId, TxHash, ValidationErrors};
 
 use crate::error::ApiError;
 use crate::input::json_body;
@@ -23,6 +23,10 @@ pub(crate) struct RefundBody {
     amount: Option<serde_json::Value>,
     #[schema(schema_with = crate::openapi::fields::reason)]
     reason: Option<String>,
+    /// The refund request (`rr_…`) this refund pays: the transfer must then go to the
+    /// address the customer confirmed on the request's page, not to the payer.
+    #[schema(value_type = Option<RefundRequestId>)]
+    refund_request: Option<String>,
 }
 
 impl TryFrom<RefundBody> for NewRefund {
@@ -60,12 +64,19 @@ impl TryFrom<RefundBody> for NewRefund {
         let reason = b
             .reason
             .and_then(|r| e.check("reason", bounded_text(&r, 0, REASON_MAX)));
+        let refund_request = b.refund_request.and_then(|r| {
+            e.check(
+                "refund_request",
+                RefundRequestId::parse(&r).map_err(|_| "must be a rr_ id"),
+            )
+        });
         match (payment, tx_hash, e.is_empty()) {
             (Some(payment), Some(tx_hash), true) => Ok(NewRefund {
                 payment,
                 tx_hash,
                 amount,
                 reason,
+                refund_request,
             }),
             _ => Err(e),
         }
@@ -88,6 +99,7 @@ pub async fn create(call: WriteCall) -> Result<Reply, ApiError> {
         reader: call.ports().reader(),
         wallets: call.ports().wallets(),
         refunds: call.ports().refunds(),
+        requests: call.ports().refund_requests(),
         chain: s.chain.as_ref(),
         clock: s.clock.as_ref(),
         chains: &s.chains,

@@ -26,6 +26,7 @@ AuditAction {
     UserTotpRemoved => "user.totp_removed",
     UserDisabled => "user.disabled",
     RefundReported => "refund.reported",
+    RefundRequestCreated => "refund_request.created",
     UnderpaymentToleranceUpdated => "settings.underpayment_tolerance_updated",
 });
 

@@ -12,10 +12,11 @@ pub enum EventType {
     SubscriptionPastDue,
     SubscriptionExpired,
     SubscriptionCanceled,
+    RefundRequestAddressConfirmed,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 8] = [
+    pub const ALL: [EventType; 9] = [
         EventType::CheckoutSessionCompleted,
         EventType::PaymentSucceeded,
         EventType::PaymentFailed,
@@ -24,6 +25,7 @@ impl EventType {
         EventType::SubscriptionPastDue,
         EventType::SubscriptionExpired,
         EventType::SubscriptionCanceled,
+        EventType::RefundRequestAddressConfirmed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -36,6 +38,7 @@ impl EventType {
             EventType::SubscriptionPastDue => "subscription.past_due",
             EventType::SubscriptionExpired => "subscription.expired",
             EventType::SubscriptionCanceled => "subscription.canceled",
+            EventType::RefundRequestAddressConfirmed => "refund_request.address_confirmed",
         }
     }
 

@@ -156,6 +156,8 @@ resource_id!(/// `cus_…` customer (D7).
     CustomerId, "cus", "customer");
 resource_id!(/// `re_…` refund.
     RefundId, "re", "refund");
+resource_id!(/// `rr_…` refund request (D32).
+    RefundRequestId, "rr", "refund request");
 resource_id!(/// `sub_…` subscription.
     SubscriptionId, "sub", "subscription");
 resource_id!(/// `att_…` payment attempt.

@@ -13,6 +13,7 @@ mod merchant;
 mod page;
 mod private_key;
 mod read_models;
+mod refund_request;
 mod session_request;
 mod text;
 mod time;
@@ -34,6 +35,9 @@ pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant}
 pub use page::{Page, PageRequest, PageRequestError};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
+pub use refund_request::{
+    AddressConfirmation, RefundRequest, RefundRequestStatus, REFUND_REQUEST_TTL_SECS,
+};
 pub use session_request::{
     ChainPlanId, CustomerReference, MetadataJson, PlanIdError, RedirectUrl, SessionTerms, Title,
     ToleranceError, UnderpaymentTolerance,

@@ -1,7 +1,9 @@
 use async_trait::async_trait;
 
 use super::{EventDraft, StoreError};
-use crate::model::{AuditEvent, BalanceTransaction, ChainId, Payment, Refund, TxHash};
+use crate::model::{
+    AuditEvent, BalanceTransaction, ChainId, Payment, Refund, RefundRequestId, TxHash,
+};
 
 /// A verified refund and everything it changes, decided by the domain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +18,8 @@ pub struct RefundRecord {
     pub ledger: BalanceTransaction,
     /// Who reported it (D32's audit log).
     pub audit: AuditEvent,
+    /// The refund request it pays, marked refunded in the same write.
+    pub request: Option<RefundRequestId>,
 }
 
 /// What [`RefundStore::record_refund`] did.
@@ -26,6 +30,9 @@ pub enum RefundWrite {
     PaymentChanged,
     /// Another refund already records this transfer (chain, transaction, log index).
     TransferTaken,
+    /// The refund request it names no longer waits for a refund (paid meanwhile, or
+    /// expired at the refund's time).
+    RequestChanged,
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]

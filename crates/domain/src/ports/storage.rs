@@ -3,8 +3,8 @@
 
 use super::{
     ApiKeyManager, ApiKeyStore, AuditLog, DashboardReader, DashboardUserStore, DepositStore,
-    IdempotencyStore, MerchantSettings, Outbox, RecoveryQueue, RefundStore, ResourceReader,
-    SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
+    IdempotencyStore, MerchantSettings, Outbox, RecoveryQueue, RefundRequestStore, RefundStore,
+    ResourceReader, SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
     WebhookEndpointRepository,
 };
 
@@ -27,4 +27,5 @@ pub trait Storage: Send + Sync {
     fn subscriptions(&self) -> &dyn SubscriptionStore;
     fn audit_log(&self) -> &dyn AuditLog;
     fn settings(&self) -> &dyn MerchantSettings;
+    fn refund_requests(&self) -> &dyn RefundRequestStore;
 }

@@ -87,6 +87,18 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
         EventType::SubscriptionPastDue => subscription_object("past_due", false, 1),
         EventType::SubscriptionExpired => subscription_object("expired", false, 3),
         EventType::SubscriptionCanceled => subscription_object("canceled", true, 0),
+        EventType::RefundRequestAddressConfirmed => {
+            let request = synthetic_id("rr");
+            json!({
+                "id": request, "object": "refund_request", "livemode": livemode,
+                "status": "address_confirmed", "payment": payment, "amount": amount.to_string(),
+                "currency": "USDC", "chain_id": chain_id, "reason": null,
+                "url": format!("https://pay.example/refund/{request}"),
+                "destination_address": TEST_PAYER, "confirmation": "signature",
+                "address_confirmed_at": created, "refund": null, "refunded_at": null,
+                "expires_at": now.plus_seconds(14 * 86_400).to_string(), "created_at": created,
+            })
+        }
     }
 }
 

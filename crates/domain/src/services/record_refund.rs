@@ -4,11 +4,12 @@
 use crate::deployment::ChainDirectory;
 use crate::model::{
     Amount, AuditAction, AuditEvent, AuthContext, Changer, EventType, FieldError, Missing,
-    PaymentId, PaymentStatus, Refund, RefundId, RefundStatus, TxHash, ValidationErrors,
+    PaymentId, PaymentStatus, Refund, RefundId, RefundRequestId, RefundRequestStatus, RefundStatus,
+    TxHash, ValidationErrors,
 };
 use crate::ports::{
-    ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundStore, RefundWrite,
-    ResourceReader, StoreError, WalletRepository,
+    ChainError, ChainReader, Clock, EventDraft, RefundRecord, RefundRequestStore, RefundStore,
+    RefundWrite, ResourceReader, StoreError, WalletRepository,
 };
 use crate::representation::PaymentResource;
 use crate::rules::confirmations::{confirmations, is_confirmed};
@@ -21,6 +22,9 @@ pub struct NewRefund {
     pub tx_hash: TxHash,
     pub amount: Option<Amount>,
     pub reason: Option<String>,
+    /// The refund request this refund pays (D32): the transfer must then go to the
+    /// address the customer confirmed, not to the payer.
+    pub refund_request: Option<RefundRequestId>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +53,7 @@ pub struct RefundDeps<'a> {
     pub reader: &'a dyn ResourceReader,
     pub wallets: &'a dyn WalletRepository,
     pub refunds: &'a dyn RefundStore,
+    pub requests: &'a dyn RefundRequestStore,
     pub chain: &'a dyn ChainReader,
     pub clock: &'a dyn Clock,
     pub chains: &'a ChainDirectory,
@@ -113,6 +118,15 @@ async fn attempt(
             ),
         ));
     }
+    // Where the money must go: the payer, or the address the customer confirmed.
+    let requested = match req.refund_request {
+        None => None,
+        Some(id) => Some(refund_request_for(ctx, &payment, id, deps).await?),
+    };
+    let destination = requested
+        .as_ref()
+        .and_then(|r| r.destination_address)
+        .unwrap_or(payment.wallet_address);
     let receipt = deps
         .chain
         .receipt(payment.chain, req.tx_hash)
@@ -158,14 +172,16 @@ async fn attempt(
             ),
         ));
     }
-    let to_payer: Vec<_> = of_token
-        .iter()
-        .filter(|t| t.to == payment.wallet_address)
-        .collect();
+    let to_payer: Vec<_> = of_token.iter().filter(|t| t.to == destination).collect();
     if to_payer.is_empty() {
         return Err(reject(
             "tx_hash",
-            format!("does not transfer to the payer {}", payment.wallet_address),
+            match requested {
+                Some(_) => format!(
+                    "does not transfer to {destination}, the address the customer confirmed for the refund request"
+                ),
+                None => format!("does not transfer to the payer {destination}"),
+            },
         ));
     }
     let verified = deps.wallets.verified(ctx.merchant_id).await?;
@@ -210,6 +226,19 @@ async fn attempt(
         .ok()
         .and_then(|v| Amount::from_micros(v).ok())
         .ok_or_else(|| reject("tx_hash", "transfers an invalid amount"))?;
+    if let Some(r) = requested.as_ref().filter(|r| value > r.amount) {
+        return Err(reject(
+            if req.amount.is_some() {
+                "amount"
+            } else {
+                "tx_hash"
+            },
+            format!(
+                "{value} exceeds the {} the refund request asks for",
+                r.amount
+            ),
+        ));
+    }
     let refundable = payment.refundable_micros();
     if value.micros() > refundable {
         return Err(reject(
@@ -276,6 +305,7 @@ async fn attempt(
         expected_refunded_micros: payment.refunded_micros,
         payment_after,
         event,
+        request: req.refund_request,
         audit: AuditEvent::of(
             by,
             ctx.merchant_id,
@@ -294,6 +324,41 @@ async fn attempt(
     };
     match deps.refunds.record_refund(&record).await? {
         RefundWrite::Recorded => Ok(Some(RefundOutcome::Created(refund))),
-        RefundWrite::PaymentChanged | RefundWrite::TransferTaken => Ok(None),
+        RefundWrite::PaymentChanged | RefundWrite::TransferTaken | RefundWrite::RequestChanged => {
+            Ok(None)
+        }
+    }
+}
+
+/// The refund request a refund names, if it can be paid now: this merchant's and mode's,
+/// for this payment, its address confirmed and not expired.
+async fn refund_request_for(
+    ctx: &AuthContext,
+    payment: &crate::model::Payment,
+    id: RefundRequestId,
+    deps: &RefundDeps<'_>,
+) -> Result<crate::model::RefundRequest, RefundError> {
+    let request = deps
+        .requests
+        .request(ctx.merchant_id, ctx.mode, id)
+        .await?
+        .ok_or_else(|| reject("refund_request", format!("no such refund request: '{id}'")))?;
+    if request.payment != payment.id {
+        return Err(reject(
+            "refund_request",
+            format!("is for payment {}, not {}", request.payment, payment.id),
+        ));
+    }
+    match request.status_at(deps.clock.now()) {
+        RefundRequestStatus::AddressConfirmed => Ok(request),
+        RefundRequestStatus::AwaitingAddress => Err(reject(
+            "refund_request",
+            "still waits for the customer to confirm an address; send them its url",
+        )),
+        RefundRequestStatus::Refunded => Err(reject("refund_request", "was refunded already")),
+        RefundRequestStatus::Expired => Err(reject(
+            "refund_request",
+            "has expired; create a new refund request",
+        )),
     }
 }

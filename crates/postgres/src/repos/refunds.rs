@@ -11,7 +11,7 @@ use super::ledger::append_entries;
 use super::outbox::{write_event, OutboxError};
 use crate::error::map_diesel_error;
 use crate::rows::{to_i64, RefundRow};
-use crate::schema::{payments as p, refunds as r};
+use crate::schema::{payments as p, refund_requests as rr, refunds as r};
 use crate::PgStore;
 
 #[async_trait]
@@ -68,6 +68,21 @@ impl RefundStore for PgStore {
             if refunded != to_i64(rec.expected_refunded_micros) {
                 return Ok::<_, OutboxError>(RefundWrite::PaymentChanged);
             }
+            // The request it pays must still wait for it, under the request's lock.
+            if let Some(request) = rec.request {
+                let waiting: Option<uuid::Uuid> = rr::table
+                    .filter(rr::id.eq(request.uuid()))
+                    .filter(rr::status.eq("address_confirmed"))
+                    .filter(rr::expires_at.gt(f.created_at.as_datetime()))
+                    .select(rr::id)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if waiting.is_none() {
+                    return Ok(RefundWrite::RequestChanged);
+                }
+            }
             let inserted = diesel::insert_into(r::table)
                 .values(&row)
                 .on_conflict((r::chain_id, r::tx_hash, r::log_index))
@@ -84,6 +99,16 @@ impl RefundStore for PgStore {
                 ))
                 .execute(conn)
                 .await?;
+            if let Some(request) = rec.request {
+                diesel::update(rr::table.filter(rr::id.eq(request.uuid())))
+                    .set((
+                        rr::status.eq("refunded"),
+                        rr::refund_id.eq(f.id.uuid()),
+                        rr::refunded_at.eq(f.created_at.as_datetime()),
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
             append_entries(conn, std::slice::from_ref(&rec.ledger)).await?;
             crate::repos::audit::record(conn, &rec.audit).await?;
             write_event(conn, &rec.event).await?;

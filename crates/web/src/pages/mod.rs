@@ -9,6 +9,7 @@ mod checkout_sessions;
 mod customers;
 mod home;
 mod payments;
+mod refund_requests;
 mod settings;
 mod subscriptions;
 mod wallets;
@@ -58,6 +59,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route("/payments", web::get().to(payments::list))
                     .route("/payments/{id}", web::get().to(payments::show))
                     .route("/payments/{id}/refunds", web::post().to(payments::refund))
+                    .route(
+                        "/payments/{id}/refund_requests",
+                        web::post().to(refund_requests::create),
+                    )
+                    .route(
+                        "/refund_requests/{id}",
+                        web::get().to(refund_requests::show),
+                    )
                     .route("/checkout_sessions", web::get().to(checkout_sessions::list))
                     .route(
                         "/checkout_sessions",

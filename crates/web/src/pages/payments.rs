@@ -164,6 +164,7 @@ struct DetailView {
     can_refund: bool,
     error: Option<String>,
     refund_action: String,
+    request_action: String,
     /// The merchant's verified wallets (lower-case, space-separated): the page refuses to
     /// send a refund from any other account, since it could not be recorded.
     wallets: String,
@@ -283,6 +284,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
             .collect(),
         can_refund: x.can_refund(),
         refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
+        request_action: p.link(&format!("/payments/{}/refund_requests", x.id)),
         payment: PaymentLine::new(p, &x),
         error,
         wallets,
@@ -335,15 +337,24 @@ page_handler!(refund, |p| async move {
         reader: s.store.reader(),
         wallets: s.store.wallets(),
         refunds: s.store.refunds(),
+        requests: s.store.refund_requests(),
         chain: s.chain.as_ref(),
         clock: s.clock.as_ref(),
         chains: &s.chains,
+    };
+    let refund_request = match p.form.text("refund_request").filter(|r| !r.is_empty()) {
+        None => None,
+        Some(r) => match stablepay_domain::RefundRequestId::parse(&r) {
+            Ok(id) => Some(id),
+            Err(_) => return detail(&p, Some("refund request: must be a rr_ id".into())).await,
+        },
     };
     let new = NewRefund {
         payment,
         tx_hash,
         amount,
         reason,
+        refund_request,
     };
     match record_refund(&p.ctx(), new, &p.changer(), &deps).await {
         Ok(RefundOutcome::Created(_) | RefundOutcome::Existing(_)) => Ok(Reply::Redirect(

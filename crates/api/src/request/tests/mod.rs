@@ -48,6 +48,7 @@ struct Ports {
     subscriptions: MockSubscriptionStore,
     audit_log: MockAuditLog,
     settings: MockMerchantSettings,
+    refund_requests: MockRefundRequestStore,
 }
 
 /// `Storage` for `$t`, each port the field of that name of `$base`.
@@ -121,6 +122,10 @@ macro_rules! storage {
             fn settings(&self) -> &dyn MerchantSettings {
                 let $s = self;
                 &$base.settings
+            }
+            fn refund_requests(&self) -> &dyn RefundRequestStore {
+                let $s = self;
+                &$base.refund_requests
             }
         }
     };
