@@ -180,6 +180,18 @@ pub fn positive_amount() -> Schema {
         .into()
 }
 
+/// `positive_amount` where the amount is required: never null.
+pub fn required_positive_amount() -> Schema {
+    of(Type::String)
+        .pattern(Some(POSITIVE_AMOUNT_PATTERN))
+        .description(Some(
+            "A decimal string above 0 and at most 1000000000, at most 6 decimal places; \
+             never a JSON number.",
+        ))
+        .examples(["12.5"])
+        .into()
+}
+
 /// A hex signature: `0x` and 1–2048 bytes.
 pub fn signature() -> Schema {
     of(Type::String)

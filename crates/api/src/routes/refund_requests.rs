@@ -30,7 +30,7 @@ pub(crate) struct RefundRequestBody {
     #[schema(value_type = PaymentId)]
     payment: Option<String>,
     /// How much to refund, at most what the payment has left to refund.
-    #[schema(schema_with = crate::openapi::fields::positive_amount)]
+    #[schema(schema_with = crate::openapi::fields::required_positive_amount, required = true)]
     amount: Option<serde_json::Value>,
     #[schema(schema_with = crate::openapi::fields::reason)]
     reason: Option<String>,
