@@ -323,6 +323,11 @@ pub fn render(result: Result<Reply, ApiError>) -> HttpResponse {
     }
 }
 
+/// A public JSON endpoint's answer: the body with 200, or the error envelope.
+pub fn render_json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
+    render(result.and_then(|body| Reply::ok(&body)))
+}
+
 fn render_error(err: ApiError) -> HttpResponse {
     if err.code == ErrorCode::Api {
         tracing::error!(message = %err.message, "request failed");

@@ -14,7 +14,7 @@ use stablepay_domain::{Signature, SubscriptionId};
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{admit_public, render, Reply};
+use crate::request::{admit_public, render_json as json};
 use crate::state::{AppState, HttpWorkerStore};
 use stablepay_domain::ports::Storage;
 
@@ -38,10 +38,6 @@ async fn public(
 ) -> Result<PublicSubscription, ApiError> {
     let name = portal_merchant_name(&rec, &deps(state, store)).await?;
     Ok(PublicSubscription::new(rec, name))
-}
-
-fn json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
-    render(result.and_then(|body| Reply::ok(&body)))
 }
 
 #[derive(Serialize)]

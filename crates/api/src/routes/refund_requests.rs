@@ -3,24 +3,24 @@
 //! `/pay`; the request's id is the customer's capability. Rules live in the domain's
 //! `create_refund_request` and `confirm_refund_address`; the page is in `stablepay-web`.
 
+use super::refunds::{amount_field, payment_field, reason_field};
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use stablepay_domain::representation::{List, RefundRequestResource};
 use stablepay_domain::rules::refund_requests::confirmation_message;
-use stablepay_domain::rules::validation::{bounded_text, REASON_MAX};
 use stablepay_domain::services::{
     confirm_refund_address, create_refund_request, AddressProof, ConfirmAddressDeps,
     NewRefundRequest, RefundRequestDeps,
 };
-use stablepay_domain::{
-    Address, Amount, Missing, PaymentId, RefundRequestId, Signature, ValidationErrors,
-};
+use stablepay_domain::{Address, Missing, PaymentId, RefundRequestId, Signature, ValidationErrors};
 use stablepay_request_store::Checked;
 
 use crate::error::ApiError;
 use crate::input::json_body;
-use crate::request::{admit_public, render, InTransaction, ReadCall, ReadReply, Reply, WriteCall};
+use crate::request::{
+    admit_public, render_json as json, InTransaction, ReadCall, ReadReply, Reply, WriteCall,
+};
 use crate::state::{AppState, HttpWorkerStore};
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -41,30 +41,15 @@ impl TryFrom<RefundRequestBody> for NewRefundRequest {
 
     fn try_from(b: RefundRequestBody) -> Result<Self, ValidationErrors> {
         let mut e = ValidationErrors::default();
-        let payment = match b.payment {
-            None => {
-                e.push("payment", "is required");
-                None
-            }
-            Some(p) => e.check(
-                "payment",
-                PaymentId::parse(&p).map_err(|_| "must be a pay_ id"),
-            ),
-        };
+        let payment = payment_field(&mut e, b.payment);
         let amount = match b.amount.filter(|v| !v.is_null()) {
             None => {
                 e.push("amount", "is required");
                 None
             }
-            Some(serde_json::Value::String(s)) => e.check("amount", Amount::parse(&s)),
-            Some(_) => e.check::<Amount, _>(
-                "amount",
-                Err("must be a decimal string such as \"10.50\", not a JSON number"),
-            ),
+            Some(v) => amount_field(&mut e, v),
         };
-        let reason = b
-            .reason
-            .and_then(|r| e.check("reason", bounded_text(&r, 0, REASON_MAX)));
+        let reason = reason_field(&mut e, b.reason);
         match (payment, amount, e.is_empty()) {
             (Some(payment), Some(amount), true) => Ok(NewRefundRequest {
                 payment,
@@ -126,10 +111,6 @@ pub async fn list(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     Reply::read(
         rows.map(|rows| List::from_page(rows, |r| RefundRequestResource::new(r, now, &url))),
     )
-}
-
-fn json(result: Result<impl Serialize, ApiError>) -> HttpResponse {
-    render(result.and_then(|body| Reply::ok(&body)))
 }
 
 fn confirm_deps<'a>(state: &'a AppState, store: &'a HttpWorkerStore) -> ConfirmAddressDeps<'a> {

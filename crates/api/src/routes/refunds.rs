@@ -34,16 +34,7 @@ impl TryFrom<RefundBody> for NewRefund {
 
     fn try_from(b: RefundBody) -> Result<Self, ValidationErrors> {
         let mut e = ValidationErrors::default();
-        let payment = match b.payment {
-            None => {
-                e.push("payment", "is required");
-                None
-            }
-            Some(p) => e.check(
-                "payment",
-                PaymentId::parse(&p).map_err(|_| "must be a pay_ id"),
-            ),
-        };
+        let payment = payment_field(&mut e, b.payment);
         let tx_hash = match b.tx_hash {
             None => {
                 e.push("tx_hash", "is required");
@@ -54,16 +45,11 @@ impl TryFrom<RefundBody> for NewRefund {
                 TxHash::parse(&t).map_err(|_| "must be a 0x-prefixed 32-byte transaction hash"),
             ),
         };
-        let amount = b.amount.filter(|v| !v.is_null()).and_then(|v| match v {
-            serde_json::Value::String(s) => e.check("amount", Amount::parse(&s)),
-            _ => e.check::<Amount, _>(
-                "amount",
-                Err("must be a decimal string such as \"10.50\", not a JSON number"),
-            ),
-        });
-        let reason = b
-            .reason
-            .and_then(|r| e.check("reason", bounded_text(&r, 0, REASON_MAX)));
+        let amount = b
+            .amount
+            .filter(|v| !v.is_null())
+            .and_then(|v| amount_field(&mut e, v));
+        let reason = reason_field(&mut e, b.reason);
         let refund_request = b.refund_request.and_then(|r| {
             e.check(
                 "refund_request",
@@ -81,6 +67,36 @@ impl TryFrom<RefundBody> for NewRefund {
             _ => Err(e),
         }
     }
+}
+
+/// `payment`, required: a `pay_` id. Shared with refund requests.
+pub(crate) fn payment_field(e: &mut ValidationErrors, raw: Option<String>) -> Option<PaymentId> {
+    match raw {
+        None => {
+            e.push("payment", "is required");
+            None
+        }
+        Some(p) => e.check(
+            "payment",
+            PaymentId::parse(&p).map_err(|_| "must be a pay_ id"),
+        ),
+    }
+}
+
+/// `amount` as given (not null): a decimal string, never a JSON number.
+pub(crate) fn amount_field(e: &mut ValidationErrors, v: serde_json::Value) -> Option<Amount> {
+    match v {
+        serde_json::Value::String(s) => e.check("amount", Amount::parse(&s)),
+        _ => e.check::<Amount, _>(
+            "amount",
+            Err("must be a decimal string such as \"10.50\", not a JSON number"),
+        ),
+    }
+}
+
+/// `reason`, optional: at most `REASON_MAX` characters.
+pub(crate) fn reason_field(e: &mut ValidationErrors, raw: Option<String>) -> Option<String> {
+    raw.and_then(|r| e.check("reason", bounded_text(&r, 0, REASON_MAX)))
 }
 
 /// Records a refund you sent on-chain, after verifying the transfer (200 when the same

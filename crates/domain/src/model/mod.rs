@@ -35,6 +35,8 @@ pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant}
 pub use page::{Page, PageRequest, PageRequestError};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
+#[cfg(test)]
+pub(crate) use refund_request::fixture;
 pub use refund_request::{
     AddressConfirmation, RefundRequest, RefundRequestStatus, REFUND_REQUEST_TTL_SECS,
 };

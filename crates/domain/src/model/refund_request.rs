@@ -66,21 +66,26 @@ impl RefundRequest {
     }
 }
 
+/// A request for unit tests: live, on Base, 7.5 USDC, made at `at(0)`, expiring at
+/// `at(100)`.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixture {
     use super::*;
 
-    fn request(status: RefundRequestStatus) -> RefundRequest {
-        let at = |s| Timestamp::from_unix_seconds(s).unwrap();
+    pub fn at(s: i64) -> Timestamp {
+        Timestamp::from_unix_seconds(1_800_000_000 + s).expect("a time")
+    }
+
+    pub fn refund_request(status: RefundRequestStatus) -> RefundRequest {
         RefundRequest {
             id: RefundRequestId::generate(),
             merchant_id: MerchantId::generate(),
-            mode: Mode::Test,
+            mode: Mode::Live,
             payment: PaymentId::generate(),
-            amount: Amount::parse("5").unwrap(),
+            amount: Amount::parse("7.5").expect("an amount"),
             currency: Currency::Usdc,
-            chain: ChainId::BaseSepolia,
-            token_address: Address::from_bytes([1; 20]),
+            chain: ChainId::Base,
+            token_address: Address::from_bytes([0xaa; 20]),
             reason: None,
             status,
             requested_by: AuditActor::Operator,
@@ -94,10 +99,15 @@ mod tests {
             created_at: at(0),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{at, refund_request as request};
+    use super::*;
 
     #[test]
     fn a_request_not_refunded_by_its_expiry_is_expired() {
-        let at = |s| Timestamp::from_unix_seconds(s).unwrap();
         for s in [
             RefundRequestStatus::AwaitingAddress,
             RefundRequestStatus::AddressConfirmed,

@@ -33,32 +33,13 @@ pub fn unusable_destination(request: &RefundRequest, address: Address) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        Amount, AuditActor, ChainId, Currency, MerchantId, Mode, PaymentId, RefundRequestId,
-        RefundRequestStatus, Timestamp,
-    };
+    use crate::model::fixture::refund_request;
+    use crate::model::{Amount, RefundRequestStatus};
 
     fn request() -> RefundRequest {
         RefundRequest {
-            id: RefundRequestId::generate(),
-            merchant_id: MerchantId::generate(),
-            mode: Mode::Live,
-            payment: PaymentId::generate(),
             amount: Amount::parse("12.5").unwrap(),
-            currency: Currency::Usdc,
-            chain: ChainId::Base,
-            token_address: Address::from_bytes([0xaa; 20]),
-            reason: None,
-            status: RefundRequestStatus::AwaitingAddress,
-            requested_by: AuditActor::Operator,
-            destination_address: None,
-            confirmation: None,
-            confirmed_from: None,
-            address_confirmed_at: None,
-            refund: None,
-            refunded_at: None,
-            expires_at: Timestamp::from_unix_seconds(100).unwrap(),
-            created_at: Timestamp::from_unix_seconds(0).unwrap(),
+            ..refund_request(RefundRequestStatus::AwaitingAddress)
         }
     }
 

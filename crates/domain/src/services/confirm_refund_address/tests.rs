@@ -1,38 +1,11 @@
 use super::*;
-use crate::model::{Amount, AuditActor, ChainId, Currency, MerchantId, Mode, PaymentId, Timestamp};
+use crate::model::fixture::{at, refund_request as request};
+use crate::model::Timestamp;
 use crate::ports::{MockChainReader, MockClock, MockRefundRequestStore};
 use crate::rules::eip191;
 use futures_executor::block_on;
 
 const CUSTOMER: [u8; 32] = [0x31; 32];
-
-fn at(s: i64) -> Timestamp {
-    Timestamp::from_unix_seconds(1_800_000_000 + s).unwrap()
-}
-
-fn request(status: RefundRequestStatus) -> RefundRequest {
-    RefundRequest {
-        id: RefundRequestId::generate(),
-        merchant_id: MerchantId::generate(),
-        mode: Mode::Live,
-        payment: PaymentId::generate(),
-        amount: Amount::parse("7.5").unwrap(),
-        currency: Currency::Usdc,
-        chain: ChainId::Base,
-        token_address: Address::from_bytes([0xaa; 20]),
-        reason: None,
-        status,
-        requested_by: AuditActor::Operator,
-        destination_address: None,
-        confirmation: None,
-        confirmed_from: None,
-        address_confirmed_at: None,
-        refund: None,
-        refunded_at: None,
-        expires_at: at(100),
-        created_at: at(0),
-    }
-}
 
 fn customer() -> Address {
     eip191::address_of_private_key(&CUSTOMER).unwrap()
