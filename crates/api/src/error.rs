@@ -392,6 +392,8 @@ impl From<AuthorizationError> for ApiError {
                 "The network could not be reached to check the payment; retry in a few seconds",
             ),
             E::AlreadyRelayed(_) => ApiError::conflict(e.to_string()),
+            // D33: nothing was sent; the field is the payer, whatever the source said.
+            E::PayerBlocked(_) => ApiError::invalid_field("payer", e.to_string()),
         }
     }
 }

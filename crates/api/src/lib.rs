@@ -39,6 +39,8 @@ pub struct ChainSettings {
     pub plan_min_interval_secs: u64,
     /// Sends one-signature payments (D23); `None` without `STABLEPAY_RELAYER_KEY`.
     pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
+    /// The sanctions sources payers are screened against, and in which modes (D33).
+    pub screening: stablepay_domain::services::PayerScreening,
 }
 
 /// The request limits: per API key, and per client of the public pages and sign-in.
@@ -97,6 +99,7 @@ pub fn state_from_store(
         chains: chain.contracts,
         operator_key: chain.operator_key,
         relayer: chain.relayer,
+        screening: chain.screening,
         intent_ttl_secs: chain.intent_ttl_secs,
         public_rate_limiter: public_limiter,
         clock,

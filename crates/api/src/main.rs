@@ -117,9 +117,26 @@ async fn serve() -> Result<(), String> {
             None => None,
         };
     let tokens = chain_env.tokens;
+    let screening = stablepay_config::ScreeningEnv::from_env()
+        .map_err(|e| e.to_string())?
+        .screening(
+            |oracles| {
+                std::sync::Arc::new(stablepay_evm::screening::EvmSanctionsOracle::new(
+                    reader.clone(),
+                    oracles,
+                ))
+            },
+            |name| {
+                std::sync::Arc::new(stablepay_postgres::PgSanctionsList::new(
+                    store.clone(),
+                    name,
+                ))
+            },
+        );
     let chain = stablepay_api::ChainSettings {
         reader,
         relayer,
+        screening,
         contracts: chain_env.contracts,
         operator_key: chain_env.signing_key,
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),

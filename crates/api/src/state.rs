@@ -24,6 +24,8 @@ pub struct AppState {
     pub operator_key: Option<PrivateKey>,
     /// Sends one-signature payments (D23); `None` without a relayer key.
     pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
+    /// Sanctions screening of payers (D33).
+    pub screening: stablepay_domain::services::PayerScreening,
     /// Lifetime of a signed payment intent (D18).
     pub intent_ttl_secs: u64,
     /// Per-client-IP limiter for the public hosted-page endpoints (D15).

@@ -18,6 +18,7 @@ use decode::{
     block_hash_of, block_time_of, logged_txs_of, plan_of, receipt_facts, transfer_logs_of,
 };
 pub mod relay;
+pub mod screening;
 pub mod sender;
 mod tokens;
 

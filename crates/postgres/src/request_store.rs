@@ -259,4 +259,7 @@ impl stablepay_domain::ports::Storage for PgStore {
     fn refund_requests(&self) -> &dyn ports::RefundRequestStore {
         self
     }
+    fn screening_log(&self) -> &dyn ports::ScreeningLog {
+        self
+    }
 }

@@ -513,7 +513,47 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    screening_lists (id) {
+        id -> Int8,
+        name -> Text,
+        version -> Int4,
+        format -> Text,
+        published -> Nullable<Text>,
+        entries -> Int4,
+        imported_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    screening_entries (address, list_id) {
+        list_id -> Int8,
+        address -> Bytea,
+        entry -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    screening_checks (id) {
+        id -> Int8,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        chain_id -> Int4,
+        address -> Text,
+        session_id -> Uuid,
+        path -> Text,
+        source -> Text,
+        list_version -> Nullable<Int4>,
+        answer -> Text,
+        list -> Nullable<Text>,
+        entry -> Nullable<Text>,
+        checked_at -> Timestamptz,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    screening_lists,
+    screening_entries,
     audit_events,
     refund_requests,
     balance_transactions,

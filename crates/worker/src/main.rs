@@ -84,6 +84,23 @@ async fn run() -> Result<(), String> {
         deposits: Arc::new(store.clone()),
         subscriptions: Arc::new(store.clone()),
         clock: Arc::new(SystemClock),
+        screening: stablepay_config::ScreeningEnv::from_env()
+            .map_err(|e| e.to_string())?
+            .screening(
+                |oracles| {
+                    Arc::new(stablepay_evm::screening::EvmSanctionsOracle::new(
+                        evm.clone(),
+                        oracles,
+                    ))
+                },
+                |name| {
+                    Arc::new(stablepay_postgres::PgSanctionsList::new(
+                        store.clone(),
+                        name,
+                    ))
+                },
+            ),
+        screening_log: Arc::new(store.clone()),
     };
     let watchers: Vec<ChainWatcher> = chain_env
         .contracts

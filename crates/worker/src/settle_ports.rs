@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use stablepay_domain::deployment::{ChainDirectory, TokenDirectory};
 use stablepay_domain::ports::{
-    ChainReader, Clock, DepositStore, SettlementStore, SubscriptionStore,
+    ChainReader, Clock, DepositStore, ScreeningLog, SettlementStore, SubscriptionStore,
 };
-use stablepay_domain::services::SettleDeps;
+use stablepay_domain::services::{PayerScreening, SettleDeps};
 
 #[derive(Clone)]
 pub struct SettlePorts {
@@ -19,6 +19,9 @@ pub struct SettlePorts {
     pub deposits: Arc<dyn DepositStore>,
     pub subscriptions: Arc<dyn SubscriptionStore>,
     pub clock: Arc<dyn Clock>,
+    /// Sanctions screening of payers (D33) and where each check is kept.
+    pub screening: PayerScreening,
+    pub screening_log: Arc<dyn ScreeningLog>,
 }
 
 impl SettlePorts {
@@ -31,6 +34,8 @@ impl SettlePorts {
             clock: self.clock.as_ref(),
             chains: &self.chains,
             tokens: &self.tokens,
+            screening: &self.screening,
+            screening_log: self.screening_log.as_ref(),
         }
     }
 }

@@ -41,6 +41,10 @@ pub async fn reconcile(args: ReconcileArgs) -> Result<(), String> {
         clock: &clock,
         chains: &env.contracts,
         tokens: &env.tokens,
+        // Reconciling books what the chain holds; screening of those payers is the
+        // watcher's path (D33), not re-run here.
+        screening: &stablepay_domain::services::NO_SCREENING,
+        screening_log: &store,
     };
     let (from, to) = reconcile_range(
         chain,

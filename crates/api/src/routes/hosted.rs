@@ -31,6 +31,8 @@ pub(crate) fn deps<'a>(state: &'a AppState, store: &'a dyn Storage) -> HostedDep
             clock: state.clock.as_ref(),
             chains: &state.chains,
             tokens: &state.tokens,
+            screening: &state.screening,
+            screening_log: store.screening_log(),
         },
         operator_key: state.operator_key.as_ref(),
         intent_ttl_secs: state.intent_ttl_secs,

@@ -18,7 +18,7 @@ use stablepay_domain::rules::x402::{
 use stablepay_domain::services::{
     pay_by_x402, x402_offer, HostedError, X402Deps, X402Error, X402Offer,
 };
-use stablepay_domain::{CheckoutSession, CheckoutSessionId};
+use stablepay_domain::{CheckoutSession, CheckoutSessionId, ScreeningPath};
 
 use crate::error::ApiError;
 use crate::request::{admit_public, render};
@@ -65,7 +65,7 @@ pub async fn resource(
         Ok(payment) => payment,
         Err(()) => return fresh(&url, id, &deps, "invalid_payload").await,
     };
-    match pay_by_x402(id, &payment, &deps).await {
+    match pay_by_x402(id, &payment, ScreeningPath::X402, &deps).await {
         Ok(paid) => {
             let settled = SettleResponse {
                 success: true,

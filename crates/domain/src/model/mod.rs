@@ -14,6 +14,7 @@ mod page;
 mod private_key;
 mod read_models;
 mod refund_request;
+mod screening;
 mod session_request;
 mod text;
 mod time;
@@ -39,6 +40,9 @@ pub use read_models::*;
 pub(crate) use refund_request::fixture;
 pub use refund_request::{
     AddressConfirmation, RefundRequest, RefundRequestStatus, REFUND_REQUEST_TTL_SECS,
+};
+pub use screening::{
+    ScreenedPayer, ScreeningAnswer, ScreeningCheck, ScreeningPath, ScreeningSource, SourceAnswer,
 };
 pub use session_request::{
     ChainPlanId, CustomerReference, MetadataJson, PlanIdError, RedirectUrl, SessionTerms, Title,

@@ -4,8 +4,8 @@
 use super::{
     ApiKeyManager, ApiKeyStore, AuditLog, DashboardReader, DashboardUserStore, DepositStore,
     IdempotencyStore, MerchantSettings, Outbox, RecoveryQueue, RefundRequestStore, RefundStore,
-    ResourceReader, SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
-    WebhookEndpointRepository,
+    ResourceReader, ScreeningLog, SessionRepository, SettlementStore, SubscriptionStore,
+    WalletRepository, WebhookEndpointRepository,
 };
 
 /// Every storage port, from one store.
@@ -28,4 +28,5 @@ pub trait Storage: Send + Sync {
     fn audit_log(&self) -> &dyn AuditLog;
     fn settings(&self) -> &dyn MerchantSettings;
     fn refund_requests(&self) -> &dyn RefundRequestStore;
+    fn screening_log(&self) -> &dyn ScreeningLog;
 }

@@ -20,6 +20,8 @@ pub mod plans;
 pub mod refund_requests;
 pub mod relay_budget;
 pub mod resend;
+pub mod sanctions_list;
+pub mod screening;
 pub mod test_events;
 pub mod totp;
 pub mod validation;

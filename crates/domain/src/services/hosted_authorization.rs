@@ -64,6 +64,9 @@ pub enum AuthorizationError {
     /// The detail is for logs only (it may hold an RPC URL).
     #[error("the network could not be reached")]
     ChainUnavailable(String),
+    /// The payer is listed by a sanctions source, or none could answer (D33): nothing sent.
+    #[error(transparent)]
+    PayerBlocked(crate::services::PayerBlocked),
     /// A one-signature payment of this session was relayed: no transaction intent is handed
     /// out, so the buyer does not pay twice.
     #[error("this checkout is being paid by a one-signature payment ({0})")]
@@ -216,6 +219,23 @@ pub async fn submit_authorization(
     {
         return Err(AuthorizationError::SignatureMismatch(payer));
     }
+    // Before anything is read or sent for the payer: a listed payer's money is never moved.
+    let screened = crate::model::ScreenedPayer {
+        merchant_id: session.merchant_id,
+        mode: session.mode,
+        chain: session.chain,
+        address: payer,
+        session: session.id,
+    };
+    let screening = deps.hosted.settle.screening_deps();
+    crate::services::screen_before_sending(
+        screened,
+        crate::model::ScreeningPath::OneSignature,
+        &screening,
+    )
+    .await
+    .map_err(HostedError::from)?
+    .map_err(AuthorizationError::PayerBlocked)?;
     let has = chain
         .token_balance(session.chain, session.token_address, payer)
         .await?;

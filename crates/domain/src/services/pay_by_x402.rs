@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use crate::model::{Address, CheckoutSession, CheckoutSessionId, TxHash};
+use crate::model::{
+    Address, CheckoutSession, CheckoutSessionId, ScreenedPayer, ScreeningPath, TxHash,
+};
 use crate::ports::{
     ChainError, Inclusion, PayerRefusal, PaymentRelayer, RelayError, RelaySimulation,
     RelayerReadiness, TransferPayment,
@@ -22,7 +24,8 @@ use crate::rules::eip3009::TokenDomain;
 use crate::rules::x402::{self, Invalid, NotOffered, PaymentPayload, Requirements};
 use crate::services::HostedError;
 use crate::services::{
-    ensure_recipient_verified, public_session, settle_checkout, stored_public_session, HostedDeps,
+    ensure_recipient_verified, public_session, screen_before_sending, settle_checkout,
+    stored_public_session, HostedDeps,
 };
 
 pub struct X402Deps<'a> {
@@ -124,6 +127,7 @@ pub async fn x402_offer(
 pub async fn pay_by_x402(
     id: CheckoutSessionId,
     payment: &PaymentPayload,
+    path: ScreeningPath,
     deps: &X402Deps<'_>,
 ) -> Result<X402Paid, X402Error> {
     // A retry of the authorization already relayed (the SDK's own retry, or a lost
@@ -160,7 +164,7 @@ pub async fn pay_by_x402(
             ))
         }
     };
-    let (relayer, transfer, balance) = verify_payment(&offer, payment, deps).await?;
+    let (relayer, transfer, balance) = verify_payment(&offer, payment, path, deps).await?;
     let session = &offer.session;
     let from = transfer.authorization.from;
     let unknown = |e: ChainError, offer: &X402Offer| {
@@ -236,6 +240,7 @@ pub async fn pay_by_x402(
 pub async fn verify_payment<'a>(
     offer: &X402Offer,
     payment: &PaymentPayload,
+    path: ScreeningPath,
     deps: &X402Deps<'a>,
 ) -> Result<(&'a dyn PaymentRelayer, TransferPayment, u128), X402Error> {
     let settle = &deps.hosted.settle;
@@ -275,6 +280,26 @@ pub async fn verify_payment<'a>(
             "recipient_revoked",
             &e.to_string(),
             None,
+            session.clone(),
+        ));
+    }
+    // A listed payer (or one no source can answer for) has nothing sent (D33).
+    let payer = ScreenedPayer {
+        merchant_id: session.merchant_id,
+        mode: session.mode,
+        chain: session.chain,
+        address: from,
+        session: session.id,
+    };
+    let screening = settle.screening_deps();
+    if let Err(blocked) = screen_before_sending(payer, path, &screening)
+        .await
+        .map_err(HostedError::from)?
+    {
+        return Err(refused(
+            blocked.reason(),
+            &blocked.to_string(),
+            Some(offer.clone()),
             session.clone(),
         ));
     }

@@ -69,9 +69,22 @@ pub struct SettleDeps<'a> {
     /// The configured tokens: other tokens sent to a deposit address are recorded only
     /// when configured (anyone can mint a token that logs a Transfer).
     pub tokens: &'a crate::deployment::TokenDirectory,
+    /// The deployment's sanctions sources and screened modes (D33).
+    pub screening: &'a crate::services::PayerScreening,
+    /// Where every screening answer is kept.
+    pub screening_log: &'a dyn crate::ports::ScreeningLog,
 }
 
-impl SettleDeps<'_> {
+impl<'a> SettleDeps<'a> {
+    /// What screening a payer needs, from these dependencies.
+    pub fn screening_deps(&self) -> crate::services::ScreeningDeps<'a> {
+        crate::services::ScreeningDeps {
+            screening: self.screening,
+            log: self.screening_log,
+            clock: self.clock,
+        }
+    }
+
     pub(crate) fn contracts(&self, chain: ChainId) -> Result<ChainContracts, SettleError> {
         self.chains
             .get(chain)

@@ -4,7 +4,7 @@
 //! service's gas never pays an arbitrary `payTo`. Invalid payments are answers
 //! (`isValid: false` / `success: false` with a reason), never errors.
 
-use crate::model::{Address, AuthContext, CheckoutSession};
+use crate::model::{Address, AuthContext, CheckoutSession, ScreeningPath};
 use crate::ports::PaymentRelayer;
 use crate::rules::x402::{self, FacilitatorRequest, Requirements, SettleResponse, VerifyResponse};
 use crate::services::{pay_by_x402, verify_payment, x402_offer, X402Deps, X402Error, X402Offer};
@@ -36,7 +36,14 @@ pub async fn x402_verify(
         },
         Err(reason) => return Ok(invalid(reason)),
     };
-    match verify_payment(&offer, &request.payment_payload, deps).await {
+    match verify_payment(
+        &offer,
+        &request.payment_payload,
+        ScreeningPath::Facilitator,
+        deps,
+    )
+    .await
+    {
         Ok((_, transfer, _)) => Ok(VerifyResponse {
             is_valid: true,
             invalid_reason: None,
@@ -80,7 +87,14 @@ pub async fn x402_settle(
             return Ok(failed(reason, None));
         }
     }
-    match pay_by_x402(session.id, &request.payment_payload, deps).await {
+    match pay_by_x402(
+        session.id,
+        &request.payment_payload,
+        ScreeningPath::Facilitator,
+        deps,
+    )
+    .await
+    {
         Ok(paid) => Ok(SettleResponse {
             success: true,
             error_reason: None,

@@ -49,6 +49,7 @@ struct Ports {
     audit_log: MockAuditLog,
     settings: MockMerchantSettings,
     refund_requests: MockRefundRequestStore,
+    screening_log: MockScreeningLog,
 }
 
 /// `Storage` for `$t`, each port the field of that name of `$base`.
@@ -126,6 +127,10 @@ macro_rules! storage {
             fn refund_requests(&self) -> &dyn RefundRequestStore {
                 let $s = self;
                 &$base.refund_requests
+            }
+            fn screening_log(&self) -> &dyn ScreeningLog {
+                let $s = self;
+                &$base.screening_log
             }
         }
     };

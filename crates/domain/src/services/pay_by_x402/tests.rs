@@ -95,7 +95,12 @@ impl World {
             relayer: Some(&self.relayer),
             inclusion_wait: Duration::from_secs(5),
         };
-        block_on(pay_by_x402(self.session.id, payment, &deps))
+        block_on(pay_by_x402(
+            self.session.id,
+            payment,
+            crate::model::ScreeningPath::X402,
+            &deps,
+        ))
     }
 }
 
@@ -345,4 +350,102 @@ fn money_on_its_way_to_the_deposit_address_stops_x402() {
         reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 1))),
         "session_being_paid"
     );
+}
+
+/// A source answering `answer` for every address, on every chain.
+pub(crate) fn source_answering(
+    answer: crate::model::ScreeningAnswer,
+) -> crate::ports::MockSanctionsSource {
+    let mut source = crate::ports::MockSanctionsSource::new();
+    source.expect_covers().return_const(true);
+    source
+        .expect_check()
+        .returning(move |_, _| crate::model::SourceAnswer {
+            source: crate::model::ScreeningSource {
+                name: "dev_oracle".into(),
+                version: None,
+            },
+            answer: answer.clone(),
+        });
+    source
+}
+
+#[test]
+fn a_listed_or_unscreenable_payer_has_nothing_sent() {
+    use crate::model::ScreeningAnswer;
+    for (answer, why) in [
+        (
+            ScreeningAnswer::Listed {
+                list: "dev_oracle".into(),
+                entry: None,
+            },
+            "payer_sanctioned",
+        ),
+        (ScreeningAnswer::Unknown, "payer_screening_unavailable"),
+    ] {
+        let mut w = World::new();
+        w.checks_pass();
+        w.screening = crate::services::PayerScreening::new(
+            vec![std::sync::Arc::new(source_answering(answer.clone()))],
+            crate::rules::screening::ScreenedModes::parse("test").unwrap(),
+        );
+        let expected = answer.clone();
+        w.screening_log
+            .expect_record_checks()
+            .times(1)
+            .withf(move |checks| {
+                checks.len() == 1
+                    && checks[0].answer == expected
+                    && checks[0].path == ScreeningPath::X402
+                    && checks[0].payer.address == payer()
+            })
+            .returning(|_| Ok(()));
+        w.relayer.expect_relay_transfer().never();
+        assert_eq!(reason(w.pay(&w.payment(&PAYER_KEY, GROSS, 1))), why);
+    }
+}
+
+#[test]
+fn a_clear_payer_is_screened_and_paid_and_an_unscreened_mode_is_not_asked() {
+    let mut w = World::new();
+    w.checks_pass();
+    w.screening = crate::services::PayerScreening::new(
+        vec![std::sync::Arc::new(source_answering(
+            crate::model::ScreeningAnswer::Clear,
+        ))],
+        crate::rules::screening::ScreenedModes::parse("test").unwrap(),
+    );
+    w.screening_log
+        .expect_record_checks()
+        .times(1)
+        .returning(|_| Ok(()));
+    let tx = TxHash::from_bytes([9; 32]);
+    w.relayer
+        .expect_relay_transfer()
+        .times(1)
+        .returning(move |_, _, _, _| Ok(Relayed::Submitted(tx)));
+    w.relayer
+        .expect_await_inclusion()
+        .returning(move |_, _, _| Ok(Inclusion::Mined(tx)));
+    assert_eq!(w.pay(&w.payment(&PAYER_KEY, GROSS, 1)).unwrap().tx, tx);
+
+    // Live mode only: the test-mode session's payer is not asked about (no check stored).
+    let mut w = World::new();
+    w.checks_pass();
+    let mut never = crate::ports::MockSanctionsSource::new();
+    never.expect_covers().return_const(true);
+    never.expect_check().never();
+    w.screening = crate::services::PayerScreening::new(
+        vec![std::sync::Arc::new(never)],
+        crate::rules::screening::ScreenedModes::LIVE,
+    );
+    w.screening_log.expect_record_checks().never();
+    w.relayer
+        .expect_relay_transfer()
+        .times(1)
+        .returning(move |_, _, _, _| Ok(Relayed::Submitted(tx)));
+    w.relayer
+        .expect_await_inclusion()
+        .returning(move |_, _, _| Ok(Inclusion::Mined(tx)));
+    assert!(w.pay(&w.payment(&PAYER_KEY, GROSS, 1)).is_ok());
 }

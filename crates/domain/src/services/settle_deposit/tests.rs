@@ -109,6 +109,8 @@ fn try_settle(
         clock: &harness.clock,
         chains: &chains,
         tokens: &tokens,
+        screening: &crate::services::NO_SCREENING,
+        screening_log: &crate::ports::MockScreeningLog::new(),
     };
     let outcomes = block_on(settle_deposit_receipt(CHAIN, r, BLOCK + DEPTH, &deps));
     let written = written.lock().unwrap().clone();

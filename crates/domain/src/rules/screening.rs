@@ -1,0 +1,175 @@
+//! What each path does with a screening answer (D33). Before money moves (the relayer
+//! would send it) a listed payer, or one no source could answer for, is refused with
+//! nothing sent. After money moved (the payer sent it) it can only be held for the
+//! merchant's review; an unknown answer there waits for a source to answer (D17: unknown
+//! is never a verdict, and booking it would take it for clear).
+
+use crate::model::{Mode, ScreeningAnswer, ScreeningPath, SourceAnswer};
+
+/// What a path does with a payer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScreeningDecision {
+    /// Clear (or not screened): go on as without screening.
+    Proceed,
+    /// Send nothing; tell the payer why.
+    Refuse(ScreeningAnswer),
+    /// Book the payment held for review (`review.status` pending); the session stays open.
+    Hold(ScreeningAnswer),
+    /// Book nothing yet; ask again on the next pass.
+    Defer,
+}
+
+/// All sources' answers as one: listed by any source is listed (the first one names the
+/// list); otherwise any unknown is unknown; clear only when every source said clear. No
+/// source at all is clear (nothing is configured to screen with).
+pub fn combine(answers: &[SourceAnswer]) -> ScreeningAnswer {
+    if let Some(listed) = answers
+        .iter()
+        .find(|a| matches!(a.answer, ScreeningAnswer::Listed { .. }))
+    {
+        return listed.answer.clone();
+    }
+    if answers.iter().any(|a| a.answer == ScreeningAnswer::Unknown) {
+        return ScreeningAnswer::Unknown;
+    }
+    ScreeningAnswer::Clear
+}
+
+/// The decision table: path × answer.
+pub fn decide(path: ScreeningPath, answer: &ScreeningAnswer) -> ScreeningDecision {
+    match (answer, path.before_money_moves()) {
+        (ScreeningAnswer::Clear, _) => ScreeningDecision::Proceed,
+        (_, true) => ScreeningDecision::Refuse(answer.clone()),
+        (ScreeningAnswer::Listed { .. }, false) => ScreeningDecision::Hold(answer.clone()),
+        (ScreeningAnswer::Unknown, false) => ScreeningDecision::Defer,
+    }
+}
+
+/// Which modes a deployment screens: live by default wherever a source is configured
+/// (D33); test mode when the operator adds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreenedModes {
+    pub test: bool,
+    pub live: bool,
+}
+
+impl Default for ScreenedModes {
+    fn default() -> Self {
+        Self::LIVE
+    }
+}
+
+impl ScreenedModes {
+    pub const LIVE: Self = Self {
+        test: false,
+        live: true,
+    };
+
+    /// `STABLEPAY_SCREENING_MODES`: a comma-separated subset of `test` and `live`
+    /// (`none` for neither).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut modes = Self {
+            test: false,
+            live: false,
+        };
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "test" => modes.test = true,
+                "live" => modes.live = true,
+                "none" => {}
+                other => {
+                    return Err(format!(
+                        "unknown mode {other:?}: use test, live, both separated by a comma, or none"
+                    ))
+                }
+            }
+        }
+        Ok(modes)
+    }
+
+    pub fn screens(self, mode: Mode) -> bool {
+        match mode {
+            Mode::Test => self.test,
+            Mode::Live => self.live,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ScreeningSource;
+
+    fn listed(list: &str) -> ScreeningAnswer {
+        ScreeningAnswer::Listed {
+            list: list.into(),
+            entry: None,
+        }
+    }
+
+    fn from(name: &str, answer: ScreeningAnswer) -> SourceAnswer {
+        SourceAnswer {
+            source: ScreeningSource {
+                name: name.into(),
+                version: None,
+            },
+            answer,
+        }
+    }
+
+    #[test]
+    fn every_path_and_answer_has_its_decision() {
+        use ScreeningDecision::*;
+        use ScreeningPath as P;
+        let before = [P::OneSignature, P::X402, P::Facilitator];
+        let after = [P::Router, P::Deposit, P::SubscriptionCharge];
+        for path in before {
+            assert_eq!(decide(path, &ScreeningAnswer::Clear), Proceed, "{path:?}");
+            assert_eq!(decide(path, &listed("ofac")), Refuse(listed("ofac")));
+            assert_eq!(
+                decide(path, &ScreeningAnswer::Unknown),
+                Refuse(ScreeningAnswer::Unknown),
+                "{path:?}: unknown is never clear before money moves"
+            );
+        }
+        for path in after {
+            assert_eq!(decide(path, &ScreeningAnswer::Clear), Proceed, "{path:?}");
+            assert_eq!(decide(path, &listed("ofac")), Hold(listed("ofac")));
+            assert_eq!(decide(path, &ScreeningAnswer::Unknown), Defer, "{path:?}");
+        }
+        assert_eq!(before.len() + after.len(), ScreeningPath::ALL.len());
+    }
+
+    #[test]
+    fn listed_by_any_source_wins_then_unknown_then_clear() {
+        let clear = from("oracle", ScreeningAnswer::Clear);
+        let unknown = from("oracle", ScreeningAnswer::Unknown);
+        let on_list = from("ofac", listed("ofac"));
+        assert_eq!(combine(&[]), ScreeningAnswer::Clear);
+        assert_eq!(combine(&[clear.clone()]), ScreeningAnswer::Clear);
+        assert_eq!(
+            combine(&[clear.clone(), unknown.clone()]),
+            ScreeningAnswer::Unknown
+        );
+        assert_eq!(combine(&[unknown, on_list.clone()]), listed("ofac"));
+        assert_eq!(combine(&[on_list, clear]), listed("ofac"));
+    }
+
+    #[test]
+    fn live_is_screened_by_default_and_the_operator_names_the_modes() {
+        let default = ScreenedModes::default();
+        assert!(default.screens(Mode::Live) && !default.screens(Mode::Test));
+        let both = ScreenedModes::parse("test, live").unwrap();
+        assert!(both.screens(Mode::Live) && both.screens(Mode::Test));
+        let none = ScreenedModes::parse("none").unwrap();
+        assert!(!none.screens(Mode::Live) && !none.screens(Mode::Test));
+        assert!(ScreenedModes::parse("prod").is_err());
+    }
+
+    #[test]
+    fn paths_round_trip_by_name() {
+        for path in ScreeningPath::ALL {
+            assert_eq!(ScreeningPath::parse(path.as_str()), Some(path));
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Screening a payer (D33): every configured source asked, every answer stored as the
+//! merchant's proof, and the path's decision from the rules' table.
+
+use std::sync::Arc;
+
+use crate::model::{
+    Address, ScreenedPayer, ScreeningAnswer, ScreeningCheck, ScreeningPath, SourceAnswer,
+};
+use crate::ports::{Clock, SanctionsSource, ScreeningLog, StoreError};
+use crate::rules::screening::{combine, decide, ScreenedModes, ScreeningDecision};
+
+/// Screening nothing (tests of paths that do not screen).
+pub static NO_SCREENING: PayerScreening = PayerScreening::none();
+
+/// The deployment's sources and the modes it screens: built once from configuration.
+#[derive(Clone)]
+pub struct PayerScreening {
+    sources: Vec<Arc<dyn SanctionsSource>>,
+    modes: ScreenedModes,
+}
+
+impl std::fmt::Debug for PayerScreening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PayerScreening")
+            .field("sources", &self.sources.len())
+            .field("modes", &self.modes)
+            .finish()
+    }
+}
+
+impl PayerScreening {
+    pub fn new(sources: Vec<Arc<dyn SanctionsSource>>, modes: ScreenedModes) -> Self {
+        Self { sources, modes }
+    }
+
+    /// Nothing configured: every payer proceeds, nothing is stored.
+    pub const fn none() -> Self {
+        Self {
+            sources: Vec::new(),
+            modes: ScreenedModes::LIVE,
+        }
+    }
+
+    pub fn source_count(&self) -> usize {
+        self.sources.len()
+    }
+
+    pub fn modes(&self) -> ScreenedModes {
+        self.modes
+    }
+}
+
+pub struct ScreeningDeps<'a> {
+    pub screening: &'a PayerScreening,
+    pub log: &'a dyn ScreeningLog,
+    pub clock: &'a dyn Clock,
+}
+
+/// What a path does with `payer`. A payer in a mode the deployment does not screen, or
+/// with no source configured, proceeds with nothing stored. Otherwise every source is
+/// asked and each answer stored before the decision is acted on (a check that cannot be
+/// stored is an error: no proof, no decision).
+pub async fn screen_payer(
+    payer: ScreenedPayer,
+    path: ScreeningPath,
+    deps: &ScreeningDeps<'_>,
+) -> Result<ScreeningDecision, StoreError> {
+    let screening = deps.screening;
+    let sources: Vec<&Arc<dyn SanctionsSource>> = screening
+        .sources
+        .iter()
+        .filter(|s| s.covers(payer.chain))
+        .collect();
+    if sources.is_empty() || !screening.modes.screens(payer.mode) {
+        return Ok(ScreeningDecision::Proceed);
+    }
+    let answers: Vec<SourceAnswer> =
+        futures_util::future::join_all(sources.iter().map(|s| s.check(payer.chain, payer.address)))
+            .await;
+    let checked_at = deps.clock.now();
+    let checks: Vec<ScreeningCheck> = answers
+        .iter()
+        .map(|a| ScreeningCheck {
+            payer,
+            path,
+            source: a.source.clone(),
+            answer: a.answer.clone(),
+            checked_at,
+        })
+        .collect();
+    deps.log.record_checks(&checks).await?;
+    Ok(decide(path, &combine(&answers)))
+}
+
+/// Why a payer is refused before the service sends anything (D33).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayerBlocked {
+    #[error("the payer {0} is on a sanctions list ({1}); this payment cannot be accepted")]
+    Listed(Address, String),
+    #[error("the payer {0} could not be screened against sanctions lists just now; nothing was sent, retry in a minute")]
+    Unscreened(Address),
+}
+
+impl PayerBlocked {
+    /// The reason code x402 clients and the facilitator's verdicts carry.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            PayerBlocked::Listed(..) => "payer_sanctioned",
+            PayerBlocked::Unscreened(_) => "payer_screening_unavailable",
+        }
+    }
+}
+
+/// Screens `payer` on a path where the service would send the money: `Err(PayerBlocked)`
+/// when it must not.
+pub async fn screen_before_sending(
+    payer: ScreenedPayer,
+    path: ScreeningPath,
+    deps: &ScreeningDeps<'_>,
+) -> Result<Result<(), PayerBlocked>, StoreError> {
+    debug_assert!(path.before_money_moves());
+    Ok(match screen_payer(payer, path, deps).await? {
+        ScreeningDecision::Proceed => Ok(()),
+        ScreeningDecision::Refuse(ScreeningAnswer::Listed { list, .. })
+        | ScreeningDecision::Hold(ScreeningAnswer::Listed { list, .. }) => {
+            Err(PayerBlocked::Listed(payer.address, list))
+        }
+        ScreeningDecision::Refuse(_) | ScreeningDecision::Hold(_) | ScreeningDecision::Defer => {
+            Err(PayerBlocked::Unscreened(payer.address))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

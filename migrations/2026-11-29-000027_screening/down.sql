@@ -1,0 +1,3 @@
+DROP TABLE screening_checks;
+DROP TABLE screening_entries;
+DROP TABLE screening_lists;
