@@ -28,6 +28,8 @@ pub const BUYERS: [usize; 3] = [3, 4, 5];
 pub const TREASURY: usize = 6;
 pub const KEEPER: usize = 7;
 pub const SMART_WALLET_OWNER: usize = 8;
+/// Owns the dev sanctions oracle (D33): tests add and remove listed addresses with it.
+pub const SANCTIONS_OWNER: usize = 9;
 /// Tokens minted to every buyer, merchant wallet and the smart wallet: 1,000,000 units.
 const MINT_MICROS: u128 = 1_000_000 * 1_000_000;
 
@@ -57,6 +59,8 @@ pub struct DevChain {
     pub subscription_manager: String,
     pub smart_wallet: String,
     pub deposit_factory: String,
+    /// The dev stand-in for the sanctions oracle (`isSanctioned`), owned by `SANCTIONS_OWNER`.
+    pub sanctions_oracle: String,
     child: Child,
 }
 
@@ -78,6 +82,7 @@ impl DevChain {
             "deposit_factory": self.deposit_factory,
             "treasury": address(TREASURY),
             "smart_wallet": { "address": self.smart_wallet, "owner_private_key": key(SMART_WALLET_OWNER) },
+            "sanctions_oracle": { "address": self.sanctions_oracle, "owner_private_key": key(SANCTIONS_OWNER) },
         })
     }
 
@@ -100,6 +105,10 @@ impl DevChain {
             (
                 format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
                 self.deposit_factory.clone(),
+            ),
+            (
+                format!("STABLEPAY_SANCTIONS_ORACLE_{id}"),
+                self.sanctions_oracle.clone(),
             ),
         ]
     }
@@ -202,7 +211,7 @@ pub(crate) fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value
         .collect()
 }
 
-fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 6], String> {
+fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 7], String> {
     let deployer = address(OPERATOR);
     let contract_address = |receipt: &Value| {
         receipt["contractAddress"]
@@ -234,6 +243,14 @@ fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 6], String> {
         artifact_bytecode("TestSmartWallet")? + &word_address(&address(SMART_WALLET_OWNER)),
     )?;
     let wallet = contract_address(&mine_and_confirm(url, &[wallet])?[0])?;
+    // Last, so every address deployed before it stays where it was.
+    let oracle = send(
+        url,
+        &deployer,
+        None,
+        artifact_bytecode("TestSanctionsOracle")? + &word_address(&address(SANCTIONS_OWNER)),
+    )?;
+    let oracle = contract_address(&mine_and_confirm(url, &[oracle])?[0])?;
     Ok([
         usdc,
         usdt,
@@ -241,6 +258,7 @@ fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 6], String> {
         service.manager.to_lower_hex(),
         wallet,
         service.factory.to_lower_hex(),
+        oracle,
     ])
 }
 
@@ -318,6 +336,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
         subscription_manager: String::new(),
         smart_wallet: String::new(),
         deposit_factory: String::new(),
+        sanctions_oracle: String::new(),
         child,
     };
     let started = Instant::now();
@@ -339,7 +358,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
             accounts[0]
         ));
     }
-    let [usdc, usdt, router, manager, wallet, factory] = deploy_all(&rpc_url, chain_id)?;
+    let [usdc, usdt, router, manager, wallet, factory, oracle] = deploy_all(&rpc_url, chain_id)?;
     fund(&rpc_url, &[&usdc, &usdt], &wallet)?;
     chain.usdc = usdc;
     chain.usdt = usdt;
@@ -347,6 +366,7 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
     chain.subscription_manager = manager;
     chain.smart_wallet = wallet;
     chain.deposit_factory = factory;
+    chain.sanctions_oracle = oracle;
     Ok(chain)
 }
 

@@ -4,7 +4,7 @@
 //! naming the variable of the first check that did not pass (a mismatch, a balance under
 //! its floor, or a chain or database that did not answer).
 
-use stablepay_config::{ChainEnv, KeyRole};
+use stablepay_config::{ChainEnv, KeyRole, ScreeningEnv};
 use stablepay_domain::ports::{Clock, SystemClock};
 use stablepay_domain::rules::relay_budget::{self, RevertBudget};
 use stablepay_domain::ChainId;
@@ -30,7 +30,10 @@ pub async fn run() -> Result<(), String> {
     for want in &chains {
         checks.extend(check_chain(&evm, want).await);
     }
+    let screening = ScreeningEnv::from_env().map_err(|e| e.to_string())?;
+    checks.extend(screening_checks(&evm, &screening).await);
     if let Some(url) = stablepay_config::optional("DATABASE_URL") {
+        checks.extend(screening_lists(&url, &screening).await);
         let verdict = match stablepay_postgres::pending_migrations(&url).await {
             Ok(pending) if pending.is_empty() => Verdict::Ok("every migration is applied".into()),
             Ok(pending) => Verdict::Mismatch(format!(
@@ -117,4 +120,90 @@ async fn reconcile_line(url: &str, chain: ChainId) -> Check {
         variable: "STABLEPAY_RECONCILE_INTERVAL".into(),
         verdict,
     }
+}
+
+/// D33: which sources screen payers, in which modes, and that each oracle answers.
+async fn screening_checks(evm: &stablepay_evm::EvmChain, env: &ScreeningEnv) -> Vec<Check> {
+    let modes: Vec<&str> = [(env.modes.test, "test"), (env.modes.live, "live")]
+        .into_iter()
+        .filter_map(|(on, m)| on.then_some(m))
+        .collect();
+    let summary = if env.oracles.is_empty() && env.lists.is_empty() {
+        "no source is configured: payers are not screened".to_owned()
+    } else {
+        format!(
+            "payers in {} mode are screened against {}",
+            if modes.is_empty() {
+                "no".to_owned()
+            } else {
+                modes.join(" and ")
+            },
+            [
+                (!env.oracles.is_empty()).then(|| {
+                    let chains: Vec<String> = env
+                        .oracles
+                        .iter()
+                        .map(|(c, _)| c.id().to_string())
+                        .collect();
+                    format!("the sanctions oracle (chains {})", chains.join(", "))
+                }),
+                (!env.lists.is_empty()).then(|| format!("the lists {}", env.lists.join(", "))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" and ")
+        )
+    };
+    let mut checks = vec![Check {
+        variable: "STABLEPAY_SCREENING_MODES".into(),
+        verdict: Verdict::Ok(summary),
+    }];
+    for (chain, oracle) in &env.oracles {
+        let probe = stablepay_domain::Address::from_bytes([0; 20]);
+        let verdict = match evm.is_sanctioned(*chain, *oracle, probe).await {
+            Ok(_) => Verdict::Ok(format!("chain {}: the sanctions oracle at {oracle} answers isSanctioned", chain.id())),
+            Err(stablepay_domain::ports::ChainError::Unavailable(e)) if e.contains("no boolean") => {
+                Verdict::Mismatch(format!("chain {}: {oracle} does not answer isSanctioned(address) with a boolean: no sanctions oracle there", chain.id()))
+            }
+            Err(e) => Verdict::Unknown(format!("chain {}: {e}", chain.id())),
+        };
+        checks.push(Check {
+            variable: format!("STABLEPAY_SANCTIONS_ORACLE_{}", chain.id()),
+            verdict,
+        });
+    }
+    checks
+}
+
+/// D33: every list screening reads is imported (a list never imported answers unknown,
+/// which refuses every payer it screens).
+async fn screening_lists(url: &str, env: &ScreeningEnv) -> Vec<Check> {
+    if env.lists.is_empty() {
+        return Vec::new();
+    }
+    let imported = stablepay_postgres::imported_lists_at(url).await;
+    env.lists
+        .iter()
+        .map(|name| {
+            let verdict = match &imported {
+                Err(e) => Verdict::Unknown(e.clone()),
+                Ok(lists) => match lists.iter().find(|l| &l.name == name) {
+                    Some(l) => Verdict::Ok(format!(
+                        "list {name}: version {} of {} addresses, imported {}",
+                        l.version,
+                        l.entries,
+                        l.imported_at.as_datetime().format("%Y-%m-%d %H:%M UTC")
+                    )),
+                    None => Verdict::Mismatch(format!(
+                        "list {name} was never imported: run `stablepay-api screening import FILE --source {name}`"
+                    )),
+                },
+            };
+            Check {
+                variable: "STABLEPAY_SCREENING_LISTS".into(),
+                verdict,
+            }
+        })
+        .collect()
 }

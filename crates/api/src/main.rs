@@ -46,6 +46,9 @@ enum Command {
     /// Manage dashboard users.
     #[command(subcommand)]
     Users(UserCommand),
+    /// Sanctions lists payers are screened against (D33).
+    #[command(subcommand)]
+    Screening(operator::ScreeningCommand),
 }
 
 #[derive(Subcommand)]
@@ -70,6 +73,7 @@ async fn main() -> ExitCode {
         Command::Merchants(cmd) => operator::merchants(cmd).await,
         Command::Keys(cmd) => operator::keys(cmd).await,
         Command::Users(cmd) => operator::users(cmd).await,
+        Command::Screening(cmd) => operator::screening(cmd).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,3 +31,10 @@ pub mod erc1271 {
 pub mod deposit_factory {
     ethers::contract::abigen!(DepositFactory, "../../contracts/out/DepositFactory.json");
 }
+
+pub mod test_sanctions_oracle {
+    ethers::contract::abigen!(
+        TestSanctionsOracle,
+        "../../contracts/out/TestSanctionsOracle.json"
+    );
+}

@@ -24,6 +24,6 @@ pub use cipher::{CipherError, SecretCipher};
 pub use error::map_diesel_error;
 pub use migrate::{pending_migrations, run_migrations};
 pub use pool::{PgStore, PoolConfig, Readiness};
-pub use repos::{latest_reconcile_at, relay_gas_at, PgSanctionsList};
+pub use repos::{imported_lists_at, latest_reconcile_at, relay_gas_at, PgSanctionsList};
 pub use repos::{PgAdvisoryLock, PgDeliveryQueue, NOTIFY_CHANNEL, REVERT_COOLDOWN_SECS};
 pub use reseal::Resealed;

@@ -34,6 +34,9 @@ pub struct Faults {
     pub down: bool,
     /// The node stopped syncing at this block: nothing above it exists for it.
     pub stuck_at: Option<u64>,
+    /// `eth_call`s to this contract answer a JSON-RPC error (one dependency's outage, the
+    /// rest of the chain answering).
+    pub fail_calls_to: Option<[u8; 20]>,
 }
 
 /// What the proxy did, for the test's report.
@@ -154,6 +157,15 @@ impl State {
                 .header("content-type", "text/plain")
                 .body(Full::new(Bytes::from_static(b"no healthy upstream")))
                 .unwrap();
+        }
+        if let Some(target) = faults.fail_calls_to {
+            let to = call["params"][0]["to"]
+                .as_str()
+                .and_then(|t| hex::decode(t.trim_start_matches("0x")).ok());
+            if method == "eth_call" && to.as_deref() == Some(&target[..]) {
+                c.errors.fetch_add(1, Ordering::Relaxed);
+                return reply(error("execution timeout"));
+            }
         }
         if let Some(stuck) = faults.stuck_at {
             if method == "eth_blockNumber" {

@@ -6,6 +6,7 @@
 
 mod reconcile;
 mod record;
+mod screening;
 
 use clap::Subcommand;
 use secrecy::ExposeSecret;
@@ -22,6 +23,7 @@ use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 use crate::config;
 pub use reconcile::{reconcile, ReconcileArgs};
 pub use record::Record;
+pub use screening::{screening, ScreeningCommand};
 
 #[derive(Subcommand)]
 pub enum UserCommand {

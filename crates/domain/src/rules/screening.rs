@@ -146,7 +146,10 @@ mod tests {
         let unknown = from("oracle", ScreeningAnswer::Unknown);
         let on_list = from("ofac", listed("ofac"));
         assert_eq!(combine(&[]), ScreeningAnswer::Clear);
-        assert_eq!(combine(&[clear.clone()]), ScreeningAnswer::Clear);
+        assert_eq!(
+            combine(std::slice::from_ref(&clear)),
+            ScreeningAnswer::Clear
+        );
         assert_eq!(
             combine(&[clear.clone(), unknown.clone()]),
             ScreeningAnswer::Unknown

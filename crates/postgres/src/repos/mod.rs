@@ -40,4 +40,4 @@ pub use outbox::NOTIFY_CHANNEL;
 pub use reconcile::latest_reconcile_at;
 pub use relay_gas::relay_gas_at;
 pub use relayed::REVERT_COOLDOWN_SECS;
-pub use screening::PgSanctionsList;
+pub use screening::{imported_lists_at, PgSanctionsList};

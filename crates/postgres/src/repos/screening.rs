@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Bytea, Integer, Nullable, Text};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::{
     ImportedList, SanctionsListStore, SanctionsSource, ScreeningLog, StoreError,
 };
@@ -236,20 +236,34 @@ impl SanctionsListStore for PgStore {
 
     async fn imported_lists(&self) -> Result<Vec<ImportedList>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<ListRow> = sl::table
-            .distinct_on(sl::name)
-            .order((sl::name, sl::version.desc()))
-            .select((
-                sl::name,
-                sl::version,
-                sl::format,
-                sl::published,
-                sl::entries,
-                sl::imported_at,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(map_diesel_error)?;
-        rows.into_iter().map(imported).collect()
+        newest_lists(&mut conn).await
     }
+}
+
+async fn newest_lists(conn: &mut AsyncPgConnection) -> Result<Vec<ImportedList>, StoreError> {
+    let rows: Vec<ListRow> = sl::table
+        .distinct_on(sl::name)
+        .order((sl::name, sl::version.desc()))
+        .select((
+            sl::name,
+            sl::version,
+            sl::format,
+            sl::published,
+            sl::entries,
+            sl::imported_at,
+        ))
+        .load(conn)
+        .await
+        .map_err(map_diesel_error)?;
+    rows.into_iter().map(imported).collect()
+}
+
+/// The newest version of every imported list, for `doctor` (its own connection).
+pub async fn imported_lists_at(database_url: &str) -> Result<Vec<ImportedList>, String> {
+    let mut conn = AsyncPgConnection::establish(database_url)
+        .await
+        .map_err(|_| "the database could not be reached".to_string())?;
+    newest_lists(&mut conn)
+        .await
+        .map_err(|e| format!("screening lists unreadable: {e}"))
 }

@@ -285,6 +285,7 @@ fn state(
         chains: ChainDirectory::new(Vec::new()),
         operator_key: None,
         relayer: None,
+        screening: stablepay_domain::services::PayerScreening::none(),
         intent_ttl_secs: 600,
         public_rate_limiter: Arc::new(IpRateLimiter::new(1000, TrustedProxies::default())),
         clock: Arc::new(SystemClock),
