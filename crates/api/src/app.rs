@@ -13,8 +13,8 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
-    checkout_sessions, hosted, hosted_authorization, portal, reads, refund_requests, refunds,
-    wallets, webhook_endpoints, webhook_events, x402, x402_facilitator,
+    checkout_sessions, hosted, hosted_authorization, payment_reviews, portal, reads,
+    refund_requests, refunds, wallets, webhook_endpoints, webhook_events, x402, x402_facilitator,
 };
 use stablepay_web::WebState;
 
@@ -124,6 +124,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/refunds/{id}",
                 [(Method::GET, read(reads::get_refund))],
+            ))
+            .service(resource(
+                "/payments/{id}/review",
+                [(Method::POST, write(payment_reviews::review))],
             ))
             .service(resource(
                 "/refund_requests",

@@ -296,6 +296,17 @@ impl From<stablepay_domain::services::RefundRequestError> for ApiError {
     }
 }
 
+impl From<stablepay_domain::services::ReviewError> for ApiError {
+    fn from(e: stablepay_domain::services::ReviewError) -> Self {
+        use stablepay_domain::services::ReviewError as E;
+        match e {
+            E::NotFound(m) => m.into(),
+            E::NotPending(message) => ApiError::conflict(message),
+            E::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<stablepay_domain::services::ConfirmAddressError> for ApiError {
     fn from(e: stablepay_domain::services::ConfirmAddressError) -> Self {
         use stablepay_domain::services::ConfirmAddressError as E;

@@ -262,4 +262,7 @@ impl stablepay_domain::ports::Storage for PgStore {
     fn screening_log(&self) -> &dyn ports::ScreeningLog {
         self
     }
+    fn payment_reviews(&self) -> &dyn ports::PaymentReviews {
+        self
+    }
 }

@@ -231,6 +231,10 @@ diesel::table! {
         overpaid_micros -> Int8,
         underpaid_micros -> Int8,
         reversed -> Bool,
+        review_status -> Nullable<Text>,
+        review_reason -> Nullable<Text>,
+        review_source -> Nullable<Text>,
+        reviewed_at -> Nullable<Timestamptz>,
     }
 }
 

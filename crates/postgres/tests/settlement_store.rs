@@ -45,6 +45,7 @@ fn payment(s: &CheckoutSession, status: PaymentStatus, block: u64) -> Payment {
         overpaid_micros: 0,
         underpaid_micros: 0,
         reversed: false,
+        review: None,
         wallet_address: Address::from_bytes([3; 20]),
         chain: s.chain,
         token_address: s.token_address,

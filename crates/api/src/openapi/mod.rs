@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use crate::routes::{
-    checkout_sessions, reads, refund_requests, refunds, wallets, webhook_endpoints, webhook_events,
-    x402_facilitator,
+    checkout_sessions, payment_reviews, reads, refund_requests, refunds, wallets,
+    webhook_endpoints, webhook_events, x402_facilitator,
 };
 use stablepay_domain::representation::*;
 
@@ -32,6 +32,7 @@ use stablepay_domain::representation::*;
         checkout_sessions::retrieve,
         reads::list_payments,
         reads::get_payment,
+        payment_reviews::review,
         reads::list_balance_transactions,
         reads::export_balance_transactions,
         refunds::create,

@@ -27,6 +27,8 @@ AuditAction {
     UserDisabled => "user.disabled",
     RefundReported => "refund.reported",
     RefundRequestCreated => "refund_request.created",
+    PaymentReviewApproved => "payment.review_approved",
+    PaymentReviewReturned => "payment.review_returned",
     UnderpaymentToleranceUpdated => "settings.underpayment_tolerance_updated",
 });
 

@@ -13,10 +13,11 @@ pub enum EventType {
     SubscriptionExpired,
     SubscriptionCanceled,
     RefundRequestAddressConfirmed,
+    PaymentRequiresReview,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 10] = [
         EventType::CheckoutSessionCompleted,
         EventType::PaymentSucceeded,
         EventType::PaymentFailed,
@@ -26,6 +27,7 @@ impl EventType {
         EventType::SubscriptionExpired,
         EventType::SubscriptionCanceled,
         EventType::RefundRequestAddressConfirmed,
+        EventType::PaymentRequiresReview,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +41,7 @@ impl EventType {
             EventType::SubscriptionExpired => "subscription.expired",
             EventType::SubscriptionCanceled => "subscription.canceled",
             EventType::RefundRequestAddressConfirmed => "refund_request.address_confirmed",
+            EventType::PaymentRequiresReview => "payment.requires_review",
         }
     }
 

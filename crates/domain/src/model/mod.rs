@@ -11,6 +11,7 @@ mod ids;
 mod ledger;
 mod merchant;
 mod page;
+mod payment_review;
 mod private_key;
 mod read_models;
 mod refund_request;
@@ -34,6 +35,7 @@ pub use ids::*;
 pub use ledger::{BalanceSource, BalanceTransaction, BalanceTransactionFilter, BalanceType};
 pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant};
 pub use page::{Page, PageRequest, PageRequestError};
+pub use payment_review::{PaymentReview, ReviewStatus};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
 #[cfg(test)]

@@ -94,6 +94,8 @@ pub struct Payment {
     /// reversed in the ledger and it is `failed`. Only the re-check of booked payments
     /// books it again (no settlement path revives it, so its events never fire twice).
     pub reversed: bool,
+    /// Held for the merchant's review (D33): its payer was listed after the money moved.
+    pub review: Option<super::PaymentReview>,
     pub wallet_address: Address,
     pub chain: ChainId,
     pub token_address: Address,

@@ -3,9 +3,9 @@
 
 use super::{
     ApiKeyManager, ApiKeyStore, AuditLog, DashboardReader, DashboardUserStore, DepositStore,
-    IdempotencyStore, MerchantSettings, Outbox, RecoveryQueue, RefundRequestStore, RefundStore,
-    ResourceReader, ScreeningLog, SessionRepository, SettlementStore, SubscriptionStore,
-    WalletRepository, WebhookEndpointRepository,
+    IdempotencyStore, MerchantSettings, Outbox, PaymentReviews, RecoveryQueue, RefundRequestStore,
+    RefundStore, ResourceReader, ScreeningLog, SessionRepository, SettlementStore,
+    SubscriptionStore, WalletRepository, WebhookEndpointRepository,
 };
 
 /// Every storage port, from one store.
@@ -29,4 +29,5 @@ pub trait Storage: Send + Sync {
     fn settings(&self) -> &dyn MerchantSettings;
     fn refund_requests(&self) -> &dyn RefundRequestStore;
     fn screening_log(&self) -> &dyn ScreeningLog;
+    fn payment_reviews(&self) -> &dyn PaymentReviews;
 }

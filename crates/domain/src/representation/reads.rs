@@ -42,9 +42,35 @@ pub struct PaymentResource {
     pub tx_hash: Option<TxHash>,
     pub log_index: Option<u64>,
     pub block_number: Option<String>,
+    /// Set when the payment is held for the merchant's review (D33): its payer was listed
+    /// by a sanctions source after the money moved. Null when it never was.
+    pub review: Option<PaymentReviewResource>,
     #[schema(value_type = Object)]
     pub metadata: Box<RawValue>,
     pub created_at: Timestamp,
+}
+
+/// A payment's review (D33).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = PaymentReview)]
+pub struct PaymentReviewResource {
+    /// `pending` until the merchant approves (`approved`) or returns it (`returned`).
+    pub status: crate::model::ReviewStatus,
+    pub reason: String,
+    /// The source that listed the payer: `sanctions_oracle` or an imported list's name.
+    pub source: String,
+    pub decided_at: Option<Timestamp>,
+}
+
+impl From<crate::model::PaymentReview> for PaymentReviewResource {
+    fn from(r: crate::model::PaymentReview) -> Self {
+        Self {
+            status: r.status,
+            reason: r.reason,
+            source: r.source,
+            decided_at: r.decided_at,
+        }
+    }
 }
 
 impl From<Payment> for PaymentResource {
@@ -72,6 +98,7 @@ impl From<Payment> for PaymentResource {
             tx_hash: p.tx_hash,
             log_index: p.log_index,
             block_number: p.block_number.map(|n| n.to_string()),
+            review: p.review.map(PaymentReviewResource::from),
             metadata: raw_json(&p.metadata),
             created_at: p.created_at,
         }

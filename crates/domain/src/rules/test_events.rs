@@ -52,7 +52,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "customer_reference": "test_customer", "amount": amount.to_string(), "currency": "USDC",
             "fee_amount": fee, "merchant_amount": net, "refunded_amount": refunded, "overpaid_amount": "0", "underpaid_amount": null,
             "wallet_address": TEST_PAYER, "chain_id": chain_id, "token_address": token,
-            "tx_hash": TEST_TX, "log_index": 0, "block_number": "1", "metadata": {}, "created_at": created,
+            "tx_hash": TEST_TX, "log_index": 0, "block_number": "1", "review": null, "metadata": {}, "created_at": created,
         })
     };
     let subscription_object = |status: &str, canceled: bool, retries: u32| {
@@ -81,6 +81,14 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "underpayment_tolerance_bps": 0, "underpaid_amount": null,
         }),
         EventType::PaymentSucceeded => payment_object("confirmed", "0"),
+        EventType::PaymentRequiresReview => {
+            let mut held = payment_object("confirmed", "0");
+            held["review"] = json!({
+                "status": "pending", "reason": "the payer is on the sanctions list sanctions_oracle",
+                "source": "sanctions_oracle", "decided_at": null,
+            });
+            held
+        }
         EventType::PaymentFailed => payment_object("failed", "0"),
         EventType::PaymentRefunded => payment_object("refunded", &amount.to_string()),
         EventType::SubscriptionCreated => subscription_object("active", false, 0),

@@ -259,6 +259,7 @@ fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -
         overpaid_micros: 0,
         underpaid_micros: 0,
         reversed: false,
+        review: None,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,

@@ -69,16 +69,31 @@ pub async fn create_refund_request(
         ));
     }
     let now = deps.clock.now();
+    let (request, audit) = opened_refund_request(ctx, &payment, new.amount, new.reason, by, now);
+    deps.requests.insert_request(&request, &audit).await?;
+    Ok(request)
+}
+
+/// A new request of `amount` of `payment`, awaiting the customer's address, and its audit
+/// entry (also what returning a payment held for review opens, D33).
+pub(crate) fn opened_refund_request(
+    ctx: &AuthContext,
+    payment: &crate::model::Payment,
+    amount: Amount,
+    reason: Option<String>,
+    by: &Changer,
+    now: crate::model::Timestamp,
+) -> (RefundRequest, AuditEvent) {
     let request = RefundRequest {
         id: RefundRequestId::generate(),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         payment: payment.id,
-        amount: new.amount,
+        amount,
         currency: payment.currency,
         chain: payment.chain,
         token_address: payment.token_address,
-        reason: new.reason,
+        reason,
         status: RefundRequestStatus::AwaitingAddress,
         requested_by: by.actor,
         destination_address: None,
@@ -104,6 +119,5 @@ pub async fn create_refund_request(
         "currency": request.currency.as_str(),
         "expires_at": request.expires_at.to_string(),
     }));
-    deps.requests.insert_request(&request, &audit).await?;
-    Ok(request)
+    (request, audit)
 }

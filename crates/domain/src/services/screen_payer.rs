@@ -131,5 +131,43 @@ pub async fn screen_before_sending(
     })
 }
 
+/// How a payment whose money already moved is booked (D33).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Booking {
+    /// As without screening.
+    Clear,
+    /// Booked, held for the merchant's review: no completion, `payment.requires_review`.
+    Held(crate::model::PaymentReview),
+    /// Not at depth yet as far as the books go: a source did not answer; asked again on the
+    /// next pass.
+    Deferred,
+}
+
+/// Screens the payer of money that already moved into `session`'s recipient.
+pub(crate) async fn screen_booked_payer(
+    session: &crate::model::CheckoutSession,
+    payer: Address,
+    path: ScreeningPath,
+    deps: &ScreeningDeps<'_>,
+) -> Result<Booking, StoreError> {
+    let screened = ScreenedPayer {
+        merchant_id: session.merchant_id,
+        mode: session.mode,
+        chain: session.chain,
+        address: payer,
+        session: session.id,
+    };
+    Ok(match screen_payer(screened, path, deps).await? {
+        ScreeningDecision::Proceed => Booking::Clear,
+        ScreeningDecision::Hold(answer) | ScreeningDecision::Refuse(answer) => {
+            match crate::model::PaymentReview::held(&answer) {
+                Some(review) => Booking::Held(review),
+                None => Booking::Deferred,
+            }
+        }
+        ScreeningDecision::Defer => Booking::Deferred,
+    })
+}
+
 #[cfg(test)]
 mod tests;

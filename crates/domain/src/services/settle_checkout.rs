@@ -235,8 +235,10 @@ async fn settle_log(
         }
         let settlement = decide(&session, existing.as_ref(), receipt, log, confirmed, deps).await?;
         let id = settlement.payment.id;
+        // A payer no source could answer for stays pending at depth (D33): not booked yet.
+        let booked = settlement.payment.status == PaymentStatus::Confirmed;
         match deps.store.record_checkout_settlement(&settlement).await? {
-            SettlementWrite::Written if confirmed => return Ok(SettleOutcome::Confirmed(id)),
+            SettlementWrite::Written if booked => return Ok(SettleOutcome::Confirmed(id)),
             SettlementWrite::Written => return Ok(SettleOutcome::Pending(id)),
             SettlementWrite::Stale => continue,
         }
@@ -259,6 +261,18 @@ async fn decide(
         .store
         .customer_for(session.merchant_id, session.mode, log.payer)
         .await?;
+    let booking = if confirmed {
+        crate::services::screen_booked_payer(
+            session,
+            log.payer,
+            crate::model::ScreeningPath::Router,
+            &deps.screening_deps(),
+        )
+        .await?
+    } else {
+        crate::services::Booking::Clear
+    };
+    let confirmed = confirmed && booking != crate::services::Booking::Deferred;
     let payment = Payment {
         id: existing.map_or_else(PaymentId::generate, |p| p.id),
         merchant_id: session.merchant_id,
@@ -281,6 +295,10 @@ async fn decide(
         overpaid_micros: 0,
         underpaid_micros: 0,
         reversed: false,
+        review: match &booking {
+            crate::services::Booking::Held(review) => Some(review.clone()),
+            _ => None,
+        },
         wallet_address: log.payer,
         chain: session.chain,
         token_address: session.token_address,
@@ -295,7 +313,11 @@ async fn decide(
     let mut events = Vec::new();
     let mut completed_session = None;
     let mut ledger = Vec::new();
-    if confirmed {
+    if confirmed && payment.review.is_some() {
+        // Held (D33): booked, the session left open, only `payment.requires_review`.
+        events = vec![requires_review_event(&payment, now)];
+        ledger = entries_for_payment(deps.chain, &payment, MoneyIn::Payment, now).await?;
+    } else if confirmed {
         // Money is never dropped: a late payment completes an expired session too. A
         // session some other payment completed only gains this payment.
         if session.status != SessionStatus::Completed {
@@ -371,9 +393,22 @@ pub(crate) fn payment_events(
     events
 }
 
+/// `payment.requires_review`: `payment` was booked held for the merchant's review (D33).
+pub(crate) fn requires_review_event(payment: &Payment, now: crate::model::Timestamp) -> EventDraft {
+    EventDraft {
+        merchant_id: payment.merchant_id,
+        mode: payment.mode,
+        event_type: EventType::PaymentRequiresReview,
+        object_json: to_json(&PaymentResource::from(payment.clone())),
+        created_at: now,
+    }
+}
+
 pub(crate) fn to_json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "{}".to_owned())
 }
 
+#[cfg(test)]
+mod screening_tests;
 #[cfg(test)]
 mod tests;

@@ -337,6 +337,7 @@ async fn payment_of(
         overpaid_micros: planned.overpaid_micros,
         underpaid_micros: planned.underpaid_micros,
         reversed: false,
+        review: None,
         wallet_address: shown.from,
         chain: session.chain,
         token_address: shown.token,

@@ -378,6 +378,7 @@ fn charge_payment(
         overpaid_micros: 0,
         underpaid_micros: 0,
         reversed: false,
+        review: None,
         wallet_address: sub.wallet_address,
         chain: sub.chain,
         token_address: rec.token,

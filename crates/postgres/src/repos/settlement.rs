@@ -157,6 +157,9 @@ impl SettlementStore for PgStore {
                             p::block_number.eq(row.block_number),
                             p::block_hash.eq(&row.block_hash),
                             p::customer_id.eq(row.customer_id),
+                            p::review_status.eq(&row.review_status),
+                            p::review_reason.eq(&row.review_reason),
+                            p::review_source.eq(&row.review_source),
                             p::receipt_misses.eq(0),
                             p::last_miss_head.eq(None::<i64>),
                         ))

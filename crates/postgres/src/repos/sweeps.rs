@@ -109,6 +109,12 @@ const RECIPIENT_PAYS: &str = "EXISTS (SELECT 1 FROM checkout_sessions s \
      WHERE s.id = deposit_transfers.checkout_session_id AND w.status = 'verified' \
      AND (NOT s.livemode OR w.verified_mode = 'live'))";
 
+/// No deposit of a session with a payment held for review is swept (D33): the merchant may
+/// return it to its sender.
+const NOT_UNDER_REVIEW: &str = "NOT EXISTS (SELECT 1 FROM payments p \
+     WHERE p.checkout_session_id = deposit_transfers.checkout_session_id \
+     AND p.review_status = 'pending')";
+
 impl PgStore {
     /// In one database transaction: takes the sender's next nonce (never below
     /// `chain_nonce`), signs the sweep with it, stores it and marks the confirmed,
@@ -149,6 +155,9 @@ impl PgStore {
                                 .is_null()
                                 .or(dt::sweep_retry_at.le(now.as_datetime())),
                         )
+                        .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                            NOT_UNDER_REVIEW,
+                        ))
                 };
                 let unswept_rows: Vec<(Uuid, String)> = unswept()
                     .select((dt::checkout_session_id, dt::token_address))
@@ -224,6 +233,9 @@ impl DepositSweeps for PgStore {
                     .or(dt::sweep_retry_at.le(now.as_datetime())),
             )
             .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(RECIPIENT_PAYS))
+            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                NOT_UNDER_REVIEW,
+            ))
             .group_by((dt::checkout_session_id, dt::token_address))
             .order(diesel::dsl::max(dt::sweep_attempts).asc())
             .select((dt::checkout_session_id, dt::token_address))

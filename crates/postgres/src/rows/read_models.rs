@@ -40,6 +40,10 @@ pub struct PaymentRow {
     pub overpaid_micros: i64,
     pub underpaid_micros: i64,
     pub reversed: bool,
+    pub review_status: Option<String>,
+    pub review_reason: Option<String>,
+    pub review_source: Option<String>,
+    pub reviewed_at: Option<DateTime<Utc>>,
 }
 
 /// The row for a domain payment.
@@ -62,6 +66,14 @@ pub(crate) fn payment_row(p: &Payment) -> PaymentRow {
         overpaid_micros: to_i64(p.overpaid_micros),
         underpaid_micros: to_i64(p.underpaid_micros),
         reversed: p.reversed,
+        review_status: p.review.as_ref().map(|r| r.status.as_str().to_owned()),
+        review_reason: p.review.as_ref().map(|r| r.reason.clone()),
+        review_source: p.review.as_ref().map(|r| r.source.clone()),
+        reviewed_at: p
+            .review
+            .as_ref()
+            .and_then(|r| r.decided_at)
+            .map(|t| t.as_datetime()),
         wallet_address: p.wallet_address.to_lower_hex(),
         chain_id: p.chain.id() as i32,
         token_address: p.token_address.to_lower_hex(),
@@ -97,6 +109,15 @@ impl TryFrom<PaymentRow> for Payment {
             overpaid_micros: micros(r.overpaid_micros)?,
             underpaid_micros: micros(r.underpaid_micros)?,
             reversed: r.reversed,
+            review: match (r.review_status.as_deref(), r.review_reason, r.review_source) {
+                (Some(status), Some(reason), Some(source)) => Some(PaymentReview {
+                    status: parse_enum("review status", status, ReviewStatus::parse)?,
+                    reason,
+                    source,
+                    decided_at: r.reviewed_at.map(ts),
+                }),
+                _ => None,
+            },
             wallet_address: address(&r.wallet_address)?,
             chain: chain(r.chain_id)?,
             token_address: address(&r.token_address)?,

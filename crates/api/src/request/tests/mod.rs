@@ -50,6 +50,7 @@ struct Ports {
     settings: MockMerchantSettings,
     refund_requests: MockRefundRequestStore,
     screening_log: MockScreeningLog,
+    payment_reviews: MockPaymentReviews,
 }
 
 /// `Storage` for `$t`, each port the field of that name of `$base`.
@@ -131,6 +132,10 @@ macro_rules! storage {
             fn screening_log(&self) -> &dyn ScreeningLog {
                 let $s = self;
                 &$base.screening_log
+            }
+            fn payment_reviews(&self) -> &dyn PaymentReviews {
+                let $s = self;
+                &$base.payment_reviews
             }
         }
     };

@@ -1,0 +1,108 @@
+//! Router payments whose payer is screened at depth (D33): listed → booked held for review
+//! (no completion, only `payment.requires_review`); unknown → left pending, nothing booked.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::model::{ReviewStatus, ScreeningAnswer, ScreeningPath, ScreeningSource, SourceAnswer};
+use crate::ports::{MockChainReader, MockSanctionsSource};
+use crate::rules::screening::ScreenedModes;
+use crate::services::fixtures::settlement::*;
+use crate::services::PayerScreening;
+
+fn screening(answer: ScreeningAnswer) -> PayerScreening {
+    let mut source = MockSanctionsSource::new();
+    source.expect_covers().return_const(true);
+    source
+        .expect_check()
+        .withf(|_, who| *who == payer())
+        .returning(move |_, _| SourceAnswer {
+            source: ScreeningSource {
+                name: "sanctions_oracle".into(),
+                version: None,
+            },
+            answer: answer.clone(),
+        });
+    PayerScreening::new(
+        vec![Arc::new(source)],
+        ScreenedModes::parse("test,live").unwrap(),
+    )
+}
+
+fn harness(
+    answer: ScreeningAnswer,
+    check: impl Fn(&CheckoutSettlement) -> bool + Send + 'static,
+) -> (Harness, CheckoutSession, ChainReceipt) {
+    let s = session();
+    let r = receipt(&s);
+    let mut store = store_of(vec![s.clone()], vec![]);
+    store
+        .expect_record_checkout_settlement()
+        .times(1)
+        .withf(check)
+        .returning(|_| Ok(SettlementWrite::Written));
+    let mut h = Harness::new(MockChainReader::new(), store);
+    h.screening = screening(answer);
+    h.screening_log
+        .expect_record_checks()
+        .times(1)
+        .withf(|c| c.len() == 1 && c[0].path == ScreeningPath::Router)
+        .returning(|_| Ok(()));
+    (h, s, r)
+}
+
+#[test]
+fn a_listed_payer_at_depth_is_booked_held_and_the_session_left_open() {
+    let listed = ScreeningAnswer::Listed {
+        list: "sanctions_oracle".into(),
+        entry: None,
+    };
+    let (h, _, r) = harness(listed, |w| {
+        w.payment.status == PaymentStatus::Confirmed
+            && w.payment
+                .review
+                .as_ref()
+                .map(|r| (r.status, r.source.as_str()))
+                == Some((ReviewStatus::Pending, "sanctions_oracle"))
+            && w.completed_session.is_none()
+            && w.events.len() == 1
+            && w.events[0].event_type == EventType::PaymentRequiresReview
+            && !w.ledger.is_empty()
+    });
+    assert!(matches!(
+        h.settle_one(&r, BLOCK + 1),
+        SettleOutcome::Confirmed(_)
+    ));
+}
+
+#[test]
+fn an_unanswered_payer_at_depth_stays_pending_with_nothing_booked() {
+    let (h, _, r) = harness(ScreeningAnswer::Unknown, |w| {
+        w.payment.status == PaymentStatus::Pending
+            && w.payment.review.is_none()
+            && w.completed_session.is_none()
+            && w.events.is_empty()
+            && w.ledger.is_empty()
+    });
+    assert!(matches!(
+        h.settle_one(&r, BLOCK + 1),
+        SettleOutcome::Pending(_)
+    ));
+}
+
+#[test]
+fn a_clear_payer_completes_the_session_as_before() {
+    let (h, _, r) = harness(ScreeningAnswer::Clear, move |w| {
+        w.payment.review.is_none()
+            && w.completed_session.as_ref().map(|c| c.status) == Some(SessionStatus::Completed)
+            && w.events.iter().map(|e| e.event_type).collect::<Vec<_>>()
+                == [
+                    EventType::CheckoutSessionCompleted,
+                    EventType::PaymentSucceeded,
+                ]
+    });
+    assert!(matches!(
+        h.settle_one(&r, BLOCK + 1),
+        SettleOutcome::Confirmed(_)
+    ));
+}

@@ -1,0 +1,154 @@
+//! Payers screened after the money moved (D33): a router payment from a payer the dev
+//! sanctions oracle lists is booked held for review at depth (2), its session left open
+//! and only `payment.requires_review` fired; the merchant approves it (the session
+//! completes and the usual events fire, once) or returns it (a refund request to its
+//! sender for the whole amount).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use ethers::signers::Signer;
+use ethers::types::Address as EthAddress;
+use serde_json::{json, Value};
+use stablepay_e2e::*;
+use stablepay_evm::bindings::test_sanctions_oracle::TestSanctionsOracle;
+
+async fn listed_buyer(chain: &PrivateChain, stack: &Stack) -> std::sync::Arc<Client> {
+    let env = test_env();
+    let o = &env["chains"][chain.chain_id.to_string()]["sanctions_oracle"];
+    let key: [u8; 32] = hex::decode(
+        o["owner_private_key"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap()
+    .try_into()
+    .unwrap();
+    let owner = client_for(&chain.info(), &key).await;
+    let oracle = TestSanctionsOracle::new(
+        o["address"]
+            .as_str()
+            .unwrap()
+            .parse::<EthAddress>()
+            .unwrap(),
+        owner,
+    );
+    let buyer = funded_buyer(&stack.chain).await;
+    oracle
+        .add_to_sanctions_list(vec![buyer.signer().address()])
+        .send()
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    buyer
+}
+
+/// A router payment of a fresh 12.5 USDC session by `buyer`, mined and taken to depth;
+/// returns (session id, the payment once booked).
+async fn held_payment(chain: &PrivateChain, stack: &Stack, buyer: &Client) -> (String, Value) {
+    let id = stack.open_session("12.5").await;
+    let (_, intent) = stack.intent(&id).await;
+    let tx = pay_intent(buyer, &intent).await;
+    stack.confirm(&id, &tx).await;
+    chain.mine(3).await;
+    let payment = poll(Duration::from_secs(20), || async {
+        let payments = stack.payments_of(&id).await;
+        payments
+            .first()
+            .filter(|p| p["status"] == "confirmed")
+            .cloned()
+    })
+    .await
+    .expect("the payment is booked at depth");
+    (id, payment)
+}
+
+async fn count(stack: &Stack, event_type: &str) -> usize {
+    stack.events_of_type(event_type).await.len()
+}
+
+#[tokio::test]
+async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
+    let chain = PrivateChain::start(None).await;
+    let env = test_env();
+    let oracle = env["chains"]["84532"]["sanctions_oracle"]["address"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut options = StackOptions::on(&chain);
+    options.env.extend([
+        ("STABLEPAY_SCREENING_MODES".to_owned(), "test".to_owned()),
+        ("STABLEPAY_SANCTIONS_ORACLE_84532".to_owned(), oracle),
+    ]);
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let buyer = listed_buyer(&chain, &stack).await;
+
+    let (session, payment) = held_payment(&chain, &stack, &buyer).await;
+    assert_eq!(payment["review"]["status"], "pending", "{payment}");
+    assert_eq!(payment["review"]["source"], "sanctions_oracle");
+    assert_eq!(payment["amount"], "12.5");
+    let shown = stack
+        .get(&format!("/api/v1/checkout/sessions/{session}"))
+        .await;
+    assert_eq!(
+        shown["status"], "open",
+        "held: the session is not completed"
+    );
+    assert_eq!(count(&stack, "payment.requires_review").await, 1);
+    assert_eq!(count(&stack, "checkout.session.completed").await, 0);
+    assert_eq!(count(&stack, "payment.succeeded").await, 0);
+
+    let pid = payment["id"].as_str().unwrap();
+    let review = format!("/api/v1/payments/{pid}/review");
+    let (status, body) = stack.post(&review, json!({ "decision": "keep" })).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["details"][0]["field"], "decision");
+    let (status, approved) = stack.post(&review, json!({ "decision": "approve" })).await;
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["review"]["status"], "approved");
+    let shown = stack
+        .wait_for_session(&session, "completed", Duration::from_secs(10))
+        .await;
+    assert_eq!(shown["status"], "completed", "{shown}");
+    let (status, again) = stack.post(&review, json!({ "decision": "approve" })).await;
+    assert_eq!(status, 409, "{again}");
+    assert_eq!(count(&stack, "checkout.session.completed").await, 1);
+    assert_eq!(count(&stack, "payment.succeeded").await, 1);
+
+    // Returned: a refund request to the sender for the whole amount; the session waits.
+    let (session, payment) = held_payment(&chain, &stack, &buyer).await;
+    let pid = payment["id"].as_str().unwrap();
+    let (status, returned) = stack
+        .post(
+            &format!("/api/v1/payments/{pid}/review"),
+            json!({ "decision": "return" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{returned}");
+    assert_eq!(returned["review"]["status"], "returned");
+    let requests = stack
+        .get(&format!("/api/v1/refund_requests?payment={pid}"))
+        .await;
+    let request: &Value = &requests["data"][0];
+    assert_eq!(request["amount"], "12.5", "{requests}");
+    assert_eq!(request["status"], "awaiting_address");
+    let shown = stack
+        .get(&format!("/api/v1/checkout/sessions/{session}"))
+        .await;
+    assert_eq!(shown["status"], "open");
+    assert_eq!(count(&stack, "payment.requires_review").await, 2);
+    assert_eq!(count(&stack, "payment.succeeded").await, 1);
+    let checks = stablepay_postgres::testing::query_strings(
+        &stack.store,
+        "SELECT path || ' ' || answer AS value FROM screening_checks ORDER BY id",
+    )
+    .await
+    .unwrap();
+    // One check per settling pass at depth (the watcher and a re-check may both pass).
+    assert!(checks.len() >= 2, "{checks:?}");
+    assert!(checks.iter().all(|c| c == "router listed"), "{checks:?}");
+}
