@@ -152,3 +152,101 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     assert!(checks.len() >= 2, "{checks:?}");
     assert!(checks.iter().all(|c| c == "router listed"), "{checks:?}");
 }
+
+/// Polls `check` for 30 s, mining a block each time (sweeps count at depth).
+async fn mining_until<F, Fut>(chain: &PrivateChain, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..150 {
+        if check().await {
+            return true;
+        }
+        chain.mine(1).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_listed_deposit_sender_is_booked_held_and_swept_only_once_approved() {
+    let chain = PrivateChain::start(None).await;
+    let env = test_env();
+    let oracle = env["chains"]["84532"]["sanctions_oracle"]["address"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut options = StackOptions::on(&chain);
+    options.env.extend([
+        ("STABLEPAY_SCREENING_MODES".to_owned(), "test".to_owned()),
+        ("STABLEPAY_SANCTIONS_ORACLE_84532".to_owned(), oracle),
+    ]);
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    let listed = listed_buyer(&chain, &stack).await;
+    let clear = funded_buyer(&stack.chain).await;
+    let deposit_of = |id: String| {
+        let stack = &stack;
+        async move {
+            let s = stack.get(&format!("/api/v1/checkout/sessions/{id}")).await;
+            s["deposit_address"].as_str().unwrap().to_owned()
+        }
+    };
+    let held_session = stack.open_session("12.5").await;
+    let held_deposit = deposit_of(held_session.clone()).await;
+    let clear_session = stack.open_session("12.5").await;
+    let clear_deposit = deposit_of(clear_session.clone()).await;
+    send_transfer(&listed, &stack.chain.usdc, &held_deposit, 12_500_000).await;
+    send_transfer(&clear, &stack.chain.usdc, &clear_deposit, 12_500_000).await;
+
+    // The clear sender's money completes its session and is swept on; the listed one's is
+    // booked held and stays at its deposit address.
+    assert!(
+        mining_until(&chain, || async {
+            usdc_balance(&clear, &stack.chain, &clear_deposit).await == 0
+        })
+        .await,
+        "the clear deposit is swept"
+    );
+    let held = stack.payments_of(&held_session).await;
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0]["review"]["status"], "pending", "{}", held[0]);
+    let shown = stack
+        .get(&format!("/api/v1/checkout/sessions/{held_session}"))
+        .await;
+    assert_eq!(shown["status"], "open");
+    assert_eq!(shown["amount_received"], "12.5");
+    chain.mine(5).await;
+    assert_eq!(
+        usdc_balance(&listed, &stack.chain, &held_deposit).await,
+        12_500_000,
+        "nothing of a session under review is swept"
+    );
+    assert_eq!(
+        stack
+            .get(&format!("/api/v1/checkout/sessions/{clear_session}"))
+            .await["status"],
+        "completed"
+    );
+    assert_eq!(count(&stack, "payment.requires_review").await, 1);
+    assert_eq!(count(&stack, "checkout.session.completed").await, 1);
+
+    let pid = held[0]["id"].as_str().unwrap();
+    let (status, body) = stack
+        .post(
+            &format!("/api/v1/payments/{pid}/review"),
+            json!({ "decision": "approve" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        mining_until(&chain, || async {
+            usdc_balance(&listed, &stack.chain, &held_deposit).await == 0
+        })
+        .await,
+        "approved, it is swept"
+    );
+    assert_eq!(count(&stack, "checkout.session.completed").await, 2);
+}

@@ -18,8 +18,12 @@ use crate::rules::deposit_books::{
 use crate::rules::ledger::MoneyIn;
 use crate::services::book_ledger::{block_time_of, entries_for_payment};
 use crate::services::{
-    completed_by, payment_events, SettleDeps, SettleError, SettleOutcome, WRITE_ATTEMPTS,
+    completed_by, payment_events, requires_review_event, screen_booked_payer, Booking, SettleDeps,
+    SettleError, SettleOutcome, WRITE_ATTEMPTS,
 };
+use std::collections::HashMap;
+
+use crate::model::{Address, PaymentReview, ScreeningPath};
 
 /// Settles what a receipt sent to deposit addresses on `chain` (nothing where the chain
 /// has no deposit factory, or the receipt moves no configured token to one): the
@@ -196,14 +200,57 @@ async fn record_deposit_change(
     Err(SettleError::Contended)
 }
 
+/// The senders of confirmed money not booked yet, screened (D33): those held for review,
+/// and `rows` with the money of senders no source could answer for taken as not confirmed
+/// yet (the incoming `transfer` too, so the pending re-check comes back to it).
+async fn screen_senders(
+    session: &CheckoutSession,
+    rows: &[DepositTransfer],
+    transfer: &mut Option<DepositTransfer>,
+    deps: &SettleDeps<'_>,
+) -> Result<(Vec<DepositTransfer>, HashMap<Address, PaymentReview>), SettleError> {
+    let mut senders: Vec<Address> = rows
+        .iter()
+        .filter(|r| r.confirmed && r.payment.is_none())
+        .map(|r| r.from)
+        .collect();
+    senders.sort_unstable();
+    senders.dedup();
+    let (mut held, mut deferred) = (HashMap::new(), Vec::new());
+    let screening = deps.screening_deps();
+    for sender in senders {
+        match screen_booked_payer(session, sender, ScreeningPath::Deposit, &screening).await? {
+            Booking::Clear => {}
+            Booking::Held(review) => {
+                held.insert(sender, review);
+            }
+            Booking::Deferred => deferred.push(sender),
+        }
+    }
+    let unanswered = |r: &DepositTransfer| r.payment.is_none() && deferred.contains(&r.from);
+    if let Some(t) = transfer.as_mut().filter(|t| t.confirmed && unanswered(t)) {
+        t.confirmed = false;
+    }
+    let rows = rows
+        .iter()
+        .map(|r| DepositTransfer {
+            confirmed: r.confirmed && !unanswered(r),
+            ..r.clone()
+        })
+        .collect();
+    Ok((rows, held))
+}
+
 /// The write for `rows` (the session's transfers with `transfer` applied).
 async fn decide(
     session: &CheckoutSession,
     rows: &[DepositTransfer],
-    transfer: Option<DepositTransfer>,
+    mut transfer: Option<DepositTransfer>,
     deps: &SettleDeps<'_>,
 ) -> Result<DepositWrite, SettleError> {
     let now = deps.clock.now();
+    let (screened, held) = screen_senders(session, rows, &mut transfer, deps).await?;
+    let rows = screened.as_slice();
     let (own, other): (Vec<&DepositTransfer>, Vec<&DepositTransfer>) =
         rows.iter().partition(|r| r.token == session.token_address);
     let terms = DepositSession {
@@ -249,9 +296,22 @@ async fn decide(
     let mut ledger = Vec::new();
     let mut completed_session = None;
     for (shown, planned) in planned {
-        let payment = payment_of(session, shown, &planned, deps).await?;
+        let mut payment = payment_of(session, shown, &planned, deps).await?;
         let kind = deposit_money_kind(session, shown, &planned);
         ledger.extend(entries_for_payment(deps.chain, &payment, kind, now).await?);
+        // Any sender of the money it books listed (D33): held, nothing completed.
+        payment.review = rows
+            .iter()
+            .filter(|r| planned.covers.contains(&r.tx_hash) || r.tx_hash == shown.tx_hash)
+            .find_map(|r| held.get(&r.from).cloned());
+        if payment.review.is_some() {
+            events.push(requires_review_event(&payment, now));
+            payments.push(DepositPayment {
+                payment,
+                covers: planned.covers,
+            });
+            continue;
+        }
         let completes = planned.completes.then(|| CheckoutSession {
             amount_received_micros: received_after,
             underpaid_micros: (planned.underpaid_micros > 0).then_some(planned.underpaid_micros),

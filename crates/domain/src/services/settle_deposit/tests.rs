@@ -87,6 +87,18 @@ fn try_settle(
     r: &ChainReceipt,
     chain: MockChainReader,
 ) -> (Result<Vec<SettleOutcome>, SettleError>, Vec<DepositWrite>) {
+    let log = crate::ports::MockScreeningLog::new();
+    try_settle_screened(s, r, chain, &crate::services::NO_SCREENING, &log)
+}
+
+/// `try_settle` with `screening` asked about the senders (D33), its answers kept in `log`.
+fn try_settle_screened(
+    s: &CheckoutSession,
+    r: &ChainReceipt,
+    chain: MockChainReader,
+    screening: &crate::services::PayerScreening,
+    log: &crate::ports::MockScreeningLog,
+) -> (Result<Vec<SettleOutcome>, SettleError>, Vec<DepositWrite>) {
     let written = Arc::new(Mutex::new(Vec::new()));
     let deposit_store = deposits(s, written.clone());
     let mut settlement = MockSettlementStore::new();
@@ -109,8 +121,8 @@ fn try_settle(
         clock: &harness.clock,
         chains: &chains,
         tokens: &tokens,
-        screening: &crate::services::NO_SCREENING,
-        screening_log: &crate::ports::MockScreeningLog::new(),
+        screening,
+        screening_log: log,
     };
     let outcomes = block_on(settle_deposit_receipt(CHAIN, r, BLOCK + DEPTH, &deps));
     let written = written.lock().unwrap().clone();
@@ -269,4 +281,90 @@ fn an_open_session_never_asks_for_the_block_time() {
     assert_eq!(w.transfer.as_ref().unwrap().arrived_at, now());
     assert_eq!(w.received_after, 4_000_000);
     assert!(w.payments.is_empty(), "underpaid and open: waits for more");
+}
+
+/// Screening that answers `answer` for the payer, in test mode, its one check stored.
+fn screened(
+    answer: crate::model::ScreeningAnswer,
+) -> (
+    crate::services::PayerScreening,
+    crate::ports::MockScreeningLog,
+) {
+    let mut source = crate::ports::MockSanctionsSource::new();
+    source.expect_covers().return_const(true);
+    source
+        .expect_check()
+        .returning(move |_, _| crate::model::SourceAnswer {
+            source: crate::model::ScreeningSource {
+                name: "sanctions_oracle".into(),
+                version: None,
+            },
+            answer: answer.clone(),
+        });
+    let mut log = crate::ports::MockScreeningLog::new();
+    log.expect_record_checks()
+        .times(1)
+        .withf(|c| {
+            c[0].path == crate::model::ScreeningPath::Deposit && c[0].payer.address == payer()
+        })
+        .returning(|_| Ok(()));
+    let screening = crate::services::PayerScreening::new(
+        vec![Arc::new(source)],
+        crate::rules::screening::ScreenedModes::parse("test,live").unwrap(),
+    );
+    (screening, log)
+}
+
+#[test]
+fn a_listed_sender_s_deposit_is_booked_held_and_completes_nothing() {
+    let s = deposit_session(600);
+    let (screening, log) = screened(crate::model::ScreeningAnswer::Listed {
+        list: "sanctions_oracle".into(),
+        entry: None,
+    });
+    let (outcomes, written) = try_settle_screened(
+        &s,
+        &sent(token(), s.amount.micros()),
+        chain_knowing_block_times(),
+        &screening,
+        &log,
+    );
+    assert!(matches!(
+        outcomes.unwrap().as_slice(),
+        [SettleOutcome::DepositRecorded(Some(_))]
+    ));
+    let [w] = written.as_slice() else {
+        panic!("one write, got {written:?}")
+    };
+    assert!(w.completed_session.is_none());
+    assert_eq!(w.received_after, s.amount.micros());
+    let [p] = w.payments.as_slice() else {
+        panic!("one payment")
+    };
+    assert_eq!(
+        p.payment.review.as_ref().map(|r| r.status),
+        Some(crate::model::ReviewStatus::Pending)
+    );
+    let types: Vec<EventType> = w.events.iter().map(|e| e.event_type).collect();
+    assert_eq!(types, [EventType::PaymentRequiresReview]);
+}
+
+#[test]
+fn an_unscreened_sender_s_deposit_stays_pending_for_the_re_check() {
+    let s = deposit_session(600);
+    let (screening, log) = screened(crate::model::ScreeningAnswer::Unknown);
+    let (outcomes, written) = try_settle_screened(
+        &s,
+        &sent(token(), s.amount.micros()),
+        chain_knowing_block_times(),
+        &screening,
+        &log,
+    );
+    assert_eq!(outcomes.unwrap(), [SettleOutcome::DepositPending]);
+    let [w] = written.as_slice() else {
+        panic!("one write, got {written:?}")
+    };
+    assert!(w.payments.is_empty() && w.completed_session.is_none() && w.events.is_empty());
+    assert_eq!(w.transfer.as_ref().map(|t| t.confirmed), Some(false));
+    assert_eq!(w.received_after, 0);
 }
