@@ -120,6 +120,8 @@ fn notice_text(code: &str) -> Option<&'static str> {
         "wallet_verified" => "The wallet is verified and can receive payments.",
         "wallet_revoked" => "The wallet was revoked; new sessions cannot use it.",
         "refund_recorded" => "The refund was verified on-chain and recorded.",
+        "review_approved" => "Approved: the checkout completed and its webhooks were sent.",
+        "review_returned" => "Returned: a refund request to the sender was opened (see Payments → its refund requests).",
         "totp_enabled" => "Two-factor sign-in is on.",
         "totp_disabled" => "Two-factor sign-in is off.",
         "settings_saved" => "The settings were saved; new sessions use them.",

@@ -338,3 +338,40 @@ impl Browser {
 fn uuid_like() -> String {
     format!("{:016x}", rand::random::<u64>())
 }
+
+/// The dashboard password `sign_in` sets.
+pub const PASSWORD: &str = "correct horse battery staple";
+const SIGN_IN_WAIT: Duration = Duration::from_secs(60);
+
+/// Invites a dashboard user for the stack's merchant; returns (email, setup link).
+pub async fn invite(stack: &crate::Stack) -> (String, String) {
+    let email = "owner@merchant.example".to_owned();
+    let invitation = stablepay_domain::services::invite_dashboard_user(
+        stack.merchant,
+        stablepay_domain::Email::parse(&email).unwrap(),
+        &stablepay_domain::rules::dashboard_auth::SessionPolicy::default(),
+        &stack.store,
+        &stablepay_domain::ports::SystemClock,
+    )
+    .await
+    .unwrap();
+    let link = format!("{}/dashboard/setup/{}", stack.api, invitation.setup_token);
+    (email, link)
+}
+
+/// Completes the setup link and signs in, in the browser; ends on the test-mode home.
+pub async fn sign_in(b: &Browser, stack: &crate::Stack) {
+    let (email, link) = invite(stack).await;
+    b.goto(&link).await;
+    b.fill("#password", PASSWORD).await;
+    b.fill("#confirm", PASSWORD).await;
+    b.click("#setup-form button[type=submit]").await;
+    b.wait_for_path("/dashboard/login", SIGN_IN_WAIT).await;
+    b.fill("#email", &email).await;
+    b.fill("#password", PASSWORD).await;
+    b.click("#sign-in").await;
+    b.wait_for_path("/dashboard/live", SIGN_IN_WAIT).await;
+    b.goto(&format!("{}/dashboard/test", stack.api)).await;
+    b.wait_for_text(".test-banner", "TEST MODE", SIGN_IN_WAIT)
+        .await;
+}

@@ -14,6 +14,7 @@ pub mod one_signature;
 mod private_chain;
 pub mod receiver;
 pub mod relaying;
+pub mod screening;
 pub mod subscriptions;
 pub mod x402;
 

@@ -8,11 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stablepay_domain::ports::SystemClock;
-use stablepay_domain::rules::dashboard_auth::SessionPolicy;
-use stablepay_domain::services::invite_dashboard_user;
-use stablepay_domain::Email;
-use stablepay_e2e::browser::{Browser, WalletScript};
+use stablepay_e2e::browser::{sign_in, Browser, WalletScript};
 use stablepay_e2e::receiver::Receiver;
 use stablepay_e2e::subscriptions::reverify;
 use stablepay_e2e::{client_for, poll, usdc_balance, PrivateChain, Stack, StackOptions};
@@ -22,7 +18,6 @@ const MERCHANT_WALLET: &str = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 const MERCHANT_KEY: &str = "2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
 /// anvil's dev account #3: a funded buyer.
 const BUYER: &str = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
-const PASSWORD: &str = "correct horse battery staple";
 const WAIT: Duration = Duration::from_secs(60);
 
 /// Where a screenshot goes: `target/screenshots/` on every run (the test command leaves the
@@ -48,38 +43,6 @@ fn wallet(account: &str, chain: &PrivateChain) -> WalletScript {
         announce_as: None,
         sign_only: false,
     }
-}
-
-/// Invites a dashboard user for the stack's merchant; returns (email, setup link).
-async fn invite(stack: &Stack) -> (String, String) {
-    let email = "owner@merchant.example".to_owned();
-    let invitation = invite_dashboard_user(
-        stack.merchant,
-        Email::parse(&email).unwrap(),
-        &SessionPolicy::default(),
-        &stack.store,
-        &SystemClock,
-    )
-    .await
-    .unwrap();
-    let link = format!("{}/dashboard/setup/{}", stack.api, invitation.setup_token);
-    (email, link)
-}
-
-/// Completes the setup link and signs in, in the browser; ends on the test-mode home.
-async fn sign_in(b: &Browser, stack: &Stack) {
-    let (email, link) = invite(stack).await;
-    b.goto(&link).await;
-    b.fill("#password", PASSWORD).await;
-    b.fill("#confirm", PASSWORD).await;
-    b.click("#setup-form button[type=submit]").await;
-    b.wait_for_path("/dashboard/login", WAIT).await;
-    b.fill("#email", &email).await;
-    b.fill("#password", PASSWORD).await;
-    b.click("#sign-in").await;
-    b.wait_for_path("/dashboard/live", WAIT).await;
-    b.goto(&format!("{}/dashboard/test", stack.api)).await;
-    b.wait_for_text(".test-banner", "TEST MODE", WAIT).await;
 }
 
 async fn get(stack: &Stack, key: &str, path: &str) -> (u16, Value) {

@@ -7,63 +7,9 @@
 
 use std::time::Duration;
 
-use ethers::signers::Signer;
-use ethers::types::Address as EthAddress;
 use serde_json::{json, Value};
+use stablepay_e2e::screening::{booked_router_payment, listed_buyer, oracle_screening};
 use stablepay_e2e::*;
-use stablepay_evm::bindings::test_sanctions_oracle::TestSanctionsOracle;
-
-async fn listed_buyer(chain: &PrivateChain, stack: &Stack) -> std::sync::Arc<Client> {
-    let env = test_env();
-    let o = &env["chains"][chain.chain_id.to_string()]["sanctions_oracle"];
-    let key: [u8; 32] = hex::decode(
-        o["owner_private_key"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap()
-    .try_into()
-    .unwrap();
-    let owner = client_for(&chain.info(), &key).await;
-    let oracle = TestSanctionsOracle::new(
-        o["address"]
-            .as_str()
-            .unwrap()
-            .parse::<EthAddress>()
-            .unwrap(),
-        owner,
-    );
-    let buyer = funded_buyer(&stack.chain).await;
-    oracle
-        .add_to_sanctions_list(vec![buyer.signer().address()])
-        .send()
-        .await
-        .unwrap()
-        .await
-        .unwrap();
-    buyer
-}
-
-/// A router payment of a fresh 12.5 USDC session by `buyer`, mined and taken to depth;
-/// returns (session id, the payment once booked).
-async fn held_payment(chain: &PrivateChain, stack: &Stack, buyer: &Client) -> (String, Value) {
-    let id = stack.open_session("12.5").await;
-    let (_, intent) = stack.intent(&id).await;
-    let tx = pay_intent(buyer, &intent).await;
-    stack.confirm(&id, &tx).await;
-    chain.mine(3).await;
-    let payment = poll(Duration::from_secs(20), || async {
-        let payments = stack.payments_of(&id).await;
-        payments
-            .first()
-            .filter(|p| p["status"] == "confirmed")
-            .cloned()
-    })
-    .await
-    .expect("the payment is booked at depth");
-    (id, payment)
-}
 
 async fn count(stack: &Stack, event_type: &str) -> usize {
     stack.events_of_type(event_type).await.len()
@@ -72,22 +18,14 @@ async fn count(stack: &Stack, event_type: &str) -> usize {
 #[tokio::test]
 async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     let chain = PrivateChain::start(None).await;
-    let env = test_env();
-    let oracle = env["chains"]["84532"]["sanctions_oracle"]["address"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let mut options = StackOptions::on(&chain);
-    options.env.extend([
-        ("STABLEPAY_SCREENING_MODES".to_owned(), "test".to_owned()),
-        ("STABLEPAY_SANCTIONS_ORACLE_84532".to_owned(), oracle),
-    ]);
+    options.env.extend(oracle_screening(&chain));
     let stack = Stack::start_with(options).await;
     stack.fresh_verified_wallet().await;
     stack.record_events().await;
     let buyer = listed_buyer(&chain, &stack).await;
 
-    let (session, payment) = held_payment(&chain, &stack, &buyer).await;
+    let (session, payment) = booked_router_payment(&chain, &stack, &buyer, "12.5").await;
     assert_eq!(payment["review"]["status"], "pending", "{payment}");
     assert_eq!(payment["review"]["source"], "sanctions_oracle");
     assert_eq!(payment["amount"], "12.5");
@@ -120,7 +58,7 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     assert_eq!(count(&stack, "payment.succeeded").await, 1);
 
     // Returned: a refund request to the sender for the whole amount; the session waits.
-    let (session, payment) = held_payment(&chain, &stack, &buyer).await;
+    let (session, payment) = booked_router_payment(&chain, &stack, &buyer, "12.5").await;
     let pid = payment["id"].as_str().unwrap();
     let (status, returned) = stack
         .post(
@@ -172,16 +110,8 @@ where
 #[tokio::test]
 async fn a_listed_deposit_sender_is_booked_held_and_swept_only_once_approved() {
     let chain = PrivateChain::start(None).await;
-    let env = test_env();
-    let oracle = env["chains"]["84532"]["sanctions_oracle"]["address"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let mut options = StackOptions::on(&chain);
-    options.env.extend([
-        ("STABLEPAY_SCREENING_MODES".to_owned(), "test".to_owned()),
-        ("STABLEPAY_SANCTIONS_ORACLE_84532".to_owned(), oracle),
-    ]);
+    options.env.extend(oracle_screening(&chain));
     let stack = Stack::start_with(options).await;
     stack.fresh_verified_wallet().await;
     stack.record_events().await;

@@ -92,7 +92,8 @@ list_handler!(
         params(crate::openapi::PageParams,
             ("subscription" = Option<SubscriptionId>, Query),
             ("checkout_session" = Option<CheckoutSessionId>, Query),
-            ("status" = Option<PaymentStatus>, Query)),
+            ("status" = Option<PaymentStatus>, Query),
+            ("review" = Option<ReviewStatus>, Query, description = "Payments held for review in this state (D33); `pending` is the review queue")),
         responses((status = 200, description = "Payments, newest first", body = List<PaymentResource>)))]
     list_payments,
     PaymentId,
@@ -102,6 +103,7 @@ list_handler!(
         subscription: q.id_filter::<SubscriptionId>("subscription")?,
         checkout_session: q.id_filter::<CheckoutSessionId>("checkout_session")?,
         status: q.take_parsed("status", PaymentStatus::parse, &PaymentStatus::expected())?,
+        review: q.take_parsed("review", ReviewStatus::parse, &ReviewStatus::expected())?,
     }
 );
 list_handler!(

@@ -2,34 +2,17 @@
 //! source after the money had already moved (a router payment, a deposit), so the service
 //! could not refuse it. It is booked, and the session waits for the merchant's decision.
 
+use super::read_models::status_enum;
 use super::{ScreeningAnswer, Timestamp};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReviewStatus {
-    /// Waiting for the merchant: the session is not completed and no completion event fired.
-    Pending,
-    /// The merchant approved it: the session completed and the usual events fired.
-    Approved,
-    /// The merchant returned it: a refund request to its sender was opened.
-    Returned,
-}
-
-impl ReviewStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewStatus::Pending => "pending",
-            ReviewStatus::Approved => "approved",
-            ReviewStatus::Returned => "returned",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::Pending, Self::Approved, Self::Returned]
-            .into_iter()
-            .find(|r| r.as_str() == s)
-    }
-}
+status_enum!(/// Where a held payment stands: `pending` (the session waits, no completion event),
+/// `approved` (completed with the usual events) or `returned` (a refund request to its
+/// sender was opened).
+ReviewStatus {
+    Pending => "pending",
+    Approved => "approved",
+    Returned => "returned",
+});
 
 /// Why a payment is under review and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]

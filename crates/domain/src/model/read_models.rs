@@ -240,6 +240,8 @@ pub struct PaymentFilter {
     pub subscription: Option<SubscriptionId>,
     pub checkout_session: Option<CheckoutSessionId>,
     pub status: Option<PaymentStatus>,
+    /// Payments held for review in this state (D33): `pending` is the review queue.
+    pub review: Option<super::ReviewStatus>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

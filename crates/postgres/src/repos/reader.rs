@@ -185,7 +185,10 @@ impl PgStore {
         if let Some(status) = f.status {
             q = q.filter(p::status.eq(status.as_str()));
         }
-        let q = if f.subscription.is_some() || f.checkout_session.is_some() {
+        if let Some(review) = f.review {
+            q = q.filter(p::review_status.eq(review.as_str()));
+        }
+        let q = if f.subscription.is_some() || f.checkout_session.is_some() || f.review.is_some() {
             q.order(p::id.desc())
         } else if f.status.is_some() {
             newest_first!(p, q, p::status)

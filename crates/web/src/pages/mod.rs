@@ -10,6 +10,7 @@ mod customers;
 mod home;
 mod payments;
 mod refund_requests;
+mod reviews;
 mod settings;
 mod subscriptions;
 mod wallets;
@@ -59,6 +60,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route("/payments", web::get().to(payments::list))
                     .route("/payments/{id}", web::get().to(payments::show))
                     .route("/payments/{id}/refunds", web::post().to(payments::refund))
+                    .route("/payments/{id}/review", web::post().to(reviews::decide))
                     .route(
                         "/payments/{id}/refund_requests",
                         web::post().to(refund_requests::create),

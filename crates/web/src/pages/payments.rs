@@ -50,6 +50,7 @@ struct ListView {
     chrome: Chrome,
     payments: Vec<PaymentLine>,
     statuses: Vec<super::Choice>,
+    reviews: Vec<super::Choice>,
     checkout_session: String,
     subscription: String,
     next: Option<String>,
@@ -60,10 +61,12 @@ page_handler!(list, |p| async move {
     let status = p.query("status").unwrap_or_default();
     let session = p.query("checkout_session").unwrap_or_default();
     let subscription = p.query("subscription").unwrap_or_default();
+    let review = p.query("review").unwrap_or_default();
     let filter = PaymentFilter {
         status: PaymentStatus::parse(&status),
         checkout_session: CheckoutSessionId::parse(&session).ok(),
         subscription: SubscriptionId::parse(&subscription).ok(),
+        review: stablepay_domain::ReviewStatus::parse(&review),
     };
     // An id that cannot exist matches nothing, as in the API.
     let impossible = (!session.is_empty() && filter.checkout_session.is_none())
@@ -82,10 +85,11 @@ page_handler!(list, |p| async move {
             .await?
     };
     let filters = format!(
-        "&status={}&checkout_session={}&subscription={}",
+        "&status={}&checkout_session={}&subscription={}&review={}",
         enc(&status),
         enc(&session),
-        enc(&subscription)
+        enc(&subscription),
+        enc(&review)
     );
     Reply::render(&ListView {
         chrome: p.chrome("payments", "Payments"),
@@ -102,6 +106,13 @@ page_handler!(list, |p| async move {
                 .map(|s| s.as_str())
                 .collect::<Vec<_>>(),
             &status,
+        ),
+        reviews: super::choices(
+            &stablepay_domain::ReviewStatus::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>(),
+            &review,
         ),
         checkout_session: session,
         subscription,
@@ -172,6 +183,17 @@ struct DetailView {
     form_amount: String,
     form_tx: String,
     form_reason: String,
+    /// Held for review (D33): why, and where the decision stands.
+    review: Option<ReviewLine>,
+    review_action: String,
+}
+
+pub struct ReviewLine {
+    pub status: &'static str,
+    pub reason: String,
+    pub source: String,
+    pub decided: String,
+    pub pending: bool,
 }
 
 async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
@@ -283,6 +305,14 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
             })
             .collect(),
         can_refund: x.can_refund(),
+        review: x.review.as_ref().map(|r| ReviewLine {
+            status: r.status.as_str(),
+            reason: r.reason.clone(),
+            source: r.source.clone(),
+            decided: r.decided_at.map(time).unwrap_or_default(),
+            pending: r.is_pending(),
+        }),
+        review_action: p.link(&format!("/payments/{}/review", x.id)),
         refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
         request_action: p.link(&format!("/payments/{}/refund_requests", x.id)),
         payment: PaymentLine::new(p, &x),

@@ -1,0 +1,65 @@
+//! The dashboard's review queue in a real Chromium (D33): two router payments from a payer
+//! the dev sanctions oracle lists are held; the merchant finds them under "Held for
+//! review", approves one (its checkout completes) and returns the other (a refund request
+//! to its sender opens).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use stablepay_e2e::browser::{sign_in, Browser};
+use stablepay_e2e::screening::{booked_router_payment, listed_buyer, oracle_screening};
+use stablepay_e2e::{PrivateChain, Stack, StackOptions};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+async fn a_merchant_approves_and_returns_held_payments_from_the_review_queue() {
+    let chain = PrivateChain::start(None).await;
+    let mut options = StackOptions::on(&chain);
+    options.env.extend(oracle_screening(&chain));
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    let buyer = listed_buyer(&chain, &stack).await;
+    let (approved_session, approved) = booked_router_payment(&chain, &stack, &buyer, "7").await;
+    let (returned_session, returned) = booked_router_payment(&chain, &stack, &buyer, "3").await;
+    let (approved, returned) = (
+        approved["id"].as_str().unwrap().to_owned(),
+        returned["id"].as_str().unwrap().to_owned(),
+    );
+
+    let b = Browser::start(&[], 1280).await;
+    sign_in(&b, &stack).await;
+    let base = format!("{}/dashboard/test", stack.api);
+    b.goto(&format!("{base}/payments")).await;
+    b.click("#review-queue").await;
+    b.wait_for(&format!("tr[data-id='{approved}']")).await;
+    b.wait_for(&format!("tr[data-id='{returned}']")).await;
+
+    b.goto(&format!("{base}/payments/{approved}")).await;
+    assert!(b.text("#review-reason").await.contains("sanctions_oracle"));
+    assert_eq!(b.text("#review-status").await, "pending");
+    b.click("#review-approve button").await;
+    b.wait_for_text(".notice", "Approved", WAIT).await;
+    assert_eq!(b.text("#review-status").await, "approved");
+    let session = stack
+        .wait_for_session(&approved_session, "completed", Duration::from_secs(10))
+        .await;
+    assert_eq!(session["status"], "completed", "{session}");
+
+    b.goto(&format!("{base}/payments/{returned}")).await;
+    b.click("#review-return button").await;
+    b.wait_for_text(".notice", "Returned", WAIT).await;
+    assert_eq!(b.text("#review-status").await, "returned");
+    b.goto(&format!("{base}/payments?review=pending")).await;
+    assert!(b.page_text().await.contains("No payments match"));
+    b.close().await;
+
+    let requests = stack
+        .get(&format!("/api/v1/refund_requests?payment={returned}"))
+        .await;
+    assert_eq!(requests["data"][0]["amount"], "3", "{requests}");
+    let open = stack
+        .get(&format!("/api/v1/checkout/sessions/{returned_session}"))
+        .await;
+    assert_eq!(open["status"], "open");
+}
