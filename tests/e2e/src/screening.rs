@@ -30,8 +30,8 @@ pub fn oracle_screening(chain: &PrivateChain) -> Vec<(String, String)> {
     ]
 }
 
-/// A funded buyer the dev oracle on `chain` lists (set by its owner).
-pub async fn listed_buyer(chain: &PrivateChain, stack: &Stack) -> Arc<Client> {
+/// The dev oracle on `chain`, as its owner (who sets its list).
+pub async fn oracle_owner(chain: &PrivateChain) -> TestSanctionsOracle<Client> {
     let o = &test_env()["chains"][chain.chain_id.to_string()]["sanctions_oracle"];
     let key: [u8; 32] = hex::decode(
         o["owner_private_key"]
@@ -43,8 +43,12 @@ pub async fn listed_buyer(chain: &PrivateChain, stack: &Stack) -> Arc<Client> {
     .try_into()
     .unwrap();
     let owner = client_for(&chain.info(), &key).await;
-    let oracle =
-        TestSanctionsOracle::new(oracle_address(chain).parse::<EthAddress>().unwrap(), owner);
+    TestSanctionsOracle::new(oracle_address(chain).parse::<EthAddress>().unwrap(), owner)
+}
+
+/// A funded buyer the dev oracle on `chain` lists (set by its owner).
+pub async fn listed_buyer(chain: &PrivateChain, stack: &Stack) -> Arc<Client> {
+    let oracle = oracle_owner(chain).await;
     let buyer = funded_buyer(&stack.chain).await;
     oracle
         .add_to_sanctions_list(vec![buyer.signer().address()])

@@ -9,28 +9,14 @@ use ethers::types::Address as EthAddress;
 use serde_json::Value;
 use stablepay_domain::Address;
 use stablepay_e2e::one_signature::{pay_with_signature, payer_without_eth};
+use stablepay_e2e::screening::{oracle_address, oracle_owner};
 use stablepay_e2e::x402::{sdk_facilitates, sdk_signs, x402_exchange, x402_session};
 use stablepay_e2e::*;
 use stablepay_evm::bindings::test_sanctions_oracle::TestSanctionsOracle;
 
-/// The dev oracle on `chain` (the state every private chain loads): its address and a
-/// client of its owner.
+/// The dev oracle on `chain`: its address and a client of its owner.
 async fn oracle(chain: &PrivateChain) -> (String, TestSanctionsOracle<Client>) {
-    let env = test_env();
-    let o = &env["chains"][chain.chain_id.to_string()]["sanctions_oracle"];
-    let address = o["address"].as_str().unwrap().to_owned();
-    let key: [u8; 32] = hex::decode(
-        o["owner_private_key"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap()
-    .try_into()
-    .unwrap();
-    let owner = client_for(&chain.info(), &key).await;
-    let contract = TestSanctionsOracle::new(address.parse::<EthAddress>().unwrap(), owner);
-    (address, contract)
+    (oracle_address(chain), oracle_owner(chain).await)
 }
 
 async fn list(oracle: &TestSanctionsOracle<Client>, who: Address, on: bool) {

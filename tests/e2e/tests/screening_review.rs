@@ -11,6 +11,16 @@ use serde_json::{json, Value};
 use stablepay_e2e::screening::{booked_router_payment, listed_buyer, oracle_screening};
 use stablepay_e2e::*;
 
+/// A stack screening test-mode payers with the dev oracle, a verified wallet, events kept.
+async fn screened_stack(chain: &PrivateChain) -> Stack {
+    let mut options = StackOptions::on(chain);
+    options.env.extend(oracle_screening(chain));
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    stack.record_events().await;
+    stack
+}
+
 async fn count(stack: &Stack, event_type: &str) -> usize {
     stack.events_of_type(event_type).await.len()
 }
@@ -18,11 +28,7 @@ async fn count(stack: &Stack, event_type: &str) -> usize {
 #[tokio::test]
 async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     let chain = PrivateChain::start(None).await;
-    let mut options = StackOptions::on(&chain);
-    options.env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(options).await;
-    stack.fresh_verified_wallet().await;
-    stack.record_events().await;
+    let stack = screened_stack(&chain).await;
     let buyer = listed_buyer(&chain, &stack).await;
 
     let (session, payment) = booked_router_payment(&chain, &stack, &buyer, "12.5").await;
@@ -110,11 +116,7 @@ where
 #[tokio::test]
 async fn a_listed_deposit_sender_is_booked_held_and_swept_only_once_approved() {
     let chain = PrivateChain::start(None).await;
-    let mut options = StackOptions::on(&chain);
-    options.env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(options).await;
-    stack.fresh_verified_wallet().await;
-    stack.record_events().await;
+    let stack = screened_stack(&chain).await;
     let listed = listed_buyer(&chain, &stack).await;
     let clear = funded_buyer(&stack.chain).await;
     let deposit_of = |id: String| {

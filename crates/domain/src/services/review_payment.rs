@@ -7,8 +7,8 @@
 use serde_json::json;
 
 use crate::model::{
-    AuditAction, AuditEvent, AuthContext, Changer, CheckoutSession, Missing, Payment, PaymentId,
-    ReviewStatus, SessionStatus,
+    AuditAction, AuditEvent, AuthContext, Changer, Missing, Payment, PaymentId, ReviewStatus,
+    SessionStatus,
 };
 use crate::ports::{
     Clock, PaymentReviews, ResourceReader, ReviewDecided, SessionRepository, StoreError,
@@ -108,7 +108,12 @@ pub async fn review_payment(
                     .get(ctx.merchant_id, ctx.mode, session)
                     .await?
                     .filter(|s| s.status != SessionStatus::Completed)
-                    .map(|s| completes(&s, &payment, now)),
+                    // Every held payment was mined: it has its transaction.
+                    .zip(payment.tx_hash)
+                    .map(|(s, tx)| {
+                        // An expired session too: money is never dropped (as a late payment).
+                        completed_by(&s, payment.wallet_address, tx, payment.customer, now)
+                    }),
                 None => None,
             };
             write.events = payment_events(completed.as_ref(), &decided, now);
@@ -135,19 +140,6 @@ pub async fn review_payment(
         )));
     }
     Ok(decided)
-}
-
-/// The session the approved payment completes (an expired one too: money is never
-/// dropped, as for a late payment).
-fn completes(
-    session: &CheckoutSession,
-    payment: &Payment,
-    now: crate::model::Timestamp,
-) -> CheckoutSession {
-    let tx = payment
-        .tx_hash
-        .unwrap_or_else(|| crate::model::TxHash::from_bytes([0; 32]));
-    completed_by(session, payment.wallet_address, tx, payment.customer, now)
 }
 
 #[cfg(test)]

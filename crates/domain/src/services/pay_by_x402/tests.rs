@@ -352,43 +352,19 @@ fn money_on_its_way_to_the_deposit_address_stops_x402() {
     );
 }
 
-/// A source answering `answer` for every address, on every chain.
-pub(crate) fn source_answering(
-    answer: crate::model::ScreeningAnswer,
-) -> crate::ports::MockSanctionsSource {
-    let mut source = crate::ports::MockSanctionsSource::new();
-    source.expect_covers().return_const(true);
-    source
-        .expect_check()
-        .returning(move |_, _| crate::model::SourceAnswer {
-            source: crate::model::ScreeningSource {
-                name: "dev_oracle".into(),
-                version: None,
-            },
-            answer: answer.clone(),
-        });
-    source
-}
-
 #[test]
 fn a_listed_or_unscreenable_payer_has_nothing_sent() {
     use crate::model::ScreeningAnswer;
     for (answer, why) in [
         (
-            ScreeningAnswer::Listed {
-                list: "dev_oracle".into(),
-                entry: None,
-            },
+            crate::services::fixtures::screening::listed(),
             "payer_sanctioned",
         ),
         (ScreeningAnswer::Unknown, "payer_screening_unavailable"),
     ] {
         let mut w = World::new();
         w.checks_pass();
-        w.screening = crate::services::PayerScreening::new(
-            vec![std::sync::Arc::new(source_answering(answer.clone()))],
-            crate::rules::screening::ScreenedModes::parse("test").unwrap(),
-        );
+        w.screening = crate::services::fixtures::screening::screening_answering(answer.clone());
         let expected = answer.clone();
         w.screening_log
             .expect_record_checks()
@@ -409,11 +385,8 @@ fn a_listed_or_unscreenable_payer_has_nothing_sent() {
 fn a_clear_payer_is_screened_and_paid_and_an_unscreened_mode_is_not_asked() {
     let mut w = World::new();
     w.checks_pass();
-    w.screening = crate::services::PayerScreening::new(
-        vec![std::sync::Arc::new(source_answering(
-            crate::model::ScreeningAnswer::Clear,
-        ))],
-        crate::rules::screening::ScreenedModes::parse("test").unwrap(),
+    w.screening = crate::services::fixtures::screening::screening_answering(
+        crate::model::ScreeningAnswer::Clear,
     );
     w.screening_log
         .expect_record_checks()

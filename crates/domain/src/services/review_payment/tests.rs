@@ -4,6 +4,7 @@
 use futures_executor::block_on;
 
 use super::*;
+use crate::model::CheckoutSession;
 use crate::model::{
     Actor, ApiKeyId, EventType, FeeTier, PaymentReview, PaymentStatus, ScreeningAnswer,
     UnderpaymentTolerance,

@@ -1,33 +1,11 @@
 //! Router payments whose payer is screened at depth (D33): listed → booked held for review
 //! (no completion, only `payment.requires_review`); unknown → left pending, nothing booked.
 
-use std::sync::Arc;
-
 use super::*;
-use crate::model::{ReviewStatus, ScreeningAnswer, ScreeningPath, ScreeningSource, SourceAnswer};
-use crate::ports::{MockChainReader, MockSanctionsSource};
-use crate::rules::screening::ScreenedModes;
+use crate::model::{ReviewStatus, ScreeningAnswer, ScreeningPath};
+use crate::ports::MockChainReader;
+use crate::services::fixtures::screening::{listed, screening_answering};
 use crate::services::fixtures::settlement::*;
-use crate::services::PayerScreening;
-
-fn screening(answer: ScreeningAnswer) -> PayerScreening {
-    let mut source = MockSanctionsSource::new();
-    source.expect_covers().return_const(true);
-    source
-        .expect_check()
-        .withf(|_, who| *who == payer())
-        .returning(move |_, _| SourceAnswer {
-            source: ScreeningSource {
-                name: "sanctions_oracle".into(),
-                version: None,
-            },
-            answer: answer.clone(),
-        });
-    PayerScreening::new(
-        vec![Arc::new(source)],
-        ScreenedModes::parse("test,live").unwrap(),
-    )
-}
 
 fn harness(
     answer: ScreeningAnswer,
@@ -42,7 +20,7 @@ fn harness(
         .withf(check)
         .returning(|_| Ok(SettlementWrite::Written));
     let mut h = Harness::new(MockChainReader::new(), store);
-    h.screening = screening(answer);
+    h.screening = screening_answering(answer);
     h.screening_log
         .expect_record_checks()
         .times(1)
@@ -53,11 +31,7 @@ fn harness(
 
 #[test]
 fn a_listed_payer_at_depth_is_booked_held_and_the_session_left_open() {
-    let listed = ScreeningAnswer::Listed {
-        list: "sanctions_oracle".into(),
-        entry: None,
-    };
-    let (h, _, r) = harness(listed, |w| {
+    let (h, _, r) = harness(listed(), |w| {
         w.payment.status == PaymentStatus::Confirmed
             && w.payment
                 .review

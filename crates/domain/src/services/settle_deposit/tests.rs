@@ -290,17 +290,6 @@ fn screened(
     crate::services::PayerScreening,
     crate::ports::MockScreeningLog,
 ) {
-    let mut source = crate::ports::MockSanctionsSource::new();
-    source.expect_covers().return_const(true);
-    source
-        .expect_check()
-        .returning(move |_, _| crate::model::SourceAnswer {
-            source: crate::model::ScreeningSource {
-                name: "sanctions_oracle".into(),
-                version: None,
-            },
-            answer: answer.clone(),
-        });
     let mut log = crate::ports::MockScreeningLog::new();
     log.expect_record_checks()
         .times(1)
@@ -308,20 +297,16 @@ fn screened(
             c[0].path == crate::model::ScreeningPath::Deposit && c[0].payer.address == payer()
         })
         .returning(|_| Ok(()));
-    let screening = crate::services::PayerScreening::new(
-        vec![Arc::new(source)],
-        crate::rules::screening::ScreenedModes::parse("test,live").unwrap(),
-    );
-    (screening, log)
+    (
+        crate::services::fixtures::screening::screening_answering(answer),
+        log,
+    )
 }
 
 #[test]
 fn a_listed_sender_s_deposit_is_booked_held_and_completes_nothing() {
     let s = deposit_session(600);
-    let (screening, log) = screened(crate::model::ScreeningAnswer::Listed {
-        list: "sanctions_oracle".into(),
-        entry: None,
-    });
+    let (screening, log) = screened(crate::services::fixtures::screening::listed());
     let (outcomes, written) = try_settle_screened(
         &s,
         &sent(token(), s.amount.micros()),
