@@ -28,7 +28,10 @@ CREATE TABLE screening_checks (
     livemode boolean NOT NULL,
     chain_id integer NOT NULL,
     address text NOT NULL,
-    session_id uuid NOT NULL,
+    -- What the payer was screened for: a session's payment or a subscription's charge.
+    session_id uuid,
+    subscription_id uuid,
+    CHECK ((session_id IS NULL) <> (subscription_id IS NULL)),
     path text NOT NULL,
     source text NOT NULL,
     list_version integer,
@@ -37,5 +40,7 @@ CREATE TABLE screening_checks (
     entry text,
     checked_at timestamptz NOT NULL
 );
-CREATE INDEX screening_checks_session ON screening_checks (session_id, id);
+CREATE INDEX screening_checks_session ON screening_checks (session_id, id) WHERE session_id IS NOT NULL;
+CREATE INDEX screening_checks_subscription ON screening_checks (subscription_id, id)
+    WHERE subscription_id IS NOT NULL;
 CREATE INDEX screening_checks_scope ON screening_checks (merchant_id, livemode, id DESC);

@@ -19,10 +19,13 @@ pub fn oracle_address(chain: &PrivateChain) -> String {
         .to_owned()
 }
 
-/// The variables that screen test-mode payers with the dev oracle on `chain`.
+/// The variables that screen payers of both modes with the dev oracle on `chain`.
 pub fn oracle_screening(chain: &PrivateChain) -> Vec<(String, String)> {
     vec![
-        ("STABLEPAY_SCREENING_MODES".to_owned(), "test".to_owned()),
+        (
+            "STABLEPAY_SCREENING_MODES".to_owned(),
+            "test,live".to_owned(),
+        ),
         (
             format!("STABLEPAY_SANCTIONS_ORACLE_{}", chain.chain_id),
             oracle_address(chain),

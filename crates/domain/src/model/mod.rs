@@ -44,7 +44,8 @@ pub use refund_request::{
     AddressConfirmation, RefundRequest, RefundRequestStatus, REFUND_REQUEST_TTL_SECS,
 };
 pub use screening::{
-    ScreenedPayer, ScreeningAnswer, ScreeningCheck, ScreeningPath, ScreeningSource, SourceAnswer,
+    ScreenedPayer, ScreeningAnswer, ScreeningCheck, ScreeningPath, ScreeningSource,
+    ScreeningSubject, SourceAnswer,
 };
 pub use session_request::{
     ChainPlanId, CustomerReference, MetadataJson, PlanIdError, RedirectUrl, SessionTerms, Title,

@@ -1,7 +1,7 @@
 //! Screening payers against sanctions lists (D33): what a source answers about an address,
 //! and the record kept of every check as the merchant's proof that it checked.
 
-use super::{Address, ChainId, CheckoutSessionId, MerchantId, Mode, Timestamp};
+use super::{Address, ChainId, CheckoutSessionId, MerchantId, Mode, SubscriptionId, Timestamp};
 
 /// Where a payer was screened. Before money moves (the service sends it) a payer can be
 /// refused; after (the payer sent it) the payment can only be held.
@@ -17,7 +17,7 @@ pub enum ScreeningPath {
     Router,
     /// A transfer to a deposit address (D24).
     Deposit,
-    /// A subscription charge by the keeper.
+    /// A subscription charge the keeper would send.
     SubscriptionCharge,
 }
 
@@ -48,10 +48,7 @@ impl ScreeningPath {
 
     /// Whether the service itself would move the money (and so can refuse before it does).
     pub fn before_money_moves(self) -> bool {
-        matches!(
-            self,
-            ScreeningPath::OneSignature | ScreeningPath::X402 | ScreeningPath::Facilitator
-        )
+        !matches!(self, ScreeningPath::Router | ScreeningPath::Deposit)
     }
 }
 
@@ -95,6 +92,13 @@ pub struct SourceAnswer {
     pub answer: ScreeningAnswer,
 }
 
+/// What a payer was screened for: a checkout session's payment, or a subscription's charge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreeningSubject {
+    Session(CheckoutSessionId),
+    Subscription(SubscriptionId),
+}
+
 /// Whose payment a check was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScreenedPayer {
@@ -102,7 +106,7 @@ pub struct ScreenedPayer {
     pub mode: Mode,
     pub chain: ChainId,
     pub address: Address,
-    pub session: CheckoutSessionId,
+    pub subject: ScreeningSubject,
 }
 
 /// A stored check: one source's answer about one payer, on one path, at one time.

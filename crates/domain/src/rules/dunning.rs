@@ -13,6 +13,8 @@ pub enum FailureCode {
     SubscriptionInactive,
     /// Nothing could be tried (the node failed or timed out): not a retry.
     ChainUnavailable,
+    /// A sanctions source lists the subscriber (D33): paused, never charged.
+    PayerSanctioned,
 }
 
 impl FailureCode {
@@ -22,6 +24,7 @@ impl FailureCode {
             FailureCode::InsufficientBalance => "insufficient_balance",
             FailureCode::SubscriptionInactive => "subscription_inactive",
             FailureCode::ChainUnavailable => "chain_unavailable",
+            FailureCode::PayerSanctioned => "payer_sanctioned",
         }
     }
 
@@ -31,6 +34,7 @@ impl FailureCode {
             FailureCode::InsufficientBalance,
             FailureCode::SubscriptionInactive,
             FailureCode::ChainUnavailable,
+            FailureCode::PayerSanctioned,
         ]
         .into_iter()
         .find(|c| c.as_str() == s)
@@ -48,6 +52,9 @@ impl FailureCode {
             FailureCode::SubscriptionInactive => "The subscription is no longer active on chain",
             FailureCode::ChainUnavailable => {
                 "The network could not be reached; no charge was attempted"
+            }
+            FailureCode::PayerSanctioned => {
+                "A sanctions source lists the subscriber's wallet; the subscription is paused"
             }
         }
     }
@@ -206,6 +213,7 @@ impl BillingState {
             },
             // The chain says it is canceled: the same transition as a seen cancel.
             FailureCode::SubscriptionInactive => self.canceled(now),
+            FailureCode::PayerSanctioned => self.paused_for_sanctions(),
             FailureCode::InsufficientAllowance | FailureCode::InsufficientBalance => {
                 self.dunning_step(code, now, policy)
             }
@@ -271,18 +279,32 @@ impl BillingState {
 
     /// The recipient was verified again: `active`, charged from the current period on
     /// (periods that fell due while paused are skipped, as the contract skips them).
+    /// Paused because a sanctions source lists the subscriber (D33): its reason kept in
+    /// `last_failure_code`, and never resumed by the recipient's wallet.
+    pub fn paused_for_sanctions(&self) -> Transition {
+        let mut t = self.paused();
+        if t.state.status == SubscriptionStatus::Paused {
+            t.state.last_failure_code = Some(FailureCode::PayerSanctioned);
+        }
+        t
+    }
+
     pub fn resumed(&self) -> Transition {
         match self.status {
-            SubscriptionStatus::Paused => Transition {
-                state: BillingState {
-                    status: SubscriptionStatus::Active,
-                    retry_count: 0,
-                    next_retry_at: None,
-                    last_failure_code: None,
-                    ..self.clone()
-                },
-                events: Vec::new(),
-            },
+            SubscriptionStatus::Paused
+                if self.last_failure_code != Some(FailureCode::PayerSanctioned) =>
+            {
+                Transition {
+                    state: BillingState {
+                        status: SubscriptionStatus::Active,
+                        retry_count: 0,
+                        next_retry_at: None,
+                        last_failure_code: None,
+                        ..self.clone()
+                    },
+                    events: Vec::new(),
+                }
+            }
             _ => self.unchanged(),
         }
     }

@@ -1,5 +1,5 @@
 //! What each path does with a screening answer (D33). Before money moves (the relayer
-//! would send it) a listed payer, or one no source could answer for, is refused with
+//! or the keeper would send it) a listed payer, or one no source could answer for, is refused with
 //! nothing sent. After money moved (the payer sent it) it can only be held for the
 //! merchant's review; an unknown answer there waits for a source to answer (D17: unknown
 //! is never a verdict, and booking it would take it for clear).
@@ -121,8 +121,13 @@ mod tests {
     fn every_path_and_answer_has_its_decision() {
         use ScreeningDecision::*;
         use ScreeningPath as P;
-        let before = [P::OneSignature, P::X402, P::Facilitator];
-        let after = [P::Router, P::Deposit, P::SubscriptionCharge];
+        let before = [
+            P::OneSignature,
+            P::X402,
+            P::Facilitator,
+            P::SubscriptionCharge,
+        ];
+        let after = [P::Router, P::Deposit];
         for path in before {
             assert_eq!(decide(path, &ScreeningAnswer::Clear), Proceed, "{path:?}");
             assert_eq!(decide(path, &listed("ofac")), Refuse(listed("ofac")));

@@ -17,8 +17,8 @@ use crate::ports::{
 use crate::representation::{PaymentResource, SubscriptionResource};
 use crate::rules::dunning::{BillingState, DunningPolicy, FailureCode};
 use crate::services::{
-    to_json, write_billing, BillingWriteOutcome, SendingDeps, SettleDeps, SettleError,
-    WRITE_ATTEMPTS,
+    screen_subscriber::Subscriber, to_json, write_billing, BillingWriteOutcome, SendingDeps,
+    SettleDeps, SettleError, WRITE_ATTEMPTS,
 };
 
 /// How long a claim keeps other workers off a subscription (also the pause before a try
@@ -125,6 +125,19 @@ async fn charge_one(rec: SubscriptionRecord, deps: &BillingDeps<'_>) -> ChargeOu
                 Ok(Some(now)) if still_charges(now.subscription.status) => {}
                 Ok(_) => return ChargeOutcome::NotLive,
                 Err(e) => return ChargeOutcome::Error(e.to_string()),
+            }
+            // The keeper would move the subscriber's money: screened first (D33).
+            match crate::services::screen_subscriber(&rec, deps).await {
+                Ok(Subscriber::Clear) => {}
+                Ok(Subscriber::Paused) => return ChargeOutcome::NotLive,
+                Ok(Subscriber::Unscreened) => {
+                    let until = now.plus_seconds(NOT_DUE_RETRY_SECS);
+                    return match hold(rec, until, deps).await {
+                        Ok(()) => ChargeOutcome::NotDue,
+                        Err(e) => ChargeOutcome::Error(e),
+                    };
+                }
+                Err(e) => return ChargeOutcome::Error(e),
             }
             return match deps
                 .keeper

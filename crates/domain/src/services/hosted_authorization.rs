@@ -225,7 +225,7 @@ pub async fn submit_authorization(
         mode: session.mode,
         chain: session.chain,
         address: payer,
-        session: session.id,
+        subject: crate::model::ScreeningSubject::Session(session.id),
     };
     let screening = deps.hosted.settle.screening_deps();
     crate::services::screen_before_sending(

@@ -289,7 +289,7 @@ pub async fn verify_payment<'a>(
         mode: session.mode,
         chain: session.chain,
         address: from,
-        session: session.id,
+        subject: crate::model::ScreeningSubject::Session(session.id),
     };
     let screening = settle.screening_deps();
     if let Err(blocked) = screen_before_sending(payer, path, &screening)

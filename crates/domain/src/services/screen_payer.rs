@@ -155,7 +155,7 @@ pub(crate) async fn screen_booked_payer(
         mode: session.mode,
         chain: session.chain,
         address: payer,
-        session: session.id,
+        subject: crate::model::ScreeningSubject::Session(session.id),
     };
     Ok(match screen_payer(screened, path, deps).await? {
         ScreeningDecision::Proceed => Booking::Clear,

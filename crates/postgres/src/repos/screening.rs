@@ -12,7 +12,8 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::rules::sanctions_list::ParsedList;
 use stablepay_domain::{
-    Address, ChainId, ScreeningAnswer, ScreeningCheck, ScreeningSource, SourceAnswer, Timestamp,
+    Address, ChainId, ScreeningAnswer, ScreeningCheck, ScreeningSource, ScreeningSubject,
+    SourceAnswer, Timestamp,
 };
 
 use crate::error::{corrupt, map_diesel_error};
@@ -37,7 +38,14 @@ impl ScreeningLog for PgStore {
                     sc::livemode.eq(c.payer.mode.is_live()),
                     sc::chain_id.eq(c.payer.chain.id() as i32),
                     sc::address.eq(c.payer.address.to_string()),
-                    sc::session_id.eq(c.payer.session.uuid()),
+                    sc::session_id.eq(match c.payer.subject {
+                        ScreeningSubject::Session(id) => Some(id.uuid()),
+                        ScreeningSubject::Subscription(_) => None,
+                    }),
+                    sc::subscription_id.eq(match c.payer.subject {
+                        ScreeningSubject::Subscription(id) => Some(id.uuid()),
+                        ScreeningSubject::Session(_) => None,
+                    }),
                     sc::path.eq(c.path.as_str()),
                     sc::source.eq(c.source.name.clone()),
                     sc::list_version.eq(c.source.version.and_then(|v| i32::try_from(v).ok())),

@@ -193,6 +193,57 @@ fn a_portal_cancel_between_the_claim_and_the_send_means_no_charge() {
 }
 
 #[test]
+fn a_listed_subscriber_is_paused_for_sanctions_and_an_unscreened_one_not_charged_now() {
+    use crate::services::fixtures::screening::{listed, screening_answering};
+    for (answer, paused) in [
+        (listed(), true),
+        (crate::model::ScreeningAnswer::Unknown, false),
+    ] {
+        let rec = record(SubscriptionStatus::Active);
+        let id = rec.subscription.id;
+        let mut h = claiming(vec![rec.clone()]);
+        simulating(&mut h, Ok(ChargeSimulation::Chargeable));
+        h.subscriptions
+            .expect_subscription_public()
+            .return_const(Ok(Some(rec)));
+        h.screening = screening_answering(answer);
+        h.screening_log
+            .expect_record_checks()
+            .times(1)
+            .withf(move |c| {
+                c[0].path == crate::model::ScreeningPath::SubscriptionCharge
+                    && c[0].payer.subject == crate::model::ScreeningSubject::Subscription(id)
+            })
+            .returning(|_| Ok(()));
+        h.keeper.expect_send_charge().never();
+        let written = expect_billing(&mut h.subscriptions);
+        let expected = if paused {
+            ChargeOutcome::NotLive
+        } else {
+            ChargeOutcome::NotDue
+        };
+        assert_eq!(bill(&h), report(vec![(id, expected)]));
+        let w = written.lock().unwrap()[0].clone();
+        if paused {
+            assert_eq!(
+                w.subscription.subscription.status,
+                SubscriptionStatus::Paused
+            );
+            assert_eq!(
+                w.subscription.subscription.last_failure_code.as_deref(),
+                Some("payer_sanctioned")
+            );
+        } else {
+            assert_eq!(
+                w.subscription.subscription.status,
+                SubscriptionStatus::Active
+            );
+            assert!(w.hold_until.is_some(), "tried again later");
+        }
+    }
+}
+
+#[test]
 fn subscriptions_without_a_due_date_or_a_numeric_chain_id_are_not_simulated() {
     let mut unscheduled = record(SubscriptionStatus::Active);
     unscheduled.subscription.next_payment_at = None;

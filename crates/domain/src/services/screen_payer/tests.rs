@@ -16,7 +16,7 @@ fn payer(mode: Mode) -> ScreenedPayer {
         mode,
         chain: mode.chain(),
         address: Address::from_bytes([0x5a; 20]),
-        session: CheckoutSessionId::generate(),
+        subject: crate::model::ScreeningSubject::Session(CheckoutSessionId::generate()),
     }
 }
 
