@@ -38,6 +38,11 @@ async fn a_merchant_approves_and_returns_held_payments_from_the_review_queue() {
     b.goto(&format!("{base}/payments/{approved}")).await;
     assert!(b.text("#review-reason").await.contains("sanctions_oracle"));
     assert_eq!(b.text("#review-status").await, "pending");
+    let proof = b.text("#screening").await;
+    assert!(
+        proof.contains("router") && proof.contains("listed"),
+        "{proof}"
+    );
     b.click("#review-approve button").await;
     b.wait_for_text(".notice", "Approved", WAIT).await;
     assert_eq!(b.text("#review-status").await, "approved");

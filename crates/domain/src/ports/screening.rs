@@ -26,6 +26,15 @@ pub trait SanctionsSource: Send + Sync {
 pub trait ScreeningLog: Send + Sync {
     /// Stores `checks`, all or none. Errors: `Unavailable`/`Internal`.
     async fn record_checks(&self, checks: &[ScreeningCheck]) -> Result<(), StoreError>;
+
+    /// The checks made for one of the merchant's sessions in `mode`, oldest first (at most
+    /// 100): the proof shown on its payments.
+    async fn checks_of_session(
+        &self,
+        merchant: crate::model::MerchantId,
+        mode: crate::model::Mode,
+        session: crate::model::CheckoutSessionId,
+    ) -> Result<Vec<ScreeningCheck>, StoreError>;
 }
 
 /// An imported list's version as stored.

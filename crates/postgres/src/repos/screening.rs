@@ -12,8 +12,8 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::rules::sanctions_list::ParsedList;
 use stablepay_domain::{
-    Address, ChainId, ScreeningAnswer, ScreeningCheck, ScreeningSource, ScreeningSubject,
-    SourceAnswer, Timestamp,
+    Address, ChainId, CheckoutSessionId, MerchantId, Mode, ScreenedPayer, ScreeningAnswer,
+    ScreeningCheck, ScreeningPath, ScreeningSource, ScreeningSubject, SourceAnswer, Timestamp,
 };
 
 use crate::error::{corrupt, map_diesel_error};
@@ -75,7 +75,80 @@ impl ScreeningLog for PgStore {
         }
         Ok(())
     }
+
+    async fn checks_of_session(
+        &self,
+        merchant: MerchantId,
+        mode: Mode,
+        session: CheckoutSessionId,
+    ) -> Result<Vec<ScreeningCheck>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<CheckRow> = sc::table
+            .filter(sc::merchant_id.eq(merchant.uuid()))
+            .filter(sc::livemode.eq(mode.is_live()))
+            .filter(sc::session_id.eq(session.uuid()))
+            .order(sc::id.asc())
+            .limit(100)
+            .select((
+                sc::chain_id,
+                sc::address,
+                sc::path,
+                sc::source,
+                sc::list_version,
+                sc::answer,
+                sc::list,
+                sc::entry,
+                sc::checked_at,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(map_diesel_error)?;
+        rows.into_iter()
+            .map(
+                |(chain, address, path, source, version, answer, list, entry, at)| {
+                    let bad = |what: &str, v: &str| corrupt(what, v);
+                    Ok(ScreeningCheck {
+                        payer: ScreenedPayer {
+                            merchant_id: merchant,
+                            mode,
+                            chain: u64::try_from(chain)
+                                .ok()
+                                .and_then(ChainId::from_id)
+                                .ok_or_else(|| corrupt("chain_id", chain))?,
+                            address: Address::parse(&address)
+                                .map_err(|_| bad("address", &address))?,
+                            subject: ScreeningSubject::Session(session),
+                        },
+                        path: ScreeningPath::parse(&path).ok_or_else(|| bad("path", &path))?,
+                        source: ScreeningSource {
+                            name: source,
+                            version: version.map(i64::from),
+                        },
+                        answer: match (answer.as_str(), list) {
+                            ("clear", _) => ScreeningAnswer::Clear,
+                            ("listed", Some(list)) => ScreeningAnswer::Listed { list, entry },
+                            ("unknown", _) => ScreeningAnswer::Unknown,
+                            _ => return Err(bad("answer", &answer)),
+                        },
+                        checked_at: Timestamp::new(at),
+                    })
+                },
+            )
+            .collect()
+    }
 }
+
+type CheckRow = (
+    i32,
+    String,
+    String,
+    String,
+    Option<i32>,
+    String,
+    Option<String>,
+    Option<String>,
+    chrono::DateTime<chrono::Utc>,
+);
 
 #[derive(QueryableByName)]
 struct Lookup {

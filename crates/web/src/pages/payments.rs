@@ -186,6 +186,17 @@ struct DetailView {
     /// Held for review (D33): why, and where the decision stands.
     review: Option<ReviewLine>,
     review_action: String,
+    /// Every sanctions check made for the payment's session (D33): the proof.
+    screening: Vec<CheckLine>,
+}
+
+pub struct CheckLine {
+    pub checked: String,
+    pub path: &'static str,
+    pub payer: String,
+    pub source: String,
+    pub answer: &'static str,
+    pub list: String,
 }
 
 pub struct ReviewLine {
@@ -225,6 +236,33 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
                 .deposit_transfers(ctx.merchant_id, ctx.mode, cs)
                 .await?
         }
+        None => Vec::new(),
+    };
+    let screening = match x.checkout_session {
+        Some(cs) => s
+            .store
+            .screening_log()
+            .checks_of_session(ctx.merchant_id, ctx.mode, cs)
+            .await?
+            .into_iter()
+            .map(|c| CheckLine {
+                checked: time(c.checked_at),
+                path: c.path.as_str(),
+                payer: short(&c.payer.address.to_string()),
+                source: match c.source.version {
+                    Some(v) => format!("{} v{v}", c.source.name),
+                    None => c.source.name,
+                },
+                answer: c.answer.as_str(),
+                list: match c.answer {
+                    stablepay_domain::ScreeningAnswer::Listed { list, entry } => match entry {
+                        Some(entry) => format!("{list}: {entry}"),
+                        None => list,
+                    },
+                    _ => String::new(),
+                },
+            })
+            .collect(),
         None => Vec::new(),
     };
     let wallets = s
@@ -313,6 +351,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
             pending: r.is_pending(),
         }),
         review_action: p.link(&format!("/payments/{}/review", x.id)),
+        screening,
         refund_action: p.link(&format!("/payments/{}/refunds", x.id)),
         request_action: p.link(&format!("/payments/{}/refund_requests", x.id)),
         payment: PaymentLine::new(p, &x),
