@@ -48,6 +48,12 @@ impl PayerScreening {
     pub fn modes(&self) -> ScreenedModes {
         self.modes
     }
+
+    /// Whether a payer of `mode` on `chain` would be asked about at all (a mode screened
+    /// and a source covering the chain): the one rule `screen_payer` applies first.
+    pub fn screens(&self, mode: crate::model::Mode, chain: crate::model::ChainId) -> bool {
+        self.modes.screens(mode) && self.sources.iter().any(|s| s.covers(chain))
+    }
 }
 
 pub struct ScreeningDeps<'a> {
@@ -66,14 +72,14 @@ pub async fn screen_payer(
     deps: &ScreeningDeps<'_>,
 ) -> Result<ScreeningDecision, StoreError> {
     let screening = deps.screening;
+    if !screening.screens(payer.mode, payer.chain) {
+        return Ok(ScreeningDecision::Proceed);
+    }
     let sources: Vec<&Arc<dyn SanctionsSource>> = screening
         .sources
         .iter()
         .filter(|s| s.covers(payer.chain))
         .collect();
-    if sources.is_empty() || !screening.modes.screens(payer.mode) {
-        return Ok(ScreeningDecision::Proceed);
-    }
     let answers: Vec<SourceAnswer> =
         futures_util::future::join_all(sources.iter().map(|s| s.check(payer.chain, payer.address)))
             .await;

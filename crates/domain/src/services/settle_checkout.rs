@@ -386,22 +386,28 @@ pub(crate) fn payment_events(
             to_json(&CheckoutSessionResource::new(done.clone(), "")),
         ));
     }
-    events.push(draft(
-        EventType::PaymentSucceeded,
-        to_json(&PaymentResource::from(payment.clone())),
-    ));
+    events.push(payment_event(EventType::PaymentSucceeded, payment, now));
     events
+}
+
+/// An event of `event_type` whose object is `payment`, in its merchant's mode.
+fn payment_event(
+    event_type: EventType,
+    payment: &Payment,
+    now: crate::model::Timestamp,
+) -> EventDraft {
+    EventDraft {
+        merchant_id: payment.merchant_id,
+        mode: payment.mode,
+        event_type,
+        object_json: to_json(&PaymentResource::from(payment.clone())),
+        created_at: now,
+    }
 }
 
 /// `payment.requires_review`: `payment` was booked held for the merchant's review (D33).
 pub(crate) fn requires_review_event(payment: &Payment, now: crate::model::Timestamp) -> EventDraft {
-    EventDraft {
-        merchant_id: payment.merchant_id,
-        mode: payment.mode,
-        event_type: EventType::PaymentRequiresReview,
-        object_json: to_json(&PaymentResource::from(payment.clone())),
-        created_at: now,
-    }
+    payment_event(EventType::PaymentRequiresReview, payment, now)
 }
 
 pub(crate) fn to_json(value: &impl serde::Serialize) -> String {

@@ -249,8 +249,16 @@ async fn decide(
     deps: &SettleDeps<'_>,
 ) -> Result<DepositWrite, SettleError> {
     let now = deps.clock.now();
-    let (screened, held) = screen_senders(session, rows, &mut transfer, deps).await?;
-    let rows = screened.as_slice();
+    // The watcher's hot path: with nothing screening this session, no sender work.
+    let screened = if deps.screening.screens(session.mode, session.chain) {
+        Some(screen_senders(session, rows, &mut transfer, deps).await?)
+    } else {
+        None
+    };
+    let (rows, held) = match &screened {
+        Some((rows, held)) => (rows.as_slice(), Some(held)),
+        None => (rows, None),
+    };
     let (own, other): (Vec<&DepositTransfer>, Vec<&DepositTransfer>) =
         rows.iter().partition(|r| r.token == session.token_address);
     let terms = DepositSession {
@@ -303,7 +311,7 @@ async fn decide(
         payment.review = rows
             .iter()
             .filter(|r| planned.covers.contains(&r.tx_hash) || r.tx_hash == shown.tx_hash)
-            .find_map(|r| held.get(&r.from).cloned());
+            .find_map(|r| held.and_then(|h| h.get(&r.from)).cloned());
         if payment.review.is_some() {
             events.push(requires_review_event(&payment, now));
             payments.push(DepositPayment {

@@ -226,6 +226,23 @@ impl SanctionsSource for PgSanctionsList {
     }
 }
 
+/// What an imported list's row is read as (`ListRow`).
+const LIST_COLUMNS: (
+    sl::name,
+    sl::version,
+    sl::format,
+    sl::published,
+    sl::entries,
+    sl::imported_at,
+) = (
+    sl::name,
+    sl::version,
+    sl::format,
+    sl::published,
+    sl::entries,
+    sl::imported_at,
+);
+
 type ListRow = (
     String,
     i32,
@@ -279,17 +296,7 @@ impl SanctionsListStore for PgStore {
                         sl::entries.eq(count),
                         sl::imported_at.eq(at.as_datetime()),
                     ))
-                    .returning((
-                        sl::id,
-                        (
-                            sl::name,
-                            sl::version,
-                            sl::format,
-                            sl::published,
-                            sl::entries,
-                            sl::imported_at,
-                        ),
-                    ))
+                    .returning((sl::id, LIST_COLUMNS))
                     .get_result(conn)
                     .await?;
                 for chunk in list.addresses.chunks(ENTRIES_PER_INSERT) {
@@ -325,14 +332,7 @@ async fn newest_lists(conn: &mut AsyncPgConnection) -> Result<Vec<ImportedList>,
     let rows: Vec<ListRow> = sl::table
         .distinct_on(sl::name)
         .order((sl::name, sl::version.desc()))
-        .select((
-            sl::name,
-            sl::version,
-            sl::format,
-            sl::published,
-            sl::entries,
-            sl::imported_at,
-        ))
+        .select(LIST_COLUMNS)
         .load(conn)
         .await
         .map_err(map_diesel_error)?;
