@@ -197,6 +197,7 @@ diesel::table! {
         amount_received_micros -> Int8,
         underpayment_tolerance_bps -> Int4,
         underpaid_micros -> Nullable<Int8>,
+        awaiting_review -> Bool,
     }
 }
 

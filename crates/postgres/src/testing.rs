@@ -215,6 +215,7 @@ pub async fn stored_session(
         amount_received_micros: 0,
         underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
         underpaid_micros: None,
+        awaiting_review: false,
     };
     stablepay_domain::ports::SessionRepository::insert(store, &session)
         .await

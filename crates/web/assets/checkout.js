@@ -2,7 +2,8 @@
 // when several announce, window.ethereum last), switch network, then pay with one
 // EIP-3009 signature and no gas (the service's relayer sends it) or with approve + pay
 // (or subscribe), confirm, and go to success_url. States are shown on <main data-state>:
-// open, choose-wallet, wrong-network, paying, confirming, paid, expired, rejected.
+// open, choose-wallet, wrong-network, paying, confirming, paid, expired, rejected, and
+// processing (a payment arrived and waits for the merchant, D33).
 "use strict";
 
 const session = JSON.parse(document.getElementById("session-data").textContent);
@@ -209,7 +210,12 @@ async function watchDeposit() {
   setTimeout(watchDeposit, 3000);
 }
 
-if (!finished(session)) {
+if (main.dataset.state === "processing") {
+  // Paid, and held for the merchant: nothing more to pay here, whatever the clock says.
+  enable(false);
+  $("time-left").textContent = "payment received";
+  show("processing", "Payment received. It is being processed; you do not need to pay again.");
+} else if (!finished(session)) {
   timeLeft();
   setInterval(timeLeft, 1000);
   if ($("deposit")) setTimeout(watchDeposit, 3000);

@@ -156,6 +156,8 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         expires: time(session.expires_at),
         expires_unix: session.expires_at.unix_seconds(),
         state: match session.status {
+            // Paid, and held for the merchant's review (D33): not to be paid again.
+            SessionStatus::Open if session.awaiting_review => "processing",
             SessionStatus::Open => "open",
             SessionStatus::Completed => "paid",
             SessionStatus::Expired => "expired",

@@ -45,6 +45,7 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     assert_eq!(count(&stack, "payment.requires_review").await, 1);
     assert_eq!(count(&stack, "checkout.session.completed").await, 0);
     assert_eq!(count(&stack, "payment.succeeded").await, 0);
+    held_past_expiry_stays_open(&stack, &session).await;
 
     let pid = payment["id"].as_str().unwrap();
     let review = format!("/api/v1/payments/{pid}/review");
@@ -95,6 +96,45 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     // One check per settling pass at depth (the watcher and a re-check may both pass).
     assert!(checks.len() >= 2, "{checks:?}");
     assert!(checks.iter().all(|c| c == "router listed"), "{checks:?}");
+}
+
+/// D33: a session whose payment waits for review does not expire. Its expiry is moved
+/// into the past (the minimum `expires_in` is 10 minutes); every read still shows it open,
+/// and the buyer's page says the money arrived instead of asking for it again.
+async fn held_past_expiry_stays_open(stack: &Stack, session: &str) {
+    let moved = stablepay_postgres::testing::execute_sql(
+        &stack.store,
+        &format!(
+            "UPDATE checkout_sessions SET expires_at = now() - interval '1 hour' \
+             WHERE id = '{}'",
+            stablepay_domain::CheckoutSessionId::parse(session)
+                .unwrap()
+                .uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(moved, 1);
+    let shown = stack
+        .get(&format!("/api/v1/checkout/sessions/{session}"))
+        .await;
+    assert_eq!(shown["status"], "open", "{shown}");
+    let listed = |status: &'static str| async move {
+        let page = stack
+            .get(&format!("/api/v1/checkout/sessions?status={status}"))
+            .await;
+        page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == session)
+    };
+    assert!(listed("open").await, "listed as open");
+    assert!(!listed("expired").await, "not listed as expired");
+    let page = stack.get_raw(&format!("/pay/{session}")).await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains(r#"data-state="processing""#), "{html}");
 }
 
 /// Polls `check` for 30 s, mining a block each time (sweeps count at depth).

@@ -98,14 +98,18 @@ pub struct CheckoutSession {
     pub underpayment_tolerance: UnderpaymentTolerance,
     /// What was missing when a deposit completed the session within its tolerance.
     pub underpaid_micros: Option<u64>,
+    /// A payment of this session, paid, waits for the merchant's review (D33): the session
+    /// stays open past its expiry until the review is decided.
+    pub awaiting_review: bool,
 }
 
 impl CheckoutSession {
     /// The status a reader should see at `now`: an open session past its expiry is expired
-    /// (the spec applies expiry lazily on read).
+    /// (the spec applies expiry lazily on read), unless a paid payment of it waits for the
+    /// merchant's review (D33).
     pub fn status_at(&self, now: Timestamp) -> SessionStatus {
         match self.status {
-            SessionStatus::Open if now >= self.expires_at => SessionStatus::Expired,
+            SessionStatus::Open if self.needs_expiry(now) => SessionStatus::Expired,
             s => s,
         }
     }
@@ -126,7 +130,7 @@ impl CheckoutSession {
 
     /// Whether a read at `now` must persist the open → expired transition.
     pub fn needs_expiry(&self, now: Timestamp) -> bool {
-        self.status == SessionStatus::Open && now >= self.expires_at
+        self.status == SessionStatus::Open && now >= self.expires_at && !self.awaiting_review
     }
 
     /// The hosted payment URL, present only while the session is open.
@@ -187,6 +191,7 @@ mod tests {
             amount_received_micros: 0,
             underpayment_tolerance: UnderpaymentTolerance::NONE,
             underpaid_micros: None,
+            awaiting_review: false,
         }
     }
 
@@ -207,6 +212,22 @@ mod tests {
             session(SessionStatus::Completed, 500).status_at(now),
             SessionStatus::Completed
         );
+    }
+
+    #[test]
+    fn a_session_awaiting_review_does_not_expire() {
+        let now = Timestamp::new(Utc.timestamp_opt(1000, 0).unwrap());
+        let held = CheckoutSession {
+            awaiting_review: true,
+            ..session(SessionStatus::Open, 500)
+        };
+        assert_eq!(held.status_at(now), SessionStatus::Open);
+        assert!(!held.needs_expiry(now));
+        let decided = CheckoutSession {
+            awaiting_review: false,
+            ..held
+        };
+        assert_eq!(decided.status_at(now), SessionStatus::Expired);
     }
 
     #[test]

@@ -208,6 +208,7 @@ pub async fn create_checkout_session(
         amount_received_micros: 0,
         underpayment_tolerance: session_tolerance(ctx, session_mode, req.underpayment_tolerance),
         underpaid_micros: None,
+        awaiting_review: false,
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
     if session_mode == SessionMode::Payment {

@@ -25,6 +25,16 @@ impl PaymentReviews for PgStore {
         };
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
+            // The session before the payment, as settlement takes them: the payments
+            // trigger that keeps `awaiting_review` writes the session after this update.
+            if let Some(session) = payment.checkout_session {
+                cs::table
+                    .filter(cs::id.eq(session.uuid()))
+                    .select(cs::id)
+                    .for_update()
+                    .first::<uuid::Uuid>(conn)
+                    .await?;
+            }
             let n = diesel::update(
                 p::table
                     .filter(p::id.eq(payment.id.uuid()))
@@ -46,7 +56,6 @@ impl PaymentReviews for PgStore {
                 let status: String = cs::table
                     .filter(cs::id.eq(done.id.uuid()))
                     .select(cs::status)
-                    .for_update()
                     .first(conn)
                     .await?;
                 if status != "completed" {

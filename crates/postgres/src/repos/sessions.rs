@@ -66,11 +66,13 @@ impl SessionRepository for PgStore {
         now: Timestamp,
     ) -> Result<CheckoutSession, StoreError> {
         let mut conn = self.conn().await?;
-        // Only an open session past expiry changes; a concurrent completion is kept.
+        // Only an open session past expiry changes; a concurrent completion is kept, and a
+        // session whose payment waits for review stays open (D33).
         let updated = diesel::update(cs::table)
             .filter(cs::id.eq(id.uuid()))
             .filter(cs::status.eq("open"))
             .filter(cs::expires_at.le(now.as_datetime()))
+            .filter(cs::awaiting_review.eq(false))
             .set(cs::status.eq("expired"))
             .returning(SessionRow::as_returning())
             .get_result(&mut conn)
@@ -135,20 +137,22 @@ impl PgStore {
         let seen_at = now;
         let now = now.as_datetime();
         // Expiry is applied to what is read, never written by a read (D28): an open
-        // session past its `expires_at` is listed as expired.
+        // session past its `expires_at` is listed as expired, unless its payment waits for
+        // the merchant's review (D33).
         let by_status = match filter.status {
             None => false,
             Some(SessionStatus::Open) => {
                 q = q
                     .filter(cs::status.eq("open"))
-                    .filter(cs::expires_at.gt(now));
+                    .filter(cs::expires_at.gt(now).or(cs::awaiting_review));
                 true
             }
             Some(SessionStatus::Expired) => {
                 q = q.filter(
-                    cs::status
-                        .eq("expired")
-                        .or(cs::status.eq("open").and(cs::expires_at.le(now))),
+                    cs::status.eq("expired").or(cs::status
+                        .eq("open")
+                        .and(cs::expires_at.le(now))
+                        .and(cs::awaiting_review.eq(false))),
                 );
                 // Two statuses: newest first by the id alone.
                 false

@@ -47,6 +47,8 @@ pub(crate) struct SessionRow {
     pub amount_received_micros: i64,
     pub underpayment_tolerance_bps: i32,
     pub underpaid_micros: Option<i64>,
+    /// Kept by the payments trigger (migration 000029), never by a writer here.
+    pub awaiting_review: bool,
 }
 
 impl SessionRow {
@@ -86,6 +88,7 @@ impl SessionRow {
             amount_received_micros: to_i64(s.amount_received_micros),
             underpayment_tolerance_bps: i32::from(s.underpayment_tolerance.bps()),
             underpaid_micros: s.underpaid_micros.map(to_i64),
+            awaiting_review: s.awaiting_review,
         }
     }
 }
@@ -137,6 +140,7 @@ impl TryFrom<SessionRow> for CheckoutSession {
                     )
                 })?,
             underpaid_micros: r.underpaid_micros.map(micros).transpose()?,
+            awaiting_review: r.awaiting_review,
         })
     }
 }
