@@ -48,6 +48,7 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     held_past_expiry_stays_open(&stack, &session).await;
 
     let pid = payment["id"].as_str().unwrap();
+    assert_eq!(ledger_review(&stack, pid).await, ["pending", "pending"]);
     let review = format!("/api/v1/payments/{pid}/review");
     let (status, body) = stack.post(&review, json!({ "decision": "keep" })).await;
     assert_eq!(status, 400, "{body}");
@@ -63,6 +64,7 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     assert_eq!(status, 409, "{again}");
     assert_eq!(count(&stack, "checkout.session.completed").await, 1);
     assert_eq!(count(&stack, "payment.succeeded").await, 1);
+    assert_eq!(ledger_review(&stack, pid).await, ["approved", "approved"]);
 
     // Returned: a refund request to the sender for the whole amount; the session waits.
     let (session, payment) = booked_router_payment(&chain, &stack, &buyer, "12.5").await;
@@ -96,6 +98,30 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
     // One check per settling pass at depth (the watcher and a re-check may both pass).
     assert!(checks.len() >= 2, "{checks:?}");
     assert!(checks.iter().all(|c| c == "router listed"), "{checks:?}");
+}
+
+/// The screening state of `payment`'s ledger entries: as the list shows it, then as the
+/// export's `review` column does (both read it now, not when the entry was written).
+async fn ledger_review(stack: &Stack, payment: &str) -> [String; 2] {
+    let page = stack
+        .get(&format!("/api/v1/balance_transactions?payment={payment}"))
+        .await;
+    let entries = page["data"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{page}");
+    let listed = entries[0]["review"].as_str().unwrap_or("null").to_owned();
+    let csv = stack
+        .get_raw(&format!(
+            "/api/v1/balance_transactions/export?payment={payment}"
+        ))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "review").unwrap();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    [listed, row[column].to_owned()]
 }
 
 /// D33: a session whose payment waits for review does not expire. Its expiry is moved

@@ -194,7 +194,7 @@ list_handler!(
 #[utoipa::path(get, path = "/api/v1/balance_transactions/export",
     operation_id = "export_balance_transactions", tag = "Balance transactions",
     params(crate::openapi::LedgerFilterParams),
-    responses((status = 200, description = "`text/csv`, oldest first: a header row `id,type,source,payment,amount,fee,net,currency,chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode` (the fields of a balance transaction), amounts as exact decimal strings, times in UTC (RFC 3339), absent values empty",
+    responses((status = 200, description = "`text/csv`, oldest first: a header row `id,type,source,payment,amount,fee,net,currency,chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode,review` (the fields of a balance transaction), amounts as exact decimal strings, times in UTC (RFC 3339), absent values empty",
         content_type = "text/csv", body = String)))]
 pub async fn export_balance_transactions(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let mut q = call.query()?;

@@ -83,6 +83,10 @@ pub struct BalanceTransaction {
     /// before the ledger existed (block times were not kept then).
     pub block_time: Option<Timestamp>,
     pub created_at: Timestamp,
+    /// The review of the entry's payment as read (D33): `Some` when its payer was listed
+    /// after the money moved. It changes after the entry is written, so it is read with
+    /// the entry and never stored on it.
+    pub review: Option<super::ReviewStatus>,
 }
 
 /// `GET /balance_transactions` filters: all optional, combined with AND.

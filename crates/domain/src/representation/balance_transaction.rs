@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::Resource;
 use crate::model::{
     render_signed_micros, Address, BalanceTransaction, BalanceTransactionId, BalanceType, ChainId,
-    Currency, PaymentId, Timestamp, TxHash,
+    Currency, PaymentId, ReviewStatus, Timestamp, TxHash,
 };
 use crate::ports::{LedgerBatches, StoreError};
 
@@ -40,6 +40,10 @@ pub struct BalanceTransactionResource {
     /// The block's timestamp; null only for entries backfilled when the ledger was added.
     pub block_time: Option<Timestamp>,
     pub created_at: Timestamp,
+    /// The screening state of the entry's payment (D33), as it is now: `pending` while
+    /// the merchant has not decided on a payer a sanctions source listed after the money
+    /// moved, then `approved` or `returned`; null when the payment was never held.
+    pub review: Option<ReviewStatus>,
 }
 
 impl From<BalanceTransaction> for BalanceTransactionResource {
@@ -62,6 +66,7 @@ impl From<BalanceTransaction> for BalanceTransactionResource {
             block_number: e.block_number.map(|n| n.to_string()),
             block_time: e.block_time,
             created_at: e.created_at,
+            review: e.review,
         }
     }
 }
@@ -73,7 +78,7 @@ impl Resource for BalanceTransactionResource {
 impl BalanceTransactionResource {
     /// The export's header row (D32): the resource's field names, `object` left out.
     pub const CSV_HEADER: &'static str = "id,type,source,payment,amount,fee,net,currency,\
-        chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode\n";
+        chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode,review\n";
 
     /// Appends this entry as one CSV row in `CSV_HEADER`'s order. No field needs quoting:
     /// each is an id, a decimal, a hex string, a number or an RFC 3339 time, none of which
@@ -84,7 +89,7 @@ impl BalanceTransactionResource {
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.id,
             self.kind.as_str(),
             self.source,
@@ -101,6 +106,7 @@ impl BalanceTransactionResource {
             block_time,
             self.created_at,
             self.livemode,
+            self.review.map(ReviewStatus::as_str).unwrap_or_default(),
         );
     }
 }
@@ -172,6 +178,10 @@ mod tests {
         backfilled.block_number = None;
         backfilled.block_time = None;
         assert_row_matches_json(backfilled);
+        // A held payment's entry: its review's status.
+        let mut held = entries[0].clone();
+        held.review = Some(ReviewStatus::Pending);
+        assert_row_matches_json(held);
         for entry in entries {
             assert_row_matches_json(entry);
         }

@@ -64,6 +64,7 @@ pub fn payment_entries(
         block_number: Some(block_number),
         block_time: Some(block_time),
         created_at: now,
+        review: payment.review.as_ref().map(|r| r.status),
     };
     let amount = signed(payment.amount.micros());
     let mut entries = vec![entry(
@@ -109,6 +110,7 @@ pub fn refund_entry(
         block_number: Some(block_number),
         block_time: Some(block_time),
         created_at: now,
+        review: None,
     }
 }
 

@@ -6,8 +6,8 @@ use stablepay_domain::*;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{
-    BalanceTransactionRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow,
-    WebhookAttemptRow, WebhookEventRow,
+    LedgerEntryRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow,
+    WebhookEventRow,
 };
 use crate::schema::{
     balance_transactions as bt, payment_attempts as pa, payments as p, refunds as r,
@@ -120,7 +120,7 @@ macro_rules! after_cursor {
 macro_rules! ledger_filtered {
     ($merchant:expr, $mode:expr, $f:expr) => {{
         let f: &BalanceTransactionFilter = $f;
-        let mut q = scoped!(bt, BalanceTransactionRow, $merchant, $mode);
+        let mut q = scoped!(bt, LedgerEntryRow, $merchant, $mode);
         match f.source {
             Some(BalanceSource::Payment(id)) => {
                 q = q

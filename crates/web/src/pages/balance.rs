@@ -24,6 +24,8 @@ pub struct EntryLine {
     pub tx: String,
     pub tx_link: String,
     pub block_time: String,
+    /// The payment's review (D33): `pending`, `approved`, `returned`, or empty.
+    pub review: &'static str,
 }
 
 impl EntryLine {
@@ -39,6 +41,7 @@ impl EntryLine {
             tx: crate::format::short(&e.tx_hash.to_string()),
             tx_link: tx_link(e.chain, &e.tx_hash),
             block_time: e.block_time.map(time).unwrap_or_else(|| "—".to_owned()),
+            review: e.review.map(|r| r.as_str()).unwrap_or_default(),
         }
     }
 }
