@@ -63,6 +63,18 @@ pub async fn merchant_plan(stack: &Stack) -> (u64, String, [u8; 32]) {
 /// A subscription checkout for `plan`, subscribed by a fresh buyer who allows `periods`
 /// charges. Returns (session id, buyer).
 pub async fn subscribe(stack: &Stack, plan: u64, periods: u64) -> (String, Arc<Client>) {
+    let buyer = funded_buyer(&stack.chain).await;
+    let id = send_subscribe(stack, plan, periods, &buyer).await;
+    let done = stack
+        .wait_for_session(&id, "completed", Duration::from_secs(20))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    (id, buyer)
+}
+
+/// A fresh subscription session to `plan` that `buyer` subscribes to (allowing `periods`
+/// charges), its transaction reported by the hosted page's confirm; returns the session id.
+pub async fn send_subscribe(stack: &Stack, plan: u64, periods: u64, buyer: &Arc<Client>) -> String {
     let (status, session) = stack
         .post(
             "/api/v1/checkout/sessions",
@@ -85,21 +97,16 @@ pub async fn subscribe(stack: &Stack, plan: u64, periods: u64) -> (String, Arc<C
         stack.chain.subscription_manager.to_lowercase()
     );
     assert_eq!(intent["intent"]["plan_id"], plan.to_string());
-    let buyer = funded_buyer(&stack.chain).await;
-    approve(&buyer, stack, PLAN_AMOUNT * periods).await;
+    approve(buyer, stack, PLAN_AMOUNT * periods).await;
     let tx = send(
-        &buyer,
+        buyer,
         intent["contract"].as_str().unwrap(),
         intent["subscribe_calldata"].as_str().unwrap(),
     )
     .await;
     let (status, _, _) = stack.confirm(&id, &tx).await;
     assert_eq!(status, 200);
-    let done = stack
-        .wait_for_session(&id, "completed", Duration::from_secs(20))
-        .await;
-    assert_eq!(done["status"], "completed", "{done}");
-    (id, buyer)
+    id
 }
 
 pub async fn approve(buyer: &Arc<Client>, stack: &Stack, micros: u64) {

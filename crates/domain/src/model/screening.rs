@@ -19,16 +19,19 @@ pub enum ScreeningPath {
     Deposit,
     /// A subscription charge the keeper would send.
     SubscriptionCharge,
+    /// A subscribe the subscriber sent, with its first charge (D19).
+    Subscribe,
 }
 
 impl ScreeningPath {
-    pub const ALL: [ScreeningPath; 6] = [
+    pub const ALL: [ScreeningPath; 7] = [
         ScreeningPath::OneSignature,
         ScreeningPath::X402,
         ScreeningPath::Facilitator,
         ScreeningPath::Router,
         ScreeningPath::Deposit,
         ScreeningPath::SubscriptionCharge,
+        ScreeningPath::Subscribe,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +42,7 @@ impl ScreeningPath {
             ScreeningPath::Router => "router",
             ScreeningPath::Deposit => "deposit",
             ScreeningPath::SubscriptionCharge => "subscription_charge",
+            ScreeningPath::Subscribe => "subscribe",
         }
     }
 
@@ -48,7 +52,10 @@ impl ScreeningPath {
 
     /// Whether the service itself would move the money (and so can refuse before it does).
     pub fn before_money_moves(self) -> bool {
-        !matches!(self, ScreeningPath::Router | ScreeningPath::Deposit)
+        !matches!(
+            self,
+            ScreeningPath::Router | ScreeningPath::Deposit | ScreeningPath::Subscribe
+        )
     }
 }
 

@@ -39,8 +39,12 @@ pub struct RegisteredPlan {
 /// The first charge of a subscription checkout, at depth: everything it creates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubscriptionStart {
-    /// The session as completed (the store writes nothing if it completed meanwhile).
-    pub completed_session: CheckoutSession,
+    /// The session as completed (the store writes nothing if it completed meanwhile), or,
+    /// when `held`, as it stays open with its customer and subscription set.
+    pub session: CheckoutSession,
+    /// The subscriber was listed after its subscribe moved the money (D33): the payment is
+    /// held for review, the subscription recorded paused, the session not completed.
+    pub held: bool,
     pub subscription: SubscriptionRecord,
     pub payment: Payment,
     pub attempt: PaymentAttempt,

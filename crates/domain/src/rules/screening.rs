@@ -127,7 +127,7 @@ mod tests {
             P::Facilitator,
             P::SubscriptionCharge,
         ];
-        let after = [P::Router, P::Deposit];
+        let after = [P::Router, P::Deposit, P::Subscribe];
         for path in before {
             assert_eq!(decide(path, &ScreeningAnswer::Clear), Proceed, "{path:?}");
             assert_eq!(decide(path, &listed("ofac")), Refuse(listed("ofac")));

@@ -6,15 +6,14 @@
 //! once.
 
 use crate::model::{
-    AttemptStatus, ChainId, ChargeType, CheckoutSession, EventType, Payment, PaymentAttempt,
-    PaymentAttemptId, PaymentId, PaymentStatus, SessionMode, SessionStatus, Subscription,
-    SubscriptionId, SubscriptionStatus, Timestamp,
+    AttemptStatus, ChainId, ChargeType, EventType, Payment, PaymentAttempt, PaymentAttemptId,
+    PaymentId, PaymentStatus, Subscription, Timestamp,
 };
 use crate::ports::{
     BillingWrite, ChainReceipt, EventDraft, PaymentUpsert, SettlementWrite, SubscriptionEvent,
-    SubscriptionLog, SubscriptionRecord, SubscriptionStart,
+    SubscriptionLog, SubscriptionRecord,
 };
-use crate::representation::{CheckoutSessionResource, PaymentResource, SubscriptionResource};
+use crate::representation::{PaymentResource, SubscriptionResource};
 use crate::rules::confirmations::is_confirmed;
 use crate::rules::dunning::BillingState;
 use crate::rules::ledger::MoneyIn;
@@ -150,203 +149,6 @@ fn legs_present(
             .any(|t| t.token == token && t.from == from && t.to == to && t.value == value)
     };
     leg(recipient, net) && (fee == 0 || leg(treasury, fee))
-}
-
-async fn start_subscription(
-    chain: ChainId,
-    receipt: &ChainReceipt,
-    log: &SubscriptionLog,
-    first_charge: Option<&SubscriptionLog>,
-    confirmed: bool,
-    deps: &SettleDeps<'_>,
-) -> Result<SettleOutcome, SettleError> {
-    let SubscriptionEvent::Subscribed {
-        subscription_id,
-        plan_id,
-        subscriber,
-        reference,
-        fee_amount,
-    } = log.event
-    else {
-        return Ok(SettleOutcome::Rejected("not a Subscribed log".into()));
-    };
-    let Some(SubscriptionEvent::Charged {
-        net_amount,
-        fee_amount: charged_fee,
-        next_charge_at,
-        ..
-    }) = first_charge.map(|l| l.event.clone())
-    else {
-        return Ok(SettleOutcome::Rejected(
-            "the subscribe has no first charge".into(),
-        ));
-    };
-    let treasury = deps.contracts(chain)?.treasury;
-    for _ in 0..WRITE_ATTEMPTS {
-        let Some(session) = deps.store.session_by_ref(reference).await? else {
-            return Ok(SettleOutcome::Rejected(
-                "no checkout session has this reference".into(),
-            ));
-        };
-        if let Err(why) = check_session(&session, chain, plan_id, fee_amount) {
-            return Ok(SettleOutcome::Rejected(why));
-        }
-        let (Some(interval), true) = (
-            session.interval_seconds,
-            net_amount == u128::from(session.net_micros) && charged_fee == fee_amount,
-        ) else {
-            return Ok(SettleOutcome::Rejected(format!(
-                "the first charge of {net_amount}/{charged_fee} does not match the session's {}/{}",
-                session.net_micros, session.fee_micros
-            )));
-        };
-        if !legs_present(
-            receipt,
-            session.token_address,
-            subscriber,
-            session.recipient_address,
-            treasury,
-            net_amount,
-            charged_fee,
-        ) {
-            return Ok(SettleOutcome::Rejected(
-                "the first charge has no matching Transfer legs".into(),
-            ));
-        }
-        if !confirmed {
-            return Ok(SettleOutcome::AwaitingDepth);
-        }
-        let manager = log.manager;
-        if let Some(existing) = deps
-            .subscriptions
-            .subscription_by_chain_id(chain, manager, subscription_id)
-            .await?
-        {
-            return Ok(SettleOutcome::SubscriptionRecorded(
-                existing.subscription.id,
-            ));
-        }
-        let Some((period, next_payment_at)) = period_of(next_charge_at, interval) else {
-            return Ok(SettleOutcome::Rejected(
-                "the next charge date is out of range".into(),
-            ));
-        };
-        let now = deps.clock.now();
-        let customer = deps
-            .store
-            .customer_for(session.merchant_id, session.mode, subscriber)
-            .await?;
-        let subscription = Subscription {
-            id: SubscriptionId::generate(),
-            merchant_id: session.merchant_id,
-            mode: session.mode,
-            status: SubscriptionStatus::Active,
-            title: session.title.clone(),
-            customer,
-            wallet_address: subscriber,
-            chain,
-            chain_subscription_id: subscription_id.to_string(),
-            chain_plan_id: plan_id.to_string(),
-            amount: session.amount,
-            interval_seconds: interval,
-            next_payment_at: Some(next_payment_at),
-            canceled_at: None,
-            retry_count: 0,
-            next_retry_at: None,
-            last_failure_code: None,
-            created_at: now,
-        };
-        let record = SubscriptionRecord {
-            subscription: subscription.clone(),
-            manager,
-            recipient: session.recipient_address,
-            token: session.token_address,
-            fee_micros: session.fee_micros,
-            checkout_session: Some(session.id),
-            customer_reference: session.customer_reference.clone(),
-            metadata: session.metadata.clone(),
-            version: 0,
-        };
-        let log_index = first_charge.map_or(0, |l| l.log_index);
-        let payment = charge_payment(
-            &record,
-            None,
-            receipt,
-            log_index,
-            period,
-            now,
-            Some(session.id),
-        );
-        let attempt = succeeded_attempt(&subscription, &payment, 1, period, receipt, now);
-        let completed = CheckoutSession {
-            status: SessionStatus::Completed,
-            wallet_address: Some(subscriber),
-            tx_hash: Some(receipt.tx_hash),
-            completed_at: Some(now),
-            customer: Some(customer),
-            subscription: Some(subscription.id),
-            ..session.clone()
-        };
-        let events = vec![
-            draft(
-                &subscription,
-                EventType::CheckoutSessionCompleted,
-                to_json(&CheckoutSessionResource::new(completed.clone(), "")),
-                now,
-            ),
-            draft(
-                &subscription,
-                EventType::SubscriptionCreated,
-                to_json(&SubscriptionResource::from(subscription.clone())),
-                now,
-            ),
-            draft(
-                &subscription,
-                EventType::PaymentSucceeded,
-                to_json(&PaymentResource::from(payment.clone())),
-                now,
-            ),
-        ];
-        let ledger =
-            entries_for_payment(deps.chain, &payment, MoneyIn::SubscriptionCharge, now).await?;
-        let start = SubscriptionStart {
-            completed_session: completed,
-            subscription: record,
-            payment: payment.clone(),
-            attempt,
-            events,
-            ledger,
-        };
-        match deps.subscriptions.record_subscription_start(&start).await? {
-            SettlementWrite::Written => return Ok(SettleOutcome::Confirmed(payment.id)),
-            SettlementWrite::Stale => continue,
-        }
-    }
-    Err(SettleError::Contended)
-}
-
-fn check_session(
-    session: &CheckoutSession,
-    chain: ChainId,
-    plan_id: u128,
-    fee: u128,
-) -> Result<(), String> {
-    if session.session_mode != SessionMode::Subscription {
-        return Err("the session is not a subscription checkout".into());
-    }
-    if session.chain != chain {
-        return Err("the session belongs to another chain".into());
-    }
-    if session.chain_plan_id.as_deref() != Some(plan_id.to_string().as_str()) {
-        return Err(format!("plan {plan_id} is not the session's plan"));
-    }
-    if fee != u128::from(session.fee_micros) {
-        return Err(format!(
-            "fee {fee} is not the session's {}",
-            session.fee_micros
-        ));
-    }
-    Ok(())
 }
 
 /// The confirmed payment of a charge (a new record, or the period's failed one).
@@ -596,5 +398,10 @@ pub(crate) fn cancel_write(rec: &SubscriptionRecord, now: Timestamp) -> Option<B
     })
 }
 
+mod start;
+use start::start_subscription;
+
+#[cfg(test)]
+mod screening_tests;
 #[cfg(test)]
 mod tests;

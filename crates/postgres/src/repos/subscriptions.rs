@@ -297,7 +297,7 @@ impl SubscriptionStore for PgStore {
         start: &SubscriptionStart,
     ) -> Result<SettlementWrite, StoreError> {
         let mut conn = self.conn().await?;
-        let done = &start.completed_session;
+        let done = &start.session;
         let rec = &start.subscription;
         let outcome = conn
             .transaction(async |conn| {
@@ -330,7 +330,19 @@ impl SubscriptionStore for PgStore {
                     .values(&attempt_row(&start.attempt))
                     .execute(conn)
                     .await?;
-                complete_session(conn, done).await?;
+                if start.held {
+                    // Held for review (D33): open, its payer's customer and subscription
+                    // named, so that an approval completes it as this write would have.
+                    diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))
+                        .set((
+                            cs::customer_id.eq(done.customer.map(|c| c.uuid())),
+                            cs::subscription_id.eq(done.subscription.map(|c| c.uuid())),
+                        ))
+                        .execute(conn)
+                        .await?;
+                } else {
+                    complete_session(conn, done).await?;
+                }
                 append_entries(conn, &start.ledger).await?;
                 for event in &start.events {
                     write_event(conn, event).await?;

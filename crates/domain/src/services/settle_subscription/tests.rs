@@ -5,15 +5,21 @@
 use futures_executor::block_on;
 
 use super::*;
-use crate::model::{Amount, Mode};
-use crate::ports::{MockSettlementStore, MockSubscriptionStore};
+use crate::model::{
+    Amount, CheckoutSession, Mode, SessionMode, SessionStatus, SubscriptionId, SubscriptionStatus,
+};
+use crate::ports::{MockSettlementStore, MockSubscriptionStore, SubscriptionStart};
 use crate::rules::eip712::session_ref;
 
 use crate::services::fixtures::subscriptions::*;
 
 /// A settlement store that knows `s` by its reference (`times` reads) and gives the
 /// subscriber `customer()` (`customer_reads` times).
-fn sessions(s: &CheckoutSession, times: usize, customer_reads: usize) -> MockSettlementStore {
+pub(super) fn sessions(
+    s: &CheckoutSession,
+    times: usize,
+    customer_reads: usize,
+) -> MockSettlementStore {
     let (reference, known) = (session_ref(&s.id), s.clone());
     let mut store = MockSettlementStore::new();
     store
@@ -31,7 +37,7 @@ fn sessions(s: &CheckoutSession, times: usize, customer_reads: usize) -> MockSet
 
 /// A subscription store that answers `rec` for (`CHAIN`, `manager()`, `SUB`) and writes
 /// nothing unless a test says so.
-fn subscriptions(rec: Option<SubscriptionRecord>) -> MockSubscriptionStore {
+pub(super) fn subscriptions(rec: Option<SubscriptionRecord>) -> MockSubscriptionStore {
     let mut subs = MockSubscriptionStore::new();
     subs.expect_subscription_by_chain_id()
         .withf(|c, m, id| (*c, *m, *id) == (CHAIN, manager(), SUB))
@@ -118,7 +124,7 @@ fn a_subscribe_with_its_first_charge_at_depth_starts_an_active_subscription_once
         subscription: Some(sub.id),
         ..s.clone()
     };
-    assert_eq!(w.completed_session, completed);
+    assert_eq!(w.session, completed);
     let confirmed = Payment {
         id: p.id,
         checkout_session: Some(s.id),
