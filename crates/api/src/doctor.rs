@@ -124,10 +124,14 @@ async fn reconcile_line(url: &str, chain: ChainId) -> Check {
 
 /// D33: which sources screen payers, in which modes, and that each oracle answers.
 async fn screening_checks(evm: &stablepay_evm::EvmChain, env: &ScreeningEnv) -> Vec<Check> {
-    let modes: Vec<&str> = [(env.modes.test, "test"), (env.modes.live, "live")]
-        .into_iter()
-        .filter_map(|(on, m)| on.then_some(m))
-        .collect();
+    let named = |m: stablepay_domain::rules::screening::ScreenedModes| -> Vec<&str> {
+        [(m.test, "test"), (m.live, "live")]
+            .into_iter()
+            .filter_map(|(on, m)| on.then_some(m))
+            .collect()
+    };
+    let modes = named(env.modes);
+    let required = named(env.required);
     let summary = if env.oracles.is_empty() && env.lists.is_empty() {
         "no source is configured: payers are not screened".to_owned()
     } else {
@@ -153,6 +157,13 @@ async fn screening_checks(evm: &stablepay_evm::EvmChain, env: &ScreeningEnv) -> 
             .flatten()
             .collect::<Vec<_>>()
             .join(" and ")
+        ) + &format!(
+            " by default; required (no merchant can turn it off) in {} mode",
+            if required.is_empty() {
+                "no".to_owned()
+            } else {
+                required.join(" and ")
+            }
         )
     };
     let mut checks = vec![Check {

@@ -90,6 +90,11 @@ pub fn state_from_store(
         account_limiter: AccountRateLimiter::new(LOGIN_ATTEMPTS_PER_ACCOUNT_PER_MIN),
         passwords: Arc::new(ArgonPasswords::for_this_machine()),
         relayer: chain.relayer.clone(),
+        // The dashboard offers a choice only where a source is configured.
+        screening: chain
+            .screening
+            .policy()
+            .filter(|_| chain.screening.source_count() > 0),
     });
     let for_worker = store.clone();
     let api = Data::new(AppState {

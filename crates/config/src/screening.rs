@@ -1,7 +1,9 @@
 //! Screening payers (D33): which sources a deployment asks and in which modes. Either,
 //! both or none of the on-chain oracle (`STABLEPAY_SANCTIONS_ORACLE_<chain>`) and the
 //! operator's imported lists (`STABLEPAY_SCREENING_LISTS`, names given at import) can be
-//! configured; `STABLEPAY_SCREENING_MODES` (default `live`) says which modes screen.
+//! configured; `STABLEPAY_SCREENING_MODES` (default `live`) says which modes screen by
+//! default, and `STABLEPAY_SCREENING_REQUIRED` (default: live, when it is screened) which
+//! of them no merchant can turn off; merchants choose for the others (D33).
 
 use std::sync::Arc;
 
@@ -20,6 +22,8 @@ pub struct ScreeningEnv {
     /// The imported lists every payer is looked up in, by name.
     pub lists: Vec<String>,
     pub modes: ScreenedModes,
+    /// The modes no merchant can turn off.
+    pub required: ScreenedModes,
 }
 
 impl ScreeningEnv {
@@ -49,10 +53,19 @@ impl ScreeningEnv {
             .map(|v| ScreenedModes::parse(&v).map_err(|e| ConfigError::new(MODES, e)))
             .transpose()?
             .unwrap_or_default();
+        const REQUIRED: &str = "STABLEPAY_SCREENING_REQUIRED";
+        let required = optional(REQUIRED)
+            .map(|v| ScreenedModes::parse(&v).map_err(|e| ConfigError::new(REQUIRED, e)))
+            .transpose()?
+            .unwrap_or(ScreenedModes {
+                test: false,
+                live: modes.live,
+            });
         Ok(Self {
             oracles,
             lists,
             modes,
+            required,
         })
     }
 
@@ -68,6 +81,6 @@ impl ScreeningEnv {
             sources.push(oracle(self.oracles.clone()));
         }
         sources.extend(self.lists.iter().map(|n| list(n)));
-        PayerScreening::new(sources, self.modes)
+        PayerScreening::new(sources, self.modes).with_merchant_choice(self.required)
     }
 }

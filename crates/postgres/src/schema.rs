@@ -8,6 +8,8 @@ diesel::table! {
         fee_bps -> Int4,
         created_at -> Timestamptz,
         underpayment_tolerance_bps -> Int4,
+        screening_test -> Nullable<Bool>,
+        screening_live -> Nullable<Bool>,
     }
 }
 

@@ -48,6 +48,9 @@ pub struct WebState {
     pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
     /// argon2id checks, off the request threads (sign-in, enrolling a second factor).
     pub passwords: Arc<dyn PasswordChecker>,
+    /// Who decides which modes screen payers (D33); `None`: the operator alone, or no
+    /// screening configured.
+    pub screening: Option<stablepay_domain::rules::screening::ScreeningPolicy>,
 }
 
 pub use checkout::page as checkout_page;

@@ -125,6 +125,7 @@ fn notice_text(code: &str) -> Option<&'static str> {
         "totp_enabled" => "Two-factor sign-in is on.",
         "totp_disabled" => "Two-factor sign-in is off.",
         "settings_saved" => "The settings were saved; new sessions use them.",
+        "screening_saved" => "Screening was saved; it applies to every payer checked from now on.",
         _ => return None,
     })
 }

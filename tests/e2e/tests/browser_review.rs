@@ -68,3 +68,51 @@ async fn a_merchant_approves_and_returns_held_payments_from_the_review_queue() {
         .await;
     assert_eq!(open["status"], "open");
 }
+
+/// Settings → Screening payers (D33): live is required by the operator (no way to turn it
+/// off); test mode is on by the deployment's default and this merchant turns it off, after
+/// which a listed router payer's test payment completes as if nothing screened it.
+#[tokio::test]
+async fn a_merchant_turns_off_test_mode_screening_where_the_operator_allows_it() {
+    let chain = PrivateChain::start(None).await;
+    let mut options = StackOptions::on(&chain);
+    options.env.extend(oracle_screening(&chain));
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    let buyer = listed_buyer(&chain, &stack).await;
+
+    let b = Browser::start(&[], 1280).await;
+    sign_in(&b, &stack).await;
+    b.goto(&format!("{}/dashboard/test/settings", stack.api))
+        .await;
+    assert_eq!(
+        b.text("#screening-live-required").await,
+        "required by the operator"
+    );
+    assert_eq!(b.text("#screening-test-now").await, "Now: screened.");
+    b.click("#screening-test option[value='off']").await;
+    b.click("#screening-form button").await;
+    b.wait_for_text(".notice", "Screening was saved", WAIT)
+        .await;
+    assert_eq!(b.text("#screening-test-now").await, "Now: not screened.");
+    b.close().await;
+
+    let (session, payment) = booked_router_payment(&chain, &stack, &buyer, "4").await;
+    assert!(payment["review"].is_null(), "{payment}");
+    let done = stack
+        .wait_for_session(&session, "completed", Duration::from_secs(10))
+        .await;
+    assert_eq!(done["status"], "completed");
+    let audit = stablepay_postgres::testing::query_strings(
+        &stack.store,
+        "SELECT action || ' ' || after AS value FROM audit_events \
+         WHERE action = 'settings.screening_updated'",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        audit,
+        [r#"settings.screening_updated {"live":null,"test":false}"#],
+        "{audit:?}"
+    );
+}

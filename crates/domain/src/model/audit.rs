@@ -30,6 +30,7 @@ AuditAction {
     PaymentReviewApproved => "payment.review_approved",
     PaymentReviewReturned => "payment.review_returned",
     UnderpaymentToleranceUpdated => "settings.underpayment_tolerance_updated",
+    ScreeningUpdated => "settings.screening_updated",
 });
 
 /// Who made a change: an API key, a dashboard user, or the operator's CLI on the

@@ -32,4 +32,14 @@ pub trait MerchantSettings: Send + Sync {
         tolerance: UnderpaymentTolerance,
         audit: &AuditEvent,
     ) -> Result<(), StoreError>;
+
+    /// Sets the merchant's own screening choice (D33) and stores `audit`, its `before`
+    /// replaced by the choice it held, in one transaction. Errors: `NotFound` for an
+    /// unknown merchant; `Unavailable`/`Internal`.
+    async fn set_screening(
+        &self,
+        merchant: MerchantId,
+        choice: crate::rules::screening::MerchantScreening,
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError>;
 }

@@ -35,6 +35,14 @@ pub trait ScreeningLog: Send + Sync {
         mode: crate::model::Mode,
         session: crate::model::CheckoutSessionId,
     ) -> Result<Vec<ScreeningCheck>, StoreError>;
+
+    /// The merchant's own screening choice per mode (D33), read only where the operator
+    /// leaves it to the merchant. An unknown merchant has made none. Errors:
+    /// `Unavailable`/`Internal` (the payment is then refused or deferred, never cleared).
+    async fn merchant_screening(
+        &self,
+        merchant: crate::model::MerchantId,
+    ) -> Result<crate::rules::screening::MerchantScreening, StoreError>;
 }
 
 /// An imported list's version as stored.

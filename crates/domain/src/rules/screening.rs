@@ -95,6 +95,49 @@ impl ScreenedModes {
     }
 }
 
+/// A merchant's own choice per mode (D33): `None` takes the deployment's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MerchantScreening {
+    pub test: Option<bool>,
+    pub live: Option<bool>,
+}
+
+impl MerchantScreening {
+    pub fn of(self, mode: Mode) -> Option<bool> {
+        match mode {
+            Mode::Test => self.test,
+            Mode::Live => self.live,
+        }
+    }
+}
+
+/// Who decides whether a mode is screened (D33): the operator's defaults
+/// (`STABLEPAY_SCREENING_MODES`), the modes it requires (`STABLEPAY_SCREENING_REQUIRED`),
+/// which no merchant can turn off, and each merchant's own choice for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreeningPolicy {
+    pub defaults: ScreenedModes,
+    pub required: ScreenedModes,
+}
+
+impl ScreeningPolicy {
+    /// Live screened and required, test off unless a merchant turns it on.
+    pub const DEFAULT: Self = Self {
+        defaults: ScreenedModes::LIVE,
+        required: ScreenedModes::LIVE,
+    };
+
+    /// Whether a merchant's own choice counts in `mode`.
+    pub fn merchant_decides(self, mode: Mode) -> bool {
+        !self.required.screens(mode)
+    }
+
+    /// Whether `mode` is screened for a merchant that chose `choice`.
+    pub fn screens(self, mode: Mode, choice: MerchantScreening) -> bool {
+        self.required.screens(mode) || choice.of(mode).unwrap_or(self.defaults.screens(mode))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +222,35 @@ mod tests {
         for path in ScreeningPath::ALL {
             assert_eq!(ScreeningPath::parse(path.as_str()), Some(path));
         }
+    }
+
+    #[test]
+    fn a_required_mode_stays_screened_whatever_the_merchant_chose() {
+        let policy = ScreeningPolicy::DEFAULT;
+        let off = MerchantScreening {
+            test: Some(false),
+            live: Some(false),
+        };
+        let on = MerchantScreening {
+            test: Some(true),
+            live: Some(true),
+        };
+        let unset = MerchantScreening::default();
+        assert!(policy.screens(Mode::Live, off), "required: not turned off");
+        assert!(!policy.merchant_decides(Mode::Live));
+        assert!(policy.merchant_decides(Mode::Test));
+        assert!(!policy.screens(Mode::Test, unset), "the default: test off");
+        assert!(policy.screens(Mode::Test, on), "a merchant turns test on");
+        // An operator that screens live by default without requiring it.
+        let optional = ScreeningPolicy {
+            defaults: ScreenedModes::LIVE,
+            required: ScreenedModes::parse("none").unwrap(),
+        };
+        assert!(optional.screens(Mode::Live, unset));
+        assert!(
+            !optional.screens(Mode::Live, off),
+            "a merchant turns live off"
+        );
+        assert!(!optional.screens(Mode::Test, unset));
     }
 }

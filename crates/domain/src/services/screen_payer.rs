@@ -7,7 +7,7 @@ use crate::model::{
     Address, ScreenedPayer, ScreeningAnswer, ScreeningCheck, ScreeningPath, SourceAnswer,
 };
 use crate::ports::{Clock, SanctionsSource, ScreeningLog, StoreError};
-use crate::rules::screening::{combine, decide, ScreenedModes, ScreeningDecision};
+use crate::rules::screening::{combine, decide, ScreenedModes, ScreeningDecision, ScreeningPolicy};
 
 /// Screening nothing (tests of paths that do not screen).
 pub static NO_SCREENING: PayerScreening = PayerScreening::none();
@@ -17,6 +17,8 @@ pub static NO_SCREENING: PayerScreening = PayerScreening::none();
 pub struct PayerScreening {
     sources: Vec<Arc<dyn SanctionsSource>>,
     modes: ScreenedModes,
+    /// The modes no merchant can turn off; `None`: merchants have no say (`modes` is all).
+    required: Option<ScreenedModes>,
 }
 
 impl std::fmt::Debug for PayerScreening {
@@ -24,13 +26,28 @@ impl std::fmt::Debug for PayerScreening {
         f.debug_struct("PayerScreening")
             .field("sources", &self.sources.len())
             .field("modes", &self.modes)
+            .field("required", &self.required)
             .finish()
     }
 }
 
 impl PayerScreening {
+    /// Screens exactly `modes`, whatever merchants chose.
     pub fn new(sources: Vec<Arc<dyn SanctionsSource>>, modes: ScreenedModes) -> Self {
-        Self { sources, modes }
+        Self {
+            sources,
+            modes,
+            required: None,
+        }
+    }
+
+    /// `modes` become defaults: each merchant may turn a mode on or off for itself, except
+    /// those `required`.
+    pub fn with_merchant_choice(self, required: ScreenedModes) -> Self {
+        Self {
+            required: Some(required),
+            ..self
+        }
     }
 
     /// Nothing configured: every payer proceeds, nothing is stored.
@@ -38,7 +55,16 @@ impl PayerScreening {
         Self {
             sources: Vec::new(),
             modes: ScreenedModes::LIVE,
+            required: None,
         }
+    }
+
+    /// Who decides which modes are screened; `None` when merchants have no say.
+    pub fn policy(&self) -> Option<ScreeningPolicy> {
+        self.required.map(|required| ScreeningPolicy {
+            defaults: self.modes,
+            required,
+        })
     }
 
     pub fn source_count(&self) -> usize {
@@ -49,10 +75,15 @@ impl PayerScreening {
         self.modes
     }
 
-    /// Whether a payer of `mode` on `chain` would be asked about at all (a mode screened
-    /// and a source covering the chain): the one rule `screen_payer` applies first.
+    /// Whether a payer of `mode` on `chain` may be asked about at all (a source covers the
+    /// chain, and the mode is screened or its merchant may turn it on): the first rule
+    /// `screen_payer` applies. `false` means nobody is asked, whoever the merchant.
     pub fn screens(&self, mode: crate::model::Mode, chain: crate::model::ChainId) -> bool {
-        self.modes.screens(mode) && self.sources.iter().any(|s| s.covers(chain))
+        let mode_may = match self.policy() {
+            None => self.modes.screens(mode),
+            Some(policy) => policy.merchant_decides(mode) || policy.required.screens(mode),
+        };
+        mode_may && self.sources.iter().any(|s| s.covers(chain))
     }
 }
 
@@ -74,6 +105,15 @@ pub async fn screen_payer(
     let screening = deps.screening;
     if !screening.screens(payer.mode, payer.chain) {
         return Ok(ScreeningDecision::Proceed);
+    }
+    // The merchant's own choice is read only where it counts (a mode not required).
+    if let Some(policy) = screening.policy() {
+        if policy.merchant_decides(payer.mode) {
+            let choice = deps.log.merchant_screening(payer.merchant_id).await?;
+            if !policy.screens(payer.mode, choice) {
+                return Ok(ScreeningDecision::Proceed);
+            }
+        }
     }
     let sources: Vec<&Arc<dyn SanctionsSource>> = screening
         .sources

@@ -6,6 +6,8 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::{AuditLog, MerchantSettings, StoreError};
+use stablepay_domain::rules::screening::MerchantScreening;
+use stablepay_domain::services::choice_json;
 use stablepay_domain::{AuditEvent, MerchantId, Mode, Page, PageRequest, UnderpaymentTolerance};
 
 use crate::error::map_diesel_error;
@@ -95,6 +97,49 @@ impl MerchantSettings for PgStore {
                     .await?;
                 let entry = AuditEvent {
                     before: Some(serde_json::json!({ "underpayment_tolerance_bps": was })),
+                    ..audit.clone()
+                };
+                record(conn, &entry).await?;
+                Ok::<_, diesel::result::Error>(true)
+            })
+            .await
+            .map_err(map_diesel_error)?;
+        if found {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound)
+        }
+    }
+
+    async fn set_screening(
+        &self,
+        merchant: MerchantId,
+        choice: MerchantScreening,
+        audit: &AuditEvent,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let id = merchant.uuid();
+        let found = conn
+            .transaction(async |conn| {
+                let was: Option<(Option<bool>, Option<bool>)> = m::table
+                    .filter(m::id.eq(id))
+                    .select((m::screening_test, m::screening_live))
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some((test, live)) = was else {
+                    return Ok(false);
+                };
+                diesel::update(m::table.filter(m::id.eq(id)))
+                    .set((
+                        m::screening_test.eq(choice.test),
+                        m::screening_live.eq(choice.live),
+                    ))
+                    .execute(conn)
+                    .await?;
+                let entry = AuditEvent {
+                    before: Some(choice_json(MerchantScreening { test, live })),
                     ..audit.clone()
                 };
                 record(conn, &entry).await?;

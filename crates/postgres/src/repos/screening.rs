@@ -11,13 +11,16 @@ use stablepay_domain::ports::{
     ImportedList, SanctionsListStore, SanctionsSource, ScreeningLog, StoreError,
 };
 use stablepay_domain::rules::sanctions_list::ParsedList;
+use stablepay_domain::rules::screening::MerchantScreening;
 use stablepay_domain::{
     Address, ChainId, CheckoutSessionId, MerchantId, Mode, ScreenedPayer, ScreeningAnswer,
     ScreeningCheck, ScreeningPath, ScreeningSource, ScreeningSubject, SourceAnswer, Timestamp,
 };
 
 use crate::error::{corrupt, map_diesel_error};
-use crate::schema::{screening_checks as sc, screening_entries as se, screening_lists as sl};
+use crate::schema::{
+    merchants as m, screening_checks as sc, screening_entries as se, screening_lists as sl,
+};
 use crate::PgStore;
 
 /// Rows per `INSERT` of a list's entries (3 binds each, under PostgreSQL's 65,535).
@@ -135,6 +138,25 @@ impl ScreeningLog for PgStore {
                 },
             )
             .collect()
+    }
+
+    async fn merchant_screening(
+        &self,
+        merchant: MerchantId,
+    ) -> Result<MerchantScreening, StoreError> {
+        let mut conn = self.conn().await?;
+        let choice: Option<(Option<bool>, Option<bool>)> = m::table
+            .filter(m::id.eq(merchant.uuid()))
+            .select((m::screening_test, m::screening_live))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(map_diesel_error)?;
+        Ok(
+            choice.map_or_else(MerchantScreening::default, |(test, live)| {
+                MerchantScreening { test, live }
+            }),
+        )
     }
 }
 

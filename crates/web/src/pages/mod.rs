@@ -50,6 +50,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route("/security/history", web::get().to(audit::list))
                     .route("/settings", web::get().to(settings::show))
                     .route("/settings", web::post().to(settings::save))
+                    .route(
+                        "/settings/screening",
+                        web::post().to(settings::save_screening),
+                    )
                     .route("/security/totp", web::post().to(account::totp_start))
                     .route(
                         "/security/totp/confirm",

@@ -182,3 +182,52 @@ fn before_sending_a_listed_or_unknown_payer_is_blocked_and_a_lost_proof_is_an_er
     ))
     .is_err());
 }
+
+#[test]
+fn a_merchant_s_choice_counts_only_in_modes_the_operator_does_not_require() {
+    use crate::rules::screening::MerchantScreening;
+    let clock = clock();
+    // Test mode on by default, live required; each case: (mode, the merchant's choice,
+    // whether it is read, whether the payer is screened).
+    for (mode, choice, read, screened) in [
+        (Mode::Test, Some(false), true, false),
+        (Mode::Test, None, true, true),
+        (Mode::Live, Some(false), false, true),
+    ] {
+        let screening = PayerScreening::new(
+            vec![source(
+                "oracle",
+                true,
+                screened.then_some(ScreeningAnswer::Clear),
+            )],
+            ScreenedModes::parse("test,live").unwrap(),
+        )
+        .with_merchant_choice(ScreenedModes::LIVE);
+        let mut log = MockScreeningLog::new();
+        log.expect_merchant_screening()
+            .times(usize::from(read))
+            .returning(move |_| {
+                Ok(MerchantScreening {
+                    test: choice,
+                    live: choice,
+                })
+            });
+        log.expect_record_checks()
+            .times(usize::from(screened))
+            .returning(|_| Ok(()));
+        let deps = ScreeningDeps {
+            screening: &screening,
+            log: &log,
+            clock: &clock,
+        };
+        assert_eq!(
+            block_on(screen_payer(
+                payer(mode),
+                ScreeningPath::OneSignature,
+                &deps
+            )),
+            Ok(ScreeningDecision::Proceed),
+            "{mode:?} {choice:?}"
+        );
+    }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE merchants DROP COLUMN screening_test, DROP COLUMN screening_live;
