@@ -115,6 +115,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 [(Method::GET, read(reads::get_payment))],
             ))
             .service(resource(
+                "/payments/{id}/screening_checks",
+                [(Method::GET, read(reads::list_payment_screening_checks))],
+            ))
+            .service(resource(
                 "/refunds",
                 [
                     (Method::GET, list(reads::list_refunds)),

@@ -85,6 +85,27 @@ impl Reads for PgReads {
             .await
     }
 
+    async fn payment_screening(
+        &self,
+        id: PaymentId,
+    ) -> Result<Checked<Option<Vec<ScreeningCheck>>>, StoreError> {
+        use stablepay_domain::ports::ScreeningLog;
+        let (payment, checked) = self.payment(id).await?.take();
+        let checks = match payment {
+            None => None,
+            // Reached through the payment just read under the key's check.
+            Some(p) => Some(match p.checkout_session {
+                Some(session) => {
+                    self.store
+                        .checks_of_session(self.merchant(), self.mode(), session)
+                        .await?
+                }
+                None => Vec::new(),
+            }),
+        };
+        Ok(checked.map(|()| checks))
+    }
+
     async fn payments(
         &self,
         filter: &PaymentFilter,

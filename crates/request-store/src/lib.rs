@@ -16,9 +16,9 @@ use stablepay_domain::{
     Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
     CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
     PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter,
-    RefundId, RefundRequest, RefundRequestId, SessionFilter, Subscription, SubscriptionFilter,
-    SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt, WebhookEndpoint,
-    WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
+    RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter, Subscription,
+    SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
+    WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row
@@ -137,6 +137,13 @@ pub trait Reads: Send + Sync {
         page: &PageRequest,
     ) -> Result<Checked<Page<WebhookEndpoint>>, StoreError>;
     async fn payment(&self, id: PaymentId) -> Result<Checked<Option<Payment>>, StoreError>;
+    /// The sanctions checks made for a payment's checkout session (D33), oldest first (at
+    /// most 100); `None` when there is no such payment. A subscription's later charges
+    /// have none of their own here (they are checked against the subscription).
+    async fn payment_screening(
+        &self,
+        id: PaymentId,
+    ) -> Result<Checked<Option<Vec<ScreeningCheck>>>, StoreError>;
     async fn payments(
         &self,
         filter: &PaymentFilter,

@@ -49,6 +49,23 @@ async fn a_listed_router_payer_is_held_then_approved_once_or_returned() {
 
     let pid = payment["id"].as_str().unwrap();
     assert_eq!(ledger_review(&stack, pid).await, ["pending", "pending"]);
+    let proof = stack
+        .get(&format!("/api/v1/payments/{pid}/screening_checks"))
+        .await;
+    let check = &proof["data"][0];
+    assert_eq!(check["object"], "screening_check", "{proof}");
+    assert_eq!(check["path"], "router");
+    assert_eq!(check["answer"], "listed");
+    assert_eq!(check["source"], "sanctions_oracle");
+    assert_eq!(check["list"], "sanctions_oracle");
+    assert_eq!(
+        check["address"].as_str().unwrap().to_lowercase(),
+        format!("{:#x}", buyer.address())
+    );
+    let missing = stack
+        .get_raw("/api/v1/payments/pay_0355RGziS6Gwe8zF5hRoCU/screening_checks")
+        .await;
+    assert_eq!(missing.status(), 404);
     let review = format!("/api/v1/payments/{pid}/review");
     let (status, body) = stack.post(&review, json!({ "decision": "keep" })).await;
     assert_eq!(status, 400, "{body}");

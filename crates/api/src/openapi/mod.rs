@@ -32,6 +32,7 @@ use stablepay_domain::representation::*;
         checkout_sessions::retrieve,
         reads::list_payments,
         reads::get_payment,
+        reads::list_payment_screening_checks,
         payment_reviews::review,
         reads::list_balance_transactions,
         reads::export_balance_transactions,

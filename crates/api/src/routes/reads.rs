@@ -87,6 +87,28 @@ retrieve_handler!(
     WebhookEventResource
 );
 
+/// The merchant's proof that it screened a payment's payer (D33).
+#[utoipa::path(get, path = "/api/v1/payments/{id}/screening_checks",
+    operation_id = "list_payment_screening_checks", tag = "Payments",
+    params(("id" = PaymentId, Path)),
+    responses((status = 200, description = "Every sanctions check made for the payment's checkout session, oldest first (at most 100; `has_more` is always false): each source's answer about the payer, stored before the payment was refused, held or booked. Empty when nothing was screened (screening off for the mode, no source configured, or a subscription's later charge)",
+        body = List<ScreeningCheckResource>)))]
+pub async fn list_payment_screening_checks(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
+    let id: PaymentId = call.path_id()?;
+    let found = call.reads().payment_screening(id).await?;
+    let found = found.try_map(|checks| checks.ok_or_else(|| Missing::of(id)))?;
+    Reply::read(found.map(|checks| {
+        List {
+            object: "list",
+            data: checks
+                .into_iter()
+                .map(ScreeningCheckResource::from)
+                .collect(),
+            has_more: false,
+        }
+    }))
+}
+
 list_handler!(
     #[utoipa::path(get, path = "/api/v1/payments", operation_id = "list_payments", tag = "Payments",
         params(crate::openapi::PageParams,
