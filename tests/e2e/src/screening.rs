@@ -9,7 +9,9 @@ use ethers::types::Address as EthAddress;
 use serde_json::Value;
 use stablepay_evm::bindings::test_sanctions_oracle::TestSanctionsOracle;
 
-use crate::{client_for, funded_buyer, pay_intent, poll, test_env, Client, PrivateChain, Stack};
+use crate::{
+    client_for, funded_buyer, pay_intent, poll, test_env, Client, PrivateChain, Stack, StackOptions,
+};
 
 /// The dev oracle's address on `chain` (the state every private chain loads).
 pub fn oracle_address(chain: &PrivateChain) -> String {
@@ -31,6 +33,19 @@ pub fn oracle_screening(chain: &PrivateChain) -> Vec<(String, String)> {
             oracle_address(chain),
         ),
     ]
+}
+
+/// A stack on `chain` screening payers of both modes with the dev oracle, its settlement
+/// wallet verified, and `env` besides.
+pub async fn screened_stack(chain: &PrivateChain, env: &[(&str, &str)]) -> Stack {
+    let mut options = StackOptions::on(chain);
+    options.env.extend(oracle_screening(chain));
+    options
+        .env
+        .extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    let stack = Stack::start_with(options).await;
+    stack.fresh_verified_wallet().await;
+    stack
 }
 
 /// The dev oracle on `chain`, as its owner (who sets its list).

@@ -7,18 +7,15 @@
 use std::time::Duration;
 
 use stablepay_e2e::browser::{sign_in, Browser};
-use stablepay_e2e::screening::{booked_router_payment, listed_buyer, oracle_screening};
-use stablepay_e2e::{PrivateChain, Stack, StackOptions};
+use stablepay_e2e::screening::{booked_router_payment, listed_buyer, screened_stack};
+use stablepay_e2e::PrivateChain;
 
 const WAIT: Duration = Duration::from_secs(60);
 
 #[tokio::test]
 async fn a_merchant_approves_and_returns_held_payments_from_the_review_queue() {
     let chain = PrivateChain::start(None).await;
-    let mut options = StackOptions::on(&chain);
-    options.env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(options).await;
-    stack.fresh_verified_wallet().await;
+    let stack = screened_stack(&chain, &[]).await;
     let buyer = listed_buyer(&chain, &stack).await;
     let (approved_session, approved) = booked_router_payment(&chain, &stack, &buyer, "7").await;
     let (returned_session, returned) = booked_router_payment(&chain, &stack, &buyer, "3").await;
@@ -75,10 +72,7 @@ async fn a_merchant_approves_and_returns_held_payments_from_the_review_queue() {
 #[tokio::test]
 async fn a_merchant_turns_off_test_mode_screening_where_the_operator_allows_it() {
     let chain = PrivateChain::start(None).await;
-    let mut options = StackOptions::on(&chain);
-    options.env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(options).await;
-    stack.fresh_verified_wallet().await;
+    let stack = screened_stack(&chain, &[]).await;
     let buyer = listed_buyer(&chain, &stack).await;
 
     let b = Browser::start(&[], 1280).await;

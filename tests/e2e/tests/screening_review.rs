@@ -8,15 +8,12 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stablepay_e2e::screening::{booked_router_payment, listed_buyer, oracle_screening};
+use stablepay_e2e::screening::{booked_router_payment, listed_buyer};
 use stablepay_e2e::*;
 
 /// A stack screening test-mode payers with the dev oracle, a verified wallet, events kept.
 async fn screened_stack(chain: &PrivateChain) -> Stack {
-    let mut options = StackOptions::on(chain);
-    options.env.extend(oracle_screening(chain));
-    let stack = Stack::start_with(options).await;
-    stack.fresh_verified_wallet().await;
+    let stack = stablepay_e2e::screening::screened_stack(chain, &[]).await;
     stack.record_events().await;
     stack
 }

@@ -7,27 +7,30 @@
 use std::time::Duration;
 
 use ethers::signers::Signer;
-use stablepay_e2e::screening::{listed_buyer, oracle_owner, oracle_screening};
+use stablepay_e2e::screening::{listed_buyer, oracle_owner, screened_stack};
 use stablepay_e2e::subscriptions::{
     chain_time, merchant_plan, send_subscribe, subscribe, subscription_of, succeeded_periods,
     wait_chain_time, wait_sub, INTERVAL,
 };
-use stablepay_e2e::{poll, PrivateChain, Stack, StackOptions};
+use stablepay_e2e::{poll, PrivateChain, Stack};
+
+/// A screened stack with short plan intervals, dunning and chain polling.
+async fn subscription_stack(chain: &PrivateChain) -> Stack {
+    screened_stack(
+        chain,
+        &[
+            ("STABLEPAY_PLAN_MIN_INTERVAL", "1s"),
+            ("STABLEPAY_DUNNING_DELAYS", "3s"),
+            ("STABLEPAY_CHAIN_POLL", "250ms"),
+        ],
+    )
+    .await
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscriber_listed_after_subscribing_is_paused_and_never_charged_again() {
     let chain = PrivateChain::start_live(Some(1)).await;
-    let mut env = vec![
-        ("STABLEPAY_PLAN_MIN_INTERVAL".to_owned(), "1s".to_owned()),
-        ("STABLEPAY_DUNNING_DELAYS".to_owned(), "3s".to_owned()),
-        ("STABLEPAY_CHAIN_POLL".to_owned(), "250ms".to_owned()),
-    ];
-    env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(StackOptions {
-        env,
-        ..StackOptions::on(&chain)
-    })
-    .await;
+    let stack = subscription_stack(&chain).await;
     let (plan, _, _) = merchant_plan(&stack).await;
     let (session, buyer) = subscribe(&stack, plan, 100).await;
     let id = subscription_of(&stack, &session).await["id"]
@@ -80,16 +83,7 @@ async fn a_subscriber_listed_after_subscribing_is_paused_and_never_charged_again
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listed_subscriber_s_first_charge_is_held_and_completes_once_approved() {
     let chain = PrivateChain::start_live(Some(1)).await;
-    let mut env = vec![
-        ("STABLEPAY_PLAN_MIN_INTERVAL".to_owned(), "1s".to_owned()),
-        ("STABLEPAY_CHAIN_POLL".to_owned(), "250ms".to_owned()),
-    ];
-    env.extend(oracle_screening(&chain));
-    let stack = Stack::start_with(StackOptions {
-        env,
-        ..StackOptions::on(&chain)
-    })
-    .await;
+    let stack = subscription_stack(&chain).await;
     let (plan, _, _) = merchant_plan(&stack).await;
     stack.record_events().await;
     let buyer = listed_buyer(&chain, &stack).await;

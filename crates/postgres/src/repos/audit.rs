@@ -95,20 +95,12 @@ impl MerchantSettings for PgStore {
                     .set(m::underpayment_tolerance_bps.eq(i32::from(tolerance.bps())))
                     .execute(conn)
                     .await?;
-                let entry = AuditEvent {
-                    before: Some(serde_json::json!({ "underpayment_tolerance_bps": was })),
-                    ..audit.clone()
-                };
-                record(conn, &entry).await?;
-                Ok::<_, diesel::result::Error>(true)
+                let before = serde_json::json!({ "underpayment_tolerance_bps": was });
+                record_change(conn, audit, before).await
             })
             .await
             .map_err(map_diesel_error)?;
-        if found {
-            Ok(())
-        } else {
-            Err(StoreError::NotFound)
-        }
+        merchant_found(found)
     }
 
     async fn set_screening(
@@ -138,19 +130,34 @@ impl MerchantSettings for PgStore {
                     ))
                     .execute(conn)
                     .await?;
-                let entry = AuditEvent {
-                    before: Some(choice_json(MerchantScreening { test, live })),
-                    ..audit.clone()
-                };
-                record(conn, &entry).await?;
-                Ok::<_, diesel::result::Error>(true)
+                let before = choice_json(MerchantScreening { test, live });
+                record_change(conn, audit, before).await
             })
             .await
             .map_err(map_diesel_error)?;
-        if found {
-            Ok(())
-        } else {
-            Err(StoreError::NotFound)
-        }
+        merchant_found(found)
+    }
+}
+
+/// Stores a setting change's audit entry with what the setting held (`before`); `true`.
+async fn record_change(
+    conn: &mut AsyncPgConnection,
+    audit: &AuditEvent,
+    before: serde_json::Value,
+) -> Result<bool, diesel::result::Error> {
+    let entry = AuditEvent {
+        before: Some(before),
+        ..audit.clone()
+    };
+    record(conn, &entry).await?;
+    Ok(true)
+}
+
+/// A setting change's answer: whether its merchant's row was there to change.
+fn merchant_found(found: bool) -> Result<(), StoreError> {
+    if found {
+        Ok(())
+    } else {
+        Err(StoreError::NotFound)
     }
 }

@@ -15,4 +15,5 @@ mod clock;
 mod idempotency;
 mod relays;
 mod secrets;
+mod settings;
 mod wallets;
