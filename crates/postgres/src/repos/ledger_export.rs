@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::reader::{ledger_filtered, scoped};
 use crate::key_check::{load_checked, KeyCheck};
-use crate::rows::LedgerEntryRow;
+use crate::rows::BalanceTransactionRow;
 use crate::schema::balance_transactions as bt;
 use crate::PgStore;
 
@@ -84,7 +84,16 @@ impl PgStore {
         let q = q
             .order((bt::merchant_id.asc(), bt::livemode.asc(), bt::id.asc()))
             .limit(EXPORT_BATCH);
-        let rows: Checked<Vec<LedgerEntryRow>> = load_checked!(self, check, q, merchant, mode);
-        rows.try_map(|rows| rows.into_iter().map(TryInto::try_into).collect())
+        let rows: Checked<Vec<BalanceTransactionRow>> =
+            load_checked!(self, check, q, merchant, mode);
+        let (entries, checked) = rows
+            .try_map(|rows| {
+                rows.into_iter()
+                    .map(TryInto::try_into)
+                    .collect::<Result<Vec<BalanceTransaction>, StoreError>>()
+            })?
+            .take();
+        let entries = self.with_reviews(entries).await?;
+        Ok(checked.map(|()| entries))
     }
 }

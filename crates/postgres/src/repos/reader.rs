@@ -6,8 +6,8 @@ use stablepay_domain::*;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{
-    LedgerEntryRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow, WebhookAttemptRow,
-    WebhookEventRow,
+    BalanceTransactionRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow,
+    WebhookAttemptRow, WebhookEventRow,
 };
 use crate::schema::{
     balance_transactions as bt, payment_attempts as pa, payments as p, refunds as r,
@@ -120,7 +120,7 @@ macro_rules! after_cursor {
 macro_rules! ledger_filtered {
     ($merchant:expr, $mode:expr, $f:expr) => {{
         let f: &BalanceTransactionFilter = $f;
-        let mut q = scoped!(bt, LedgerEntryRow, $merchant, $mode);
+        let mut q = scoped!(bt, BalanceTransactionRow, $merchant, $mode);
         match f.source {
             Some(BalanceSource::Payment(id)) => {
                 q = q
@@ -243,7 +243,42 @@ impl PgStore {
         } else {
             newest_first!(bt, q)
         };
-        page_of!(self, check, bt, q, page, merchant, mode)
+        let (entries, checked) = page_of!(self, check, bt, q, page, merchant, mode)?.take();
+        let entries = Page {
+            data: self.with_reviews(entries.data).await?,
+            ..entries
+        };
+        Ok(checked.map(|()| entries))
+    }
+
+    /// `entries` with their payments' reviews (D33), read in one statement for all of
+    /// them: the review changes after an entry is written, so it is never stored on it.
+    /// (A scalar subquery per entry took the 1M-entry export from 13.9 s to 124.6 s.)
+    pub(crate) async fn with_reviews(
+        &self,
+        mut entries: Vec<BalanceTransaction>,
+    ) -> Result<Vec<BalanceTransaction>, StoreError> {
+        let mut ids: Vec<uuid::Uuid> = entries.iter().map(|e| e.payment.uuid()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(entries);
+        }
+        let conn = self.shared_conn().await?;
+        let held: Vec<(uuid::Uuid, Option<String>)> = p::table
+            .filter(p::id.eq_any(&ids))
+            .filter(p::review_status.is_not_null())
+            .select((p::id, p::review_status))
+            .load(&mut &*conn)
+            .await
+            .map_err(map_diesel_error)?;
+        for (id, status) in held {
+            let status = status.as_deref().and_then(ReviewStatus::parse);
+            for e in entries.iter_mut().filter(|e| e.payment.uuid() == id) {
+                e.review = status;
+            }
+        }
+        Ok(entries)
     }
 
     pub(crate) async fn checked_subscription(

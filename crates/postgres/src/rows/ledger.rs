@@ -32,42 +32,6 @@ pub struct BalanceTransactionRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// The payment's review status (D33), read beside each entry: one primary-key lookup.
-type ReviewOfPayment =
-    diesel::expression::SqlLiteral<diesel::sql_types::Nullable<diesel::sql_types::Text>>;
-
-fn review_of_payment() -> ReviewOfPayment {
-    diesel::dsl::sql(
-        "(SELECT p.review_status FROM payments p WHERE p.id = balance_transactions.payment_id)",
-    )
-}
-
-/// An entry as the ledger's reads show it: with its payment's review status, which
-/// changes after the entry is written and so is read, never stored on it.
-#[derive(Queryable, Selectable, Debug)]
-#[diesel(table_name = balance_transactions, check_for_backend(diesel::pg::Pg))]
-pub struct LedgerEntryRow {
-    #[diesel(embed)]
-    pub entry: BalanceTransactionRow,
-    #[diesel(select_expression = review_of_payment(), select_expression_type = ReviewOfPayment)]
-    pub review: Option<String>,
-}
-
-impl TryFrom<LedgerEntryRow> for BalanceTransaction {
-    type Error = StoreError;
-
-    fn try_from(r: LedgerEntryRow) -> Result<Self, StoreError> {
-        let review = r
-            .review
-            .map(|s| parse_enum("review_status", &s, ReviewStatus::parse))
-            .transpose()?;
-        Ok(BalanceTransaction {
-            review,
-            ..BalanceTransaction::try_from(r.entry)?
-        })
-    }
-}
-
 impl From<&BalanceTransaction> for BalanceTransactionRow {
     fn from(e: &BalanceTransaction) -> Self {
         Self {

@@ -16,7 +16,7 @@ pub(crate) use audit::AuditEventRow;
 pub(crate) use conv::{address, to_i64, tx_hash};
 pub(crate) use deposit::*;
 pub(crate) use endpoint::*;
-pub(crate) use ledger::{BalanceTransactionRow, LedgerEntryRow};
+pub(crate) use ledger::BalanceTransactionRow;
 pub(crate) use read_models::*;
 pub(crate) use refund_request::RefundRequestRow;
 pub(crate) use session::*;
