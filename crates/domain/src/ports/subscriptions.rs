@@ -40,17 +40,22 @@ pub struct RegisteredPlan {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubscriptionStart {
     /// The session as completed (the store writes nothing if it completed meanwhile), or,
-    /// when `held`, as it stays open with its customer and subscription set.
+    /// when [`Self::held`], as it stays open with its customer and subscription set.
     pub session: CheckoutSession,
-    /// The subscriber was listed after its subscribe moved the money (D33): the payment is
-    /// held for review, the subscription recorded paused, the session not completed.
-    pub held: bool,
     pub subscription: SubscriptionRecord,
     pub payment: Payment,
     pub attempt: PaymentAttempt,
     pub events: Vec<EventDraft>,
     /// The first charge's ledger entries (D32).
     pub ledger: Vec<BalanceTransaction>,
+}
+
+impl SubscriptionStart {
+    /// The subscriber was listed after its subscribe moved the money (D33): the payment is
+    /// held for review, the subscription recorded paused, the session not completed.
+    pub fn held(&self) -> bool {
+        self.payment.review.is_some()
+    }
 }
 
 /// A payment to write, with the status of the record it replaces (`None`: new).

@@ -79,11 +79,30 @@ impl PayerScreening {
     /// chain, and the mode is screened or its merchant may turn it on): the first rule
     /// `screen_payer` applies. `false` means nobody is asked, whoever the merchant.
     pub fn screens(&self, mode: crate::model::Mode, chain: crate::model::ChainId) -> bool {
-        let mode_may = match self.policy() {
-            None => self.modes.screens(mode),
-            Some(policy) => policy.merchant_decides(mode) || policy.required.screens(mode),
-        };
-        mode_may && self.sources.iter().any(|s| s.covers(chain))
+        // With merchants choosing, any mode may be screened (a required one, or one its
+        // merchant turned on).
+        (self.required.is_some() || self.modes.screens(mode))
+            && self.sources.iter().any(|s| s.covers(chain))
+    }
+
+    /// Whether `merchant`'s payers of `mode` on `chain` are screened: [`Self::screens`],
+    /// then the merchant's own choice, read only where the operator leaves it one.
+    pub async fn screens_merchant(
+        &self,
+        merchant: crate::model::MerchantId,
+        mode: crate::model::Mode,
+        chain: crate::model::ChainId,
+        log: &dyn ScreeningLog,
+    ) -> Result<bool, StoreError> {
+        if !self.screens(mode, chain) {
+            return Ok(false);
+        }
+        match self.policy() {
+            Some(policy) if policy.merchant_decides(mode) => {
+                Ok(policy.screens(mode, log.merchant_screening(merchant).await?))
+            }
+            _ => Ok(true),
+        }
     }
 }
 
@@ -103,17 +122,11 @@ pub async fn screen_payer(
     deps: &ScreeningDeps<'_>,
 ) -> Result<ScreeningDecision, StoreError> {
     let screening = deps.screening;
-    if !screening.screens(payer.mode, payer.chain) {
+    if !screening
+        .screens_merchant(payer.merchant_id, payer.mode, payer.chain, deps.log)
+        .await?
+    {
         return Ok(ScreeningDecision::Proceed);
-    }
-    // The merchant's own choice is read only where it counts (a mode not required).
-    if let Some(policy) = screening.policy() {
-        if policy.merchant_decides(payer.mode) {
-            let choice = deps.log.merchant_screening(payer.merchant_id).await?;
-            if !policy.screens(payer.mode, choice) {
-                return Ok(ScreeningDecision::Proceed);
-            }
-        }
     }
     let sources: Vec<&Arc<dyn SanctionsSource>> = screening
         .sources

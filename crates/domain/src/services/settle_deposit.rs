@@ -249,8 +249,18 @@ async fn decide(
     deps: &SettleDeps<'_>,
 ) -> Result<DepositWrite, SettleError> {
     let now = deps.clock.now();
-    // The watcher's hot path: with nothing screening this session, no sender work.
-    let screened = if deps.screening.screens(session.mode, session.chain) {
+    // The watcher's hot path: with nothing screening this session (its merchant's choice
+    // included), no sender work.
+    let screens = deps
+        .screening
+        .screens_merchant(
+            session.merchant_id,
+            session.mode,
+            session.chain,
+            deps.screening_log,
+        )
+        .await?;
+    let screened = if screens {
         Some(screen_senders(session, rows, &mut transfer, deps).await?)
     } else {
         None

@@ -330,7 +330,7 @@ impl SubscriptionStore for PgStore {
                     .values(&attempt_row(&start.attempt))
                     .execute(conn)
                     .await?;
-                if start.held {
+                if start.held() {
                     // Held for review (D33): open, its payer's customer and subscription
                     // named, so that an approval completes it as this write would have.
                     diesel::update(cs::table.filter(cs::id.eq(done.id.uuid())))

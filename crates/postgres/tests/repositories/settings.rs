@@ -8,12 +8,7 @@ use stablepay_domain::services::choice_json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_setting_change_is_stored_with_what_it_replaced() {
-    let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let (store, m) = stablepay_postgres::testing::store_with_merchant().await;
     assert_eq!(
         store.merchant_screening(m).await.unwrap(),
         MerchantScreening::default(),

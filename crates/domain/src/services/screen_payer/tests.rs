@@ -51,6 +51,25 @@ fn clock() -> MockClock {
     clock
 }
 
+/// `screen_payer` on the one-signature path for a payer of `mode`.
+fn one_signature(
+    screening: &PayerScreening,
+    log: &MockScreeningLog,
+    clock: &MockClock,
+    mode: Mode,
+) -> Result<ScreeningDecision, StoreError> {
+    let deps = ScreeningDeps {
+        screening,
+        log,
+        clock,
+    };
+    block_on(screen_payer(
+        payer(mode),
+        ScreeningPath::OneSignature,
+        &deps,
+    ))
+}
+
 fn listed() -> ScreeningAnswer {
     ScreeningAnswer::Listed {
         list: "ofac_sdn".into(),
@@ -111,17 +130,8 @@ fn an_unscreened_mode_or_no_source_proceeds_with_nothing_stored() {
             Mode::Live,
         ),
     ] {
-        let deps = ScreeningDeps {
-            screening: &screening,
-            log: &log,
-            clock: &clock,
-        };
         assert_eq!(
-            block_on(screen_payer(
-                payer(mode),
-                ScreeningPath::OneSignature,
-                &deps
-            )),
+            one_signature(&screening, &log, &clock, mode),
             Ok(ScreeningDecision::Proceed)
         );
     }
@@ -215,17 +225,8 @@ fn a_merchant_s_choice_counts_only_in_modes_the_operator_does_not_require() {
         log.expect_record_checks()
             .times(usize::from(screened))
             .returning(|_| Ok(()));
-        let deps = ScreeningDeps {
-            screening: &screening,
-            log: &log,
-            clock: &clock,
-        };
         assert_eq!(
-            block_on(screen_payer(
-                payer(mode),
-                ScreeningPath::OneSignature,
-                &deps
-            )),
+            one_signature(&screening, &log, &clock, mode),
             Ok(ScreeningDecision::Proceed),
             "{mode:?} {choice:?}"
         );

@@ -61,7 +61,7 @@ fn a_listed_subscriber_s_first_charge_is_held_and_its_subscription_paused() {
     let (outcomes, written) = settle_screened(listed(), 1);
     let w = &written[0];
     assert_eq!(outcomes, [SettleOutcome::Confirmed(w.payment.id)]);
-    assert!(w.held);
+    assert!(w.held());
     let review = w.payment.review.as_ref().expect("held");
     assert_eq!(review.status, ReviewStatus::Pending);
     assert_eq!(w.payment.status, PaymentStatus::Confirmed);
@@ -84,7 +84,7 @@ fn a_listed_subscriber_s_first_charge_is_held_and_its_subscription_paused() {
 fn a_clear_subscriber_starts_as_without_screening() {
     let (_, written) = settle_screened(ScreeningAnswer::Clear, 1);
     let w = &written[0];
-    assert!(!w.held);
+    assert!(!w.held());
     assert_eq!(w.payment.review, None);
     assert_eq!(
         w.subscription.subscription.status,

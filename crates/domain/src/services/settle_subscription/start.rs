@@ -5,8 +5,8 @@
 
 use super::{charge_payment, draft, legs_present, period_of, succeeded_attempt};
 use crate::model::{
-    ChainId, CheckoutSession, EventType, Payment, ScreeningPath, SessionMode, SessionStatus,
-    Subscription, SubscriptionId, SubscriptionStatus,
+    ChainId, CheckoutSession, EventType, Payment, ScreeningPath, SessionMode, Subscription,
+    SubscriptionId, SubscriptionStatus,
 };
 use crate::ports::{
     ChainReceipt, SettlementWrite, SubscriptionEvent, SubscriptionLog, SubscriptionRecord,
@@ -17,8 +17,8 @@ use crate::rules::dunning::FailureCode;
 use crate::rules::ledger::MoneyIn;
 use crate::services::book_ledger::entries_for_payment;
 use crate::services::{
-    requires_review_event, screen_booked_payer, to_json, Booking, SettleDeps, SettleError,
-    SettleOutcome, WRITE_ATTEMPTS,
+    completed_by, requires_review_event, screen_booked_payer, to_json, Booking, SettleDeps,
+    SettleError, SettleOutcome, WRITE_ATTEMPTS,
 };
 
 pub(super) async fn start_subscription(
@@ -184,13 +184,8 @@ pub(super) async fn start_subscription(
             (held, vec![requires_review_event(&payment, now)])
         } else {
             let completed = CheckoutSession {
-                status: SessionStatus::Completed,
-                wallet_address: Some(subscriber),
-                tx_hash: Some(receipt.tx_hash),
-                completed_at: Some(now),
-                customer: Some(customer),
                 subscription: Some(subscription.id),
-                ..session.clone()
+                ..completed_by(&session, subscriber, receipt.tx_hash, Some(customer), now)
             };
             let events = started_events(&completed, &subscription, &payment, now);
             (completed, events)
@@ -198,7 +193,6 @@ pub(super) async fn start_subscription(
         let ledger =
             entries_for_payment(deps.chain, &payment, MoneyIn::SubscriptionCharge, now).await?;
         let start = SubscriptionStart {
-            held: review.is_some(),
             session,
             subscription: record,
             payment: payment.clone(),
