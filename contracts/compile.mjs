@@ -30,7 +30,7 @@ for (const e of output.errors || []) console.error(e.formattedMessage);
 if (errors.length) process.exit(1);
 const outDir = path.join(contractsDir, "out");
 fs.mkdirSync(outDir, { recursive: true });
-const wanted = ["TestToken", "TestTetherToken", "CheckoutRouter", "SubscriptionManager", "TestSmartWallet", "TestGasHungryWallet", "DepositFactory", "TestSanctionsOracle"];
+const wanted = ["TestToken", "TestTetherToken", "CheckoutRouter", "SubscriptionManager", "TestSmartWallet", "TestGasHungryWallet", "DepositFactory", "TestSanctionsOracle", "TestPriceFeed"];
 for (const [file, contracts] of Object.entries(output.contracts)) {
   for (const [name, c] of Object.entries(contracts)) {
     if (!wanted.includes(name)) continue;

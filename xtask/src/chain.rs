@@ -30,6 +30,14 @@ pub const KEEPER: usize = 7;
 pub const SMART_WALLET_OWNER: usize = 8;
 /// Owns the dev sanctions oracle (D33): tests add and remove listed addresses with it.
 pub const SANCTIONS_OWNER: usize = 9;
+/// The dev price feeds (D34) and their first answers (8 decimals): the euro at 1.0825
+/// dollars, USDC at its peg, USDT a hair under, EURC beside the euro. Tests move them.
+pub const PRICE_FEEDS: [(&str, i64); 4] = [
+    ("EUR/USD", 108_250_000),
+    ("USDC/USD", 100_000_000),
+    ("USDT/USD", 99_980_000),
+    ("EURC/USD", 108_200_000),
+];
 /// Tokens minted to every buyer, merchant wallet and the smart wallet: 1,000,000 units.
 const MINT_MICROS: u128 = 1_000_000 * 1_000_000;
 
@@ -55,12 +63,16 @@ pub struct DevChain {
     pub rpc_url: String,
     pub usdc: String,
     pub usdt: String,
+    /// Dev EURC (D34): the same FiatToken-like contract as dev USDC, named as Base's EURC.
+    pub eurc: String,
     pub checkout_router: String,
     pub subscription_manager: String,
     pub smart_wallet: String,
     pub deposit_factory: String,
     /// The dev stand-in for the sanctions oracle (`isSanctioned`), owned by `SANCTIONS_OWNER`.
     pub sanctions_oracle: String,
+    /// The dev price feeds, by pair ("EUR/USD"), in `PRICE_FEEDS`' order.
+    pub price_feeds: Vec<(String, String)>,
     child: Child,
 }
 
@@ -77,12 +89,14 @@ impl DevChain {
             "rpc_url": self.rpc_url,
             "usdc": self.usdc,
             "usdt": self.usdt,
+            "eurc": self.eurc,
             "checkout_router": self.checkout_router,
             "subscription_manager": self.subscription_manager,
             "deposit_factory": self.deposit_factory,
             "treasury": address(TREASURY),
             "smart_wallet": { "address": self.smart_wallet, "owner_private_key": key(SMART_WALLET_OWNER) },
             "sanctions_oracle": { "address": self.sanctions_oracle, "owner_private_key": key(SANCTIONS_OWNER) },
+            "price_feeds": self.price_feeds.iter().map(|(p, a)| (p.clone(), json!(a))).collect::<serde_json::Map<_, _>>(),
         })
     }
 
@@ -93,6 +107,7 @@ impl DevChain {
             (format!("STABLEPAY_RPC_URL_{id}"), self.rpc_url.clone()),
             (format!("STABLEPAY_TOKEN_USDC_{id}"), self.usdc.clone()),
             (format!("STABLEPAY_TOKEN_USDT_{id}"), self.usdt.clone()),
+            (format!("STABLEPAY_TOKEN_EURC_{id}"), self.eurc.clone()),
             (
                 format!("STABLEPAY_CHECKOUT_ROUTER_{id}"),
                 self.checkout_router.clone(),
@@ -111,6 +126,14 @@ impl DevChain {
                 self.sanctions_oracle.clone(),
             ),
         ]
+        .into_iter()
+        .chain(self.price_feeds.iter().map(|(pair, feed)| {
+            (
+                format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.replace('/', "_")),
+                feed.clone(),
+            )
+        }))
+        .collect()
     }
 }
 
@@ -211,7 +234,49 @@ pub(crate) fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value
         .collect()
 }
 
-fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 7], String> {
+/// ABI encoding of the dev price feed's constructor `(uint8 decimals, int256 answer,
+/// string description)`.
+fn encode_feed_args(answer: i64, description: &str) -> String {
+    let hex = hex::encode(description.as_bytes());
+    let words = description.len().div_ceil(32).max(1);
+    format!(
+        "{}{:0>64}{}{}{:0<width$}",
+        word_uint(8),
+        format!("{:x}", answer),
+        word_uint(0x60),
+        word_uint(description.len() as u128),
+        hex,
+        width = words * 64
+    )
+}
+
+/// The dev price feeds, deployed last so no earlier address moves: (pair, address).
+fn deploy_feeds(url: &str) -> Result<Vec<(String, String)>, String> {
+    let deployer = address(OPERATOR);
+    let sent = PRICE_FEEDS
+        .iter()
+        .map(|(pair, answer)| {
+            // Chainlink's descriptions read "EUR / USD".
+            let description = pair.replace('/', " / ");
+            let data =
+                artifact_bytecode("TestPriceFeed")? + &encode_feed_args(*answer, &description);
+            send(url, &deployer, None, data)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let receipts = mine_and_confirm(url, &sent)?;
+    PRICE_FEEDS
+        .iter()
+        .zip(receipts)
+        .map(|((pair, _), r)| {
+            r["contractAddress"]
+                .as_str()
+                .map(|a| ((*pair).to_owned(), a.to_owned()))
+                .ok_or_else(|| "no contract address".to_owned())
+        })
+        .collect()
+}
+
+fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 8], String> {
     let deployer = address(OPERATOR);
     let contract_address = |receipt: &Value| {
         receipt["contractAddress"]
@@ -251,9 +316,18 @@ fn deploy_all(url: &str, chain_id: u64) -> Result<[String; 7], String> {
         artifact_bytecode("TestSanctionsOracle")? + &word_address(&address(SANCTIONS_OWNER)),
     )?;
     let oracle = contract_address(&mine_and_confirm(url, &[oracle])?[0])?;
+    // After the oracle, for the same reason: Base's EURC is Circle's FiatToken, named "EURC".
+    let eurc = send(
+        url,
+        &deployer,
+        None,
+        artifact_bytecode("TestToken")? + &encode_two_strings("EURC", "EURC"),
+    )?;
+    let eurc = contract_address(&mine_and_confirm(url, &[eurc])?[0])?;
     Ok([
         usdc,
         usdt,
+        eurc,
         service.router.to_lower_hex(),
         service.manager.to_lower_hex(),
         wallet,
@@ -332,11 +406,13 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
         rpc_url: rpc_url.clone(),
         usdc: String::new(),
         usdt: String::new(),
+        eurc: String::new(),
         checkout_router: String::new(),
         subscription_manager: String::new(),
         smart_wallet: String::new(),
         deposit_factory: String::new(),
         sanctions_oracle: String::new(),
+        price_feeds: Vec::new(),
         child,
     };
     let started = Instant::now();
@@ -358,15 +434,18 @@ pub fn start(anvil: &std::path::Path, chain_id: u64) -> Result<DevChain, String>
             accounts[0]
         ));
     }
-    let [usdc, usdt, router, manager, wallet, factory, oracle] = deploy_all(&rpc_url, chain_id)?;
-    fund(&rpc_url, &[&usdc, &usdt], &wallet)?;
+    let [usdc, usdt, eurc, router, manager, wallet, factory, oracle] =
+        deploy_all(&rpc_url, chain_id)?;
+    fund(&rpc_url, &[&usdc, &usdt, &eurc], &wallet)?;
     chain.usdc = usdc;
     chain.usdt = usdt;
+    chain.eurc = eurc;
     chain.checkout_router = router;
     chain.subscription_manager = manager;
     chain.smart_wallet = wallet;
     chain.deposit_factory = factory;
     chain.sanctions_oracle = oracle;
+    chain.price_feeds = deploy_feeds(&rpc_url)?;
     Ok(chain)
 }
 
@@ -380,6 +459,16 @@ mod tests {
         assert_eq!(enc.len(), 64 * 6);
         assert!(enc.starts_with(&(word_uint(0x40) + &word_uint(0x80))));
         assert_eq!(&enc[128..192], word_uint(8));
+    }
+
+    #[test]
+    fn encodes_the_feed_constructor_like_solidity() {
+        let enc = encode_feed_args(108_250_000, "EUR / USD");
+        assert_eq!(enc.len(), 64 * 5);
+        assert_eq!(&enc[..64], word_uint(8));
+        assert_eq!(&enc[64..128], word_uint(108_250_000));
+        assert_eq!(&enc[128..192], word_uint(0x60));
+        assert_eq!(&enc[192..256], word_uint(9));
     }
 
     #[test]

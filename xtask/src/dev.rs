@@ -389,5 +389,23 @@ fn service_keys() -> Vec<(String, String)> {
             "STABLEPAY_CONFIRMATIONS_8453".into(),
             confirmations(8453).to_string(),
         ),
+        // The dev feeds answer what they were last set to: a dev session runs for days
+        // without the hourly EUR/USD update Chainlink publishes (D34).
+        (
+            "STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD".into(),
+            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD", || "30d".into()),
+        ),
+        (
+            "STABLEPAY_PRICE_FEED_HEARTBEAT_EURC_USD".into(),
+            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_EURC_USD", || "30d".into()),
+        ),
+        (
+            "STABLEPAY_PRICE_FEED_HEARTBEAT_USDC_USD".into(),
+            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_USDC_USD", || "30d".into()),
+        ),
+        (
+            "STABLEPAY_PRICE_FEED_HEARTBEAT_USDT_USD".into(),
+            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_USDT_USD", || "30d".into()),
+        ),
     ]
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use stablepay_domain::deployment::{ChainContracts, ChainDirectory, TokenDirectory};
+use stablepay_domain::deployment::{ChainContracts, ChainDirectory, PriceFeeds, TokenDirectory};
 use stablepay_domain::rules::dunning::DunningPolicy;
 use stablepay_domain::rules::relay_budget::RevertBudget;
 use stablepay_domain::services::DEFAULT_INTENT_TTL_SECS;
@@ -13,6 +13,10 @@ use stablepay_domain::{Address, ChainId, Currency, PrivateKey};
 /// an operator configures its address.
 const USDC_BASE: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 const USDC_BASE_SEPOLIA: &str = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+/// Circle's EURC (D34), from https://developers.circle.com/stablecoins/eurc-contract-addresses
+/// (Base mainnet and Base Sepolia testnet).
+const EURC_BASE: &str = "0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42";
+const EURC_BASE_SEPOLIA: &str = "0x808456652fdb597867f38412077A9182bf77359F";
 
 use crate::env::{optional as var, ConfigError};
 
@@ -45,6 +49,8 @@ pub struct ChainEnv {
     pub relayer: Option<RelayerSettings>,
     /// Which token settles each currency on each chain (`STABLEPAY_TOKEN_<CUR>_<chain>`).
     pub tokens: TokenDirectory,
+    /// The price feeds that quote prices in a currency, and how (D34).
+    pub price_feeds: PriceFeeds,
     /// `STABLEPAY_KEEPER_MIN_BALANCE_WEI` (default 0.001 ETH): under it the keeper sends
     /// no new charge (a stuck one is still replaced).
     pub keeper_min_balance_wei: u128,
@@ -199,6 +205,7 @@ impl ChainEnv {
             rpc_urls,
             contracts: ChainDirectory::new(contracts),
             tokens: tokens()?,
+            price_feeds: crate::price_feeds()?,
             max_fee_wei,
             keeper_min_balance_wei: crate::number(
                 "STABLEPAY_KEEPER_MIN_BALANCE_WEI",
@@ -254,7 +261,7 @@ fn parse_gwei(text: &str) -> Option<u128> {
 
 fn tokens() -> Result<TokenDirectory, ConfigError> {
     let mut dir = TokenDirectory::new();
-    let entries: [(&'static str, ChainId, Currency, Option<&str>); 4] = [
+    let entries: [(&'static str, ChainId, Currency, Option<&str>); 6] = [
         (
             "STABLEPAY_TOKEN_USDC_8453",
             ChainId::Base,
@@ -278,6 +285,18 @@ fn tokens() -> Result<TokenDirectory, ConfigError> {
             ChainId::BaseSepolia,
             Currency::Usdt,
             None,
+        ),
+        (
+            "STABLEPAY_TOKEN_EURC_8453",
+            ChainId::Base,
+            Currency::Eurc,
+            Some(EURC_BASE),
+        ),
+        (
+            "STABLEPAY_TOKEN_EURC_84532",
+            ChainId::BaseSepolia,
+            Currency::Eurc,
+            Some(EURC_BASE_SEPOLIA),
         ),
     ];
     for (name, chain, currency, default) in entries {

@@ -5,11 +5,13 @@
 
 mod chain;
 mod env;
+mod pricing;
 mod screening;
 mod secrets;
 
 pub use chain::{ChainEnv, KeyRole, RelayerSettings, DEFAULT_RELAYER_MIN_BALANCE_WEI};
 pub use env::{duration, flag, number, optional, required, ConfigError};
+pub use pricing::price_feeds;
 pub use screening::ScreeningEnv;
 pub use secrets::SecretsKeys;
 pub use stablepay_domain::parse_duration;

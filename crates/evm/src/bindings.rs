@@ -38,3 +38,7 @@ pub mod test_sanctions_oracle {
         "../../contracts/out/TestSanctionsOracle.json"
     );
 }
+
+pub mod test_price_feed {
+    ethers::contract::abigen!(TestPriceFeed, "../../contracts/out/TestPriceFeed.json");
+}

@@ -62,6 +62,8 @@ pub struct FundedKey {
 pub struct ChainExpectation {
     pub contracts: ChainContracts,
     pub tokens: Vec<(Currency, Address)>,
+    /// The price feeds configured on the chain (D34), by pair.
+    pub feeds: Vec<(stablepay_domain::FeedPair, Address)>,
     /// The address of `STABLEPAY_OPERATOR_KEY`, when this process holds it.
     pub operator: Option<Address>,
     /// The address of `STABLEPAY_KEEPER_KEY`, when this process holds it.
@@ -105,7 +107,7 @@ pub fn expectations(
         let Some(contracts) = env.contracts.get(*chain).copied() else {
             continue;
         };
-        let tokens = [Currency::Usdc, Currency::Usdt]
+        let tokens = Currency::ALL
             .into_iter()
             .filter_map(|c| env.tokens.token(*chain, c).map(|a| (c, a)))
             .collect();
@@ -127,6 +129,7 @@ pub fn expectations(
         out.push(ChainExpectation {
             contracts,
             tokens,
+            feeds: env.price_feeds.on(*chain),
             operator,
             keeper,
             funded,
@@ -253,7 +256,7 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
         };
         let fine = matches!(verdict, Verdict::Ok(_));
         checks.push(check(&variable, verdict));
-        if fine && want.eip3009 && *currency == Currency::Usdc {
+        if fine && want.eip3009 && currency.is_fiat_token() {
             let verdict = match ChainReader::authorization_domain(evm, chain, *token).await {
                 Ok(Some(d)) => Verdict::Ok(format!(
                     "{token} speaks EIP-3009 ({} version {})",
@@ -266,6 +269,29 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
             };
             checks.push(check(&variable, verdict));
         }
+    }
+    for (pair, feed) in &want.feeds {
+        let variable = format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.var_name());
+        let verdict = match ChainReader::price_feed_round(evm, chain, *feed).await {
+            Ok(Some(r)) if r.decimals == stablepay_domain::rules::pricing::FEED_DECIMALS => {
+                Verdict::Ok(format!(
+                    "{} at {feed} answers {} (round {}, updated {})",
+                    pair.as_str(),
+                    r.answer,
+                    r.round_id,
+                    r.updated_at.as_datetime().to_rfc3339()
+                ))
+            }
+            Ok(Some(r)) => Verdict::Mismatch(format!(
+                "{feed} has {} decimals, not the 8 of a USD pair",
+                r.decimals
+            )),
+            Ok(None) => Verdict::Mismatch(format!(
+                "{feed} answers no latestRoundData(): not a price feed"
+            )),
+            Err(e) => Verdict::Unknown(e.to_string()),
+        };
+        checks.push(check(&variable, verdict));
     }
     for key in &want.funded {
         let verdict = match balance(evm, chain, key.address).await {

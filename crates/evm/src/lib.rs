@@ -12,6 +12,7 @@ pub mod deploy;
 pub mod doctor;
 pub mod fees;
 pub mod keeper;
+mod price_feeds;
 pub mod providers;
 pub mod redact;
 use decode::{
@@ -396,6 +397,14 @@ impl ChainReader for EvmChain {
         token: Address,
     ) -> Result<Option<TokenDomain>, ChainError> {
         self.token_domain(chain, token).await
+    }
+
+    async fn price_feed_round(
+        &self,
+        chain: ChainId,
+        feed: Address,
+    ) -> Result<Option<stablepay_domain::FeedRound>, ChainError> {
+        self.feed_round(chain, feed).await
     }
 
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError> {

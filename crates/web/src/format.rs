@@ -1,17 +1,28 @@
 //! How values read on a page: money with its currency, times in UTC, short addresses,
 //! block-explorer links.
 
-use stablepay_domain::{render_micros, Address, Amount, ChainId, Currency, Timestamp, TxHash};
+use stablepay_domain::{
+    render_micros, Address, Amount, ChainId, Currency, Fiat, Timestamp, TxHash,
+};
 
 /// "24.90 USDC": at least two decimals, never floats.
 pub fn money(micros: u64, currency: Currency) -> String {
+    in_unit(micros, currency.as_str())
+}
+
+/// "24.90 USD": micro-units of tokens pegged to one money, added up and shown in it.
+pub fn fiat_money(micros: u64, fiat: Fiat) -> String {
+    in_unit(micros, fiat.as_str())
+}
+
+fn in_unit(micros: u64, unit: &str) -> String {
     let plain = render_micros(micros);
     let shown = match plain.split_once('.') {
         None => format!("{plain}.00"),
         Some((_, frac)) if frac.len() == 1 => format!("{plain}0"),
         Some(_) => plain,
     };
-    format!("{shown} {currency}")
+    format!("{shown} {unit}")
 }
 
 pub fn amount(a: Amount, currency: Currency) -> String {
@@ -72,6 +83,8 @@ mod tests {
         assert_eq!(money(10_000_000, Currency::Usdt), "10.00 USDT");
         assert_eq!(money(102_500, Currency::Usdc), "0.1025 USDC");
         assert_eq!(money(0, Currency::Usdc), "0.00 USDC");
+        assert_eq!(money(1_500_000, Currency::Eurc), "1.50 EURC");
+        assert_eq!(fiat_money(3_000_000, Fiat::Eur), "3.00 EUR");
         assert_eq!(short("0x1234567890abcdef1234"), "0x1234…1234");
     }
 }

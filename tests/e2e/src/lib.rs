@@ -45,6 +45,9 @@ pub struct ChainInfo {
     pub rpc: String,
     pub usdc: String,
     pub usdt: String,
+    pub eurc: String,
+    /// The dev price feeds by pair ("EUR/USD").
+    pub price_feeds: Vec<(String, String)>,
     pub router: String,
     pub treasury: String,
     pub subscription_manager: String,
@@ -95,6 +98,11 @@ pub fn chain_info_of(chain_id: u64) -> ChainInfo {
         rpc: s(&c["rpc_url"]),
         usdc: s(&c["usdc"]),
         usdt: s(&c["usdt"]),
+        eurc: s(&c["eurc"]),
+        price_feeds: c["price_feeds"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), s(v))).collect())
+            .unwrap_or_default(),
         router: s(&c["checkout_router"]),
         treasury: s(&c["treasury"]),
         subscription_manager: s(&c["subscription_manager"]),
@@ -195,6 +203,10 @@ impl Stack {
             // The relayer shares the keeper's key, and so its nonce sequence (D26).
             ("STABLEPAY_RELAYER_KEY".into(), c.keeper_key.clone()),
             (format!("STABLEPAY_TOKEN_USDT_{id}"), c.usdt.clone()),
+            (format!("STABLEPAY_TOKEN_EURC_{id}"), c.eurc.clone()),
+            // The shared dev feeds were set when the chains started: a day, not the
+            // published hour, before EUR/USD counts as stale here.
+            ("STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD".into(), "1d".into()),
             (
                 format!("STABLEPAY_DEPOSIT_FACTORY_{id}"),
                 c.deposit_factory.clone(),
@@ -207,6 +219,12 @@ impl Stack {
             ("STABLEPAY_RATE_LIMIT_PER_MIN".into(), "100000".into()),
             ("STABLEPAY_LOG".into(), "error".into()),
         ];
+        env.extend(c.price_feeds.iter().map(|(pair, feed)| {
+            (
+                format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.replace('/', "_")),
+                feed.clone(),
+            )
+        }));
         env.extend(self.options.env.iter().cloned());
         env
     }

@@ -23,11 +23,20 @@ pub fn sign_typed_data(typed: &Value, key: &[u8; 32]) -> String {
 /// A fresh payer holding `micros` of USDC and no ETH (its key and address), and the funded
 /// account that minted it.
 pub async fn payer_without_eth(stack: &Stack, micros: u64) -> (Arc<Client>, [u8; 32], Address) {
+    payer_without_eth_in(stack, &stack.chain.usdc, micros).await
+}
+
+/// The same, holding `micros` of `token` (a dev token, whose mint is public).
+pub async fn payer_without_eth_in(
+    stack: &Stack,
+    token: &str,
+    micros: u64,
+) -> (Arc<Client>, [u8; 32], Address) {
     let minter = funded_buyer(&stack.chain).await;
     let payer_key: [u8; 32] = rand::random();
     let payer = eip191::address_of_private_key(&payer_key).unwrap();
     TestToken::new(
-        stack.chain.usdc.parse::<ethers::types::Address>().unwrap(),
+        token.parse::<ethers::types::Address>().unwrap(),
         minter.clone(),
     )
     .mint(payer.to_string().parse().unwrap(), micros.into())

@@ -63,10 +63,15 @@ pub async fn sdk_facilitates(
 
 /// A 12.5 USDC session: (id, x402_url), the URL checked to be the api's `/x402/:id`.
 pub async fn x402_session(stack: &Stack) -> (String, String) {
+    x402_session_in(stack, "USDC").await
+}
+
+/// The same in `currency` (a FiatToken: USDC or EURC).
+pub async fn x402_session_in(stack: &Stack, currency: &str) -> (String, String) {
     let (status, session) = stack
         .post(
             "/api/v1/checkout/sessions",
-            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5" }),
+            json!({ "mode": "payment", "title": "Agent lunch", "amount": "12.5", "currency": currency }),
         )
         .await;
     assert_eq!(status, 201, "{session}");

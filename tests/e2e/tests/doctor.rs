@@ -24,6 +24,11 @@ async fn the_doctor_passes_a_configuration_that_matches_the_chain() {
         format!("STABLEPAY_TREASURY_{id}"),
         format!("STABLEPAY_TOKEN_USDC_{id}"),
         format!("STABLEPAY_TOKEN_USDT_{id}"),
+        format!("STABLEPAY_TOKEN_EURC_{id}"),
+        format!("STABLEPAY_PRICE_FEED_EUR_USD_{id}"),
+        format!("STABLEPAY_PRICE_FEED_USDC_USD_{id}"),
+        format!("STABLEPAY_PRICE_FEED_USDT_USD_{id}"),
+        format!("STABLEPAY_PRICE_FEED_EURC_USD_{id}"),
         "STABLEPAY_OPERATOR_KEY".into(),
         "STABLEPAY_KEEPER_KEY".into(),
         "STABLEPAY_RELAYER_KEY".into(),
@@ -36,7 +41,13 @@ async fn the_doctor_passes_a_configuration_that_matches_the_chain() {
             "no passing check of {variable}:\n{out}"
         );
     }
-    assert!(out.contains("speaks EIP-3009"), "{out}");
+    // USDC and EURC are both FiatTokens: each is checked for one-signature payments.
+    assert!(
+        out.contains("speaks EIP-3009 (USD Coin version 2)"),
+        "{out}"
+    );
+    assert!(out.contains("speaks EIP-3009 (EURC version 2)"), "{out}");
+    assert!(out.contains("EUR/USD at "), "{out}");
     assert!(out.trim_end().ends_with("checks passed"), "{out}");
 }
 

@@ -21,7 +21,7 @@ use stablepay_domain::representation::*;
     info(
         title = "stablepay API",
         version = "v1",
-        description = "Non-custodial USDC/USDT payments on Base: checkout sessions, \
+        description = "Non-custodial USDC/USDT/EURC payments on Base: checkout sessions, \
                        payments, refunds, subscriptions, settlement wallets and webhooks. \
                        Amounts are decimal strings; every request is scoped to the key's \
                        merchant and mode (`sk_test_…` or `sk_live_…`)."

@@ -143,7 +143,7 @@ impl CreateSessionBody {
             None => Some(Currency::Usdc),
             Some(c) => e.check(
                 "currency",
-                Currency::parse(c).ok_or("must be \"USDC\" or \"USDT\""),
+                Currency::parse(c).ok_or("must be \"USDC\", \"USDT\" or \"EURC\""),
             ),
         };
         // `None` is the merchant's default; the mode's rule is the domain's.

@@ -3,7 +3,9 @@
 //! use cases: built once from configuration (`stablepay-config`) by both binaries.
 
 mod chains;
+mod price_feeds;
 mod tokens;
 
 pub use chains::*;
+pub use price_feeds::*;
 pub use tokens::*;

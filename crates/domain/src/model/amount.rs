@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// Micro-units per whole unit (USDC and USDT have 6 decimals).
+/// Micro-units per whole unit (USDC, USDT and EURC have 6 decimals).
 pub const MICROS_PER_UNIT: u64 = 1_000_000;
 /// Largest accepted amount: 1,000,000,000 units.
 pub const MAX_MICROS: u64 = 1_000_000_000 * MICROS_PER_UNIT;

@@ -137,20 +137,43 @@ impl utoipa::PartialSchema for ChainId {
 
 impl utoipa::ToSchema for ChainId {}
 
-/// Settlement currencies (both 6 decimals).
+/// Settlement currencies (tokens, all with 6 decimals).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 pub enum Currency {
     #[serde(rename = "USDC")]
     Usdc,
     #[serde(rename = "USDT")]
     Usdt,
+    /// Circle's euro coin (D34): a FiatToken like USDC, pegged to the euro.
+    #[serde(rename = "EURC")]
+    Eurc,
+}
+
+/// The money a token is pegged to: amounts in different ones are never added up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fiat {
+    Usd,
+    Eur,
+}
+
+impl Fiat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fiat::Usd => "USD",
+            Fiat::Eur => "EUR",
+        }
+    }
 }
 
 impl Currency {
+    /// Every token, in the order pages list them.
+    pub const ALL: [Currency; 3] = [Currency::Usdc, Currency::Usdt, Currency::Eurc];
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "USDC" => Some(Currency::Usdc),
             "USDT" => Some(Currency::Usdt),
+            "EURC" => Some(Currency::Eurc),
             _ => None,
         }
     }
@@ -159,7 +182,22 @@ impl Currency {
         match self {
             Currency::Usdc => "USDC",
             Currency::Usdt => "USDT",
+            Currency::Eurc => "EURC",
         }
+    }
+
+    /// The money the token is pegged to.
+    pub fn fiat(self) -> Fiat {
+        match self {
+            Currency::Usdc | Currency::Usdt => Fiat::Usd,
+            Currency::Eurc => Fiat::Eur,
+        }
+    }
+
+    /// Whether the token is Circle's FiatToken (USDC, EURC), which moves by a signed
+    /// EIP-3009 authorization: x402 asks for nothing else. Base's bridged USDT does not.
+    pub fn is_fiat_token(self) -> bool {
+        matches!(self, Currency::Usdc | Currency::Eurc)
     }
 }
 
@@ -196,6 +234,17 @@ mod tests {
         ] {
             assert!(ChainId::parse_selector(&bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn currencies_read_back_and_know_their_peg() {
+        for c in Currency::ALL {
+            assert_eq!(Currency::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(Currency::parse("usdc"), None);
+        assert_eq!(Currency::Eurc.fiat(), Fiat::Eur);
+        assert_eq!(Currency::Usdt.fiat(), Fiat::Usd);
+        assert!(Currency::Eurc.is_fiat_token() && !Currency::Usdt.is_fiat_token());
     }
 
     #[test]

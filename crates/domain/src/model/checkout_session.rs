@@ -139,12 +139,12 @@ impl CheckoutSession {
             .then(|| format!("{}/pay/{}", public_base.trim_end_matches('/'), self.id))
     }
 
-    /// Where an agent pays by x402 (D29): an open payment-mode USDC session with a deposit
-    /// address. Whether the relayer can take the payment now is the 402's to say.
+    /// Where an agent pays by x402 (D29): an open payment-mode session in a FiatToken (USDC,
+    /// EURC) with a deposit address. Whether the relayer can take the payment now is the 402's to say.
     pub fn x402_url(&self, public_base: &str) -> Option<String> {
         (self.status == SessionStatus::Open
             && self.session_mode == SessionMode::Payment
-            && self.currency == Currency::Usdc
+            && self.currency.is_fiat_token()
             && self.deposit_address.is_some())
         .then(|| format!("{}/x402/{}", public_base.trim_end_matches('/'), self.id))
     }

@@ -12,6 +12,7 @@ mod ledger;
 mod merchant;
 mod page;
 mod payment_review;
+mod price;
 mod private_key;
 mod read_models;
 mod refund_request;
@@ -27,7 +28,7 @@ pub use amount::{
     parse_signed_micros, render_micros, render_signed_micros, Amount, AmountError, MAX_MICROS,
 };
 pub use audit::{AuditAction, AuditActor, AuditEvent, Changer};
-pub use chain::{ChainId, ChainSelectorError, Currency, Mode};
+pub use chain::{ChainId, ChainSelectorError, Currency, Fiat, Mode};
 pub use checkout_session::{CheckoutSession, SessionMode, SessionStatus};
 pub use dashboard::{DashboardSession, DashboardUser, Email, LoginRecord, NewPassword, UserStatus};
 pub use event::EventType;
@@ -36,6 +37,7 @@ pub use ledger::{BalanceSource, BalanceTransaction, BalanceTransactionFilter, Ba
 pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant};
 pub use page::{Page, PageRequest, PageRequestError};
 pub use payment_review::{PaymentReview, ReviewStatus};
+pub use price::{FeedPair, FeedRound, Price, Quote};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
 #[cfg(test)]

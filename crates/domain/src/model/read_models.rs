@@ -289,9 +289,9 @@ pub struct CustomerSummary {
     pub wallet_address: Address,
     pub customer_reference: Option<String>,
     pub payments: u64,
-    /// Confirmed and refunded payments, all currencies are USD stablecoins of 6 decimals
-    /// but are kept apart: (USDC, USDT).
-    pub paid_micros: (u64, u64),
+    /// What its confirmed and refunded payments add up to in each token it paid in (never
+    /// summed across tokens), in `Currency::ALL`'s order.
+    pub paid_micros: Vec<(Currency, u64)>,
     pub created_at: Timestamp,
     pub last_payment_at: Option<Timestamp>,
 }

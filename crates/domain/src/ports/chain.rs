@@ -199,6 +199,15 @@ pub trait ChainReader: Send + Sync {
         token: Address,
     ) -> Result<Option<crate::rules::eip3009::TokenDomain>, ChainError>;
 
+    /// The latest round of the AggregatorV3 price feed at `feed` (`latestRoundData()` and
+    /// `decimals()`, D34); `None` when the address answers neither (not a feed). Errors:
+    /// `NotConfigured`, `Unavailable`.
+    async fn price_feed_round(
+        &self,
+        chain: ChainId,
+        feed: Address,
+    ) -> Result<Option<crate::FeedRound>, ChainError>;
+
     /// Whether code is deployed at `address`.
     async fn is_contract(&self, chain: ChainId, address: Address) -> Result<bool, ChainError>;
 

@@ -73,7 +73,7 @@ pub fn cancel_struct_hash(reference: &[u8; 32]) -> [u8; 32] {
     keccak(&encode(&[typehash, *reference]))
 }
 
-/// `CheckoutRouter.Intent`; amounts in token base units (micro-units for USDC/USDT).
+/// `CheckoutRouter.Intent`; amounts in token base units (micro-units for every token).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PaymentIntent {
     pub reference: [u8; 32],

@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod fees;
 pub mod ledger;
 pub mod plans;
+pub mod pricing;
 pub mod refund_requests;
 pub mod relay_budget;
 pub mod resend;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Value};
 
 use crate::model::{
-    Address, ChainId, CheckoutSession, Currency, SessionMode, SessionStatus, Signature, Timestamp,
+    Address, ChainId, CheckoutSession, SessionMode, SessionStatus, Signature, Timestamp,
 };
 use crate::rules::eip3009::{TokenDomain, TransferAuthorization};
 
@@ -177,7 +177,8 @@ fn integral(f: f64) -> Option<u64> {
 pub enum NotOffered {
     NotOpen,
     NotPaymentMode,
-    NotUsdc,
+    /// The session's token moves by no signed authorization (USDT).
+    NotFiatToken,
     NoDepositAddress,
     TooLittleTime,
     /// Money that covers the gross already arrived at (or is on its way to) the deposit
@@ -191,7 +192,7 @@ impl NotOffered {
         match self {
             NotOffered::NotOpen => "session_not_open",
             NotOffered::NotPaymentMode => "session_not_payment_mode",
-            NotOffered::NotUsdc => "unsupported_asset",
+            NotOffered::NotFiatToken => "unsupported_asset",
             NotOffered::NoDepositAddress => "unsupported_network",
             NotOffered::TooLittleTime => "session_expiring",
             NotOffered::BeingPaid => "session_being_paid",
@@ -212,8 +213,8 @@ pub fn requirements(
     if session.session_mode != SessionMode::Payment {
         return Err(NotOffered::NotPaymentMode);
     }
-    if session.currency != Currency::Usdc {
-        return Err(NotOffered::NotUsdc);
+    if !session.currency.is_fiat_token() {
+        return Err(NotOffered::NotFiatToken);
     }
     let pay_to = session
         .deposit_address

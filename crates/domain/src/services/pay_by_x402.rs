@@ -92,7 +92,7 @@ pub async fn x402_offer(
         .await
     {
         Ok(Some(domain)) => domain,
-        Ok(None) => return Ok(Err((NotOffered::NotUsdc, session))),
+        Ok(None) => return Ok(Err((NotOffered::NotFiatToken, session))),
         Err(e) => return Err(HostedError::ChainUnavailable(e.to_string())),
     };
     let requirements = x402::requirements(&session, &domain, settle.clock.now());

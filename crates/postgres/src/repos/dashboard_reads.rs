@@ -49,6 +49,8 @@ struct CustomerRow {
     usdc: i64,
     #[diesel(sql_type = Int8)]
     usdt: i64,
+    #[diesel(sql_type = Int8)]
+    eurc: i64,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     last_payment_at: Option<DateTime<Utc>>,
 }
@@ -73,7 +75,7 @@ SELECT (created_at AT TIME ZONE 'UTC')::date AS day, currency,
 // The lateral aggregate reads only this page's customers' payments.
 const CUSTOMERS: &str = "
 SELECT c.id, c.address, c.created_at, agg.customer_reference, agg.payments, agg.usdc,
-       agg.usdt, agg.last_payment_at
+       agg.usdt, agg.eurc, agg.last_payment_at
   FROM customers c
   CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE p.status IN ('confirmed', 'refunded')) AS payments,
@@ -81,6 +83,8 @@ SELECT c.id, c.address, c.created_at, agg.customer_reference, agg.payments, agg.
                AND p.status IN ('confirmed', 'refunded')), 0)::int8 AS usdc,
            coalesce(sum(p.amount_micros) FILTER (WHERE p.currency = 'USDT'
                AND p.status IN ('confirmed', 'refunded')), 0)::int8 AS usdt,
+           coalesce(sum(p.amount_micros) FILTER (WHERE p.currency = 'EURC'
+               AND p.status IN ('confirmed', 'refunded')), 0)::int8 AS eurc,
            max(p.created_at) FILTER (WHERE p.status IN ('confirmed', 'refunded'))
                AS last_payment_at,
            (array_agg(p.customer_reference ORDER BY p.id DESC)
@@ -172,7 +176,14 @@ impl DashboardReader for PgStore {
                     .map_err(|_| corrupt("customer address", &r.address))?,
                 customer_reference: r.customer_reference,
                 payments: micros(r.payments, "count")?,
-                paid_micros: (micros(r.usdc, "usdc")?, micros(r.usdt, "usdt")?),
+                paid_micros: [
+                    (Currency::Usdc, micros(r.usdc, "usdc")?),
+                    (Currency::Usdt, micros(r.usdt, "usdt")?),
+                    (Currency::Eurc, micros(r.eurc, "eurc")?),
+                ]
+                .into_iter()
+                .filter(|(_, m)| *m > 0)
+                .collect(),
                 created_at: Timestamp::new(r.created_at),
                 last_payment_at: r.last_payment_at.map(Timestamp::new),
             })

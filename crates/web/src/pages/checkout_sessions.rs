@@ -185,7 +185,7 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
         .and_then(|a| e.check("amount", Amount::parse(&a)));
     let currency = e.check(
         "currency",
-        Currency::parse(f.get("currency").unwrap_or("USDC")).ok_or("must be USDC or USDT"),
+        Currency::parse(f.get("currency").unwrap_or("USDC")).ok_or("must be USDC, USDT or EURC"),
     );
     let description = f
         .text("description")

@@ -50,14 +50,13 @@ page_handler!(list, |p| async move {
                 wallet: c.wallet_address.to_string(),
                 reference: c.customer_reference.clone().unwrap_or_default(),
                 payments: c.payments,
-                paid: match c.paid_micros {
-                    (usdc, 0) => money(usdc, Currency::Usdc),
-                    (0, usdt) => money(usdt, Currency::Usdt),
-                    (usdc, usdt) => format!(
-                        "{} + {}",
-                        money(usdc, Currency::Usdc),
-                        money(usdt, Currency::Usdt)
-                    ),
+                paid: match c.paid_micros.as_slice() {
+                    [] => money(0, Currency::Usdc),
+                    paid => paid
+                        .iter()
+                        .map(|(currency, micros)| money(*micros, *currency))
+                        .collect::<Vec<_>>()
+                        .join(" + "),
                 },
                 first_seen: time(c.created_at),
                 last_payment: opt_time(c.last_payment_at),

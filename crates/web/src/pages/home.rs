@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 
 use askama::Template;
-use stablepay_domain::{Currency, DeliveryStatus, PageRequest, PaymentFilter, WebhookEventFilter};
+use stablepay_domain::{
+    Currency, DailyTotal, DeliveryStatus, Fiat, PageRequest, PaymentFilter, WebhookEventFilter,
+};
 
 use super::page_handler;
 use super::payments::PaymentLine;
-use crate::format::money;
+use crate::format::{fiat_money, money};
 use crate::shell::{Chrome, Reply};
 
 pub struct Totals {
@@ -20,6 +22,15 @@ pub struct Totals {
     pub refunded: String,
     /// Net of fees and of refunds sent back.
     pub net: String,
+}
+
+/// The 30-day chart of the tokens pegged to one money (USDC and USDT add up as USD;
+/// EURC is charted apart, as EUR).
+pub struct Chart {
+    pub fiat: &'static str,
+    pub bars: Vec<Bar>,
+    /// The tallest bar's gross.
+    pub max: String,
 }
 
 /// One bar of the 30-day chart (SVG coordinates precomputed; no inline styles).
@@ -42,8 +53,7 @@ pub struct FailingEndpoint {
 struct HomeView {
     chrome: Chrome,
     totals: Vec<Totals>,
-    bars: Vec<Bar>,
-    chart_max: String,
+    charts: Vec<Chart>,
     payments: Vec<PaymentLine>,
     failing: Vec<FailingEndpoint>,
 }
@@ -65,7 +75,7 @@ page_handler!(show, |p| async move {
 
     let mut totals = Vec::new();
     for (label, window) in [("Last 7 days", 7i64), ("Last 30 days", 30)] {
-        for currency in [Currency::Usdc, Currency::Usdt] {
+        for currency in Currency::ALL {
             let rows = days
                 .iter()
                 .filter(|d| d.currency == currency && (today - d.day).num_days() < window);
@@ -91,32 +101,9 @@ page_handler!(show, |p| async move {
         }
     }
 
-    // Daily gross over 30 days, USDC and USDT side by side (both 6-decimal dollars).
-    let mut per_day: BTreeMap<i64, u64> = BTreeMap::new();
-    for d in &days {
-        let age = (today - d.day).num_days();
-        if (0..30).contains(&age) {
-            *per_day.entry(29 - age).or_default() += d.gross_micros;
-        }
-    }
-    let max = per_day.values().copied().max().unwrap_or(0);
-    let bars = per_day
-        .iter()
-        .filter(|(_, g)| **g > 0)
-        .map(|(slot, gross)| {
-            let height = ((u128::from(*gross) * u128::from(CHART_HEIGHT)) / u128::from(max.max(1)))
-                .max(1) as u32;
-            let day = today - chrono_days(29 - *slot);
-            Bar {
-                x: (*slot as u32) * (BAR_WIDTH + 2),
-                y: CHART_HEIGHT - height,
-                height,
-                title: format!(
-                    "{day}: {}",
-                    money(*gross, Currency::Usdc).replace(" USDC", " USD")
-                ),
-            }
-        })
+    let charts = [Fiat::Usd, Fiat::Eur]
+        .into_iter()
+        .filter_map(|fiat| chart(&days, fiat, today))
         .collect();
 
     let recent = s
@@ -177,8 +164,7 @@ page_handler!(show, |p| async move {
     Reply::render(&HomeView {
         chrome: p.chrome("home", "Home"),
         totals,
-        bars,
-        chart_max: money(max, Currency::Usdc).replace(" USDC", " USD"),
+        charts,
         payments: recent
             .data
             .iter()
@@ -187,6 +173,38 @@ page_handler!(show, |p| async move {
         failing,
     })
 });
+
+/// Daily gross over 30 days of the tokens pegged to `fiat`; `None` when there is none.
+fn chart(days: &[DailyTotal], fiat: Fiat, today: chrono::NaiveDate) -> Option<Chart> {
+    let mut per_day: BTreeMap<i64, u64> = BTreeMap::new();
+    for d in days.iter().filter(|d| d.currency.fiat() == fiat) {
+        let age = (today - d.day).num_days();
+        if (0..30).contains(&age) {
+            *per_day.entry(29 - age).or_default() += d.gross_micros;
+        }
+    }
+    let max = per_day.values().copied().max().filter(|m| *m > 0)?;
+    let bars = per_day
+        .iter()
+        .filter(|(_, g)| **g > 0)
+        .map(|(slot, gross)| {
+            let height =
+                ((u128::from(*gross) * u128::from(CHART_HEIGHT)) / u128::from(max)).max(1) as u32;
+            let day = today - chrono_days(29 - *slot);
+            Bar {
+                x: (*slot as u32) * (BAR_WIDTH + 2),
+                y: CHART_HEIGHT - height,
+                height,
+                title: format!("{day}: {}", fiat_money(*gross, fiat)),
+            }
+        })
+        .collect();
+    Some(Chart {
+        fiat: fiat.as_str(),
+        bars,
+        max: fiat_money(max, fiat),
+    })
+}
 
 fn chrono_days(n: i64) -> chrono::Duration {
     chrono::Duration::days(n)

@@ -312,3 +312,43 @@ async fn unknown_dashboard_paths_answer_the_html_404_page() {
     let res = app.get(&app.a.test_key, "/no-such-route").await;
     crate::support::assert_error(res, 404, "not_found_error").await;
 }
+
+/// Amounts in tokens of different pegs are never added up (D34): home totals each token
+/// apart and charts USD and EUR apart; a customer's total names each token it paid in.
+#[tokio::test]
+async fn euro_and_dollar_payments_are_totalled_and_charted_apart() {
+    use stablepay_postgres::testing::{execute_sql, fixtures};
+    let app = spawn_app().await;
+    let usdc = fixtures::payment(&app.store, app.a.id, false, "confirmed", None, None).await;
+    let eurc = fixtures::payment(&app.store, app.a.id, false, "confirmed", None, None).await;
+    // The same customer paid both.
+    execute_sql(
+        &app.store,
+        &format!(
+            "UPDATE payments SET currency = 'EURC', amount_micros = 20000000, fee_micros = 200000, \
+             merchant_micros = 19800000, \
+             customer_id = (SELECT customer_id FROM payments WHERE id = '{}') WHERE id = '{}'",
+            usdc.uuid(),
+            eurc.uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let home = b.text("/dashboard/test").await;
+    assert!(home.contains("Last 7 days · USDC"), "{home}");
+    assert!(home.contains("Last 7 days · EURC"), "{home}");
+    assert!(home.contains(">20.00 EURC<"), "{home}");
+    assert!(home.contains(">10.00 USDC<"), "{home}");
+    // One chart per money, each with its own tallest bar; never 30 of anything.
+    assert!(home.contains("data-fiat=\"USD\""), "{home}");
+    assert!(home.contains("data-fiat=\"EUR\""), "{home}");
+    assert!(
+        home.contains("Tallest bar: 10.00 USD (USDC and USDT together"),
+        "{home}"
+    );
+    assert!(home.contains("Tallest bar: 20.00 EUR (EURC"), "{home}");
+    assert!(!home.contains("30.00"), "{home}");
+    let customers = b.text("/dashboard/test/customers").await;
+    assert!(customers.contains("10.00 USDC + 20.00 EURC"), "{customers}");
+}

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Currency;
 use crate::rules::eip191;
 use crate::services::fixtures::settlement::{addr, now, session, token};
 use serde_json::Value;
@@ -53,6 +54,24 @@ fn a_session_asks_for_its_gross_at_its_deposit_address() {
             .unwrap()
             .max_timeout_seconds,
         100
+    );
+}
+
+#[test]
+fn a_euro_session_asks_for_eurc_under_its_own_domain() {
+    let s = CheckoutSession {
+        currency: Currency::Eurc,
+        ..open_session()
+    };
+    let eurc = TokenDomain {
+        name: "EURC".into(),
+        ..domain()
+    };
+    let asked = requirements(&s, &eurc, now()).unwrap();
+    assert_eq!(asked.amount, s.amount.micros().to_string());
+    assert_eq!(
+        Value::Object(asked.extra.clone()),
+        json!({"name": "EURC", "version": "2"})
     );
 }
 
@@ -115,7 +134,7 @@ fn only_open_payment_sessions_in_usdc_with_a_deposit_address_are_offered() {
                 currency: Currency::Usdt,
                 ..open_session()
             },
-            NotOffered::NotUsdc,
+            NotOffered::NotFiatToken,
         ),
         (session(), NotOffered::NoDepositAddress),
         (

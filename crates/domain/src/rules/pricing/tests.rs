@@ -1,0 +1,426 @@
+use super::*;
+use crate::model::{Address, Amount};
+use proptest::prelude::*;
+
+fn now() -> Timestamp {
+    Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+}
+
+fn feed(pair: FeedPair) -> Address {
+    Address::from_bytes([pair as u8 + 1; 20])
+}
+
+fn round(pair: FeedPair, answer: i128) -> FeedRound {
+    FeedRound {
+        feed: feed(pair),
+        round_id: 7,
+        answer,
+        decimals: 8,
+        updated_at: now().plus_seconds(-60),
+    }
+}
+
+/// The dev feeds' answers: EUR at 1.0825 USD, the tokens at their pegs.
+fn rounds(pair: FeedPair) -> Option<FeedRound> {
+    Some(round(
+        pair,
+        match pair {
+            FeedPair::EurUsd => 108_250_000,
+            FeedPair::UsdcUsd => 100_000_000,
+            FeedPair::UsdtUsd => 99_980_000,
+            FeedPair::EurcUsd => 108_200_000,
+        },
+    ))
+}
+
+fn price(amount: &str, fiat: Fiat) -> Price {
+    Price {
+        amount: Amount::parse(amount).unwrap(),
+        fiat,
+    }
+}
+
+fn policy() -> PricingPolicy {
+    PricingPolicy::default()
+}
+
+#[test]
+fn a_price_in_the_pegged_money_converts_one_to_one_with_no_expiry() {
+    for (fiat, token) in [
+        (Fiat::Usd, Currency::Usdc),
+        (Fiat::Usd, Currency::Usdt),
+        (Fiat::Eur, Currency::Eurc),
+    ] {
+        let (micros, quote) =
+            convert(price("20.00", fiat), token, rounds, now(), &policy()).unwrap();
+        assert_eq!(micros, 20_000_000, "{token}");
+        assert_eq!(quote.pair, FeedPair::of_token(token));
+        assert_eq!(quote.rate_e8, 100_000_000);
+        assert_eq!(quote.feed, feed(FeedPair::of_token(token)));
+        assert_eq!(quote.expires_at, None);
+        assert!(quote.is_live(now().plus_seconds(86_400 * 365)));
+    }
+}
+
+#[test]
+fn a_cross_currency_price_converts_at_eur_usd_rounded_up_and_expires() {
+    // 20 EUR at 1.0825 = 21.65 USDC exactly.
+    let (micros, quote) = convert(
+        price("20", Fiat::Eur),
+        Currency::Usdc,
+        rounds,
+        now(),
+        &policy(),
+    )
+    .unwrap();
+    assert_eq!(micros, 21_650_000);
+    assert_eq!((quote.pair, quote.rate_e8), (FeedPair::EurUsd, 108_250_000));
+    assert_eq!(quote.feed, feed(FeedPair::EurUsd));
+    assert_eq!(quote.round_id, 7);
+    assert_eq!(quote.updated_at, now().plus_seconds(-60));
+    assert_eq!(quote.expires_at, Some(now().plus_seconds(1800)));
+    assert!(quote.is_live(now().plus_seconds(1799)));
+    assert!(!quote.is_live(now().plus_seconds(1800)));
+    // 20 USD ÷ 1.0825 = 18.475750577… EURC: rounded up to 18.475751.
+    let (micros, _) = convert(
+        price("20", Fiat::Usd),
+        Currency::Eurc,
+        rounds,
+        now(),
+        &policy(),
+    )
+    .unwrap();
+    assert_eq!(micros, 18_475_751);
+    // 0.000001 EUR = 0.0000010825 USDC: one micro-unit more than the floor, never less.
+    let (micros, _) = convert(
+        price("0.000001", Fiat::Eur),
+        Currency::Usdc,
+        rounds,
+        now(),
+        &policy(),
+    )
+    .unwrap();
+    assert_eq!(micros, 2);
+}
+
+proptest! {
+    /// Never in the buyer's favour, and at most one micro-unit in the merchant's: the token
+    /// amount is the exact product rounded up.
+    #[test]
+    fn cross_conversions_round_up_by_less_than_one_micro_unit(
+        micros in 1u64..=1_000_000_000_000,
+        rate in 50_000_000u64..200_000_000,
+        eur_to_usd in any::<bool>(),
+    ) {
+        let feeds = |pair: FeedPair| Some(round(pair, match pair {
+            FeedPair::EurUsd => i128::from(rate),
+            // EURC on its peg whatever EUR/USD is.
+            FeedPair::EurcUsd => i128::from(rate),
+            _ => 100_000_000,
+        }));
+        let (fiat, token) = if eur_to_usd { (Fiat::Eur, Currency::Usdc) } else { (Fiat::Usd, Currency::Eurc) };
+        let p = Price { amount: Amount::from_micros(micros).unwrap(), fiat };
+        match convert(p, token, feeds, now(), &policy()) {
+            Ok((got, _)) => {
+                let (num, den) = if eur_to_usd {
+                    (u128::from(micros) * u128::from(rate), 100_000_000u128)
+                } else {
+                    (u128::from(micros) * 100_000_000, u128::from(rate))
+                };
+                // got·den ≥ num (the merchant is paid at least the price) and
+                // (got − 1)·den < num (less than one micro-unit over).
+                prop_assert!(u128::from(got) * den >= num);
+                prop_assert!(u128::from(got - 1) * den < num);
+            }
+            Err(PricingError::TooLarge(_)) => {}
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+    }
+}
+
+#[test]
+fn a_token_off_its_peg_beyond_the_bound_is_refused() {
+    let depegged = |pair: FeedPair| match pair {
+        FeedPair::UsdtUsd => Some(round(pair, 98_500_000)),
+        _ => rounds(pair),
+    };
+    let err = convert(
+        price("20", Fiat::Usd),
+        Currency::Usdt,
+        depegged,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PricingError::Depegged {
+                token: Currency::Usdt,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "USDT is trading at 0.985 USD on its price feed, off its peg by more than 100 basis points"
+    );
+    // Refused for a euro price too, and USDC is still fine.
+    assert!(convert(
+        price("20", Fiat::Eur),
+        Currency::Usdt,
+        depegged,
+        now(),
+        &policy()
+    )
+    .is_err());
+    assert!(convert(
+        price("20", Fiat::Usd),
+        Currency::Usdc,
+        depegged,
+        now(),
+        &policy()
+    )
+    .is_ok());
+    // Exactly on the bound is still on the peg; above it is not.
+    let at = |answer: i128| {
+        move |pair: FeedPair| match pair {
+            FeedPair::UsdcUsd => Some(round(pair, answer)),
+            _ => rounds(pair),
+        }
+    };
+    assert!(convert(
+        price("1", Fiat::Usd),
+        Currency::Usdc,
+        at(99_000_000),
+        now(),
+        &policy()
+    )
+    .is_ok());
+    assert!(convert(
+        price("1", Fiat::Usd),
+        Currency::Usdc,
+        at(101_000_000),
+        now(),
+        &policy()
+    )
+    .is_ok());
+    assert!(convert(
+        price("1", Fiat::Usd),
+        Currency::Usdc,
+        at(98_999_999),
+        now(),
+        &policy()
+    )
+    .is_err());
+    assert!(convert(
+        price("1", Fiat::Usd),
+        Currency::Usdc,
+        at(101_000_001),
+        now(),
+        &policy()
+    )
+    .is_err());
+}
+
+#[test]
+fn eurc_is_measured_against_the_euro_not_the_dollar() {
+    // EURC at 1.0825 USD while EUR is at 1.0825: on its peg.
+    let at = |eurc: i128| {
+        move |pair: FeedPair| match pair {
+            FeedPair::EurcUsd => Some(round(pair, eurc)),
+            _ => rounds(pair),
+        }
+    };
+    assert!(convert(
+        price("5", Fiat::Eur),
+        Currency::Eurc,
+        at(108_250_000),
+        now(),
+        &policy()
+    )
+    .is_ok());
+    // At 1.05 USD (3 % under the euro): refused.
+    let err = convert(
+        price("5", Fiat::Eur),
+        Currency::Eurc,
+        at(105_000_000),
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("EUR on its price feed"), "{err}");
+    assert_eq!(
+        feeds_needed(Fiat::Eur, Currency::Eurc),
+        vec![FeedPair::EurcUsd, FeedPair::EurUsd]
+    );
+    assert_eq!(
+        feeds_needed(Fiat::Usd, Currency::Usdc),
+        vec![FeedPair::UsdcUsd]
+    );
+    assert_eq!(
+        feeds_needed(Fiat::Eur, Currency::Usdt),
+        vec![FeedPair::UsdtUsd, FeedPair::EurUsd]
+    );
+}
+
+#[test]
+fn a_stale_missing_or_malformed_feed_is_no_rate() {
+    let stale = |pair: FeedPair| {
+        rounds(pair).map(|r| FeedRound {
+            updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
+                -60
+            } else {
+                -86_401
+            }),
+            ..r
+        })
+    };
+    let err = convert(
+        price("20", Fiat::Eur),
+        Currency::Usdc,
+        stale,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PricingError::FeedUnusable {
+                pair: "USDC/USD",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("longer than its heartbeat"),
+        "{err}"
+    );
+    // Each pair has its own heartbeat: a day for USDC/USD, an hour for EUR/USD; exactly
+    // one heartbeat old is still fresh.
+    let aged = |usdc: i64, eur: i64| {
+        move |pair: FeedPair| {
+            rounds(pair).map(|r| FeedRound {
+                updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
+                    -eur
+                } else {
+                    -usdc
+                }),
+                ..r
+            })
+        }
+    };
+    assert!(convert(
+        price("20", Fiat::Eur),
+        Currency::Usdc,
+        aged(86_400, 3_600),
+        now(),
+        &policy()
+    )
+    .is_ok());
+    let err = convert(
+        price("20", Fiat::Eur),
+        Currency::Usdc,
+        aged(60, 3_601),
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PricingError::FeedUnusable {
+                pair: "EUR/USD",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let missing = |pair: FeedPair| (pair != FeedPair::EurUsd).then(|| rounds(pair)).flatten();
+    let err = convert(
+        price("20", Fiat::Eur),
+        Currency::Usdc,
+        missing,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the EUR/USD price feed is not configured on this chain"
+    );
+    // A dollar price in USDC needs no EUR/USD.
+    assert!(convert(
+        price("20", Fiat::Usd),
+        Currency::Usdc,
+        missing,
+        now(),
+        &policy()
+    )
+    .is_ok());
+    for bad in [
+        FeedRound {
+            answer: 0,
+            ..rounds(FeedPair::EurUsd).unwrap()
+        },
+        FeedRound {
+            answer: -5,
+            ..rounds(FeedPair::EurUsd).unwrap()
+        },
+        FeedRound {
+            decimals: 18,
+            ..rounds(FeedPair::EurUsd).unwrap()
+        },
+    ] {
+        let feeds = move |pair: FeedPair| {
+            if pair == FeedPair::EurUsd {
+                Some(bad)
+            } else {
+                rounds(pair)
+            }
+        };
+        let err = convert(
+            price("20", Fiat::Eur),
+            Currency::Usdc,
+            feeds,
+            now(),
+            &policy(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PricingError::FeedUnusable {
+                    pair: "EUR/USD",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_price_converting_past_the_largest_amount_is_refused() {
+    let err = convert(
+        price("1000000000", Fiat::Eur),
+        Currency::Usdc,
+        rounds,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert_eq!(err, PricingError::TooLarge(Currency::Usdc));
+}
+
+#[test]
+fn pairs_read_back_and_name_their_variables() {
+    for pair in FeedPair::ALL {
+        assert_eq!(FeedPair::parse(pair.as_str()), Some(pair));
+    }
+    assert_eq!(FeedPair::EurUsd.var_name(), "EUR_USD");
+    assert_eq!(FeedPair::parse("EUR-USD"), None);
+}
