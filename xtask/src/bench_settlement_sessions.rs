@@ -89,10 +89,13 @@ pub(crate) async fn sessions_to_pay(
         }
         _ => ChainDirectory::default(),
     };
+    let no_feeds = stablepay_domain::deployment::PriceFeeds::default();
     let read = PrepareSessionDeps {
         tokens: &tokens,
         chain: &no_chain,
         chains: &no_chains,
+        feeds: &no_feeds,
+        clock: &SystemClock,
     };
     let deps = CreateSessionDeps {
         sessions: store,
@@ -136,7 +139,7 @@ pub(crate) async fn sessions_to_pay(
             underpayment_tolerance: None,
             expires_in_seconds: 3600,
             chain: None,
-            currency: Currency::Usdc,
+            currency: Some(Currency::Usdc),
         };
         let prepared = prepare_checkout_session(&ctx, req, &read)
             .await

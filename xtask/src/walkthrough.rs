@@ -49,6 +49,7 @@ const EXPECTED: &[(&str, &str)] = &[
         r#""overpaid_amount":"1""#,
     ),
     ("7d. the agent is answered 200", "200 eyJ"),
+    ("7e. a euro price is quoted in USDC", r#""amount":"21.65""#),
     ("8. the refund is recorded", r#""object":"refund""#),
     (
         "9. the subscription's first charge confirms",

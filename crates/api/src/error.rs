@@ -233,7 +233,13 @@ impl From<CreateSessionError> for ApiError {
             CreateSessionError::Store(e) => e.into(),
             CreateSessionError::ChainUnavailable(detail) => network_unavailable(
                 &detail,
-                "The network could not be reached to read the plan; retry in a few seconds",
+                "The network could not be reached to read the plan or the price feeds; retry in a few seconds",
+            ),
+            // A feed stale or answering nothing usable: never a stale rate (D34). Feeds
+            // update at least every heartbeat; a minute is a fair first retry.
+            CreateSessionError::PriceUnavailable(why) => ApiError::unavailable(
+                format!("The price cannot be quoted now: {why}; retry later"),
+                60,
             ),
         }
     }
@@ -417,7 +423,9 @@ impl From<HostedError> for ApiError {
                 ErrorCode::NotFound,
                 format!("No open checkout session: this one is {status}"),
             ),
-            HostedError::RecipientRevoked(_) => ApiError::invalid(e.to_string()),
+            HostedError::RecipientRevoked(_) | HostedError::QuoteExpired => {
+                ApiError::invalid(e.to_string())
+            }
             HostedError::DoesNotPay(why) => {
                 ApiError::invalid_field("tx_hash", format!("does not pay this session: {why}"))
             }

@@ -41,6 +41,8 @@ pub struct ChainSettings {
     pub relayer: Option<Arc<dyn stablepay_domain::ports::PaymentRelayer>>,
     /// The sanctions sources payers are screened against, and in which modes (D33).
     pub screening: stablepay_domain::services::PayerScreening,
+    /// The price feeds that quote prices in a currency, and how (D34).
+    pub price_feeds: stablepay_domain::deployment::PriceFeeds,
 }
 
 /// The request limits: per API key, and per client of the public pages and sign-in.
@@ -78,6 +80,7 @@ pub fn state_from_store(
         clock: clock.clone(),
         tokens: tokens.clone(),
         chains: chain.contracts.clone(),
+        price_feeds: chain.price_feeds.clone(),
         plan_min_interval_secs: chain.plan_min_interval_secs,
         public_url: public_url.clone(),
         policy: dashboard,
@@ -102,6 +105,7 @@ pub fn state_from_store(
         plan_min_interval_secs: chain.plan_min_interval_secs,
         chain: chain.reader,
         chains: chain.contracts,
+        price_feeds: chain.price_feeds,
         operator_key: chain.operator_key,
         relayer: chain.relayer,
         screening: chain.screening,

@@ -142,6 +142,7 @@ async fn serve() -> Result<(), String> {
         relayer,
         screening,
         contracts: chain_env.contracts,
+        price_feeds: chain_env.price_feeds,
         operator_key: chain_env.signing_key,
         intent_ttl_secs: chain_env.intent_ttl.as_secs(),
         plan_min_interval_secs: chain_env.plan_min_interval.as_secs(),

@@ -20,6 +20,8 @@ pub struct AppState {
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,
     pub chains: ChainDirectory,
+    /// The price feeds that quote prices in a currency (D34).
+    pub price_feeds: stablepay_domain::deployment::PriceFeeds,
     /// Signs EIP-712 payment intents for the hosted page; never logged.
     pub operator_key: Option<PrivateKey>,
     /// Sends one-signature payments (D23); `None` without a relayer key.

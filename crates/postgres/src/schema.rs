@@ -200,6 +200,14 @@ diesel::table! {
         underpayment_tolerance_bps -> Int4,
         underpaid_micros -> Nullable<Int8>,
         awaiting_review -> Bool,
+        price_micros -> Nullable<Int8>,
+        price_currency -> Nullable<Text>,
+        quote_pair -> Nullable<Text>,
+        quote_rate_e8 -> Nullable<Int8>,
+        quote_feed -> Nullable<Text>,
+        quote_round_id -> Nullable<Text>,
+        quote_updated_at -> Nullable<Timestamptz>,
+        quote_expires_at -> Nullable<Timestamptz>,
     }
 }
 

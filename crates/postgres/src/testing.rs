@@ -216,6 +216,7 @@ pub async fn stored_session(
         underpayment_tolerance: stablepay_domain::UnderpaymentTolerance::NONE,
         underpaid_micros: None,
         awaiting_review: false,
+        priced: None,
     };
     stablepay_domain::ports::SessionRepository::insert(store, &session)
         .await

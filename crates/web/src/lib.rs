@@ -31,6 +31,8 @@ pub struct WebState {
     pub chain: Arc<dyn ChainReader>,
     pub clock: Arc<dyn Clock>,
     pub tokens: TokenDirectory,
+    /// The price feeds that quote prices in a currency (D34).
+    pub price_feeds: stablepay_domain::deployment::PriceFeeds,
     pub chains: ChainDirectory,
     /// `STABLEPAY_PLAN_MIN_INTERVAL` in seconds (D19).
     pub plan_min_interval_secs: u64,

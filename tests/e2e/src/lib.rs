@@ -11,6 +11,7 @@ pub use chain_client::*;
 pub mod browser;
 mod fault_proxy;
 pub mod one_signature;
+pub mod price_feeds;
 mod private_chain;
 pub mod receiver;
 pub mod relaying;

@@ -8,9 +8,9 @@ use stablepay_domain::services::{
     NewSessionRequest, PrepareSessionDeps,
 };
 use stablepay_domain::{
-    Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, Mode, RedirectUrl, SessionFilter, SessionMode, SessionStatus, SessionTerms,
-    Title, UnderpaymentTolerance, ValidationErrors,
+    Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference, Fiat,
+    MetadataJson, Mode, Price, RedirectUrl, SessionFilter, SessionMode, SessionStatus,
+    SessionTerms, Title, UnderpaymentTolerance, ValidationErrors,
 };
 
 use crate::error::ApiError;
@@ -19,6 +19,57 @@ use crate::request::{InTransaction, ReadCall, ReadReply, Reply, WriteCall};
 use stablepay_domain::representation::{CheckoutSessionResource, List};
 use stablepay_domain::Missing;
 use stablepay_request_store::Checked;
+
+/// A price in a currency, as a create request gives it.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // The schema of what `parse_price` reads.
+pub struct PriceInput {
+    amount: Amount,
+    currency: Fiat,
+}
+
+/// `{"amount": "20.00", "currency": "USD" | "EUR"}`, every problem named on its field.
+fn parse_price(v: serde_json::Value, e: &mut ValidationErrors) -> Option<Price> {
+    let serde_json::Value::Object(mut fields) = v else {
+        e.push(
+            "price",
+            "must be an object such as {\"amount\": \"20.00\", \"currency\": \"EUR\"}",
+        );
+        return None;
+    };
+    let amount = match fields.remove("amount") {
+        Some(serde_json::Value::String(s)) => e.check("price.amount", Amount::parse(&s)),
+        None | Some(serde_json::Value::Null) => {
+            e.push("price.amount", "is required");
+            None
+        }
+        Some(_) => e.check::<Amount, _>(
+            "price.amount",
+            Err("must be a decimal string such as \"20.00\", not a JSON number"),
+        ),
+    };
+    let fiat = match fields.remove("currency") {
+        Some(serde_json::Value::String(s)) => e.check(
+            "price.currency",
+            Fiat::parse(&s).ok_or("must be \"USD\" or \"EUR\""),
+        ),
+        _ => {
+            e.push("price.currency", "is required: \"USD\" or \"EUR\"");
+            None
+        }
+    };
+    if let Some(extra) = fields.keys().next() {
+        e.push(
+            "price",
+            format!("has an unknown field `{extra}` (only amount and currency)"),
+        );
+        return None;
+    }
+    Some(Price {
+        amount: amount?,
+        fiat: fiat?,
+    })
+}
 
 /// The POST body as sent; loosely typed where the spec allows several JSON types. The
 /// `schema` attributes say what `parse` accepts.
@@ -30,9 +81,18 @@ pub struct CreateSessionBody {
     mode: Option<String>,
     #[schema(schema_with = crate::openapi::fields::title, required = true)]
     title: Option<String>,
-    /// Required in payment mode; in subscription mode it must equal the plan's, if given.
+    /// In the token (`currency`): payment mode needs it or `price`; in subscription mode
+    /// it must equal the plan's, if given.
     #[schema(schema_with = crate::openapi::fields::positive_amount)]
     amount: Option<serde_json::Value>,
+    /// Payment mode, instead of `amount` (D34): a price in USD or EUR, converted into the
+    /// token at an on-chain price feed's rate when the session is created (1:1 in the
+    /// token's own money; across currencies at EUR/USD, rounded up, the quote expiring
+    /// after 30 minutes by default). The session shows `price` and `quote`. 503 with
+    /// `Retry-After` when a feed is stale or unreachable; 400 on `currency` when the token
+    /// is off its peg.
+    #[schema(value_type = Option<PriceInput>)]
+    price: Option<serde_json::Value>,
     #[schema(schema_with = crate::openapi::fields::description)]
     description: Option<String>,
     /// A verified settlement wallet (default: the merchant's first verified wallet).
@@ -60,7 +120,7 @@ pub struct CreateSessionBody {
     /// Subscription mode: if given, must equal the plan's interval.
     #[schema(value_type = Option<u64>, minimum = 1)]
     interval_seconds: Option<serde_json::Value>,
-    /// Default USDC.
+    /// The token paid in. Default USDC, or EURC for a `price` in EUR.
     #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
     /// Payment mode: how far short of `amount`, in basis points of it, a deposit may fall
@@ -139,12 +199,19 @@ impl CreateSessionBody {
                     .ok_or("must be a positive integer"),
             )
         });
+        let price = b
+            .price
+            .filter(|v| !v.is_null())
+            .and_then(|v| parse_price(v, &mut e));
+        // `Some(None)`: the default, which depends on the price's money.
         let currency = match b.currency.as_deref() {
-            None => Some(Currency::Usdc),
-            Some(c) => e.check(
-                "currency",
-                Currency::parse(c).ok_or("must be \"USDC\", \"USDT\" or \"EURC\""),
-            ),
+            None => Some(None),
+            Some(c) => e
+                .check(
+                    "currency",
+                    Currency::parse(c).ok_or("must be \"USDC\", \"USDT\" or \"EURC\""),
+                )
+                .map(Some),
         };
         // `None` is the merchant's default; the mode's rule is the domain's.
         let underpayment_tolerance = match b.underpayment_tolerance_bps {
@@ -157,7 +224,15 @@ impl CreateSessionBody {
                 .map(Some),
         };
         let terms = session_mode.and_then(|mode| {
-            SessionTerms::collect(mode, key_mode, amount, plan, interval_seconds, &mut e)
+            SessionTerms::collect(
+                mode,
+                key_mode,
+                amount,
+                price,
+                plan,
+                interval_seconds,
+                &mut e,
+            )
         });
         match (
             terms,
@@ -210,6 +285,8 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
         tokens: &s.tokens,
         chain: s.chain.as_ref(),
         chains: &s.chains,
+        feeds: &s.price_feeds,
+        clock: s.clock.as_ref(),
     };
     // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
     // the transaction the session is stored in.

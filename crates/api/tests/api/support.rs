@@ -94,6 +94,7 @@ pub async fn spawn_app_with_limits(limits: stablepay_api::Limits) -> TestApp {
         intent_ttl_secs: stablepay_domain::services::DEFAULT_INTENT_TTL_SECS,
         plan_min_interval_secs: 86_400,
         screening: stablepay_domain::services::PayerScreening::none(),
+        price_feeds: Default::default(),
     };
     let clock = std::sync::Arc::new(AdjustableClock::default());
     let state = state_from_store(

@@ -149,14 +149,27 @@ pub enum Currency {
     Eurc,
 }
 
-/// The money a token is pegged to: amounts in different ones are never added up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The money a token is pegged to, and a price may be given in (D34): amounts in
+/// different ones are never added up.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, utoipa::ToSchema,
+)]
 pub enum Fiat {
+    #[serde(rename = "USD")]
     Usd,
+    #[serde(rename = "EUR")]
     Eur,
 }
 
 impl Fiat {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "USD" => Some(Fiat::Usd),
+            "EUR" => Some(Fiat::Eur),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Fiat::Usd => "USD",

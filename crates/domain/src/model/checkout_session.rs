@@ -2,7 +2,7 @@
 
 use super::{
     Address, Amount, ChainId, CheckoutSessionId, Currency, CustomerId, MerchantId, Mode,
-    SubscriptionId, Timestamp, TxHash, UnderpaymentTolerance,
+    QuotedPrice, SubscriptionId, Timestamp, TxHash, UnderpaymentTolerance,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -101,9 +101,18 @@ pub struct CheckoutSession {
     /// A payment of this session, paid, waits for the merchant's review (D33): the session
     /// stays open past its expiry until the review is decided.
     pub awaiting_review: bool,
+    /// Priced in a currency (D34): the price and the quote `amount` was converted at;
+    /// `None` when priced in token units.
+    pub priced: Option<QuotedPrice>,
 }
 
 impl CheckoutSession {
+    /// Whether the session's quote still stands at `now` (always, unless priced across
+    /// currencies and past the quote's expiry): no way to pay is offered once it lapsed.
+    pub fn quote_live(&self, now: Timestamp) -> bool {
+        self.priced.as_ref().is_none_or(|p| p.quote.is_live(now))
+    }
+
     /// The status a reader should see at `now`: an open session past its expiry is expired
     /// (the spec applies expiry lazily on read), unless a paid payment of it waits for the
     /// merchant's review (D33).
@@ -192,6 +201,7 @@ mod tests {
             underpayment_tolerance: UnderpaymentTolerance::NONE,
             underpaid_micros: None,
             awaiting_review: false,
+            priced: None,
         }
     }
 

@@ -37,7 +37,7 @@ pub use ledger::{BalanceSource, BalanceTransaction, BalanceTransactionFilter, Ba
 pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant};
 pub use page::{Page, PageRequest, PageRequestError};
 pub use payment_review::{PaymentReview, ReviewStatus};
-pub use price::{FeedPair, FeedRound, Price, Quote};
+pub use price::{FeedPair, FeedRound, Price, Quote, QuotedPrice};
 pub use private_key::{PrivateKey, PrivateKeyError};
 pub use read_models::*;
 #[cfg(test)]

@@ -69,6 +69,13 @@ pub struct FeedRound {
     pub updated_at: Timestamp,
 }
 
+/// A session's price in a currency and the quote its token amount was converted at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotedPrice {
+    pub price: Price,
+    pub quote: Quote,
+}
+
 /// The rate a session's price was converted at, kept on the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote {

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::{Amount, Mode, SessionMode, ValidationErrors};
+use super::{Amount, Mode, Price, SessionMode, ValidationErrors};
 use crate::rules::validation::{
     bounded_text, redirect_url, TextError, UrlError, CUSTOMER_REFERENCE_MAX, TITLE_MAX,
 };
@@ -172,12 +172,17 @@ impl fmt::Display for ChainPlanId {
     }
 }
 
-/// What the session sells: a one-time amount, or a plan whose terms are read from the
-/// chain (an amount or interval given alongside is a cross-check).
+/// What the session sells: a one-time amount, a one-time price in a currency (D34), or a
+/// plan whose terms are read from the chain (an amount or interval given alongside is a
+/// cross-check).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionTerms {
     Payment {
         amount: Amount,
+    },
+    /// A payment priced in USD or EUR: its token amount is quoted when it is created.
+    PricedPayment {
+        price: Price,
     },
     Subscription {
         plan: ChainPlanId,
@@ -194,14 +199,28 @@ impl SessionTerms {
         mode: SessionMode,
         key_mode: Mode,
         amount: Option<Amount>,
+        price: Option<Price>,
         plan: Option<ChainPlanId>,
         interval_seconds: Option<u64>,
         errors: &mut ValidationErrors,
     ) -> Option<Self> {
         match mode {
             SessionMode::Payment => {
-                if amount.is_none() && !errors.has("amount") {
-                    errors.push("amount", "is required in payment mode");
+                if amount.is_none()
+                    && price.is_none()
+                    && !errors.has("amount")
+                    && !errors.has("price")
+                {
+                    errors.push(
+                        "amount",
+                        "is required in payment mode (or `price`, in a currency)",
+                    );
+                }
+                if amount.is_some() && price.is_some() {
+                    errors.push(
+                        "price",
+                        "give either `amount` (in the token) or `price` (in a currency), not both",
+                    );
                 }
                 if plan.is_some() {
                     errors.push("chain_plan_id", "is only valid in subscription mode");
@@ -209,8 +228,9 @@ impl SessionTerms {
                 if interval_seconds.is_some() {
                     errors.push("interval_seconds", "is only valid in subscription mode");
                 }
-                match (amount, plan, interval_seconds) {
-                    (Some(amount), None, None) => Some(Self::Payment { amount }),
+                match (amount, price, plan, interval_seconds) {
+                    (Some(amount), None, None, None) => Some(Self::Payment { amount }),
+                    (None, Some(price), None, None) => Some(Self::PricedPayment { price }),
                     _ => None,
                 }
             }
@@ -224,6 +244,13 @@ impl SessionTerms {
                 if plan.is_none() && !errors.has("chain_plan_id") {
                     errors.push("chain_plan_id", "is required in subscription mode");
                 }
+                if price.is_some() {
+                    errors.push(
+                        "price",
+                        "is only valid in payment mode (a plan's charges are in its token)",
+                    );
+                    return None;
+                }
                 plan.map(|plan| Self::Subscription {
                     plan,
                     amount,
@@ -235,7 +262,7 @@ impl SessionTerms {
 
     pub fn mode(&self) -> SessionMode {
         match self {
-            Self::Payment { .. } => SessionMode::Payment,
+            Self::Payment { .. } | Self::PricedPayment { .. } => SessionMode::Payment,
             Self::Subscription { .. } => SessionMode::Subscription,
         }
     }
@@ -257,6 +284,7 @@ mod tests {
             SessionMode::Payment,
             Mode::Live,
             None,
+            None,
             plan,
             Some(60),
             &mut e,
@@ -270,10 +298,61 @@ mod tests {
         let mut e = ValidationErrors::default();
         e.push("amount", "must be a decimal string");
         assert_eq!(
-            SessionTerms::collect(SessionMode::Payment, Mode::Test, None, None, None, &mut e),
+            SessionTerms::collect(
+                SessionMode::Payment,
+                Mode::Test,
+                None,
+                None,
+                None,
+                None,
+                &mut e
+            ),
             None
         );
         assert_eq!(fields(&e), ["amount"]);
+    }
+
+    #[test]
+    fn a_payment_is_priced_by_amount_or_by_price_never_both() {
+        use crate::model::Fiat;
+        let price = Price {
+            amount: Amount::parse("20").unwrap(),
+            fiat: Fiat::Eur,
+        };
+        let mut e = ValidationErrors::default();
+        let terms = SessionTerms::collect(
+            SessionMode::Payment,
+            Mode::Test,
+            None,
+            Some(price),
+            None,
+            None,
+            &mut e,
+        );
+        assert_eq!(terms, Some(SessionTerms::PricedPayment { price }));
+        assert!(e.is_empty());
+        let both = SessionTerms::collect(
+            SessionMode::Payment,
+            Mode::Test,
+            Amount::parse("1").ok(),
+            Some(price),
+            None,
+            None,
+            &mut e,
+        );
+        assert_eq!((both, fields(&e)), (None, vec!["price"]));
+        let mut e = ValidationErrors::default();
+        let plan = ChainPlanId::parse("1").ok();
+        let sub = SessionTerms::collect(
+            SessionMode::Subscription,
+            Mode::Live,
+            None,
+            Some(price),
+            plan,
+            None,
+            &mut e,
+        );
+        assert_eq!((sub, fields(&e)), (None, vec!["price"]));
     }
 
     #[test]
@@ -287,6 +366,7 @@ mod tests {
                 amount,
                 None,
                 None,
+                None,
                 &mut e
             ),
             None
@@ -298,6 +378,7 @@ mod tests {
             SessionMode::Subscription,
             Mode::Live,
             amount,
+            None,
             plan,
             Some(60),
             &mut e,
@@ -314,6 +395,7 @@ mod tests {
             SessionMode::Subscription,
             Mode::Test,
             None,
+            None,
             plan,
             None,
             &mut e,
@@ -324,6 +406,7 @@ mod tests {
         SessionTerms::collect(
             SessionMode::Subscription,
             Mode::Test,
+            None,
             None,
             None,
             None,

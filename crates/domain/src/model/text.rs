@@ -59,8 +59,13 @@ impl ValidationErrors {
     }
 
     /// Whether `field` is already reported.
+    /// Whether `field`, or a field inside it (`price.amount` for `price`), was reported.
     pub fn has(&self, field: &str) -> bool {
-        self.0.iter().any(|f| f.field == field)
+        self.0.iter().any(|f| {
+            f.field
+                .strip_prefix(field)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
     }
 
     pub fn is_empty(&self) -> bool {

@@ -3,6 +3,7 @@
 
 mod audit_event;
 mod balance_transaction;
+mod price;
 mod public_session;
 mod public_subscription;
 mod reads;
@@ -15,6 +16,7 @@ mod webhook_endpoint;
 
 pub use audit_event::*;
 pub use balance_transaction::*;
+pub use price::*;
 pub use public_session::*;
 pub use public_subscription::*;
 pub use reads::*;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use super::raw_json;
+use super::{raw_json, PriceResource, QuoteResource};
 
 #[derive(Serialize, ToSchema)]
 pub struct CheckoutSessionResource {
@@ -16,7 +16,7 @@ pub struct CheckoutSessionResource {
     pub livemode: bool,
     pub url: Option<String>,
     /// Where an agent pays by x402 (`GET` answers 402 with the payment requirements): an
-    /// open payment-mode USDC session with a deposit address; null otherwise.
+    /// open payment-mode session in USDC or EURC with a deposit address; null otherwise.
     pub x402_url: Option<String>,
     pub mode: SessionMode,
     pub status: SessionStatus,
@@ -61,6 +61,11 @@ pub struct CheckoutSessionResource {
     /// otherwise.
     #[schema(value_type = Option<Amount>)]
     pub underpaid_amount: Option<String>,
+    /// The price in a currency the session was created with (D34), which `amount` (in the
+    /// token) was converted from; null when priced in token units.
+    pub price: Option<PriceResource>,
+    /// The rate `price` was converted at; null when priced in token units.
+    pub quote: Option<QuoteResource>,
 }
 
 impl CheckoutSessionResource {
@@ -101,6 +106,8 @@ impl CheckoutSessionResource {
             amount_received: render_micros(s.amount_received_micros),
             underpayment_tolerance_bps: s.underpayment_tolerance.bps(),
             underpaid_amount: s.underpaid_micros.map(render_micros),
+            price: s.priced.as_ref().map(PriceResource::of),
+            quote: s.priced.as_ref().map(QuoteResource::of),
         }
     }
 }

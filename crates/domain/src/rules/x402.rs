@@ -179,6 +179,8 @@ pub enum NotOffered {
     NotPaymentMode,
     /// The session's token moves by no signed authorization (USDT).
     NotFiatToken,
+    /// The session is priced in a currency and its quote lapsed (D34).
+    QuoteExpired,
     NoDepositAddress,
     TooLittleTime,
     /// Money that covers the gross already arrived at (or is on its way to) the deposit
@@ -193,6 +195,7 @@ impl NotOffered {
             NotOffered::NotOpen => "session_not_open",
             NotOffered::NotPaymentMode => "session_not_payment_mode",
             NotOffered::NotFiatToken => "unsupported_asset",
+            NotOffered::QuoteExpired => "quote_expired",
             NotOffered::NoDepositAddress => "unsupported_network",
             NotOffered::TooLittleTime => "session_expiring",
             NotOffered::BeingPaid => "session_being_paid",
@@ -215,6 +218,9 @@ pub fn requirements(
     }
     if !session.currency.is_fiat_token() {
         return Err(NotOffered::NotFiatToken);
+    }
+    if !session.quote_live(now) {
+        return Err(NotOffered::QuoteExpired);
     }
     let pay_to = session
         .deposit_address

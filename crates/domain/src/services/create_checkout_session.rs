@@ -2,11 +2,11 @@
 //! plan from the chain (`prepare_checkout_session`), then resolve the recipient,
 //! snapshot the fee terms and store the session (`create_checkout_session`).
 
-use crate::deployment::{ChainDirectory, TokenDirectory};
+use crate::deployment::{ChainDirectory, PriceFeeds, TokenDirectory};
 use crate::model::{
-    Address, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    MetadataJson, RedirectUrl, SessionMode, SessionStatus, SessionTerms, Title,
-    UnderpaymentTolerance, ValidationErrors, Wallet, WalletStatus,
+    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
+    CustomerReference, Fiat, MetadataJson, QuotedPrice, RedirectUrl, SessionMode, SessionStatus,
+    SessionTerms, Title, UnderpaymentTolerance, ValidationErrors, Wallet, WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -14,6 +14,7 @@ use crate::ports::{
 use crate::rules::deposit::DepositTerms;
 use crate::rules::fees;
 
+mod quote_price;
 mod subscription_terms;
 
 /// A parsed create request: every field already has its domain type, and the mode's
@@ -30,10 +31,21 @@ pub struct NewSessionRequest {
     pub cancel_url: Option<RedirectUrl>,
     pub expires_in_seconds: u64,
     pub chain: Option<ChainId>,
-    pub currency: Currency,
+    /// The token; `None` takes the default: EURC for a price in euros, else USDC.
+    pub currency: Option<Currency>,
     /// Payment mode only (a subscription's charges are exact); `None` takes the
     /// merchant's default.
     pub underpayment_tolerance: Option<UnderpaymentTolerance>,
+}
+
+impl NewSessionRequest {
+    /// The token the session is paid in.
+    pub fn token(&self) -> Currency {
+        self.currency.unwrap_or(match &self.terms {
+            SessionTerms::PricedPayment { price } if price.fiat == Fiat::Eur => Currency::Eurc,
+            _ => Currency::Usdc,
+        })
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +57,10 @@ pub enum CreateSessionError {
     /// The plan could not be read from the chain (detail for logs only).
     #[error("the network could not be reached")]
     ChainUnavailable(String),
+    /// A price could not be quoted now: a feed it needs is stale, unreadable or answered
+    /// nothing usable (the message says which, and is safe to show).
+    #[error("{0}")]
+    PriceUnavailable(String),
 }
 
 /// What `prepare_checkout_session` reads: the chain, and where its contracts and tokens are.
@@ -52,6 +68,8 @@ pub struct PrepareSessionDeps<'a> {
     pub tokens: &'a TokenDirectory,
     pub chain: &'a dyn ChainReader,
     pub chains: &'a ChainDirectory,
+    pub feeds: &'a PriceFeeds,
+    pub clock: &'a dyn Clock,
 }
 
 pub struct CreateSessionDeps<'a> {
@@ -72,6 +90,8 @@ pub struct PreparedSession {
     req: NewSessionRequest,
     token: Address,
     plan: Option<subscription_terms::PlanRead>,
+    /// A price in a currency, quoted: the token amount and the quote.
+    quoted: Option<(Amount, QuotedPrice)>,
 }
 
 /// The first step of a create, before anything is written: the request against the
@@ -110,24 +130,35 @@ pub async fn prepare_checkout_session(
             "is only valid in payment mode (a subscription's charges are exact)",
         );
     }
-    let token = deps.tokens.token(chain, req.currency);
+    let currency = req.token();
+    let token = deps.tokens.token(chain, currency);
     if token.is_none() {
         errors.push(
             "currency",
-            format!("{} is not available on {}", req.currency, chain.name()),
+            format!("{currency} is not available on {}", chain.name()),
         );
     }
     // A missing token pushed its error: `filter` then falls through to the errors too.
     let Some(token) = token.filter(|_| errors.is_empty()) else {
         return Err(errors.into());
     };
-    let plan = match &req.terms {
-        SessionTerms::Subscription { plan, .. } => {
-            Some(subscription_terms::read_plan(chain, *plan, req.currency, deps).await?)
-        }
-        SessionTerms::Payment { .. } => None,
+    let (plan, quoted) = match &req.terms {
+        SessionTerms::Subscription { plan, .. } => (
+            Some(subscription_terms::read_plan(chain, *plan, currency, deps).await?),
+            None,
+        ),
+        SessionTerms::PricedPayment { price } => (
+            None,
+            Some(quote_price::quote_price(chain, *price, currency, deps).await?),
+        ),
+        SessionTerms::Payment { .. } => (None, None),
     };
-    Ok(PreparedSession { req, token, plan })
+    Ok(PreparedSession {
+        req,
+        token,
+        plan,
+        quoted,
+    })
 }
 
 /// The second step: the recipient resolved, the fee terms snapshot, the session stored
@@ -137,9 +168,15 @@ pub async fn create_checkout_session(
     prepared: PreparedSession,
     deps: &CreateSessionDeps<'_>,
 ) -> Result<CheckoutSession, CreateSessionError> {
-    let PreparedSession { req, token, plan } = prepared;
+    let PreparedSession {
+        req,
+        token,
+        plan,
+        quoted,
+    } = prepared;
     let chain = ctx.mode.chain();
     let session_mode = req.terms.mode();
+    let currency = req.token();
 
     let (amount, token_address, recipient, interval_seconds, chain_plan_id) = match req.terms {
         SessionTerms::Subscription {
@@ -169,6 +206,13 @@ pub async fn create_checkout_session(
             let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
             (amount, token, recipient, None, None)
         }
+        SessionTerms::PricedPayment { .. } => {
+            let (amount, _) = quoted.as_ref().ok_or_else(|| {
+                StoreError::Internal("a priced session was not prepared with its quote".into())
+            })?;
+            let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
+            (*amount, token, recipient, None, None)
+        }
     };
 
     let fee_bps = ctx.fee_tier.bps();
@@ -183,7 +227,7 @@ pub async fn create_checkout_session(
         title: req.title.into(),
         description: req.description,
         amount,
-        currency: req.currency,
+        currency,
         fee_bps,
         fee_micros: split.fee_micros,
         net_micros: split.net_micros,
@@ -209,6 +253,7 @@ pub async fn create_checkout_session(
         underpayment_tolerance: session_tolerance(ctx, session_mode, req.underpayment_tolerance),
         underpaid_micros: None,
         awaiting_review: false,
+        priced: quoted.map(|(_, priced)| priced),
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
     if session_mode == SessionMode::Payment {

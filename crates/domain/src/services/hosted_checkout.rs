@@ -41,6 +41,12 @@ pub enum HostedError {
     /// The transaction exists but does not pay this session (why, for the buyer).
     #[error("does not pay this session: {0}")]
     DoesNotPay(String),
+    /// The session is priced in a currency and its quote lapsed (D34): it offers no way to
+    /// pay; a fresh session quotes again.
+    #[error(
+        "the quote this checkout was priced at has expired; start a new checkout for a fresh quote"
+    )]
+    QuoteExpired,
     /// Payments on this network are not set up (no router, no operator key).
     #[error("payments on this network are not available: {0}")]
     NotConfigured(&'static str),
@@ -230,6 +236,9 @@ pub async fn prepare_intent<'a>(
     if session.status != SessionStatus::Open {
         return Err(HostedError::NotOpen(session.status.as_str()));
     }
+    if !session.quote_live(deps.settle.clock.now()) {
+        return Err(HostedError::QuoteExpired);
+    }
     ensure_recipient_verified(&session, deps).await?;
     let contracts = *deps
         .settle
@@ -243,10 +252,17 @@ pub async fn prepare_intent<'a>(
         .ok_or(HostedError::NotConfigured("no operator key is configured"))?;
     let ttl = i64::try_from(deps.intent_ttl_secs).unwrap_or(i64::MAX);
     let now = deps.settle.clock.now().unix_seconds();
+    // Never signed past the quote's expiry (D34): a later payment would pay a lapsed rate.
+    let quote_ends = session
+        .priced
+        .as_ref()
+        .and_then(|p| p.quote.expires_at)
+        .map_or(i64::MAX, |t| t.unix_seconds());
     let deadline = session
         .expires_at
         .unix_seconds()
-        .min(now.saturating_add(ttl));
+        .min(now.saturating_add(ttl))
+        .min(quote_ends);
     let reference = eip712::session_ref(&session.id);
     let deadline = u64::try_from(deadline)
         .unwrap_or(0)

@@ -2,8 +2,8 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{
-    CheckoutSession, CheckoutSessionId, CustomerId, MerchantId, Mode, SessionMode, SessionStatus,
-    SubscriptionId, UnderpaymentTolerance,
+    CheckoutSession, CheckoutSessionId, CustomerId, FeedPair, Fiat, MerchantId, Mode, Price, Quote,
+    QuotedPrice, SessionMode, SessionStatus, SubscriptionId, UnderpaymentTolerance,
 };
 use uuid::Uuid;
 
@@ -49,6 +49,14 @@ pub(crate) struct SessionRow {
     pub underpaid_micros: Option<i64>,
     /// Kept by the payments trigger (migration 000029), never by a writer here.
     pub awaiting_review: bool,
+    pub price_micros: Option<i64>,
+    pub price_currency: Option<String>,
+    pub quote_pair: Option<String>,
+    pub quote_rate_e8: Option<i64>,
+    pub quote_feed: Option<String>,
+    pub quote_round_id: Option<String>,
+    pub quote_updated_at: Option<DateTime<Utc>>,
+    pub quote_expires_at: Option<DateTime<Utc>>,
 }
 
 impl SessionRow {
@@ -89,14 +97,72 @@ impl SessionRow {
             underpayment_tolerance_bps: i32::from(s.underpayment_tolerance.bps()),
             underpaid_micros: s.underpaid_micros.map(to_i64),
             awaiting_review: s.awaiting_review,
+            price_micros: s.priced.as_ref().map(|p| to_i64(p.price.amount.micros())),
+            price_currency: s.priced.as_ref().map(|p| p.price.fiat.as_str().to_owned()),
+            quote_pair: s.priced.as_ref().map(|p| p.quote.pair.as_str().to_owned()),
+            quote_rate_e8: s.priced.as_ref().map(|p| to_i64(p.quote.rate_e8)),
+            quote_feed: s.priced.as_ref().map(|p| p.quote.feed.to_lower_hex()),
+            quote_round_id: s.priced.as_ref().map(|p| p.quote.round_id.to_string()),
+            quote_updated_at: s.priced.as_ref().map(|p| p.quote.updated_at.as_datetime()),
+            quote_expires_at: s
+                .priced
+                .as_ref()
+                .and_then(|p| p.quote.expires_at)
+                .map(|t| t.as_datetime()),
         }
     }
+}
+
+/// The price and quote columns, all set or none (the table's check says so too).
+fn quoted_price(r: &SessionRow) -> Result<Option<QuotedPrice>, StoreError> {
+    let Some(price) = r.price_micros else {
+        return Ok(None);
+    };
+    let corrupt = |what: &str| crate::error::corrupt(what, r.id);
+    let fiat = match r.price_currency.as_deref() {
+        Some("USD") => Fiat::Usd,
+        Some("EUR") => Fiat::Eur,
+        _ => return Err(corrupt("price_currency")),
+    };
+    let pair = r
+        .quote_pair
+        .as_deref()
+        .and_then(FeedPair::parse)
+        .ok_or_else(|| corrupt("quote_pair"))?;
+    Ok(Some(QuotedPrice {
+        price: Price {
+            amount: amount(price)?,
+            fiat,
+        },
+        quote: Quote {
+            pair,
+            rate_e8: r
+                .quote_rate_e8
+                .and_then(|v| u64::try_from(v).ok())
+                .ok_or_else(|| corrupt("quote_rate_e8"))?,
+            feed: address(
+                r.quote_feed
+                    .as_deref()
+                    .ok_or_else(|| corrupt("quote_feed"))?,
+            )?,
+            round_id: r
+                .quote_round_id
+                .as_deref()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| corrupt("quote_round_id"))?,
+            updated_at: ts(r
+                .quote_updated_at
+                .ok_or_else(|| corrupt("quote_updated_at"))?),
+            expires_at: ts_opt(r.quote_expires_at),
+        },
+    }))
 }
 
 impl TryFrom<SessionRow> for CheckoutSession {
     type Error = StoreError;
 
     fn try_from(r: SessionRow) -> Result<Self, StoreError> {
+        let priced = quoted_price(&r)?;
         Ok(CheckoutSession {
             id: CheckoutSessionId::from_uuid(r.id),
             merchant_id: MerchantId::from_uuid(r.merchant_id),
@@ -139,6 +205,7 @@ impl TryFrom<SessionRow> for CheckoutSession {
                         r.underpayment_tolerance_bps,
                     )
                 })?,
+            priced,
             underpaid_micros: r.underpaid_micros.map(micros).transpose()?,
             awaiting_review: r.awaiting_review,
         })

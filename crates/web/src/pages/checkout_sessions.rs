@@ -203,7 +203,15 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
         .text("cancel_url")
         .and_then(|u| e.check("cancel_url", RedirectUrl::parse(&u)));
     // Payment links are payment mode: the one rule set decides what that requires.
-    let terms = SessionTerms::collect(SessionMode::Payment, p.mode, amount, None, None, &mut e);
+    let terms = SessionTerms::collect(
+        SessionMode::Payment,
+        p.mode,
+        amount,
+        None,
+        None,
+        None,
+        &mut e,
+    );
     match (title, terms, currency, e.is_empty()) {
         (Some(title), Some(terms), Some(currency), true) => Ok(NewSessionRequest {
             terms,
@@ -216,7 +224,7 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
             cancel_url,
             expires_in_seconds: EXPIRES_DEFAULT,
             chain: None,
-            currency,
+            currency: Some(currency),
             underpayment_tolerance: None,
         }),
         _ => Err(e),
@@ -243,6 +251,8 @@ page_handler!(create, |p| async move {
         tokens: &s.tokens,
         chain: s.chain.as_ref(),
         chains: &s.chains,
+        feeds: &s.price_feeds,
+        clock: s.clock.as_ref(),
     };
     let deps = CreateSessionDeps {
         sessions: s.store.sessions(),
@@ -275,6 +285,11 @@ page_handler!(create, |p| async move {
         Err(CreateSessionError::Store(e)) => Err(e.into()),
         Err(CreateSessionError::ChainUnavailable(detail)) => {
             tracing::warn!(%detail, "dashboard: chain unavailable creating a session");
+            Err(WebError::Unavailable)
+        }
+        // The form prices in token units only; a price is never quoted here.
+        Err(CreateSessionError::PriceUnavailable(why)) => {
+            tracing::warn!(%why, "dashboard: a price could not be quoted");
             Err(WebError::Unavailable)
         }
     }

@@ -288,6 +288,7 @@ fn state(
         chain: Arc::new(MockChainReader::new()),
         plan_min_interval_secs: 60,
         chains: ChainDirectory::new(Vec::new()),
+        price_feeds: Default::default(),
         operator_key: None,
         relayer: None,
         screening: stablepay_domain::services::PayerScreening::none(),

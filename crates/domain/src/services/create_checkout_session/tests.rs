@@ -1,7 +1,8 @@
 use super::*;
 use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::model::{
-    Amount, ApiKeyId, ChainPlanId, FeeTier, MerchantId, Mode, Timestamp, Wallet, WalletId,
+    Amount, ApiKeyId, ChainPlanId, FeeTier, FeedPair, FeedRound, MerchantId, Mode, Price,
+    Timestamp, Wallet, WalletId,
 };
 use crate::ports::{
     ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,
@@ -52,7 +53,7 @@ fn request() -> NewSessionRequest {
         underpayment_tolerance: None,
         expires_in_seconds: 600,
         chain: None,
-        currency: Currency::Usdc,
+        currency: Some(Currency::Usdc),
     }
 }
 
@@ -76,6 +77,25 @@ fn tokens() -> TokenDirectory {
             Currency::Usdc,
             Address::from_bytes([0xbb; 20]),
         )
+        .with(
+            ChainId::BaseSepolia,
+            Currency::Eurc,
+            Address::from_bytes([0xee; 20]),
+        )
+}
+
+/// Test-chain feeds for EUR/USD, USDC/USD and EURC/USD (none on Base): a feed's
+/// address is its pair's index + 0x61.
+fn feeds() -> PriceFeeds {
+    [FeedPair::EurUsd, FeedPair::UsdcUsd, FeedPair::EurcUsd]
+        .into_iter()
+        .fold(PriceFeeds::default(), |f, pair| {
+            f.with(ChainId::BaseSepolia, pair, feed_of(pair))
+        })
+}
+
+fn feed_of(pair: FeedPair) -> Address {
+    Address::from_bytes([pair as u8 + 0x61; 20])
 }
 
 struct Harness {
@@ -86,6 +106,7 @@ struct Harness {
     chain: MockChainReader,
     chains: ChainDirectory,
     subscriptions: MockSubscriptionStore,
+    feeds: PriceFeeds,
 }
 
 const MANAGER: [u8; 20] = [0x5u8; 20];
@@ -120,6 +141,7 @@ impl Harness {
                 confirmations: 2,
             }]),
             subscriptions: MockSubscriptionStore::new(),
+            feeds: feeds(),
         }
     }
 
@@ -132,6 +154,8 @@ impl Harness {
             tokens: &self.tokens,
             chain: &self.chain,
             chains: &self.chains,
+            feeds: &self.feeds,
+            clock: &self.clock,
         };
         let deps = CreateSessionDeps {
             sessions: &self.sessions,
@@ -252,7 +276,7 @@ fn subscription_plans_are_refused_on_the_field_that_disagrees() {
         ["chain_plan_id"]
     );
     let usdt = NewSessionRequest {
-        currency: Currency::Usdt,
+        currency: Some(Currency::Usdt),
         ..subscription_request(7)
     };
     assert!(h.run(&c, usdt).is_err());
@@ -351,7 +375,7 @@ fn unconfigured_currency_is_refused() {
         .run(
             &c,
             NewSessionRequest {
-                currency: Currency::Usdt,
+                currency: Some(Currency::Usdt),
                 ..request()
             },
         )
@@ -472,4 +496,116 @@ fn a_payment_session_gets_the_deposit_address_of_its_terms_where_a_factory_is() 
     .address(&factory);
     assert_eq!(s.deposit_address, Some(expected));
     assert_eq!(s.amount_received_micros, 0);
+}
+
+/// A price in euros, answered by feeds at `eur_usd` and `eurc_usd` (8 decimals) updated
+/// `age` seconds before the clock's now.
+fn priced(h: &mut Harness, eur_usd: i128, eurc_usd: i128, age: i64) {
+    h.chain
+        .expect_price_feed_round()
+        .returning(move |chain, feed| {
+            assert_eq!(chain, ChainId::BaseSepolia);
+            let answer = match FeedPair::ALL.into_iter().find(|p| feed_of(*p) == feed) {
+                Some(FeedPair::EurUsd) => eur_usd,
+                Some(FeedPair::EurcUsd) => eurc_usd,
+                Some(_) => 100_000_000,
+                None => return Ok(None),
+            };
+            Ok(Some(FeedRound {
+                feed,
+                round_id: 42,
+                answer,
+                decimals: 8,
+                updated_at: Timestamp::from_unix_seconds(1_000 - age).unwrap(),
+            }))
+        });
+}
+
+fn euros(amount: &str, currency: Option<Currency>) -> NewSessionRequest {
+    NewSessionRequest {
+        terms: SessionTerms::PricedPayment {
+            price: Price {
+                amount: Amount::parse(amount).unwrap(),
+                fiat: Fiat::Eur,
+            },
+        },
+        currency,
+        ..request()
+    }
+}
+
+#[test]
+fn a_euro_price_is_quoted_into_the_token_and_kept_on_the_session() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let mut h = Harness::new(vec![wallet(&c, 1)], 2);
+    priced(&mut h, 108_250_000, 108_200_000, 60);
+    // In USDC at EUR/USD: 20 × 1.0825, the quote expiring after the default 30 minutes.
+    let s = h.run(&c, euros("20", Some(Currency::Usdc))).unwrap();
+    assert_eq!(
+        (s.amount.micros(), s.currency),
+        (21_650_000, Currency::Usdc)
+    );
+    assert_eq!(s.fee_micros + s.net_micros, 21_650_000);
+    let p = s.priced.unwrap();
+    assert_eq!(
+        (p.price.amount.micros(), p.price.fiat),
+        (20_000_000, Fiat::Eur)
+    );
+    assert_eq!(
+        (p.quote.pair, p.quote.rate_e8),
+        (FeedPair::EurUsd, 108_250_000)
+    );
+    assert_eq!(
+        (p.quote.feed, p.quote.round_id),
+        (feed_of(FeedPair::EurUsd), 42)
+    );
+    assert_eq!(p.quote.expires_at.map(|t| t.unix_seconds()), Some(2_800));
+    // Without a currency a euro price is paid in EURC, 1:1 and without expiry.
+    let s = h.run(&c, euros("20", None)).unwrap();
+    assert_eq!(
+        (s.amount.micros(), s.currency),
+        (20_000_000, Currency::Eurc)
+    );
+    assert_eq!(s.token_address, Address::from_bytes([0xee; 20]));
+    assert_eq!(s.priced.unwrap().quote.expires_at, None);
+}
+
+#[test]
+fn a_price_that_cannot_be_quoted_is_refused_with_the_reason() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    // A stale EUR/USD (over its hour): unavailable now, nothing stored.
+    let mut h = Harness::new(vec![wallet(&c, 1)], 0);
+    priced(&mut h, 108_250_000, 108_200_000, 3_601);
+    match h.run(&c, euros("20", Some(Currency::Usdc))).unwrap_err() {
+        CreateSessionError::PriceUnavailable(why) => {
+            assert!(
+                why.contains("EUR/USD") && why.contains("heartbeat"),
+                "{why}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // EURC 3 % under the euro: the token is refused, on `currency`.
+    let mut h = Harness::new(vec![wallet(&c, 1)], 0);
+    priced(&mut h, 108_250_000, 105_000_000, 60);
+    assert_eq!(
+        fields(h.run(&c, euros("20", None)).unwrap_err()),
+        ["currency"]
+    );
+    // The node fails: unknown, never a rate.
+    let mut h = Harness::new(vec![wallet(&c, 1)], 0);
+    h.chain
+        .expect_price_feed_round()
+        .returning(|_, _| Err(ChainError::Unavailable("timed out".into())));
+    assert!(matches!(
+        h.run(&c, euros("20", None)).unwrap_err(),
+        CreateSessionError::ChainUnavailable(_)
+    ));
+    // No EUR/USD feed on Base: the request's problem, on `price`, before any read.
+    let live = ctx(Mode::Live, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&live, 1)], 0);
+    assert_eq!(
+        fields(h.run(&live, euros("20", Some(Currency::Usdc))).unwrap_err()),
+        ["price"]
+    );
 }

@@ -1,0 +1,75 @@
+//! A price in a currency, quoted when its session is created (D34): each feed it needs
+//! read from the chain once, then `rules::pricing` converts it.
+
+use std::collections::HashMap;
+
+use super::{CreateSessionError, PrepareSessionDeps};
+use crate::model::{Amount, ChainId, Currency, Price, QuotedPrice, ValidationErrors};
+use crate::rules::pricing::{self, PricingError};
+
+/// The token amount `price` costs in `token` now, and the quote. A pair with no feed on
+/// the chain is the request's problem (400 on `price`); a feed that cannot be read or
+/// gives no usable rate is unavailable for now (503); a token off its peg is refused
+/// (400 on `currency`).
+pub(super) async fn quote_price(
+    chain: ChainId,
+    price: Price,
+    token: Currency,
+    deps: &PrepareSessionDeps<'_>,
+) -> Result<(Amount, QuotedPrice), CreateSessionError> {
+    let mut rounds = HashMap::new();
+    for pair in pricing::feeds_needed(price.fiat, token) {
+        let Some(feed) = deps.feeds.feed(chain, pair) else {
+            return Err(ValidationErrors::single(
+                "price",
+                format!(
+                    "a price in {} paid in {token} cannot be quoted on {}: no {} price feed is configured there",
+                    price.fiat.as_str(),
+                    chain.name(),
+                    pair.as_str()
+                ),
+            )
+            .into());
+        };
+        let round = match deps.chain.price_feed_round(chain, feed).await {
+            Ok(Some(round)) => round,
+            Ok(None) => {
+                return Err(CreateSessionError::PriceUnavailable(format!(
+                    "the {} price feed answers no price",
+                    pair.as_str()
+                )))
+            }
+            // The node failed or was late: unknown, never a rate (detail for logs only).
+            Err(e) => return Err(CreateSessionError::ChainUnavailable(e.to_string())),
+        };
+        rounds.insert(pair, round);
+    }
+    let now = deps.clock.now();
+    let converted = pricing::convert(
+        price,
+        token,
+        |p| rounds.get(&p).copied(),
+        now,
+        &deps.feeds.policy,
+    );
+    match converted {
+        Ok((micros, quote)) => {
+            let amount = Amount::from_micros(micros).map_err(|e| {
+                ValidationErrors::single(
+                    "price",
+                    format!("converts to {micros} micro-units of {token}: {e}"),
+                )
+            })?;
+            Ok((amount, QuotedPrice { price, quote }))
+        }
+        Err(e @ PricingError::Depegged { .. }) => {
+            Err(ValidationErrors::single("currency", e.to_string()).into())
+        }
+        Err(e @ PricingError::TooLarge(_)) => {
+            Err(ValidationErrors::single("price", e.to_string()).into())
+        }
+        Err(e @ PricingError::FeedUnusable { .. }) => {
+            Err(CreateSessionError::PriceUnavailable(e.to_string()))
+        }
+    }
+}
