@@ -271,7 +271,13 @@ impl Stack {
             merchant,
             key,
             chain: options.chain.clone(),
-            http: reqwest::Client::new(),
+            // Idle connections are dropped before the api's keep-alive (5 s) closes them: a
+            // request sent on one the server is closing fails with IncompleteMessage (seen
+            // after a browser test's pause).
+            http: reqwest::Client::builder()
+                .pool_idle_timeout(Duration::from_secs(2))
+                .build()
+                .unwrap(),
             options,
             api_proc: None,
             worker: None,
