@@ -2,8 +2,9 @@
 // when several announce, window.ethereum last), switch network, then pay with one
 // EIP-3009 signature and no gas (the service's relayer sends it) or with approve + pay
 // (or subscribe), confirm, and go to success_url. States are shown on <main data-state>:
-// open, choose-wallet, wrong-network, paying, confirming, paid, expired, rejected, and
-// processing (a payment arrived and waits for the merchant, D33).
+// open, choose-wallet, wrong-network, paying, confirming, paid, expired, rejected,
+// processing (a payment arrived and waits for the merchant, D33), and quote-expired (the
+// rate a currency price was quoted at lapsed, D34).
 "use strict";
 
 const session = JSON.parse(document.getElementById("session-data").textContent);
@@ -215,6 +216,11 @@ if (main.dataset.state === "processing") {
   enable(false);
   $("time-left").textContent = "payment received";
   show("processing", "Payment received. It is being processed; you do not need to pay again.");
+} else if (main.dataset.state === "quote-expired") {
+  // The price's quote lapsed: nothing is offered at the old rate.
+  enable(false);
+  $("time-left").textContent = "quote expired";
+  show("quote-expired", "The quoted price has expired. Ask the merchant for a new checkout: it is quoted at the current rate.");
 } else if (!finished(session)) {
   timeLeft();
   setInterval(timeLeft, 1000);

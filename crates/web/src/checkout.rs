@@ -11,7 +11,7 @@ use stablepay_domain::rules::deposit::transfer_request_uri;
 use stablepay_domain::services::{
     find_public_session, one_signature_offered, HostedError, OneSignatureOffer,
 };
-use stablepay_domain::{CheckoutSessionId, SessionMode, SessionStatus};
+use stablepay_domain::{CheckoutSessionId, FeedPair, SessionMode, SessionStatus};
 
 use crate::format::{amount, money, time};
 use crate::shell::{admit_public, html, WebError};
@@ -25,6 +25,8 @@ struct CheckoutView {
     description: String,
     test: bool,
     amount: String,
+    /// A price in a currency (D34): what it was and the rate it was quoted at.
+    price: Option<String>,
     every: String,
     network: &'static str,
     chain_id: u64,
@@ -85,6 +87,23 @@ fn deposit_panel(session: &stablepay_domain::CheckoutSession) -> Option<DepositP
     })
 }
 
+/// "Priced at 20.00 EUR · 1 EUR = 1.0825 USD (EUR/USD feed, round 42)": what the buyer is
+/// paying for, beside the token amount.
+fn price_line(session: &stablepay_domain::CheckoutSession) -> Option<String> {
+    let p = session.priced.as_ref()?;
+    let price = crate::format::fiat_money(p.price.amount.micros(), p.price.fiat);
+    let rate = stablepay_domain::representation::render_e8(p.quote.rate_e8);
+    Some(match p.quote.pair {
+        FeedPair::EurUsd => format!(
+            "Priced at {price} · 1 EUR = {rate} USD ({} feed, round {})",
+            p.quote.pair.as_str(),
+            p.quote.round_id
+        ),
+        // A peg: 1:1, checked on the token's own feed.
+        _ => format!("Priced at {price} · 1:1 in {}", session.currency),
+    })
+}
+
 fn every(secs: Option<u64>) -> String {
     match secs {
         None => String::new(),
@@ -138,6 +157,14 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     };
     let offer =
         one_signature_offered(&session, state.chain.as_ref(), state.relayer.as_deref()).await;
+    // A lapsed quote (D34) offers no way to pay, as an expired session does; the page counts
+    // down to whichever ends first.
+    let quote_live = session.quote_live(state.clock.now());
+    let ends = session
+        .priced
+        .as_ref()
+        .and_then(|p| p.quote.expires_at)
+        .map_or(session.expires_at, |q| q.min(session.expires_at));
     let data = serde_json::to_string(&PublicSession::from(&session))
         .unwrap_or_default()
         .replace('<', "\\u003c");
@@ -147,17 +174,19 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         description: session.description.clone().unwrap_or_default(),
         test: !session.mode.is_live(),
         amount: amount(session.amount, session.currency),
+        price: price_line(&session),
         every: every(session.interval_seconds),
         network: session.chain.display_name(),
         chain_id: session.chain.id(),
         // Shortened on purpose (issue 42): the one full address a buyer can copy is the
         // deposit address; paying the wallet directly credits no checkout.
         recipient_short: crate::format::short(&session.recipient_address.to_string()),
-        expires: time(session.expires_at),
-        expires_unix: session.expires_at.unix_seconds(),
+        expires: time(ends),
+        expires_unix: ends.unix_seconds(),
         state: match session.status {
             // Paid, and held for the merchant's review (D33): not to be paid again.
             SessionStatus::Open if session.awaiting_review => "processing",
+            SessionStatus::Open if !quote_live => "quote-expired",
             SessionStatus::Open => "open",
             SessionStatus::Completed => "paid",
             SessionStatus::Expired => "expired",
@@ -169,8 +198,8 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
             _ => None,
         },
         has_cancel: session.cancel_url.is_some(),
-        deposit: deposit_panel(&session),
-        x402_url: session.x402_url(&state.public_url),
+        deposit: deposit_panel(&session).filter(|_| quote_live),
+        x402_url: session.x402_url(&state.public_url).filter(|_| quote_live),
         data,
     };
     match view.render() {

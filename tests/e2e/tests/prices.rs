@@ -267,6 +267,29 @@ async fn an_expired_quote_offers_no_way_to_pay() {
         stablepay_domain::Timestamp::parse(session["quote"]["expires_at"].as_str().unwrap())
             .unwrap()
             .unix_seconds();
+    let page = || async {
+        stack
+            .http
+            .get(format!("{}/pay/{id}", stack.api))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    // The hosted page shows the price and its rate beside the token amount, counting down
+    // to the quote's end.
+    let open = page().await;
+    assert!(
+        open.contains("Priced at 20.00 EUR · 1 EUR = 1.0825 USD (EUR/USD feed, round 1)"),
+        "{open}"
+    );
+    assert!(
+        open.contains(&format!("data-expires=\"{expires}\"")),
+        "{open}"
+    );
+    assert!(open.contains("data-state=\"open\""), "{open}");
     // While the quote stands: an intent whose deadline is no later than the quote.
     let (status, intent) = stack.intent(&id).await;
     assert_eq!(status, 200, "{intent}");
@@ -306,4 +329,9 @@ async fn an_expired_quote_offers_no_way_to_pay() {
     assert_eq!(status, 402);
     assert_eq!(required["error"], "quote_expired");
     assert_eq!(required["accepts"], json!([]));
+    // The page offers nothing at the old rate: no deposit address, no x402.
+    let lapsed = page().await;
+    assert!(lapsed.contains("data-state=\"quote-expired\""), "{lapsed}");
+    assert!(!lapsed.contains("id=\"deposit-address\""), "{lapsed}");
+    assert!(!lapsed.contains("id=\"x402-url\""), "{lapsed}");
 }
