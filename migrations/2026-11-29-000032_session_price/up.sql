@@ -1,5 +1,6 @@
 -- Prices in a currency (D34): a session priced in USD or EUR keeps its price and the
--- quote its token amount was converted at; all of it or none.
+-- quote its token amount was converted at; all of it or none. Every existing row has none
+-- of the new columns, so the check is added NOT VALID (no scan under the lock).
 ALTER TABLE checkout_sessions
     ADD COLUMN price_micros int8,
     ADD COLUMN price_currency text CHECK (price_currency IN ('USD', 'EUR')),
@@ -17,4 +18,4 @@ ALTER TABLE checkout_sessions
         AND (price_micros IS NULL) = (quote_feed IS NULL)
         AND (price_micros IS NULL) = (quote_round_id IS NULL)
         AND (price_micros IS NULL) = (quote_updated_at IS NULL)
-        AND (quote_expires_at IS NULL OR price_micros IS NOT NULL));
+        AND (quote_expires_at IS NULL OR price_micros IS NOT NULL)) NOT VALID;

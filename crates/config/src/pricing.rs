@@ -61,10 +61,10 @@ pub fn price_feeds() -> Result<PriceFeeds, ConfigError> {
         ));
     }
     let quote_ttl = duration("STABLEPAY_QUOTE_TTL", PricingPolicy::default().quote_ttl)?;
-    if quote_ttl.as_secs() < 1 {
+    if !(1..=86_400).contains(&quote_ttl.as_secs()) {
         return Err(ConfigError::new(
             "STABLEPAY_QUOTE_TTL",
-            "must be at least 1s (buyers need minutes to pay: the default is 30m)",
+            "must be from 1s to 1d (buyers need minutes to pay: the default is 30m)",
         ));
     }
     let mut feeds = PriceFeeds::new(PricingPolicy {

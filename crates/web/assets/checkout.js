@@ -62,6 +62,8 @@ function timeLeft() {
   if (secs <= 0) {
     $("time-left").textContent = "expired";
     if (main.dataset.state === "open") { show("expired", "This checkout has expired. Ask the merchant for a new link."); enable(false); }
+    // Nothing to send to any more (the session, or its price's quote, ended).
+    for (const id of ["deposit", "x402"]) if ($(id)) $(id).hidden = true;
     return;
   }
   const d = Math.floor(secs / 86400), h = Math.floor(secs % 86400 / 3600), m = Math.floor(secs % 3600 / 60), s = secs % 60;

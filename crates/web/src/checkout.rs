@@ -160,11 +160,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     // A lapsed quote (D34) offers no way to pay, as an expired session does; the page counts
     // down to whichever ends first.
     let quote_live = session.quote_live(state.clock.now());
-    let ends = session
-        .priced
-        .as_ref()
-        .and_then(|p| p.quote.expires_at)
-        .map_or(session.expires_at, |q| q.min(session.expires_at));
+    let ends = session.pays_until();
     let data = serde_json::to_string(&PublicSession::from(&session))
         .unwrap_or_default()
         .replace('<', "\\u003c");

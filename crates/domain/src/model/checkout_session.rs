@@ -113,6 +113,15 @@ impl CheckoutSession {
         self.priced.as_ref().is_none_or(|p| p.quote.is_live(now))
     }
 
+    /// Until when money may pay the session: its expiry, or its quote's when that ends
+    /// first (D34). Money arriving later is booked, never completing it at a lapsed rate.
+    pub fn pays_until(&self) -> Timestamp {
+        self.priced
+            .as_ref()
+            .and_then(|p| p.quote.expires_at)
+            .map_or(self.expires_at, |q| q.min(self.expires_at))
+    }
+
     /// The status a reader should see at `now`: an open session past its expiry is expired
     /// (the spec applies expiry lazily on read), unless a paid payment of it waits for the
     /// merchant's review (D33).
@@ -222,6 +231,45 @@ mod tests {
             session(SessionStatus::Completed, 500).status_at(now),
             SessionStatus::Completed
         );
+    }
+
+    #[test]
+    fn a_priced_session_is_paid_until_its_quote_or_its_expiry_whichever_is_first() {
+        use crate::model::{FeedPair, Fiat, Price, Quote, QuotedPrice};
+        let at = |s| Timestamp::new(Utc.timestamp_opt(s, 0).unwrap());
+        let quoted = |expires: Option<i64>| QuotedPrice {
+            price: Price {
+                amount: Amount::parse("20").unwrap(),
+                fiat: Fiat::Eur,
+            },
+            quote: Quote {
+                pair: FeedPair::EurUsd,
+                rate_e8: 108_250_000,
+                feed: Address::from_bytes([9; 20]),
+                round_id: 1,
+                updated_at: at(0),
+                expires_at: expires.map(at),
+            },
+        };
+        let s = session(SessionStatus::Open, 500);
+        assert_eq!(s.pays_until(), at(500));
+        let early = CheckoutSession {
+            priced: Some(quoted(Some(300))),
+            ..s.clone()
+        };
+        assert_eq!(early.pays_until(), at(300));
+        assert!(early.quote_live(at(299)) && !early.quote_live(at(300)));
+        let late = CheckoutSession {
+            priced: Some(quoted(Some(900))),
+            ..s.clone()
+        };
+        assert_eq!(late.pays_until(), at(500));
+        let peg = CheckoutSession {
+            priced: Some(quoted(None)),
+            ..s
+        };
+        assert_eq!(peg.pays_until(), at(500));
+        assert!(peg.quote_live(at(10_000)));
     }
 
     #[test]

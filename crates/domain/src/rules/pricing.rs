@@ -82,12 +82,23 @@ pub fn feeds_needed(fiat: Fiat, token: Currency) -> Vec<FeedPair> {
     pairs
 }
 
-/// `round`'s rate (8 decimals) if it may be used at `now`.
+/// How old EUR/USD may be when it only measures EURC against its own peg (no conversion at
+/// it): the forex feed pauses over weekends, and a 1 % bound does not need the last hour.
+pub const PEG_CHECK_MAX_AGE: Duration = Duration::from_secs(3 * 86_400);
+
+/// The EUR/USD answers taken as a rate: 0.5 to 2 dollars per euro. Anything else is a
+/// misconfigured feed (another pair's proxy), not a market.
+const EUR_USD_BAND: std::ops::RangeInclusive<u64> = 50_000_000..=200_000_000;
+
+/// A round dated further than this in the future (clock skew aside) is not trusted.
+const FUTURE_SKEW_SECS: i64 = 60;
+
+/// `round`'s rate (8 decimals) if it may be used at `now`, being at most `max_age` old.
 pub fn usable_rate(
     pair: FeedPair,
     round: &FeedRound,
     now: Timestamp,
-    policy: &PricingPolicy,
+    max_age: Duration,
 ) -> Result<u64, PricingError> {
     let unusable = |why: String| PricingError::FeedUnusable {
         pair: pair.as_str(),
@@ -103,8 +114,16 @@ pub fn usable_rate(
         .ok()
         .filter(|r| *r > 0)
         .ok_or_else(|| unusable(format!("answered {}", round.answer)))?;
+    if pair == FeedPair::EurUsd && !EUR_USD_BAND.contains(&rate) {
+        return Err(unusable(format!(
+            "answered {rate}, outside 0.5–2 USD per EUR: is it the EUR / USD feed?"
+        )));
+    }
     let age = now.unix_seconds() - round.updated_at.unix_seconds();
-    let max = i64::try_from(policy.heartbeat(pair).as_secs()).unwrap_or(i64::MAX);
+    if age < -FUTURE_SKEW_SECS {
+        return Err(unusable(format!("is dated {} s in the future", -age)));
+    }
+    let max = i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX);
     if age > max {
         return Err(unusable(format!(
             "last updated {age} s ago, longer than its heartbeat of {max} s"
@@ -122,17 +141,23 @@ pub fn convert(
     now: Timestamp,
     policy: &PricingPolicy,
 ) -> Result<(u64, Quote), PricingError> {
-    let read = |pair: FeedPair| -> Result<(FeedRound, u64), PricingError> {
+    let read = |pair: FeedPair, max_age: Duration| -> Result<(FeedRound, u64), PricingError> {
         let r = round(pair).ok_or_else(|| PricingError::FeedUnusable {
             pair: pair.as_str(),
             why: "is not configured on this chain".into(),
         })?;
-        Ok((r, usable_rate(pair, &r, now, policy)?))
+        Ok((r, usable_rate(pair, &r, now, max_age)?))
     };
     let token_pair = FeedPair::of_token(token);
-    let (token_round, token_usd) = read(token_pair)?;
+    let (token_round, token_usd) = read(token_pair, policy.heartbeat(token_pair))?;
+    // EUR/USD converts a cross price (its own heartbeat), or only checks EURC's peg.
+    let eur_max_age = if price.fiat == token.fiat() {
+        policy.heartbeat(FeedPair::EurUsd).max(PEG_CHECK_MAX_AGE)
+    } else {
+        policy.heartbeat(FeedPair::EurUsd)
+    };
     let eur_usd = match feeds_needed(price.fiat, token).contains(&FeedPair::EurUsd) {
-        true => Some(read(FeedPair::EurUsd)?),
+        true => Some(read(FeedPair::EurUsd, eur_max_age)?),
         false => None,
     };
     // Read above whenever a euro is involved.
@@ -176,7 +201,8 @@ pub fn convert(
             // Dollars into EURC: ÷ EUR/USD.
             Fiat::Usd => (price_micros * ONE_E8).div_ceil(eur),
         };
-        let ttl = i64::try_from(policy.quote_ttl.as_secs()).unwrap_or(i64::MAX);
+        // Configuration caps the life at a day: the addition cannot overflow.
+        let ttl = i64::try_from(policy.quote_ttl.as_secs()).unwrap_or(86_400);
         let quote = Quote {
             pair: FeedPair::EurUsd,
             rate_e8: eur as u64,

@@ -228,8 +228,9 @@ pub fn requirements(
     if session.amount_received_micros >= session.amount.micros() {
         return Err(NotOffered::BeingPaid);
     }
+    // Never valid past the quote's end either (D34): a signed transfer is sendable by anyone.
     let remaining =
-        u64::try_from(session.expires_at.unix_seconds() - now.unix_seconds()).unwrap_or(0);
+        u64::try_from(session.pays_until().unix_seconds() - now.unix_seconds()).unwrap_or(0);
     if remaining < MIN_TIMEOUT_SECS {
         return Err(NotOffered::TooLittleTime);
     }

@@ -278,11 +278,11 @@ async fn decide(
             .minimum_of(session.amount.micros()),
         fee_bps: session.fee_bps,
         fee_micros: session.fee_micros,
-        expires_at: session.expires_at,
+        expires_at: session.pays_until(),
         completed: session.status == SessionStatus::Completed,
         pending_in_time: own
             .iter()
-            .any(|r| !r.confirmed && r.arrived_at < session.expires_at),
+            .any(|r| !r.confirmed && r.arrived_at < session.pays_until()),
     };
     let confirmed: Vec<ConfirmedDeposit> = own
         .iter()

@@ -404,6 +404,74 @@ fn a_stale_missing_or_malformed_feed_is_no_rate() {
 }
 
 #[test]
+fn eur_usd_only_checking_eurcs_peg_may_be_days_old_but_a_cross_rate_may_not() {
+    let weekend = |pair: FeedPair| {
+        rounds(pair).map(|r| FeedRound {
+            updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
+                -2 * 86_400
+            } else {
+                -60
+            }),
+            ..r
+        })
+    };
+    // A euro price in EURC over a weekend: the peg check reads a two-day-old EUR/USD.
+    assert!(convert(
+        price("5", Fiat::Eur),
+        Currency::Eurc,
+        weekend,
+        now(),
+        &policy()
+    )
+    .is_ok());
+    // Converting at it is refused.
+    assert!(convert(
+        price("5", Fiat::Eur),
+        Currency::Usdc,
+        weekend,
+        now(),
+        &policy()
+    )
+    .is_err());
+}
+
+#[test]
+fn an_implausible_or_future_round_is_no_rate() {
+    // ETH/USD's proxy configured as EUR/USD: 3,000 dollars per euro is not a market.
+    let wrong = |pair: FeedPair| match pair {
+        FeedPair::EurUsd => Some(round(pair, 300_000_000_000)),
+        _ => rounds(pair),
+    };
+    let err = convert(
+        price("5", Fiat::Eur),
+        Currency::Usdc,
+        wrong,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("outside 0.5–2 USD per EUR"),
+        "{err}"
+    );
+    let future = |pair: FeedPair| {
+        rounds(pair).map(|r| FeedRound {
+            updated_at: now().plus_seconds(3_600),
+            ..r
+        })
+    };
+    let err = convert(
+        price("5", Fiat::Usd),
+        Currency::Usdc,
+        future,
+        now(),
+        &policy(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("in the future"), "{err}");
+}
+
+#[test]
 fn a_price_converting_past_the_largest_amount_is_refused() {
     let err = convert(
         price("1000000000", Fiat::Eur),
