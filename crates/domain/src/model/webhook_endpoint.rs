@@ -66,6 +66,9 @@ impl WebhookUrl {
             return Err(WebhookUrlError::TooLong);
         }
         let url = url::Url::parse(s).map_err(|_| WebhookUrlError::Malformed)?;
+        if !crate::rules::validation::host_is_a_name_or_address(&url) {
+            return Err(WebhookUrlError::Malformed);
+        }
         let host = url.host_str().ok_or(WebhookUrlError::Malformed)?;
         match url.scheme() {
             "https" => {}
@@ -107,6 +110,11 @@ mod tests {
         );
         assert_eq!(
             WebhookUrl::parse("example.com"),
+            Err(WebhookUrlError::Malformed)
+        );
+        // A host no name can have (Schemathesis found it accepted against the document).
+        assert_eq!(
+            WebhookUrl::parse("https://a.S.XN-Z.FuvGz.xn-w.xN-k.h.h*"),
             Err(WebhookUrlError::Malformed)
         );
         assert_eq!(
