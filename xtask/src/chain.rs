@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use stablepay_domain::rules::eip191;
+use stablepay_domain::FeedPair;
 
 use crate::util::{root, spawn_reporting};
 
@@ -32,11 +33,11 @@ pub const SMART_WALLET_OWNER: usize = 8;
 pub const SANCTIONS_OWNER: usize = 9;
 /// The dev price feeds (D34) and their first answers (8 decimals): the euro at 1.0825
 /// dollars, USDC at its peg, USDT a hair under, EURC beside the euro. Tests move them.
-pub const PRICE_FEEDS: [(&str, i64); 4] = [
-    ("EUR/USD", 108_250_000),
-    ("USDC/USD", 100_000_000),
-    ("USDT/USD", 99_980_000),
-    ("EURC/USD", 108_200_000),
+pub const PRICE_FEEDS: [(FeedPair, u64); 4] = [
+    (FeedPair::EurUsd, 108_250_000),
+    (FeedPair::UsdcUsd, 100_000_000),
+    (FeedPair::UsdtUsd, 99_980_000),
+    (FeedPair::EurcUsd, 108_200_000),
 ];
 /// Tokens minted to every buyer, merchant wallet and the smart wallet: 1,000,000 units.
 const MINT_MICROS: u128 = 1_000_000 * 1_000_000;
@@ -71,8 +72,8 @@ pub struct DevChain {
     pub deposit_factory: String,
     /// The dev stand-in for the sanctions oracle (`isSanctioned`), owned by `SANCTIONS_OWNER`.
     pub sanctions_oracle: String,
-    /// The dev price feeds, by pair ("EUR/USD"), in `PRICE_FEEDS`' order.
-    pub price_feeds: Vec<(String, String)>,
+    /// The dev price feeds, by pair, in `PRICE_FEEDS`' order.
+    pub price_feeds: Vec<(FeedPair, String)>,
     child: Child,
 }
 
@@ -96,7 +97,7 @@ impl DevChain {
             "treasury": address(TREASURY),
             "smart_wallet": { "address": self.smart_wallet, "owner_private_key": key(SMART_WALLET_OWNER) },
             "sanctions_oracle": { "address": self.sanctions_oracle, "owner_private_key": key(SANCTIONS_OWNER) },
-            "price_feeds": self.price_feeds.iter().map(|(p, a)| (p.clone(), json!(a))).collect::<serde_json::Map<_, _>>(),
+            "price_feeds": self.price_feeds.iter().map(|(p, a)| (p.as_str().to_owned(), json!(a))).collect::<serde_json::Map<_, _>>(),
         })
     }
 
@@ -127,12 +128,11 @@ impl DevChain {
             ),
         ]
         .into_iter()
-        .chain(self.price_feeds.iter().map(|(pair, feed)| {
-            (
-                format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.replace('/', "_")),
-                feed.clone(),
-            )
-        }))
+        .chain(
+            self.price_feeds
+                .iter()
+                .map(|(pair, feed)| (pair.feed_variable(id), feed.clone())),
+        )
         .collect()
     }
 }
@@ -169,25 +169,26 @@ fn word_uint(n: u128) -> String {
     format!("{n:064x}")
 }
 
+/// A string's dynamic ABI part: its length word, then its bytes padded to whole words.
+fn abi_string(s: &str) -> String {
+    let words = s.len().div_ceil(32).max(1);
+    format!(
+        "{}{:0<width$}",
+        word_uint(s.len() as u128),
+        hex::encode(s.as_bytes()),
+        width = words * 64
+    )
+}
+
 /// ABI encoding of `(string, string)`.
 fn encode_two_strings(a: &str, b: &str) -> String {
-    let padded = |s: &str| {
-        let hex = hex::encode(s.as_bytes());
-        let words = s.len().div_ceil(32).max(1);
-        format!(
-            "{}{:0<width$}",
-            word_uint(s.len() as u128),
-            hex,
-            width = words * 64
-        )
-    };
-    let first = padded(a);
+    let first = abi_string(a);
     format!(
         "{}{}{}{}",
         word_uint(0x40),
         word_uint(0x40 + first.len() as u128 / 2),
         first,
-        padded(b)
+        abi_string(b)
     )
 }
 
@@ -236,30 +237,25 @@ pub(crate) fn mine_and_confirm(url: &str, hashes: &[String]) -> Result<Vec<Value
 
 /// ABI encoding of the dev price feed's constructor `(uint8 decimals, int256 answer,
 /// string description)`.
-fn encode_feed_args(answer: i64, description: &str) -> String {
-    let hex = hex::encode(description.as_bytes());
-    let words = description.len().div_ceil(32).max(1);
+/// The dev answers are positive, so the int256 word is the plain number.
+fn encode_feed_args(answer: u64, description: &str) -> String {
     format!(
-        "{}{:0>64}{}{}{:0<width$}",
+        "{}{}{}{}",
         word_uint(8),
-        format!("{:x}", answer),
+        word_uint(u128::from(answer)),
         word_uint(0x60),
-        word_uint(description.len() as u128),
-        hex,
-        width = words * 64
+        abi_string(description)
     )
 }
 
 /// The dev price feeds, deployed last so no earlier address moves: (pair, address).
-fn deploy_feeds(url: &str) -> Result<Vec<(String, String)>, String> {
+fn deploy_feeds(url: &str) -> Result<Vec<(FeedPair, String)>, String> {
     let deployer = address(OPERATOR);
     let sent = PRICE_FEEDS
         .iter()
         .map(|(pair, answer)| {
-            // Chainlink's descriptions read "EUR / USD".
-            let description = pair.replace('/', " / ");
-            let data =
-                artifact_bytecode("TestPriceFeed")? + &encode_feed_args(*answer, &description);
+            let data = artifact_bytecode("TestPriceFeed")?
+                + &encode_feed_args(*answer, &pair.description());
             send(url, &deployer, None, data)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -270,7 +266,7 @@ fn deploy_feeds(url: &str) -> Result<Vec<(String, String)>, String> {
         .map(|((pair, _), r)| {
             r["contractAddress"]
                 .as_str()
-                .map(|a| ((*pair).to_owned(), a.to_owned()))
+                .map(|a| (*pair, a.to_owned()))
                 .ok_or_else(|| "no contract address".to_owned())
         })
         .collect()

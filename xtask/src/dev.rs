@@ -375,6 +375,13 @@ fn intent_ttl_seconds() -> u64 {
 /// The operator (EIP-712 intent signer), keeper and relayer keys of the dev chains (the
 /// relayer shares the keeper's key and nonce sequence), and the depths.
 fn service_keys() -> Vec<(String, String)> {
+    // The dev feeds answer what they were last set to: a dev session runs for days
+    // without the updates Chainlink publishes (D34), so each heartbeat is 30 days.
+    let heartbeats = stablepay_domain::FeedPair::ALL.map(|pair| {
+        let name = pair.heartbeat_variable();
+        let value = env_or(&name, || "30d".into());
+        (name, value)
+    });
     vec![
         ("STABLEPAY_OPERATOR_KEY".into(), chain::key(chain::OPERATOR)),
         ("STABLEPAY_KEEPER_KEY".into(), chain::key(chain::KEEPER)),
@@ -389,23 +396,8 @@ fn service_keys() -> Vec<(String, String)> {
             "STABLEPAY_CONFIRMATIONS_8453".into(),
             confirmations(8453).to_string(),
         ),
-        // The dev feeds answer what they were last set to: a dev session runs for days
-        // without the hourly EUR/USD update Chainlink publishes (D34).
-        (
-            "STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD".into(),
-            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD", || "30d".into()),
-        ),
-        (
-            "STABLEPAY_PRICE_FEED_HEARTBEAT_EURC_USD".into(),
-            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_EURC_USD", || "30d".into()),
-        ),
-        (
-            "STABLEPAY_PRICE_FEED_HEARTBEAT_USDC_USD".into(),
-            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_USDC_USD", || "30d".into()),
-        ),
-        (
-            "STABLEPAY_PRICE_FEED_HEARTBEAT_USDT_USD".into(),
-            env_or("STABLEPAY_PRICE_FEED_HEARTBEAT_USDT_USD", || "30d".into()),
-        ),
     ]
+    .into_iter()
+    .chain(heartbeats)
+    .collect()
 }

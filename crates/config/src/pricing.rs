@@ -50,7 +50,7 @@ const DEFAULT_FEEDS: [(ChainId, FeedPair, &str); 6] = [
 pub fn price_feeds() -> Result<PriceFeeds, ConfigError> {
     let mut heartbeats = PricingPolicy::DEFAULT_HEARTBEATS;
     for pair in FeedPair::ALL {
-        let name = format!("STABLEPAY_PRICE_FEED_HEARTBEAT_{}", pair.var_name());
+        let name = pair.heartbeat_variable();
         heartbeats[pair as usize] = duration(&name, heartbeats[pair as usize])?;
     }
     let depeg_bound_bps = number("STABLEPAY_DEPEG_BOUND_BPS", 100u32)?;
@@ -74,7 +74,7 @@ pub fn price_feeds() -> Result<PriceFeeds, ConfigError> {
     });
     for chain in ChainId::ALL {
         for pair in FeedPair::ALL {
-            let name = format!("STABLEPAY_PRICE_FEED_{}_{}", pair.var_name(), chain.id());
+            let name = pair.feed_variable(chain.id());
             let default = DEFAULT_FEEDS
                 .iter()
                 .find(|(c, p, _)| *c == chain && *p == pair)

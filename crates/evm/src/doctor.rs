@@ -271,7 +271,7 @@ pub async fn check_chain(evm: &EvmChain, want: &ChainExpectation) -> Vec<Check> 
         }
     }
     for (pair, feed) in &want.feeds {
-        let variable = format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.var_name());
+        let variable = pair.feed_variable(id);
         let verdict = match ChainReader::price_feed_round(evm, chain, *feed).await {
             Ok(Some(r)) if r.decimals == stablepay_domain::rules::pricing::FEED_DECIMALS => {
                 Verdict::Ok(format!(

@@ -47,8 +47,8 @@ pub struct ChainInfo {
     pub usdc: String,
     pub usdt: String,
     pub eurc: String,
-    /// The dev price feeds by pair ("EUR/USD").
-    pub price_feeds: Vec<(String, String)>,
+    /// The dev price feeds by pair.
+    pub price_feeds: Vec<(stablepay_domain::FeedPair, String)>,
     pub router: String,
     pub treasury: String,
     pub subscription_manager: String,
@@ -102,7 +102,11 @@ pub fn chain_info_of(chain_id: u64) -> ChainInfo {
         eurc: s(&c["eurc"]),
         price_feeds: c["price_feeds"]
             .as_object()
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), s(v))).collect())
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (stablepay_domain::FeedPair::parse(k).expect("a pair"), s(v)))
+                    .collect()
+            })
             .unwrap_or_default(),
         router: s(&c["checkout_router"]),
         treasury: s(&c["treasury"]),
@@ -220,12 +224,11 @@ impl Stack {
             ("STABLEPAY_RATE_LIMIT_PER_MIN".into(), "100000".into()),
             ("STABLEPAY_LOG".into(), "error".into()),
         ];
-        env.extend(c.price_feeds.iter().map(|(pair, feed)| {
-            (
-                format!("STABLEPAY_PRICE_FEED_{}_{id}", pair.replace('/', "_")),
-                feed.clone(),
-            )
-        }));
+        env.extend(
+            c.price_feeds
+                .iter()
+                .map(|(pair, feed)| (pair.feed_variable(id), feed.clone())),
+        );
         env.extend(self.options.env.iter().cloned());
         env
     }

@@ -63,6 +63,19 @@ pub async fn pay_with_signature(
     )
 }
 
+/// GET /pay/:session/authorization for `payer`: what the hosted page asks a payer to sign.
+pub async fn authorization(stack: &Stack, session: &str, payer: &str) -> reqwest::Response {
+    stack
+        .http
+        .get(format!(
+            "{}/pay/{session}/authorization?payer={payer}",
+            stack.api
+        ))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The same, returning the hosted page's whole response.
 pub async fn post_signed_authorization(
     stack: &Stack,
@@ -71,12 +84,8 @@ pub async fn post_signed_authorization(
     payer: Address,
 ) -> reqwest::Response {
     let pay = format!("{}/pay/{session}/authorization", stack.api);
-    let auth: Value = stack
-        .http
-        .get(format!("{pay}?payer={payer}"))
-        .send()
+    let auth: Value = authorization(stack, session, &payer.to_string())
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use ethers::types::{I256, U256};
+use stablepay_domain::FeedPair;
 use stablepay_evm::bindings::test_price_feed::TestPriceFeed;
 
 use crate::{ChainInfo, Client};
 
-/// A deployed feed: its pair ("EUR/USD") and contract.
+/// A deployed feed: its pair and contract.
 pub struct Feed {
-    pub pair: &'static str,
+    pub pair: FeedPair,
     pub contract: TestPriceFeed<Client>,
 }
 
@@ -45,17 +46,19 @@ impl Feed {
 }
 
 /// Deploys one feed per `(pair, answer)` from `client`.
-pub async fn deploy_feeds(client: &Arc<Client>, feeds: &[(&'static str, i64)]) -> Vec<Feed> {
+pub async fn deploy_feeds(client: &Arc<Client>, feeds: &[(FeedPair, i64)]) -> Vec<Feed> {
     let mut out = Vec::new();
     for (pair, answer) in feeds {
-        let description = pair.replace('/', " / ");
-        let contract =
-            TestPriceFeed::deploy(client.clone(), (8u8, I256::from(*answer), description))
-                .unwrap()
-                .send()
-                .await
-                .unwrap();
-        out.push(Feed { pair, contract });
+        let args = (8u8, I256::from(*answer), pair.description());
+        let contract = TestPriceFeed::deploy(client.clone(), args)
+            .unwrap()
+            .send()
+            .await
+            .unwrap();
+        out.push(Feed {
+            pair: *pair,
+            contract,
+        });
     }
     out
 }
@@ -63,10 +66,7 @@ pub async fn deploy_feeds(client: &Arc<Client>, feeds: &[(&'static str, i64)]) -
 /// `chain` with `feeds` in place of the shared dev feeds.
 pub fn with_feeds(chain: &ChainInfo, feeds: &[Feed]) -> ChainInfo {
     ChainInfo {
-        price_feeds: feeds
-            .iter()
-            .map(|f| (f.pair.to_owned(), f.address()))
-            .collect(),
+        price_feeds: feeds.iter().map(|f| (f.pair, f.address())).collect(),
         ..chain.clone()
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
-use stablepay_e2e::one_signature::{pay_with_signature, payer_without_eth_in};
+use stablepay_e2e::one_signature::{authorization, pay_with_signature, payer_without_eth_in};
 use stablepay_e2e::x402::{sdk_pays, x402_session_in};
 use stablepay_e2e::*;
 
@@ -132,15 +132,8 @@ async fn eurc_is_paid_by_one_signature_without_eth_and_by_a_deposit() {
     let signed = id_of(&eurc_session(&stack, "7.25").await);
     let (minter, payer_key, payer) =
         payer_without_eth_in(&stack, &stack.chain.eurc, 10_000_000).await;
-    let auth: Value = stack
-        .http
-        .get(format!(
-            "{}/pay/{signed}/authorization?payer={payer}",
-            stack.api
-        ))
-        .send()
+    let auth: Value = authorization(&stack, &signed, &payer.to_string())
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();

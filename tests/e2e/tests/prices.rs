@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use ethers::providers::Middleware;
 use serde_json::{json, Value};
+use stablepay_domain::FeedPair;
 use stablepay_e2e::price_feeds::{deploy_feeds, with_feeds, Feed};
 use stablepay_e2e::*;
 
@@ -81,7 +82,7 @@ async fn a_euro_price_is_paid_in_eurc_one_to_one_and_in_usdc_at_the_feeds_rate()
         .chain
         .price_feeds
         .iter()
-        .find(|(p, _)| p == "EUR/USD")
+        .find(|(p, _)| *p == FeedPair::EurUsd)
         .map(|(_, a)| a.clone())
         .unwrap();
     let (status, usdc) = create(&stack, euros("20.00", Some("USDC"))).await;
@@ -154,10 +155,10 @@ async fn stack_with_own_feeds(env: &[(&str, &str)]) -> (Stack, Vec<Feed>) {
     let feeds = deploy_feeds(
         &deployer,
         &[
-            ("EUR/USD", 108_250_000),
-            ("USDC/USD", 100_000_000),
-            ("USDT/USD", 99_980_000),
-            ("EURC/USD", 108_200_000),
+            (FeedPair::EurUsd, 108_250_000),
+            (FeedPair::UsdcUsd, 100_000_000),
+            (FeedPair::UsdtUsd, 99_980_000),
+            (FeedPair::EurcUsd, 108_200_000),
         ],
     )
     .await;
@@ -174,7 +175,7 @@ async fn stack_with_own_feeds(env: &[(&str, &str)]) -> (Stack, Vec<Feed>) {
     (stack, feeds)
 }
 
-fn feed<'a>(feeds: &'a [Feed], pair: &str) -> &'a Feed {
+fn feed(feeds: &[Feed], pair: FeedPair) -> &Feed {
     feeds.iter().find(|f| f.pair == pair).unwrap()
 }
 
@@ -185,7 +186,7 @@ async fn rates_moved_on_the_feeds_are_quoted_a_depeg_refused_and_a_stale_feed_is
     let (_, first) = create(&stack, euros("20", Some("USDC"))).await;
     assert_eq!(first["amount"], "21.65", "{first}");
     // EUR/USD moves to 1.10: the next session is quoted at the new round.
-    feed(&feeds, "EUR/USD").set(110_000_000).await;
+    feed(&feeds, FeedPair::EurUsd).set(110_000_000).await;
     let (_, moved) = create(&stack, euros("20", Some("USDC"))).await;
     assert_eq!(moved["amount"], "22", "{moved}");
     assert_eq!(moved["quote"]["rate"], "1.1");
@@ -197,7 +198,7 @@ async fn rates_moved_on_the_feeds_are_quoted_a_depeg_refused_and_a_stale_feed_is
         (400, Some("currency"))
     );
     // It follows the euro to 1.10 USD: on its peg again.
-    feed(&feeds, "EURC/USD").set(110_000_000).await;
+    feed(&feeds, FeedPair::EurcUsd).set(110_000_000).await;
     let (status, _) = create(&stack, euros("5", None)).await;
     assert_eq!(status, 201);
     // A dollar price in EURC divides by EUR/USD: 11 USD ÷ 1.10 = 10 EURC.
@@ -209,7 +210,7 @@ async fn rates_moved_on_the_feeds_are_quoted_a_depeg_refused_and_a_stale_feed_is
     assert_eq!(eurc["amount"], "10", "{eurc}");
 
     // USDT at 0.98: refused on `currency`, for any price; USDC still quotes.
-    feed(&feeds, "USDT/USD").set(98_000_000).await;
+    feed(&feeds, FeedPair::UsdtUsd).set(98_000_000).await;
     let usd = |token: &str| json!({ "mode": "payment", "title": "T", "price": { "amount": "10", "currency": "USD" }, "currency": token });
     let (status, err) = create(&stack, usd("USDT")).await;
     assert_eq!(status, 400, "{err}");
@@ -233,7 +234,7 @@ async fn rates_moved_on_the_feeds_are_quoted_a_depeg_refused_and_a_stale_feed_is
         .unwrap()
         .timestamp
         .as_u64();
-    feed(&feeds, "EUR/USD")
+    feed(&feeds, FeedPair::EurUsd)
         .set_aged(110_000_000, now, 7_200)
         .await;
     let res = stack
@@ -269,11 +270,8 @@ async fn an_expired_quote_offers_no_way_to_pay() {
             .unix_seconds();
     let page = || async {
         stack
-            .http
-            .get(format!("{}/pay/{id}", stack.api))
-            .send()
+            .get_raw(&format!("/pay/{id}"))
             .await
-            .unwrap()
             .text()
             .await
             .unwrap()
@@ -313,15 +311,7 @@ async fn an_expired_quote_offers_no_way_to_pay() {
         "{refused}"
     );
     let payer = "0x1111111111111111111111111111111111111111";
-    let res = stack
-        .http
-        .get(format!(
-            "{}/pay/{id}/authorization?payer={payer}",
-            stack.api
-        ))
-        .send()
-        .await
-        .unwrap();
+    let res = stablepay_e2e::one_signature::authorization(&stack, &id, payer).await;
     assert_eq!(res.status(), 400);
     let url = session["x402_url"].as_str().unwrap().to_owned();
     let (status, required, _) =

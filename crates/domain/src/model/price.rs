@@ -44,8 +44,23 @@ impl FeedPair {
         Self::ALL.into_iter().find(|p| p.as_str() == s)
     }
 
+    /// `STABLEPAY_PRICE_FEED_EUR_USD_<chain>`: the variable naming the pair's feed.
+    pub fn feed_variable(self, chain_id: u64) -> String {
+        format!("STABLEPAY_PRICE_FEED_{}_{chain_id}", self.var_name())
+    }
+
+    /// `STABLEPAY_PRICE_FEED_HEARTBEAT_EUR_USD`: the variable setting the pair's heartbeat.
+    pub fn heartbeat_variable(self) -> String {
+        format!("STABLEPAY_PRICE_FEED_HEARTBEAT_{}", self.var_name())
+    }
+
+    /// "EUR / USD": the feed's `description()`, as Chainlink spells it.
+    pub fn description(self) -> String {
+        self.as_str().replace('/', " / ")
+    }
+
     /// "EUR_USD": how the pair is spelled in a variable name.
-    pub fn var_name(self) -> String {
+    fn var_name(self) -> String {
         self.as_str().replace('/', "_")
     }
 

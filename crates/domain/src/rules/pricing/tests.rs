@@ -44,6 +44,37 @@ fn policy() -> PricingPolicy {
     PricingPolicy::default()
 }
 
+/// `convert` at `now()` under the default policy.
+fn quoted(
+    p: Price,
+    token: Currency,
+    feeds: impl Fn(FeedPair) -> Option<FeedRound>,
+) -> Result<(u64, Quote), PricingError> {
+    convert(p, token, feeds, now(), &policy())
+}
+
+/// The dev rounds with `pair` answering `answer`.
+fn answering(pair: FeedPair, answer: i128) -> impl Fn(FeedPair) -> Option<FeedRound> {
+    move |p| match p == pair {
+        true => Some(round(p, answer)),
+        false => rounds(p),
+    }
+}
+
+/// The dev rounds, EUR/USD updated `eur_usd` seconds before now and the others `others`.
+fn aged(eur_usd: i64, others: i64) -> impl Fn(FeedPair) -> Option<FeedRound> {
+    move |pair| {
+        rounds(pair).map(|r| FeedRound {
+            updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
+                -eur_usd
+            } else {
+                -others
+            }),
+            ..r
+        })
+    }
+}
+
 #[test]
 fn a_price_in_the_pegged_money_converts_one_to_one_with_no_expiry() {
     for (fiat, token) in [
@@ -51,8 +82,7 @@ fn a_price_in_the_pegged_money_converts_one_to_one_with_no_expiry() {
         (Fiat::Usd, Currency::Usdt),
         (Fiat::Eur, Currency::Eurc),
     ] {
-        let (micros, quote) =
-            convert(price("20.00", fiat), token, rounds, now(), &policy()).unwrap();
+        let (micros, quote) = quoted(price("20.00", fiat), token, rounds).unwrap();
         assert_eq!(micros, 20_000_000, "{token}");
         assert_eq!(quote.pair, FeedPair::of_token(token));
         assert_eq!(quote.rate_e8, 100_000_000);
@@ -65,14 +95,7 @@ fn a_price_in_the_pegged_money_converts_one_to_one_with_no_expiry() {
 #[test]
 fn a_cross_currency_price_converts_at_eur_usd_rounded_up_and_expires() {
     // 20 EUR at 1.0825 = 21.65 USDC exactly.
-    let (micros, quote) = convert(
-        price("20", Fiat::Eur),
-        Currency::Usdc,
-        rounds,
-        now(),
-        &policy(),
-    )
-    .unwrap();
+    let (micros, quote) = quoted(price("20", Fiat::Eur), Currency::Usdc, rounds).unwrap();
     assert_eq!(micros, 21_650_000);
     assert_eq!((quote.pair, quote.rate_e8), (FeedPair::EurUsd, 108_250_000));
     assert_eq!(quote.feed, feed(FeedPair::EurUsd));
@@ -82,24 +105,10 @@ fn a_cross_currency_price_converts_at_eur_usd_rounded_up_and_expires() {
     assert!(quote.is_live(now().plus_seconds(1799)));
     assert!(!quote.is_live(now().plus_seconds(1800)));
     // 20 USD ÷ 1.0825 = 18.475750577… EURC: rounded up to 18.475751.
-    let (micros, _) = convert(
-        price("20", Fiat::Usd),
-        Currency::Eurc,
-        rounds,
-        now(),
-        &policy(),
-    )
-    .unwrap();
+    let (micros, _) = quoted(price("20", Fiat::Usd), Currency::Eurc, rounds).unwrap();
     assert_eq!(micros, 18_475_751);
     // 0.000001 EUR = 0.0000010825 USDC: one micro-unit more than the floor, never less.
-    let (micros, _) = convert(
-        price("0.000001", Fiat::Eur),
-        Currency::Usdc,
-        rounds,
-        now(),
-        &policy(),
-    )
-    .unwrap();
+    let (micros, _) = quoted(price("0.000001", Fiat::Eur), Currency::Usdc, rounds).unwrap();
     assert_eq!(micros, 2);
 }
 
@@ -120,7 +129,7 @@ proptest! {
         }));
         let (fiat, token) = if eur_to_usd { (Fiat::Eur, Currency::Usdc) } else { (Fiat::Usd, Currency::Eurc) };
         let p = Price { amount: Amount::from_micros(micros).unwrap(), fiat };
-        match convert(p, token, feeds, now(), &policy()) {
+        match quoted(p, token, feeds) {
             Ok((got, _)) => {
                 let (num, den) = if eur_to_usd {
                     (u128::from(micros) * u128::from(rate), 100_000_000u128)
@@ -140,18 +149,8 @@ proptest! {
 
 #[test]
 fn a_token_off_its_peg_beyond_the_bound_is_refused() {
-    let depegged = |pair: FeedPair| match pair {
-        FeedPair::UsdtUsd => Some(round(pair, 98_500_000)),
-        _ => rounds(pair),
-    };
-    let err = convert(
-        price("20", Fiat::Usd),
-        Currency::Usdt,
-        depegged,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let depegged = &answering(FeedPair::UsdtUsd, 98_500_000);
+    let err = quoted(price("20", Fiat::Usd), Currency::Usdt, depegged).unwrap_err();
     assert!(
         matches!(
             err,
@@ -167,89 +166,23 @@ fn a_token_off_its_peg_beyond_the_bound_is_refused() {
         "USDT is trading at 0.985 USD on its price feed, off its peg by more than 100 basis points"
     );
     // Refused for a euro price too, and USDC is still fine.
-    assert!(convert(
-        price("20", Fiat::Eur),
-        Currency::Usdt,
-        depegged,
-        now(),
-        &policy()
-    )
-    .is_err());
-    assert!(convert(
-        price("20", Fiat::Usd),
-        Currency::Usdc,
-        depegged,
-        now(),
-        &policy()
-    )
-    .is_ok());
+    assert!(quoted(price("20", Fiat::Eur), Currency::Usdt, depegged).is_err());
+    assert!(quoted(price("20", Fiat::Usd), Currency::Usdc, depegged).is_ok());
     // Exactly on the bound is still on the peg; above it is not.
-    let at = |answer: i128| {
-        move |pair: FeedPair| match pair {
-            FeedPair::UsdcUsd => Some(round(pair, answer)),
-            _ => rounds(pair),
-        }
-    };
-    assert!(convert(
-        price("1", Fiat::Usd),
-        Currency::Usdc,
-        at(99_000_000),
-        now(),
-        &policy()
-    )
-    .is_ok());
-    assert!(convert(
-        price("1", Fiat::Usd),
-        Currency::Usdc,
-        at(101_000_000),
-        now(),
-        &policy()
-    )
-    .is_ok());
-    assert!(convert(
-        price("1", Fiat::Usd),
-        Currency::Usdc,
-        at(98_999_999),
-        now(),
-        &policy()
-    )
-    .is_err());
-    assert!(convert(
-        price("1", Fiat::Usd),
-        Currency::Usdc,
-        at(101_000_001),
-        now(),
-        &policy()
-    )
-    .is_err());
+    let at = |answer: i128| answering(FeedPair::UsdcUsd, answer);
+    assert!(quoted(price("1", Fiat::Usd), Currency::Usdc, at(99_000_000)).is_ok());
+    assert!(quoted(price("1", Fiat::Usd), Currency::Usdc, at(101_000_000)).is_ok());
+    assert!(quoted(price("1", Fiat::Usd), Currency::Usdc, at(98_999_999)).is_err());
+    assert!(quoted(price("1", Fiat::Usd), Currency::Usdc, at(101_000_001)).is_err());
 }
 
 #[test]
 fn eurc_is_measured_against_the_euro_not_the_dollar() {
     // EURC at 1.0825 USD while EUR is at 1.0825: on its peg.
-    let at = |eurc: i128| {
-        move |pair: FeedPair| match pair {
-            FeedPair::EurcUsd => Some(round(pair, eurc)),
-            _ => rounds(pair),
-        }
-    };
-    assert!(convert(
-        price("5", Fiat::Eur),
-        Currency::Eurc,
-        at(108_250_000),
-        now(),
-        &policy()
-    )
-    .is_ok());
+    let at = |eurc: i128| answering(FeedPair::EurcUsd, eurc);
+    assert!(quoted(price("5", Fiat::Eur), Currency::Eurc, at(108_250_000)).is_ok());
     // At 1.05 USD (3 % under the euro): refused.
-    let err = convert(
-        price("5", Fiat::Eur),
-        Currency::Eurc,
-        at(105_000_000),
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let err = quoted(price("5", Fiat::Eur), Currency::Eurc, at(105_000_000)).unwrap_err();
     assert!(err.to_string().contains("EUR on its price feed"), "{err}");
     assert_eq!(
         feeds_needed(Fiat::Eur, Currency::Eurc),
@@ -267,24 +200,8 @@ fn eurc_is_measured_against_the_euro_not_the_dollar() {
 
 #[test]
 fn a_stale_missing_or_malformed_feed_is_no_rate() {
-    let stale = |pair: FeedPair| {
-        rounds(pair).map(|r| FeedRound {
-            updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
-                -60
-            } else {
-                -86_401
-            }),
-            ..r
-        })
-    };
-    let err = convert(
-        price("20", Fiat::Eur),
-        Currency::Usdc,
-        stale,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let stale = &aged(60, 86_401);
+    let err = quoted(price("20", Fiat::Eur), Currency::Usdc, stale).unwrap_err();
     assert!(
         matches!(
             err,
@@ -301,34 +218,8 @@ fn a_stale_missing_or_malformed_feed_is_no_rate() {
     );
     // Each pair has its own heartbeat: a day for USDC/USD, an hour for EUR/USD; exactly
     // one heartbeat old is still fresh.
-    let aged = |usdc: i64, eur: i64| {
-        move |pair: FeedPair| {
-            rounds(pair).map(|r| FeedRound {
-                updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
-                    -eur
-                } else {
-                    -usdc
-                }),
-                ..r
-            })
-        }
-    };
-    assert!(convert(
-        price("20", Fiat::Eur),
-        Currency::Usdc,
-        aged(86_400, 3_600),
-        now(),
-        &policy()
-    )
-    .is_ok());
-    let err = convert(
-        price("20", Fiat::Eur),
-        Currency::Usdc,
-        aged(60, 3_601),
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    assert!(quoted(price("20", Fiat::Eur), Currency::Usdc, aged(3_600, 86_400)).is_ok());
+    let err = quoted(price("20", Fiat::Eur), Currency::Usdc, aged(3_601, 60)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -340,27 +231,13 @@ fn a_stale_missing_or_malformed_feed_is_no_rate() {
         "{err}"
     );
     let missing = |pair: FeedPair| (pair != FeedPair::EurUsd).then(|| rounds(pair)).flatten();
-    let err = convert(
-        price("20", Fiat::Eur),
-        Currency::Usdc,
-        missing,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let err = quoted(price("20", Fiat::Eur), Currency::Usdc, missing).unwrap_err();
     assert_eq!(
         err.to_string(),
         "the EUR/USD price feed is not configured on this chain"
     );
     // A dollar price in USDC needs no EUR/USD.
-    assert!(convert(
-        price("20", Fiat::Usd),
-        Currency::Usdc,
-        missing,
-        now(),
-        &policy()
-    )
-    .is_ok());
+    assert!(quoted(price("20", Fiat::Usd), Currency::Usdc, missing).is_ok());
     for bad in [
         FeedRound {
             answer: 0,
@@ -382,14 +259,7 @@ fn a_stale_missing_or_malformed_feed_is_no_rate() {
                 rounds(pair)
             }
         };
-        let err = convert(
-            price("20", Fiat::Eur),
-            Currency::Usdc,
-            feeds,
-            now(),
-            &policy(),
-        )
-        .unwrap_err();
+        let err = quoted(price("20", Fiat::Eur), Currency::Usdc, feeds).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -405,82 +275,30 @@ fn a_stale_missing_or_malformed_feed_is_no_rate() {
 
 #[test]
 fn eur_usd_only_checking_eurcs_peg_may_be_days_old_but_a_cross_rate_may_not() {
-    let weekend = |pair: FeedPair| {
-        rounds(pair).map(|r| FeedRound {
-            updated_at: now().plus_seconds(if pair == FeedPair::EurUsd {
-                -2 * 86_400
-            } else {
-                -60
-            }),
-            ..r
-        })
-    };
+    let weekend = &aged(2 * 86_400, 60);
     // A euro price in EURC over a weekend: the peg check reads a two-day-old EUR/USD.
-    assert!(convert(
-        price("5", Fiat::Eur),
-        Currency::Eurc,
-        weekend,
-        now(),
-        &policy()
-    )
-    .is_ok());
+    assert!(quoted(price("5", Fiat::Eur), Currency::Eurc, weekend).is_ok());
     // Converting at it is refused.
-    assert!(convert(
-        price("5", Fiat::Eur),
-        Currency::Usdc,
-        weekend,
-        now(),
-        &policy()
-    )
-    .is_err());
+    assert!(quoted(price("5", Fiat::Eur), Currency::Usdc, weekend).is_err());
 }
 
 #[test]
 fn an_implausible_or_future_round_is_no_rate() {
     // ETH/USD's proxy configured as EUR/USD: 3,000 dollars per euro is not a market.
-    let wrong = |pair: FeedPair| match pair {
-        FeedPair::EurUsd => Some(round(pair, 300_000_000_000)),
-        _ => rounds(pair),
-    };
-    let err = convert(
-        price("5", Fiat::Eur),
-        Currency::Usdc,
-        wrong,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let wrong = answering(FeedPair::EurUsd, 300_000_000_000);
+    let err = quoted(price("5", Fiat::Eur), Currency::Usdc, wrong).unwrap_err();
     assert!(
         err.to_string().contains("outside 0.5–2 USD per EUR"),
         "{err}"
     );
-    let future = |pair: FeedPair| {
-        rounds(pair).map(|r| FeedRound {
-            updated_at: now().plus_seconds(3_600),
-            ..r
-        })
-    };
-    let err = convert(
-        price("5", Fiat::Usd),
-        Currency::Usdc,
-        future,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let future = aged(-3_600, -3_600);
+    let err = quoted(price("5", Fiat::Usd), Currency::Usdc, future).unwrap_err();
     assert!(err.to_string().contains("in the future"), "{err}");
 }
 
 #[test]
 fn a_price_converting_past_the_largest_amount_is_refused() {
-    let err = convert(
-        price("1000000000", Fiat::Eur),
-        Currency::Usdc,
-        rounds,
-        now(),
-        &policy(),
-    )
-    .unwrap_err();
+    let err = quoted(price("1000000000", Fiat::Eur), Currency::Usdc, rounds).unwrap_err();
     assert_eq!(err, PricingError::TooLarge(Currency::Usdc));
 }
 
@@ -489,6 +307,14 @@ fn pairs_read_back_and_name_their_variables() {
     for pair in FeedPair::ALL {
         assert_eq!(FeedPair::parse(pair.as_str()), Some(pair));
     }
-    assert_eq!(FeedPair::EurUsd.var_name(), "EUR_USD");
+    assert_eq!(
+        FeedPair::EurUsd.feed_variable(8453),
+        "STABLEPAY_PRICE_FEED_EUR_USD_8453"
+    );
+    assert_eq!(
+        FeedPair::UsdcUsd.heartbeat_variable(),
+        "STABLEPAY_PRICE_FEED_HEARTBEAT_USDC_USD"
+    );
+    assert_eq!(FeedPair::EurcUsd.description(), "EURC / USD");
     assert_eq!(FeedPair::parse("EUR-USD"), None);
 }

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use futures_util::future::join_all;
+
 use super::{CreateSessionError, PrepareSessionDeps};
 use crate::model::{Amount, ChainId, Currency, Price, QuotedPrice, ValidationErrors};
 use crate::rules::pricing::{self, PricingError};
@@ -17,7 +19,8 @@ pub(super) async fn quote_price(
     token: Currency,
     deps: &PrepareSessionDeps<'_>,
 ) -> Result<(Amount, QuotedPrice), CreateSessionError> {
-    let mut rounds = HashMap::new();
+    // Every feed configured, before any is read.
+    let mut feeds = Vec::new();
     for pair in pricing::feeds_needed(price.fiat, token) {
         let Some(feed) = deps.feeds.feed(chain, pair) else {
             return Err(ValidationErrors::single(
@@ -31,7 +34,18 @@ pub(super) async fn quote_price(
             )
             .into());
         };
-        let round = match deps.chain.price_feed_round(chain, feed).await {
+        feeds.push((pair, feed));
+    }
+    // Read together: a create waits one round trip, not one per feed.
+    let read = join_all(
+        feeds
+            .iter()
+            .map(|(_, feed)| deps.chain.price_feed_round(chain, *feed)),
+    )
+    .await;
+    let mut rounds = HashMap::new();
+    for ((pair, _), answer) in feeds.into_iter().zip(read) {
+        let round = match answer {
             Ok(Some(round)) => round,
             Ok(None) => {
                 return Err(CreateSessionError::PriceUnavailable(format!(
