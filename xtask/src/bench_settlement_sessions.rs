@@ -137,6 +137,7 @@ pub(crate) async fn sessions_to_pay(
             success_url: None,
             cancel_url: None,
             underpayment_tolerance: None,
+            payment_link: None,
             expires_in_seconds: 3600,
             chain: None,
             currency: Some(Currency::Usdc),

@@ -13,7 +13,7 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::routes::{
-    checkout_sessions, hosted, hosted_authorization, payment_reviews, portal, reads,
+    checkout_sessions, hosted, hosted_authorization, payment_links, payment_reviews, portal, reads,
     refund_requests, refunds, wallets, webhook_endpoints, webhook_events, x402, x402_facilitator,
 };
 use stablepay_web::WebState;
@@ -93,6 +93,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .service(resource(
                 "/checkout/sessions/{id}",
                 [(Method::GET, read(checkout_sessions::retrieve))],
+            ))
+            .service(resource(
+                "/payment_links",
+                [
+                    (Method::POST, atomic_write(payment_links::create)),
+                    (Method::GET, list(payment_links::list)),
+                ],
+            ))
+            .service(resource(
+                "/payment_links/{id}",
+                [
+                    (Method::GET, read(payment_links::retrieve)),
+                    (Method::POST, atomic_write(payment_links::update)),
+                ],
             ))
             .service(resource(
                 "/payments",
@@ -277,6 +291,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             (Method::GET, web::route().to(portal::message)),
             (Method::POST, web::route().to(portal::cancel)),
         ],
+    ))
+    .service(resource(
+        "/link/{id}",
+        [(Method::GET, web::route().to(stablepay_web::link_page))],
     ))
     .service(resource(
         "/refund/{id}",

@@ -245,6 +245,17 @@ impl From<CreateSessionError> for ApiError {
     }
 }
 
+impl From<stablepay_domain::services::PaymentLinkError> for ApiError {
+    fn from(e: stablepay_domain::services::PaymentLinkError) -> Self {
+        use stablepay_domain::services::PaymentLinkError;
+        match e {
+            PaymentLinkError::Invalid(v) => v.into(),
+            PaymentLinkError::NotFound(m) => m.into(),
+            PaymentLinkError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<RevokeWalletError> for ApiError {
     fn from(e: RevokeWalletError) -> Self {
         match e {

@@ -117,6 +117,26 @@ impl Reads for PgReads {
             .await
     }
 
+    async fn payment_link(
+        &self,
+        id: PaymentLinkId,
+    ) -> Result<Checked<Option<PaymentLink>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .read_payment_link(check, self.merchant(), self.mode(), id)
+            .await
+    }
+
+    async fn payment_links(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<PaymentLink>>, StoreError> {
+        let check = self.check.as_ref();
+        self.store
+            .list_payment_links(check, self.merchant(), self.mode(), page)
+            .await
+    }
+
     async fn refund_request(
         &self,
         id: RefundRequestId,

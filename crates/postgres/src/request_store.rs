@@ -265,4 +265,7 @@ impl stablepay_domain::ports::Storage for PgStore {
     fn payment_reviews(&self) -> &dyn ports::PaymentReviews {
         self
     }
+    fn payment_links(&self) -> &dyn ports::PaymentLinkRepository {
+        self
+    }
 }

@@ -208,6 +208,32 @@ diesel::table! {
         quote_round_id -> Nullable<Text>,
         quote_updated_at -> Nullable<Timestamptz>,
         quote_expires_at -> Nullable<Timestamptz>,
+        payment_link_id -> Nullable<Uuid>,
+    }
+}
+
+diesel::table! {
+    payment_links (id) {
+        id -> Uuid,
+        merchant_id -> Uuid,
+        livemode -> Bool,
+        name -> Text,
+        description -> Nullable<Text>,
+        amount_micros -> Nullable<Int8>,
+        price_micros -> Nullable<Int8>,
+        price_currency -> Nullable<Text>,
+        custom_min_micros -> Nullable<Int8>,
+        custom_max_micros -> Nullable<Int8>,
+        custom_fiat -> Nullable<Text>,
+        currency -> Text,
+        recipient_address -> Text,
+        success_url -> Nullable<Text>,
+        metadata -> Text,
+        completed_limit -> Nullable<Int4>,
+        active -> Bool,
+        created_by_type -> Text,
+        created_by_id -> Text,
+        created_at -> Timestamptz,
     }
 }
 
@@ -582,6 +608,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     customers,
     subscriptions,
     checkout_sessions,
+    payment_links,
     payments,
     refunds,
     payment_attempts,

@@ -217,6 +217,7 @@ pub async fn stored_session(
         underpaid_micros: None,
         awaiting_review: false,
         priced: None,
+        payment_link: None,
     };
     stablepay_domain::ports::SessionRepository::insert(store, &session)
         .await

@@ -183,6 +183,7 @@ async fn an_expired_session_reads_as_expired_without_a_write() {
             let filter = SessionFilter {
                 status,
                 customer_reference: None,
+                payment_link: None,
             };
             let page = unit
                 .reads()
@@ -208,6 +209,7 @@ async fn an_expired_session_reads_as_expired_without_a_write() {
     let filter = SessionFilter {
         status: Some(SessionStatus::Open),
         customer_reference: None,
+        payment_link: None,
     };
     let open = unit
         .reads()

@@ -15,9 +15,9 @@ use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
 use stablepay_domain::{
     Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
     CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
-    PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, Refund, RefundFilter,
-    RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter, Subscription,
-    SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
+    PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, PaymentLink, PaymentLinkId,
+    Refund, RefundFilter, RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter,
+    Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
     WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
 
@@ -208,6 +208,16 @@ pub trait Reads: Send + Sync {
         payment: Option<PaymentId>,
         page: &PageRequest,
     ) -> Result<Checked<Page<RefundRequest>>, StoreError>;
+    /// One payment link (D34), with its completed count.
+    async fn payment_link(
+        &self,
+        id: PaymentLinkId,
+    ) -> Result<Checked<Option<PaymentLink>>, StoreError>;
+    /// A page of payment links, newest first.
+    async fn payment_links(
+        &self,
+        page: &PageRequest,
+    ) -> Result<Checked<Page<PaymentLink>>, StoreError>;
     /// A page of the audit log (D32): this mode's entries and the account's, newest first.
     async fn audit_events(
         &self,

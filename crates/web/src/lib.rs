@@ -8,6 +8,7 @@ mod assets;
 mod checkout;
 mod form;
 mod format;
+mod link_page;
 mod pages;
 mod passwords;
 mod portal;
@@ -56,6 +57,7 @@ pub struct WebState {
 }
 
 pub use checkout::page as checkout_page;
+pub use link_page::page as link_page;
 pub use portal::page as portal_page;
 pub use refund_page::page as refund_page;
 pub use shell::csv_attachment;

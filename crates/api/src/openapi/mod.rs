@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use utoipa::OpenApi;
 
 use crate::routes::{
-    checkout_sessions, payment_reviews, reads, refund_requests, refunds, wallets,
+    checkout_sessions, payment_links, payment_reviews, reads, refund_requests, refunds, wallets,
     webhook_endpoints, webhook_events, x402_facilitator,
 };
 use stablepay_domain::representation::*;
@@ -30,6 +30,10 @@ use stablepay_domain::representation::*;
         checkout_sessions::create,
         checkout_sessions::list,
         checkout_sessions::retrieve,
+        payment_links::create,
+        payment_links::list,
+        payment_links::retrieve,
+        payment_links::update,
         reads::list_payments,
         reads::get_payment,
         reads::list_payment_screening_checks,
@@ -69,7 +73,7 @@ use stablepay_domain::representation::*;
         x402_facilitator::settle,
     ),
     tags(
-        (name = "Checkout sessions"), (name = "Payments"), (name = "Balance transactions"),
+        (name = "Checkout sessions"), (name = "Payment links"), (name = "Payments"), (name = "Balance transactions"),
         (name = "Refunds"), (name = "Refund requests"),
         (name = "Subscriptions"), (name = "Payment attempts"), (name = "Settlement wallets"),
         (name = "Webhook endpoints"), (name = "Webhook events"), (name = "Audit events"),
@@ -162,6 +166,7 @@ fn pinned_objects() -> Vec<(String, &'static str)> {
         of::<webhook_endpoints::RecoveryResource>(),
         of::<AuditEventResource>(),
         of::<RefundRequestResource>(),
+        of::<PaymentLinkResource>(),
     ]
 }
 

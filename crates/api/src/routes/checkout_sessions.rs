@@ -9,8 +9,8 @@ use stablepay_domain::services::{
 };
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference, Fiat,
-    MetadataJson, Mode, Price, RedirectUrl, SessionFilter, SessionMode, SessionStatus,
-    SessionTerms, Title, UnderpaymentTolerance, ValidationErrors,
+    MetadataJson, Mode, PaymentLinkId, Price, RedirectUrl, SessionFilter, SessionMode,
+    SessionStatus, SessionTerms, Title, UnderpaymentTolerance, ValidationErrors,
 };
 
 use crate::error::ApiError;
@@ -29,7 +29,7 @@ pub struct PriceInput {
 }
 
 /// `{"amount": "20.00", "currency": "USD" | "EUR"}`, every problem named on its field.
-fn parse_price(v: serde_json::Value, e: &mut ValidationErrors) -> Option<Price> {
+pub(crate) fn parse_price(v: serde_json::Value, e: &mut ValidationErrors) -> Option<Price> {
     let serde_json::Value::Object(mut fields) = v else {
         e.push(
             "price",
@@ -262,6 +262,7 @@ impl CreateSessionBody {
                 chain,
                 currency,
                 underpayment_tolerance,
+                payment_link: None,
             }),
             // Every `None` above pushed its reason onto `e`.
             _ => Err(e),
@@ -337,6 +338,7 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
         crate::openapi::PageParams,
         ("status" = Option<SessionStatus>, Query),
         ("customer_reference" = Option<String>, Query),
+        ("payment_link" = Option<PaymentLinkId>, Query, description = "Only the sessions this payment link opened"),
     ),
     responses((status = 200, description = "Sessions, newest first", body = List<CheckoutSessionResource>)),
 )]
@@ -344,11 +346,13 @@ pub async fn list(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let mut q = call.query()?;
     let status = q.take_parsed("status", SessionStatus::parse, "open, completed or expired")?;
     let customer_reference = q.take_checked("customer_reference", CustomerReference::parse)?;
+    let payment_link = q.take_checked("payment_link", PaymentLinkId::parse)?;
     let page = q.page::<CheckoutSessionId>()?;
     q.finish()?;
     let filter = SessionFilter {
         status,
         customer_reference,
+        payment_link,
     };
     let s = &call.state;
     let sessions = call.reads().sessions(&filter, &page, s.clock.now()).await?;

@@ -3,6 +3,7 @@
 pub mod checkout_sessions;
 pub mod hosted;
 pub mod hosted_authorization;
+pub mod payment_links;
 pub mod payment_reviews;
 pub mod portal;
 pub mod reads;

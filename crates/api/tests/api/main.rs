@@ -7,6 +7,7 @@ mod checkout_sessions;
 mod dashboard;
 mod idempotency;
 mod openapi_served;
+mod payment_links;
 mod reads;
 mod support;
 mod tenant_isolation;

@@ -104,6 +104,8 @@ pub struct CheckoutSession {
     /// Priced in a currency (D34): the price and the quote `amount` was converted at;
     /// `None` when priced in token units.
     pub priced: Option<QuotedPrice>,
+    /// The payment link whose visit opened the session (D34).
+    pub payment_link: Option<super::PaymentLinkId>,
 }
 
 impl CheckoutSession {
@@ -211,6 +213,7 @@ mod tests {
             underpaid_micros: None,
             awaiting_review: false,
             priced: None,
+            payment_link: None,
         }
     }
 

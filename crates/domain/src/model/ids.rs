@@ -150,6 +150,8 @@ macro_rules! resource_id {
 
 resource_id!(/// `cs_…` checkout session.
     CheckoutSessionId, "cs", "checkout session");
+resource_id!(/// `plink_…` reusable payment link (D34).
+    PaymentLinkId, "plink", "payment link");
 resource_id!(/// `pay_…` payment.
     PaymentId, "pay", "payment");
 resource_id!(/// `cus_…` customer (D7).

@@ -302,6 +302,8 @@ pub struct SessionFilter {
     /// Parsed like the reference a session is created with (a value no session can hold,
     /// such as one with a NUL byte, is refused at the edge).
     pub customer_reference: Option<super::CustomerReference>,
+    /// Only the sessions this payment link opened.
+    pub payment_link: Option<super::PaymentLinkId>,
 }
 
 #[cfg(test)]

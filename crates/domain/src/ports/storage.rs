@@ -3,9 +3,10 @@
 
 use super::{
     ApiKeyManager, ApiKeyStore, AuditLog, DashboardReader, DashboardUserStore, DepositStore,
-    IdempotencyStore, MerchantSettings, Outbox, PaymentReviews, RecoveryQueue, RefundRequestStore,
-    RefundStore, ResourceReader, ScreeningLog, SessionRepository, SettlementStore,
-    SubscriptionStore, WalletRepository, WebhookEndpointRepository,
+    IdempotencyStore, MerchantSettings, Outbox, PaymentLinkRepository, PaymentReviews,
+    RecoveryQueue, RefundRequestStore, RefundStore, ResourceReader, ScreeningLog,
+    SessionRepository, SettlementStore, SubscriptionStore, WalletRepository,
+    WebhookEndpointRepository,
 };
 
 /// Every storage port, from one store.
@@ -30,4 +31,5 @@ pub trait Storage: Send + Sync {
     fn refund_requests(&self) -> &dyn RefundRequestStore;
     fn screening_log(&self) -> &dyn ScreeningLog;
     fn payment_reviews(&self) -> &dyn PaymentReviews;
+    fn payment_links(&self) -> &dyn PaymentLinkRepository;
 }

@@ -3,6 +3,7 @@
 
 mod audit_event;
 mod balance_transaction;
+mod payment_link;
 mod price;
 mod public_session;
 mod public_subscription;
@@ -16,6 +17,7 @@ mod webhook_endpoint;
 
 pub use audit_event::*;
 pub use balance_transaction::*;
+pub use payment_link::*;
 pub use price::*;
 pub use public_session::*;
 pub use public_subscription::*;

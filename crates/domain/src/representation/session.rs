@@ -1,7 +1,7 @@
 use super::Resource;
 use crate::model::{
     render_micros, Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency,
-    CustomerId, SessionMode, SessionStatus, SubscriptionId, Timestamp, TxHash,
+    CustomerId, PaymentLinkId, SessionMode, SessionStatus, SubscriptionId, Timestamp, TxHash,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -66,6 +66,8 @@ pub struct CheckoutSessionResource {
     pub price: Option<PriceResource>,
     /// The rate `price` was converted at; null when priced in token units.
     pub quote: Option<QuoteResource>,
+    /// The payment link (`plink_…`) whose visit opened the session; null otherwise.
+    pub payment_link: Option<PaymentLinkId>,
 }
 
 impl CheckoutSessionResource {
@@ -108,6 +110,7 @@ impl CheckoutSessionResource {
             underpaid_amount: s.underpaid_micros.map(render_micros),
             price: s.priced.as_ref().map(PriceResource::of),
             quote: s.priced.as_ref().map(QuoteResource::of),
+            payment_link: s.payment_link,
         }
     }
 }

@@ -5,8 +5,9 @@
 use crate::deployment::{ChainDirectory, PriceFeeds, TokenDirectory};
 use crate::model::{
     Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
-    CustomerReference, Fiat, MetadataJson, QuotedPrice, RedirectUrl, SessionMode, SessionStatus,
-    SessionTerms, Title, UnderpaymentTolerance, ValidationErrors, Wallet, WalletStatus,
+    CustomerReference, Fiat, MetadataJson, PaymentLinkId, QuotedPrice, RedirectUrl, SessionMode,
+    SessionStatus, SessionTerms, Title, UnderpaymentTolerance, ValidationErrors, Wallet,
+    WalletStatus,
 };
 use crate::ports::{
     ChainReader, Clock, SessionRepository, StoreError, SubscriptionStore, WalletRepository,
@@ -36,6 +37,8 @@ pub struct NewSessionRequest {
     /// Payment mode only (a subscription's charges are exact); `None` takes the
     /// merchant's default.
     pub underpayment_tolerance: Option<UnderpaymentTolerance>,
+    /// The payment link being visited, when a visit makes the session.
+    pub payment_link: Option<PaymentLinkId>,
 }
 
 impl NewSessionRequest {
@@ -254,6 +257,7 @@ pub async fn create_checkout_session(
         underpaid_micros: None,
         awaiting_review: false,
         priced: quoted.map(|(_, priced)| priced),
+        payment_link: req.payment_link,
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
     if session_mode == SessionMode::Payment {
@@ -269,7 +273,7 @@ pub async fn create_checkout_session(
 /// when there is exactly one. A live session pays only a wallet verified in live mode,
 /// named or defaulted (D25): a wallet a test key verified is never live money's
 /// destination.
-async fn resolve_recipient(
+pub(crate) async fn resolve_recipient(
     ctx: &AuthContext,
     asked: Option<Address>,
     wallets: &dyn WalletRepository,
@@ -306,7 +310,7 @@ async fn resolve_recipient(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// The tolerance a new session keeps: none in subscription mode (its charges are exact;
 /// a non-zero one was refused by `prepare_checkout_session`), else the request's, else

@@ -15,6 +15,7 @@ mod leader_lock;
 pub(crate) mod ledger;
 mod ledger_export;
 pub(crate) mod outbox;
+mod payment_links;
 mod payment_reviews;
 mod reader;
 mod reconcile;

@@ -165,6 +165,9 @@ impl PgStore {
         if let Some(reference) = &filter.customer_reference {
             q = q.filter(cs::customer_reference.eq(reference.as_str().to_owned()));
         }
+        if let Some(link) = filter.payment_link {
+            q = q.filter(cs::payment_link_id.eq(link.uuid()));
+        }
         if let Some(after) = page.starting_after() {
             q = q.filter(cs::id.lt(after));
         }

@@ -2,8 +2,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
 use stablepay_domain::{
-    CheckoutSession, CheckoutSessionId, CustomerId, FeedPair, Fiat, MerchantId, Mode, Price, Quote,
-    QuotedPrice, SessionMode, SessionStatus, SubscriptionId, UnderpaymentTolerance,
+    CheckoutSession, CheckoutSessionId, CustomerId, FeedPair, Fiat, MerchantId, Mode,
+    PaymentLinkId, Price, Quote, QuotedPrice, SessionMode, SessionStatus, SubscriptionId,
+    UnderpaymentTolerance,
 };
 use uuid::Uuid;
 
@@ -57,6 +58,7 @@ pub(crate) struct SessionRow {
     pub quote_round_id: Option<String>,
     pub quote_updated_at: Option<DateTime<Utc>>,
     pub quote_expires_at: Option<DateTime<Utc>>,
+    pub payment_link_id: Option<Uuid>,
 }
 
 impl SessionRow {
@@ -109,6 +111,7 @@ impl SessionRow {
                 .as_ref()
                 .and_then(|p| p.quote.expires_at)
                 .map(|t| t.as_datetime()),
+            payment_link_id: s.payment_link.map(|l| l.uuid()),
         }
     }
 }
@@ -208,6 +211,7 @@ impl TryFrom<SessionRow> for CheckoutSession {
             priced,
             underpaid_micros: r.underpaid_micros.map(micros).transpose()?,
             awaiting_review: r.awaiting_review,
+            payment_link: r.payment_link_id.map(PaymentLinkId::from_uuid),
         })
     }
 }

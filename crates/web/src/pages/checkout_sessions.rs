@@ -110,6 +110,9 @@ async fn render(
                     .map_err(|e| WebError::Invalid(format!("The customer reference {e}")))?,
             ),
         },
+        payment_link: p
+            .query("payment_link")
+            .and_then(|l| stablepay_domain::PaymentLinkId::parse(&l).ok()),
     };
     let page = page_request::<CheckoutSessionId>(p)?;
     let mut rows =
@@ -226,6 +229,7 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
             chain: None,
             currency: Some(currency),
             underpayment_tolerance: None,
+            payment_link: None,
         }),
         _ => Err(e),
     }

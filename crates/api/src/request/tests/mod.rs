@@ -51,6 +51,7 @@ struct Ports {
     refund_requests: MockRefundRequestStore,
     screening_log: MockScreeningLog,
     payment_reviews: MockPaymentReviews,
+    payment_links: MockPaymentLinkRepository,
 }
 
 /// `Storage` for `$t`, each port the field of that name of `$base`.
@@ -136,6 +137,10 @@ macro_rules! storage {
             fn payment_reviews(&self) -> &dyn PaymentReviews {
                 let $s = self;
                 &$base.payment_reviews
+            }
+            fn payment_links(&self) -> &dyn PaymentLinkRepository {
+                let $s = self;
+                &$base.payment_links
             }
         }
     };

@@ -12,7 +12,7 @@ use crate::rules::eip712;
 use chrono::{TimeZone, Utc};
 use futures_executor::block_on;
 
-fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
+pub(crate) fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
     AuthContext {
         merchant_id: MerchantId::generate(),
         mode,
@@ -23,7 +23,7 @@ fn ctx(mode: Mode, tier: FeeTier) -> AuthContext {
     }
 }
 
-fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
+pub(crate) fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
     Wallet {
         id: WalletId::generate(),
         merchant_id: ctx.merchant_id,
@@ -38,7 +38,7 @@ fn wallet(ctx: &AuthContext, byte: u8) -> Wallet {
     }
 }
 
-fn request() -> NewSessionRequest {
+pub(crate) fn request() -> NewSessionRequest {
     NewSessionRequest {
         terms: SessionTerms::Payment {
             amount: Amount::parse("12.5").unwrap(),
@@ -51,6 +51,7 @@ fn request() -> NewSessionRequest {
         success_url: None,
         cancel_url: None,
         underpayment_tolerance: None,
+        payment_link: None,
         expires_in_seconds: 600,
         chain: None,
         currency: Some(Currency::Usdc),
@@ -65,7 +66,7 @@ fn subscription_terms(plan: u128) -> SessionTerms {
     }
 }
 
-fn tokens() -> TokenDirectory {
+pub(crate) fn tokens() -> TokenDirectory {
     TokenDirectory::new()
         .with(
             ChainId::BaseSepolia,
@@ -86,7 +87,7 @@ fn tokens() -> TokenDirectory {
 
 /// Test-chain feeds for EUR/USD, USDC/USD and EURC/USD (none on Base): a feed's
 /// address is its pair's index + 0x61.
-fn feeds() -> PriceFeeds {
+pub(crate) fn feeds() -> PriceFeeds {
     [FeedPair::EurUsd, FeedPair::UsdcUsd, FeedPair::EurcUsd]
         .into_iter()
         .fold(PriceFeeds::default(), |f, pair| {
@@ -94,25 +95,25 @@ fn feeds() -> PriceFeeds {
         })
 }
 
-fn feed_of(pair: FeedPair) -> Address {
+pub(crate) fn feed_of(pair: FeedPair) -> Address {
     Address::from_bytes([pair as u8 + 0x61; 20])
 }
 
-struct Harness {
-    sessions: MockSessionRepository,
-    wallets: MockWalletRepository,
-    clock: MockClock,
-    tokens: TokenDirectory,
-    chain: MockChainReader,
-    chains: ChainDirectory,
-    subscriptions: MockSubscriptionStore,
-    feeds: PriceFeeds,
+pub(crate) struct Harness {
+    pub(crate) sessions: MockSessionRepository,
+    pub(crate) wallets: MockWalletRepository,
+    pub(crate) clock: MockClock,
+    pub(crate) tokens: TokenDirectory,
+    pub(crate) chain: MockChainReader,
+    pub(crate) chains: ChainDirectory,
+    pub(crate) subscriptions: MockSubscriptionStore,
+    pub(crate) feeds: PriceFeeds,
 }
 
 const MANAGER: [u8; 20] = [0x5u8; 20];
 
 impl Harness {
-    fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
+    pub(crate) fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
         let mut sessions = MockSessionRepository::new();
         sessions
             .expect_insert()
@@ -145,11 +146,8 @@ impl Harness {
         }
     }
 
-    fn run(
-        &self,
-        ctx: &AuthContext,
-        req: NewSessionRequest,
-    ) -> Result<CheckoutSession, CreateSessionError> {
+    /// What a create reads and writes, all from the harness's mocks.
+    pub(crate) fn deps(&self) -> (PrepareSessionDeps<'_>, CreateSessionDeps<'_>) {
         let read = PrepareSessionDeps {
             tokens: &self.tokens,
             chain: &self.chain,
@@ -166,6 +164,15 @@ impl Harness {
             subscriptions: &self.subscriptions,
             plan_min_interval_secs: 86_400,
         };
+        (read, deps)
+    }
+
+    pub(crate) fn run(
+        &self,
+        ctx: &AuthContext,
+        req: NewSessionRequest,
+    ) -> Result<CheckoutSession, CreateSessionError> {
+        let (read, deps) = self.deps();
         block_on(async {
             let prepared = prepare_checkout_session(ctx, req, &read).await?;
             create_checkout_session(ctx, prepared, &deps).await
@@ -324,6 +331,7 @@ fn a_payment_session_takes_the_requested_tolerance_else_the_merchants_default() 
                 &c,
                 NewSessionRequest {
                     underpayment_tolerance: Some(tolerance(asked)),
+                    payment_link: None,
                     ..request()
                 },
             )
@@ -347,6 +355,7 @@ fn a_subscription_session_refuses_a_tolerance_and_ignores_the_merchants_default(
     h.subscriptions.expect_register_plan().returning(|_| Ok(()));
     let asked = NewSessionRequest {
         underpayment_tolerance: Some(tolerance(1)),
+        payment_link: None,
         ..subscription_request(7)
     };
     assert_eq!(
@@ -359,6 +368,7 @@ fn a_subscription_session_refuses_a_tolerance_and_ignores_the_merchants_default(
                 &c,
                 NewSessionRequest {
                     underpayment_tolerance: exact,
+                    payment_link: None,
                     ..subscription_request(7)
                 },
             )
@@ -500,7 +510,7 @@ fn a_payment_session_gets_the_deposit_address_of_its_terms_where_a_factory_is() 
 
 /// A price in euros, answered by feeds at `eur_usd` and `eurc_usd` (8 decimals) updated
 /// `age` seconds before the clock's now.
-fn priced(h: &mut Harness, eur_usd: i128, eurc_usd: i128, age: i64) {
+pub(crate) fn priced(h: &mut Harness, eur_usd: i128, eurc_usd: i128, age: i64) {
     h.chain
         .expect_price_feed_round()
         .returning(move |chain, feed| {

@@ -1,0 +1,5 @@
+DROP INDEX checkout_sessions_payment_link;
+ALTER TABLE checkout_sessions
+    DROP CONSTRAINT checkout_sessions_payment_link_fk,
+    DROP COLUMN payment_link_id;
+DROP TABLE payment_links;
