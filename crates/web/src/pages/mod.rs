@@ -8,6 +8,7 @@ mod balance;
 mod checkout_sessions;
 mod customers;
 mod home;
+mod payment_links;
 mod payments;
 mod refund_requests;
 mod reviews;
@@ -77,6 +78,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     .route(
                         "/checkout_sessions",
                         web::post().to(checkout_sessions::create),
+                    )
+                    .route("/payment_links", web::get().to(payment_links::list))
+                    .route("/payment_links", web::post().to(payment_links::create))
+                    .route("/payment_links/{id}", web::get().to(payment_links::show))
+                    .route(
+                        "/payment_links/{id}/active",
+                        web::post().to(payment_links::set_active),
                     )
                     .route("/subscriptions", web::get().to(subscriptions::list))
                     .route("/subscriptions/{id}", web::get().to(subscriptions::show))

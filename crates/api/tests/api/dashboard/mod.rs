@@ -171,5 +171,6 @@ pub async fn signed_in(app: &TestApp, merchant: MerchantId, email: &str) -> Brow
 
 mod isolation;
 mod pages;
+mod payment_links;
 mod sign_in_load;
 mod sign_in_tests;
