@@ -32,11 +32,15 @@ CREATE TABLE payment_links (
 );
 CREATE INDEX payment_links_scope ON payment_links (merchant_id, livemode, id DESC);
 
--- The link a session was opened from. Every existing row has none, so the foreign key is
--- added NOT VALID (no scan under the lock).
+-- The link a session was opened from, and the session whose lapsed quote it replaced at a
+-- new quote. Every existing row has neither, so the foreign keys are added NOT VALID (no
+-- scan under the lock).
 ALTER TABLE checkout_sessions
     ADD COLUMN payment_link_id uuid,
+    ADD COLUMN requoted_from_id uuid,
     ADD CONSTRAINT checkout_sessions_payment_link_fk FOREIGN KEY (payment_link_id)
-        REFERENCES payment_links (id) NOT VALID;
+        REFERENCES payment_links (id) NOT VALID,
+    ADD CONSTRAINT checkout_sessions_requoted_from_fk FOREIGN KEY (requoted_from_id)
+        REFERENCES checkout_sessions (id) NOT VALID;
 CREATE INDEX checkout_sessions_payment_link
     ON checkout_sessions (payment_link_id, status) WHERE payment_link_id IS NOT NULL;

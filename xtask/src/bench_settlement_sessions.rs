@@ -138,14 +138,15 @@ pub(crate) async fn sessions_to_pay(
             cancel_url: None,
             underpayment_tolerance: None,
             payment_link: None,
+            requoted_from: None,
             expires_in_seconds: 3600,
             chain: None,
             currency: Some(Currency::Usdc),
         };
-        let prepared = prepare_checkout_session(&ctx, req, &read)
+        let prepared = prepare_checkout_session(&ctx.owner(), req, &read)
             .await
             .map_err(|e| e.to_string())?;
-        let s = create_checkout_session(&ctx, prepared, &deps)
+        let s = create_checkout_session(&ctx.owner(), prepared, &deps)
             .await
             .map_err(|e| e.to_string())?;
         let intent = PaymentIntent {

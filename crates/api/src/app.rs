@@ -270,6 +270,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         ],
     ))
     .service(resource(
+        "/pay/{id}/requote",
+        [(Method::POST, web::route().to(hosted::requote))],
+    ))
+    .service(resource(
         "/pay/{id}/status",
         [(Method::GET, web::route().to(hosted::status))],
     ))

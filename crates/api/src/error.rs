@@ -256,6 +256,19 @@ impl From<stablepay_domain::services::PaymentLinkError> for ApiError {
     }
 }
 
+impl From<stablepay_domain::services::RequoteError> for ApiError {
+    fn from(e: stablepay_domain::services::RequoteError) -> Self {
+        use stablepay_domain::services::RequoteError;
+        match e {
+            RequoteError::NotFound => {
+                ApiError::new(ErrorCode::NotFound, "No such checkout session")
+            }
+            RequoteError::NotRequotable(why) => ApiError::invalid(why.to_owned()),
+            RequoteError::Session(e) => e.into(),
+        }
+    }
+}
+
 impl From<RevokeWalletError> for ApiError {
     fn from(e: RevokeWalletError) -> Self {
         match e {

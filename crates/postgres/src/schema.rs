@@ -209,6 +209,7 @@ diesel::table! {
         quote_updated_at -> Nullable<Timestamptz>,
         quote_expires_at -> Nullable<Timestamptz>,
         payment_link_id -> Nullable<Uuid>,
+        requoted_from_id -> Nullable<Uuid>,
     }
 }
 

@@ -218,6 +218,7 @@ pub async fn stored_session(
         awaiting_review: false,
         priced: None,
         payment_link: None,
+        requoted_from: None,
     };
     stablepay_domain::ports::SessionRepository::insert(store, &session)
         .await

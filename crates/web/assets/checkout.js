@@ -61,7 +61,12 @@ function timeLeft() {
   if (main.dataset.state === "paid") { $("time-left").textContent = "paid"; return; }
   if (secs <= 0) {
     $("time-left").textContent = "expired";
-    if (main.dataset.state === "open") { show("expired", "This checkout has expired. Ask the merchant for a new link."); enable(false); }
+    if (main.dataset.state === "open" && main.dataset.quoteEnds && $("requote")) {
+      // The quote ended, not the session: a fresh session at the rate now is one click away.
+      show("quote-expired", "The quoted price has expired. Get a new price: a fresh checkout quoted at the current rate.");
+      enable(false);
+      $("requote").hidden = false;
+    } else if (main.dataset.state === "open") { show("expired", "This checkout has expired. Ask the merchant for a new link."); enable(false); }
     // Nothing to send to any more (the session, or its price's quote, ended).
     for (const id of ["deposit", "x402"]) if ($(id)) $(id).hidden = true;
     return;
@@ -222,7 +227,9 @@ if (main.dataset.state === "processing") {
   // The price's quote lapsed: nothing is offered at the old rate.
   enable(false);
   $("time-left").textContent = "quote expired";
-  show("quote-expired", "The quoted price has expired. Ask the merchant for a new checkout: it is quoted at the current rate.");
+  show("quote-expired", $("requote")
+    ? "The quoted price has expired. Get a new price: a fresh checkout quoted at the current rate."
+    : "The quoted price has expired. Ask the merchant for a new checkout: it is quoted at the current rate.");
 } else if (!finished(session)) {
   timeLeft();
   setInterval(timeLeft, 1000);

@@ -44,6 +44,9 @@ struct CheckoutView {
     deposit: Option<DepositPanel>,
     /// Where software agents pay by x402 (D29), when the session offers it.
     x402_url: Option<String>,
+    /// Where to ask for a fresh session at a new quote, for a session whose quote lapses
+    /// before it does (D34): shown once the quote lapsed.
+    requote: Option<String>,
     /// The public session for the page's script (JSON; `<` escaped).
     data: String,
 }
@@ -196,6 +199,11 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
         has_cancel: session.cancel_url.is_some(),
         deposit: deposit_panel(&session).filter(|_| quote_live),
         x402_url: session.x402_url(&state.public_url).filter(|_| quote_live),
+        requote: (session.status == SessionStatus::Open
+            && !session.awaiting_review
+            && session.amount_received_micros == 0
+            && ends < session.expires_at)
+            .then(|| format!("/pay/{}/requote", session.id)),
         data,
     };
     match view.render() {

@@ -22,7 +22,7 @@ const BUYER: &str = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A visit without the buyer's cookie: the session it was sent to.
-async fn other_visitor(stack: &Stack, url: &str) -> reqwest::Response {
+async fn other_visitor(url: &str) -> reqwest::Response {
     let no_redirects = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -96,7 +96,7 @@ async fn a_buyer_pays_a_euro_link_in_usdc_and_its_limit_then_closes_it() {
         .unwrap()
         .set(110_000_000)
         .await;
-    let res = other_visitor(&stack, &url).await;
+    let res = other_visitor(&url).await;
     assert_eq!(res.status(), 303);
     let other = res.headers()["location"]
         .to_str()
@@ -134,7 +134,7 @@ async fn a_buyer_pays_a_euro_link_in_usdc_and_its_limit_then_closes_it() {
     assert_eq!(read["completed_count"], 1);
 
     // One payment was its limit: the next visitor gets a page saying so, no session.
-    let res = other_visitor(&stack, &url).await;
+    let res = other_visitor(&url).await;
     assert_eq!(res.status(), 410);
     assert!(res.text().await.unwrap().contains("reached its limit"));
     buyer.goto(&url).await;

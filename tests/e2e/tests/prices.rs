@@ -324,4 +324,40 @@ async fn an_expired_quote_offers_no_way_to_pay() {
     assert!(lapsed.contains("data-state=\"quote-expired\""), "{lapsed}");
     assert!(!lapsed.contains("id=\"deposit-address\""), "{lapsed}");
     assert!(!lapsed.contains("id=\"x402-url\""), "{lapsed}");
+
+    // It offers a fresh session at a new quote instead: same price, the rate now, naming
+    // the session it replaces.
+    assert!(
+        lapsed.contains(&format!(
+            "<form id=\"requote\" method=\"post\" action=\"/pay/{id}/requote\" >"
+        )),
+        "{lapsed}"
+    );
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = no_redirects
+        .post(format!("{}/pay/{id}/requote", stack.api))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    let to = res.headers()["location"].to_str().unwrap().to_owned();
+    let fresh_id = to.rsplit('/').next().unwrap().to_owned();
+    assert!(
+        to.ends_with(&format!("/pay/{fresh_id}")) && fresh_id != id,
+        "{to}"
+    );
+    let fresh = stack
+        .get(&format!("/api/v1/checkout/sessions/{fresh_id}"))
+        .await;
+    assert_eq!(fresh["requoted_from"], json!(id));
+    assert_eq!(fresh["price"], session["price"]);
+    assert_eq!(fresh["status"], "open");
+    assert!(
+        fresh["quote"]["expires_at"].as_str().unwrap()
+            > session["quote"]["expires_at"].as_str().unwrap(),
+        "{fresh}"
+    );
 }

@@ -263,6 +263,7 @@ impl CreateSessionBody {
                 currency,
                 underpayment_tolerance,
                 payment_link: None,
+                requoted_from: None,
             }),
             // Every `None` above pushed its reason onto `e`.
             _ => Err(e),
@@ -291,7 +292,7 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     };
     // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
     // the transaction the session is stored in.
-    let prepared = prepare_checkout_session(&call.auth, request, &read).await?;
+    let prepared = prepare_checkout_session(&call.auth.owner(), request, &read).await?;
     Ok(InTransaction::new(move |call: WriteCall| async move {
         let s = &call.state;
         let p = call.ports();
@@ -304,7 +305,7 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
             subscriptions: p.subscriptions(),
             plan_min_interval_secs: s.plan_min_interval_secs,
         };
-        let session = create_checkout_session(&call.auth, prepared, &deps).await?;
+        let session = create_checkout_session(&call.auth.owner(), prepared, &deps).await?;
         Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
     }))
 }

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use stablepay_domain::ports::Storage;
 use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{
-    confirm_payment, public_session, transaction_intent, ConfirmVerdict, HostedDeps, Intent,
-    SettleDeps, SignedIntent,
+    confirm_payment, public_session, requote_checkout_session, transaction_intent, ConfirmVerdict,
+    CreateSessionDeps, HostedDeps, Intent, PrepareSessionDeps, RequoteDeps, Requoted, SettleDeps,
+    SignedIntent,
 };
 use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 
@@ -230,4 +231,51 @@ pub async fn status(
         .await,
     )
     .await
+}
+
+/// `POST /pay/{id}/requote` (D34): a fresh session at a new quote for one whose quote
+/// lapsed (the hosted page's button), answered 303 to its hosted page, or to the payment
+/// link that opened the session.
+pub async fn requote(
+    state: Data<AppState>,
+    store: Data<HttpWorkerStore>,
+    req: HttpRequest,
+) -> HttpResponse {
+    let id = match admit(&state, &req) {
+        Ok(id) => id,
+        Err(e) => return render(Err(e)),
+    };
+    let s = &state;
+    let store = store.storage();
+    let deps = RequoteDeps {
+        prepare: PrepareSessionDeps {
+            tokens: &s.tokens,
+            chain: s.chain.as_ref(),
+            chains: &s.chains,
+            feeds: &s.price_feeds,
+            clock: s.clock.as_ref(),
+        },
+        create: CreateSessionDeps {
+            sessions: store.sessions(),
+            wallets: store.wallets(),
+            clock: s.clock.as_ref(),
+            tokens: &s.tokens,
+            chains: &s.chains,
+            subscriptions: store.subscriptions(),
+            plan_min_interval_secs: s.plan_min_interval_secs,
+        },
+    };
+    let base = s.public_url.trim_end_matches('/');
+    let to = match requote_checkout_session(id, &deps).await {
+        Ok(Requoted::Session(fresh)) => format!("{base}/pay/{}", fresh.id),
+        Ok(Requoted::ByLink(link)) => format!("{base}/link/{link}"),
+        Err(e) => return render(Err(e.into())),
+    };
+    let mut reply = HttpResponse::SeeOther();
+    match actix_web::http::header::HeaderValue::from_str(&to) {
+        Ok(v) => reply
+            .insert_header((actix_web::http::header::LOCATION, v))
+            .finish(),
+        Err(_) => render(Err(ApiError::internal())),
+    }
 }

@@ -106,6 +106,8 @@ pub struct CheckoutSession {
     pub priced: Option<QuotedPrice>,
     /// The payment link whose visit opened the session (D34).
     pub payment_link: Option<super::PaymentLinkId>,
+    /// The session whose lapsed quote this one replaced, at a new quote (D34).
+    pub requoted_from: Option<CheckoutSessionId>,
 }
 
 impl CheckoutSession {
@@ -214,6 +216,7 @@ mod tests {
             awaiting_review: false,
             priced: None,
             payment_link: None,
+            requoted_from: None,
         }
     }
 

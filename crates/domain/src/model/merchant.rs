@@ -96,6 +96,29 @@ pub struct AuthContext {
     pub underpayment_tolerance: super::UnderpaymentTolerance,
 }
 
+/// Whose a new checkout session is, and the terms it is made on: what a create needs of
+/// its caller, be it an API key, a dashboard user, a payment link's visit or a re-quote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionOwner {
+    pub merchant_id: MerchantId,
+    pub mode: Mode,
+    pub fee_tier: FeeTier,
+    /// The tolerance a payment session takes when its request names none.
+    pub underpayment_tolerance: super::UnderpaymentTolerance,
+}
+
+impl AuthContext {
+    /// The merchant and mode of the key or user, on the merchant's terms.
+    pub fn owner(&self) -> SessionOwner {
+        SessionOwner {
+            merchant_id: self.merchant_id,
+            mode: self.mode,
+            fee_tier: self.fee_tier,
+            underpayment_tolerance: self.underpayment_tolerance,
+        }
+    }
+}
+
 /// Who acts for the merchant: an API key, or a dashboard user signed in to a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Actor {

@@ -35,7 +35,7 @@ pub use dashboard::{DashboardSession, DashboardUser, Email, LoginRecord, NewPass
 pub use event::EventType;
 pub use ids::*;
 pub use ledger::{BalanceSource, BalanceTransaction, BalanceTransactionFilter, BalanceType};
-pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant};
+pub use merchant::{Actor, ApiKey, ApiKeySummary, AuthContext, FeeTier, Merchant, SessionOwner};
 pub use page::{Page, PageRequest, PageRequestError};
 pub use payment_link::{AmountBounds, ChosenAmountError, LinkPricing, PaymentLink};
 pub use payment_review::{PaymentReview, ReviewStatus};

@@ -68,6 +68,10 @@ pub struct CheckoutSessionResource {
     pub quote: Option<QuoteResource>,
     /// The payment link (`plink_…`) whose visit opened the session; null otherwise.
     pub payment_link: Option<PaymentLinkId>,
+    /// The session this one replaced at a new quote, when its buyer asked for one on the
+    /// hosted page after that session's quote lapsed (D34); null otherwise. It carries the
+    /// same price, `metadata` and `customer_reference`.
+    pub requoted_from: Option<CheckoutSessionId>,
 }
 
 impl CheckoutSessionResource {
@@ -111,6 +115,7 @@ impl CheckoutSessionResource {
             price: s.priced.as_ref().map(PriceResource::of),
             quote: s.priced.as_ref().map(QuoteResource::of),
             payment_link: s.payment_link,
+            requoted_from: s.requoted_from,
         }
     }
 }

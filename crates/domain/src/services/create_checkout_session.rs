@@ -4,8 +4,8 @@
 
 use crate::deployment::{ChainDirectory, PriceFeeds, TokenDirectory};
 use crate::model::{
-    Address, Amount, AuthContext, ChainId, CheckoutSession, CheckoutSessionId, Currency,
-    CustomerReference, Fiat, MetadataJson, PaymentLinkId, QuotedPrice, RedirectUrl, SessionMode,
+    Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
+    Fiat, MetadataJson, PaymentLinkId, QuotedPrice, RedirectUrl, SessionMode, SessionOwner,
     SessionStatus, SessionTerms, Title, UnderpaymentTolerance, ValidationErrors, Wallet,
     WalletStatus,
 };
@@ -39,6 +39,8 @@ pub struct NewSessionRequest {
     pub underpayment_tolerance: Option<UnderpaymentTolerance>,
     /// The payment link being visited, when a visit makes the session.
     pub payment_link: Option<PaymentLinkId>,
+    /// The session whose lapsed quote this one replaces (a re-quote from its hosted page).
+    pub requoted_from: Option<CheckoutSessionId>,
 }
 
 impl NewSessionRequest {
@@ -101,11 +103,11 @@ pub struct PreparedSession {
 /// key's chain and the currencies there, and in subscription mode the plan read from the
 /// chain (so no chain read ever runs while a request's writes are open).
 pub async fn prepare_checkout_session(
-    ctx: &AuthContext,
+    owner: &SessionOwner,
     req: NewSessionRequest,
     deps: &PrepareSessionDeps<'_>,
 ) -> Result<PreparedSession, CreateSessionError> {
-    let chain = ctx.mode.chain();
+    let chain = owner.mode.chain();
     let mut errors = ValidationErrors::default();
 
     if let Some(asked) = req.chain {
@@ -116,7 +118,7 @@ pub async fn prepare_checkout_session(
                     "{} ({}) does not match this {} key, which operates on {} ({})",
                     asked.name(),
                     asked.id(),
-                    ctx.mode,
+                    owner.mode,
                     chain.name(),
                     chain.id()
                 ),
@@ -167,7 +169,7 @@ pub async fn prepare_checkout_session(
 /// The second step: the recipient resolved, the fee terms snapshot, the session stored
 /// (and in subscription mode the plan checked and registered).
 pub async fn create_checkout_session(
-    ctx: &AuthContext,
+    owner: &SessionOwner,
     prepared: PreparedSession,
     deps: &CreateSessionDeps<'_>,
 ) -> Result<CheckoutSession, CreateSessionError> {
@@ -177,7 +179,7 @@ pub async fn create_checkout_session(
         plan,
         quoted,
     } = prepared;
-    let chain = ctx.mode.chain();
+    let chain = owner.mode.chain();
     let session_mode = req.terms.mode();
     let currency = req.token();
 
@@ -196,7 +198,7 @@ pub async fn create_checkout_session(
                 StoreError::Internal("a subscription session was not prepared with its plan".into())
             })?;
             let terms =
-                subscription_terms::subscription_terms(ctx, chain, asked, read, deps).await?;
+                subscription_terms::subscription_terms(owner, chain, asked, read, deps).await?;
             (
                 terms.amount,
                 terms.token,
@@ -206,25 +208,25 @@ pub async fn create_checkout_session(
             )
         }
         SessionTerms::Payment { amount } => {
-            let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
+            let recipient = resolve_recipient(owner, req.recipient, deps.wallets).await?;
             (amount, token, recipient, None, None)
         }
         SessionTerms::PricedPayment { .. } => {
             let (amount, _) = quoted.as_ref().ok_or_else(|| {
                 StoreError::Internal("a priced session was not prepared with its quote".into())
             })?;
-            let recipient = resolve_recipient(ctx, req.recipient, deps.wallets).await?;
+            let recipient = resolve_recipient(owner, req.recipient, deps.wallets).await?;
             (*amount, token, recipient, None, None)
         }
     };
 
-    let fee_bps = ctx.fee_tier.bps();
+    let fee_bps = owner.fee_tier.bps();
     let split = fees::split(amount, fee_bps);
     let now = deps.clock.now();
     let mut session = CheckoutSession {
         id: CheckoutSessionId::generate(),
-        merchant_id: ctx.merchant_id,
-        mode: ctx.mode,
+        merchant_id: owner.merchant_id,
+        mode: owner.mode,
         session_mode,
         status: SessionStatus::Open,
         title: req.title.into(),
@@ -234,7 +236,7 @@ pub async fn create_checkout_session(
         fee_bps,
         fee_micros: split.fee_micros,
         net_micros: split.net_micros,
-        fee_tier: ctx.fee_tier.label().to_owned(),
+        fee_tier: owner.fee_tier.label().to_owned(),
         chain,
         token_address,
         interval_seconds,
@@ -253,11 +255,12 @@ pub async fn create_checkout_session(
         created_at: now,
         deposit_address: None,
         amount_received_micros: 0,
-        underpayment_tolerance: session_tolerance(ctx, session_mode, req.underpayment_tolerance),
+        underpayment_tolerance: session_tolerance(owner, session_mode, req.underpayment_tolerance),
         underpaid_micros: None,
         awaiting_review: false,
         priced: quoted.map(|(_, priced)| priced),
         payment_link: req.payment_link,
+        requoted_from: req.requoted_from,
     };
     // A payment can also arrive by plain transfer where the chain has a deposit factory.
     if session_mode == SessionMode::Payment {
@@ -274,15 +277,15 @@ pub async fn create_checkout_session(
 /// named or defaulted (D25): a wallet a test key verified is never live money's
 /// destination.
 pub(crate) async fn resolve_recipient(
-    ctx: &AuthContext,
+    owner: &SessionOwner,
     asked: Option<Address>,
     wallets: &dyn WalletRepository,
 ) -> Result<Address, CreateSessionError> {
-    let verified = wallets.verified(ctx.merchant_id).await?;
+    let verified = wallets.verified(owner.merchant_id).await?;
     let fail = |msg: String| Err(ValidationErrors::single("recipient", msg).into());
     match asked {
         Some(address) => match verified.iter().find(|w| w.address == address) {
-            Some(w) if w.pays_in(ctx.mode) => Ok(w.address),
+            Some(w) if w.pays_in(owner.mode) => Ok(w.address),
             Some(w) if w.status == WalletStatus::Verified => fail(format!(
                 "{address} was verified with a test key; a live session pays only a wallet verified with a live key (register and verify it again with a live key, or in the live dashboard)"
             )),
@@ -292,17 +295,17 @@ pub(crate) async fn resolve_recipient(
         },
         None => {
             let candidates: Vec<&Wallet> =
-                verified.iter().filter(|w| w.pays_in(ctx.mode)).collect();
+                verified.iter().filter(|w| w.pays_in(owner.mode)).collect();
             match candidates.as_slice() {
                 [only] => Ok(only.address),
-                [] if ctx.mode.is_live() && !verified.is_empty() => fail(
+                [] if owner.mode.is_live() && !verified.is_empty() => fail(
                     "is required: no settlement wallet of this account was verified with a live key; name one, or verify one with a live key (or the live dashboard)".into(),
                 ),
                 [] => fail("no verified settlement wallet: register one with POST /api/v1/wallets and verify it".into()),
                 several => fail(format!(
                     "is required: this account has {} verified settlement wallets{}",
                     several.len(),
-                    if ctx.mode.is_live() { " in live mode" } else { "" }
+                    if owner.mode.is_live() { " in live mode" } else { "" }
                 )),
             }
         }
@@ -316,12 +319,12 @@ pub(crate) mod tests;
 /// a non-zero one was refused by `prepare_checkout_session`), else the request's, else
 /// the merchant's default.
 fn session_tolerance(
-    ctx: &AuthContext,
+    owner: &SessionOwner,
     mode: SessionMode,
     asked: Option<UnderpaymentTolerance>,
 ) -> UnderpaymentTolerance {
     match mode {
         SessionMode::Subscription => UnderpaymentTolerance::NONE,
-        SessionMode::Payment => asked.unwrap_or(ctx.underpayment_tolerance),
+        SessionMode::Payment => asked.unwrap_or(owner.underpayment_tolerance),
     }
 }

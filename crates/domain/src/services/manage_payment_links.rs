@@ -101,7 +101,7 @@ pub async fn create_payment_link(
     if !errors.is_empty() {
         return Err(errors.into());
     }
-    let recipient = match resolve_recipient(ctx, new.recipient, deps.wallets).await {
+    let recipient = match resolve_recipient(&ctx.owner(), new.recipient, deps.wallets).await {
         Ok(address) => address,
         Err(CreateSessionError::Invalid(v)) => return Err(v.into()),
         Err(CreateSessionError::Store(e)) => return Err(e.into()),

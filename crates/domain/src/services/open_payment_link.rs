@@ -1,11 +1,11 @@
 //! GET of a payment link's URL (D34): each visit opens a fresh checkout session on the
-//! link's terms, on behalf of whoever made the link, unless the visitor already holds an
+//! link's terms, for the link's merchant on their terms now, unless the visitor already holds an
 //! open one of this link (never two at a time per visitor), the link is off, or its limit
 //! of completed payments is reached.
 
 use crate::model::{
-    AuthContext, CheckoutSession, CheckoutSessionId, ChosenAmountError, MetadataJson, Missing,
-    PaymentLink, PaymentLinkId, RedirectUrl, SessionStatus, Title,
+    CheckoutSession, CheckoutSessionId, ChosenAmountError, MetadataJson, Missing, PaymentLink,
+    PaymentLinkId, RedirectUrl, SessionOwner, SessionStatus, Title,
 };
 use crate::ports::{PaymentLinkRepository, StoreError};
 
@@ -108,12 +108,10 @@ pub async fn open_payment_link(
             });
         }
     };
-    let ctx = AuthContext {
+    let owner = SessionOwner {
         merchant_id: link.merchant_id,
         mode: link.mode,
-        actor: link.created_by,
         fee_tier: visited.fee_tier,
-        rate_limit_per_min: None,
         underpayment_tolerance: visited.underpayment_tolerance,
     };
     let stored = |what: &str| StoreError::Internal(format!("payment link {id}: stored {what}"));
@@ -136,9 +134,10 @@ pub async fn open_payment_link(
         currency: Some(link.currency),
         underpayment_tolerance: None,
         payment_link: Some(id),
+        requoted_from: None,
     };
-    let prepared = prepare_checkout_session(&ctx, request, &deps.prepare).await?;
-    let session = create_checkout_session(&ctx, prepared, &deps.create).await?;
+    let prepared = prepare_checkout_session(&owner, request, &deps.prepare).await?;
+    let session = create_checkout_session(&owner, prepared, &deps.create).await?;
     Ok(LinkVisit::Session {
         session: Box::new(session),
         fresh: true,

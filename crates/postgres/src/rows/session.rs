@@ -59,6 +59,7 @@ pub(crate) struct SessionRow {
     pub quote_updated_at: Option<DateTime<Utc>>,
     pub quote_expires_at: Option<DateTime<Utc>>,
     pub payment_link_id: Option<Uuid>,
+    pub requoted_from_id: Option<Uuid>,
 }
 
 impl SessionRow {
@@ -112,6 +113,7 @@ impl SessionRow {
                 .and_then(|p| p.quote.expires_at)
                 .map(|t| t.as_datetime()),
             payment_link_id: s.payment_link.map(|l| l.uuid()),
+            requoted_from_id: s.requoted_from.map(|r| r.uuid()),
         }
     }
 }
@@ -212,6 +214,7 @@ impl TryFrom<SessionRow> for CheckoutSession {
             underpaid_micros: r.underpaid_micros.map(micros).transpose()?,
             awaiting_review: r.awaiting_review,
             payment_link: r.payment_link_id.map(PaymentLinkId::from_uuid),
+            requoted_from: r.requoted_from_id.map(CheckoutSessionId::from_uuid),
         })
     }
 }

@@ -230,6 +230,7 @@ fn parse(p: &Page) -> Result<NewSessionRequest, ValidationErrors> {
             currency: Some(currency),
             underpayment_tolerance: None,
             payment_link: None,
+            requoted_from: None,
         }),
         _ => Err(e),
     }
@@ -268,8 +269,8 @@ page_handler!(create, |p| async move {
         plan_min_interval_secs: s.plan_min_interval_secs,
     };
     let created = async {
-        let prepared = prepare_checkout_session(&p.ctx(), request, &read).await?;
-        create_checkout_session(&p.ctx(), prepared, &deps).await
+        let prepared = prepare_checkout_session(&p.ctx().owner(), request, &read).await?;
+        create_checkout_session(&p.ctx().owner(), prepared, &deps).await
     };
     match created.await {
         Ok(session) => {

@@ -4,7 +4,7 @@
 
 use super::{CreateSessionDeps, CreateSessionError, PrepareSessionDeps};
 use crate::model::{
-    Address, Amount, AuthContext, ChainId, ChainPlanId, Currency, ValidationErrors,
+    Address, Amount, ChainId, ChainPlanId, Currency, SessionOwner, ValidationErrors,
 };
 use crate::ports::{ChainError, OnChainPlan, RegisteredPlan};
 use crate::rules::plans::{accept_plan, PlanCrossChecks, PlanTerms};
@@ -76,7 +76,7 @@ pub(super) async fn read_plan(
 /// The plan checked against the merchant's verified wallets, the chain's USDC, the
 /// amount type, the minimum interval and every cross-check, then registered.
 pub(super) async fn subscription_terms(
-    ctx: &AuthContext,
+    owner: &SessionOwner,
     chain: ChainId,
     req: AskedTerms,
     read: PlanRead,
@@ -84,7 +84,7 @@ pub(super) async fn subscription_terms(
 ) -> Result<PlanTerms, CreateSessionError> {
     let verified: Vec<_> = deps
         .wallets
-        .verified(ctx.merchant_id)
+        .verified(owner.merchant_id)
         .await?
         .into_iter()
         .map(|w| w.address)
@@ -103,7 +103,7 @@ pub(super) async fn subscription_terms(
     )?;
     deps.subscriptions
         .register_plan(&RegisteredPlan {
-            merchant_id: ctx.merchant_id,
+            merchant_id: owner.merchant_id,
             chain,
             manager: read.manager,
             terms: terms.clone(),

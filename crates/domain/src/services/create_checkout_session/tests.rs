@@ -1,8 +1,8 @@
 use super::*;
 use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::model::{
-    Amount, ApiKeyId, ChainPlanId, FeeTier, FeedPair, FeedRound, MerchantId, Mode, Price,
-    Timestamp, Wallet, WalletId,
+    Amount, ApiKeyId, AuthContext, ChainPlanId, FeeTier, FeedPair, FeedRound, MerchantId, Mode,
+    Price, Timestamp, Wallet, WalletId,
 };
 use crate::ports::{
     ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,
@@ -52,6 +52,7 @@ pub(crate) fn request() -> NewSessionRequest {
         cancel_url: None,
         underpayment_tolerance: None,
         payment_link: None,
+        requoted_from: None,
         expires_in_seconds: 600,
         chain: None,
         currency: Some(Currency::Usdc),
@@ -174,8 +175,8 @@ impl Harness {
     ) -> Result<CheckoutSession, CreateSessionError> {
         let (read, deps) = self.deps();
         block_on(async {
-            let prepared = prepare_checkout_session(ctx, req, &read).await?;
-            create_checkout_session(ctx, prepared, &deps).await
+            let prepared = prepare_checkout_session(&ctx.owner(), req, &read).await?;
+            create_checkout_session(&ctx.owner(), prepared, &deps).await
         })
     }
 }
@@ -332,6 +333,7 @@ fn a_payment_session_takes_the_requested_tolerance_else_the_merchants_default() 
                 NewSessionRequest {
                     underpayment_tolerance: Some(tolerance(asked)),
                     payment_link: None,
+                    requoted_from: None,
                     ..request()
                 },
             )
@@ -356,6 +358,7 @@ fn a_subscription_session_refuses_a_tolerance_and_ignores_the_merchants_default(
     let asked = NewSessionRequest {
         underpayment_tolerance: Some(tolerance(1)),
         payment_link: None,
+        requoted_from: None,
         ..subscription_request(7)
     };
     assert_eq!(
@@ -369,6 +372,7 @@ fn a_subscription_session_refuses_a_tolerance_and_ignores_the_merchants_default(
                 NewSessionRequest {
                     underpayment_tolerance: exact,
                     payment_link: None,
+                    requoted_from: None,
                     ..subscription_request(7)
                 },
             )
@@ -531,7 +535,7 @@ pub(crate) fn priced(h: &mut Harness, eur_usd: i128, eurc_usd: i128, age: i64) {
         });
 }
 
-fn euros(amount: &str, currency: Option<Currency>) -> NewSessionRequest {
+pub(crate) fn euros(amount: &str, currency: Option<Currency>) -> NewSessionRequest {
     NewSessionRequest {
         terms: SessionTerms::PricedPayment {
             price: Price {

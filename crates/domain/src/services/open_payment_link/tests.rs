@@ -1,7 +1,7 @@
 use super::*;
 use crate::model::{
-    Address, Amount, AmountBounds, Currency, FeeTier, Fiat, LinkPricing, Mode, Price, Timestamp,
-    UnderpaymentTolerance,
+    Address, Amount, AmountBounds, AuthContext, Currency, FeeTier, Fiat, LinkPricing, Mode, Price,
+    Timestamp, UnderpaymentTolerance,
 };
 use crate::ports::{MockPaymentLinkRepository, VisitedLink};
 use crate::services::create_checkout_session::tests::{ctx, priced, wallet, Harness};
