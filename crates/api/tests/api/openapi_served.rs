@@ -68,5 +68,5 @@ async fn the_document_is_public_and_every_operation_it_names_is_routed() {
             operations += 1;
         }
     }
-    assert_eq!(operations, 40);
+    assert_eq!(operations, 44);
 }

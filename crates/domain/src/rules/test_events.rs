@@ -79,7 +79,7 @@ pub fn synthetic_object(event_type: EventType, livemode: bool, now: Timestamp) -
             "expires_at": now.plus_seconds(86_400).to_string(), "completed_at": created, "created_at": created,
             "deposit_address": null, "amount_received": "0",
             "underpayment_tolerance_bps": 0, "underpaid_amount": null,
-            "price": null, "quote": null,
+            "price": null, "quote": null, "payment_link": null, "requoted_from": null,
         }),
         EventType::PaymentSucceeded => payment_object("confirmed", "0"),
         EventType::PaymentRequiresReview => {
