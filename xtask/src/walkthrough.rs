@@ -50,7 +50,10 @@ const EXPECTED: &[(&str, &str)] = &[
     ),
     ("7d. the agent is answered 200", "200 eyJ"),
     ("7e. a euro price is quoted in USDC", r#""amount":"21.65""#),
-    ("7f. a payment link's visit is sent to a session", "303 http"),
+    (
+        "7f. a payment link's visit is sent to a session",
+        "303 http",
+    ),
     ("7f. the session names its link", "plink_"),
     ("8. the refund is recorded", r#""object":"refund""#),
     (
