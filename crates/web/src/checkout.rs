@@ -94,16 +94,14 @@ fn deposit_panel(session: &stablepay_domain::CheckoutSession) -> Option<DepositP
 /// paying for, beside the token amount.
 fn price_line(session: &stablepay_domain::CheckoutSession) -> Option<String> {
     let p = session.priced.as_ref()?;
-    let price = crate::format::fiat_money(p.price.amount.micros(), p.price.fiat);
-    let rate = stablepay_domain::representation::render_e8(p.quote.rate_e8);
+    let line = crate::format::price_and_rate(p, session.currency);
     Some(match p.quote.pair {
         FeedPair::EurUsd => format!(
-            "Priced at {price} · 1 EUR = {rate} USD ({} feed, round {})",
+            "Priced at {line} ({} feed, round {})",
             p.quote.pair.as_str(),
             p.quote.round_id
         ),
-        // A peg: 1:1, checked on the token's own feed.
-        _ => format!("Priced at {price} · 1:1 in {}", session.currency),
+        _ => format!("Priced at {line}"),
     })
 }
 

@@ -73,6 +73,20 @@ pub fn address_link(chain: ChainId, a: &Address) -> String {
     format!("{}/address/{a}", explorer(chain))
 }
 
+/// A price in a currency and its rate, as people read it: "20.00 EUR · 1 EUR = 1.0825 USD",
+/// or "20.00 USD · 1:1 in USDC" for a peg (D34).
+pub fn price_and_rate(p: &stablepay_domain::QuotedPrice, token: Currency) -> String {
+    let price = fiat_money(p.price.amount.micros(), p.price.fiat);
+    match p.quote.pair {
+        stablepay_domain::FeedPair::EurUsd => format!(
+            "{price} · 1 EUR = {} USD",
+            stablepay_domain::representation::render_e8(p.quote.rate_e8)
+        ),
+        // A peg: 1:1, checked on the token's own feed.
+        _ => format!("{price} · 1:1 in {token}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

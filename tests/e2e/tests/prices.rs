@@ -112,6 +112,52 @@ async fn a_euro_price_is_paid_in_eurc_one_to_one_and_in_usdc_at_the_feeds_rate()
         micros(&payment["fee_amount"]) + micros(&payment["merchant_amount"]),
         micros(&usdc["amount"])
     );
+    // The ledger and its export carry the price and the quote beside the token amounts.
+    let pay = payment["id"].as_str().unwrap();
+    let entries = stack
+        .get(&format!("/api/v1/balance_transactions?payment={pay}"))
+        .await;
+    let entry = &entries["data"][0];
+    assert_eq!(
+        (
+            entry["price_amount"].as_str(),
+            entry["price_currency"].as_str(),
+            entry["quote_pair"].as_str(),
+            entry["quote_rate"].as_str()
+        ),
+        (
+            Some("20"),
+            Some("EUR"),
+            Some("EUR/USD"),
+            quote["rate"].as_str()
+        ),
+        "{entry}"
+    );
+    let csv = stack
+        .get_raw(&format!(
+            "/api/v1/balance_transactions/export?payment={pay}"
+        ))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        csv.starts_with("id,")
+            && csv
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with(",price_amount,price_currency,quote_pair,quote_rate"),
+        "{csv}"
+    );
+    let rate = quote["rate"].as_str().unwrap();
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(&format!(",20,EUR,EUR/USD,{rate}")),
+        "{csv}"
+    );
     // The session read back keeps the price and the quote.
     let read = stack
         .get(&format!(

@@ -87,6 +87,9 @@ pub struct BalanceTransaction {
     /// after the money moved. It changes after the entry is written, so it is read with
     /// the entry and never stored on it.
     pub review: Option<super::ReviewStatus>,
+    /// The price in a currency and the quote of the entry's payment's session (D34), read
+    /// with the entry like `review`; `None` when it was priced in token units.
+    pub priced: Option<super::QuotedPrice>,
 }
 
 /// `GET /balance_transactions` filters: all optional, combined with AND.

@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 
 use super::Resource;
 use crate::model::{
-    render_signed_micros, Address, BalanceTransaction, BalanceTransactionId, BalanceType, ChainId,
-    Currency, PaymentId, ReviewStatus, Timestamp, TxHash,
+    render_signed_micros, Address, Amount, BalanceTransaction, BalanceTransactionId, BalanceType,
+    ChainId, Currency, Fiat, PaymentId, ReviewStatus, Timestamp, TxHash,
 };
 use crate::ports::{LedgerBatches, StoreError};
 
@@ -44,6 +44,18 @@ pub struct BalanceTransactionResource {
     /// the merchant has not decided on a payer a sanctions source listed after the money
     /// moved, then `approved` or `returned`; null when the payment was never held.
     pub review: Option<ReviewStatus>,
+    /// The price in a currency the entry's payment's session had (D34), which its token
+    /// amounts were converted from; null when priced in token units. Flat, as the CSV
+    /// export's columns.
+    pub price_amount: Option<Amount>,
+    /// `USD` or `EUR`; null when priced in token units.
+    pub price_currency: Option<Fiat>,
+    /// The feed pair the price was quoted at (`EUR/USD`, or the token's own for a peg).
+    #[schema(example = "EUR/USD")]
+    pub quote_pair: Option<&'static str>,
+    /// The quoted rate (8 decimals at most): USD per EUR for `EUR/USD`, "1" for a peg.
+    #[schema(example = "1.0825")]
+    pub quote_rate: Option<String>,
 }
 
 impl From<BalanceTransaction> for BalanceTransactionResource {
@@ -67,6 +79,10 @@ impl From<BalanceTransaction> for BalanceTransactionResource {
             block_time: e.block_time,
             created_at: e.created_at,
             review: e.review,
+            price_amount: e.priced.as_ref().map(|p| p.price.amount),
+            price_currency: e.priced.as_ref().map(|p| p.price.fiat),
+            quote_pair: e.priced.as_ref().map(|p| p.quote.pair.as_str()),
+            quote_rate: e.priced.as_ref().map(|p| super::render_e8(p.quote.rate_e8)),
         }
     }
 }
@@ -78,7 +94,7 @@ impl Resource for BalanceTransactionResource {
 impl BalanceTransactionResource {
     /// The export's header row (D32): the resource's field names, `object` left out.
     pub const CSV_HEADER: &'static str = "id,type,source,payment,amount,fee,net,currency,\
-        chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode,review\n";
+        chain_id,token_address,tx_hash,log_index,block_number,block_time,created_at,livemode,review,price_amount,price_currency,quote_pair,quote_rate\n";
 
     /// Appends this entry as one CSV row in `CSV_HEADER`'s order. No field needs quoting:
     /// each is an id, a decimal, a hex string, a number or an RFC 3339 time, none of which
@@ -89,7 +105,7 @@ impl BalanceTransactionResource {
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.id,
             self.kind.as_str(),
             self.source,
@@ -107,6 +123,10 @@ impl BalanceTransactionResource {
             self.created_at,
             self.livemode,
             self.review.map(ReviewStatus::as_str).unwrap_or_default(),
+            self.price_amount.map(|a| a.to_string()).unwrap_or_default(),
+            self.price_currency.map(Fiat::as_str).unwrap_or_default(),
+            self.quote_pair.unwrap_or_default(),
+            self.quote_rate.as_deref().unwrap_or_default(),
         );
     }
 }
@@ -182,6 +202,31 @@ mod tests {
         let mut held = entries[0].clone();
         held.review = Some(ReviewStatus::Pending);
         assert_row_matches_json(held);
+        // A priced payment's entry: its price and quote.
+        let mut priced = entries[0].clone();
+        priced.priced = Some(crate::model::QuotedPrice {
+            price: crate::model::Price {
+                amount: Amount::parse("20").unwrap(),
+                fiat: Fiat::Eur,
+            },
+            quote: crate::model::Quote {
+                pair: crate::model::FeedPair::EurUsd,
+                rate_e8: 108_250_000,
+                feed: Address::from_bytes([0x61; 20]),
+                round_id: 7,
+                updated_at: t,
+                expires_at: None,
+            },
+        });
+        let resource = BalanceTransactionResource::from(priced.clone());
+        assert_eq!(
+            (
+                resource.price_amount.map(|a| a.to_string()),
+                resource.quote_rate.as_deref()
+            ),
+            (Some("20".to_owned()), Some("1.0825"))
+        );
+        assert_row_matches_json(priced);
         for entry in entries {
             assert_row_matches_json(entry);
         }

@@ -65,6 +65,7 @@ pub fn payment_entries(
         block_time: Some(block_time),
         created_at: now,
         review: payment.review.as_ref().map(|r| r.status),
+        priced: None,
     };
     let amount = signed(payment.amount.micros());
     let mut entries = vec![entry(
@@ -111,6 +112,7 @@ pub fn refund_entry(
         block_time: Some(block_time),
         created_at: now,
         review: None,
+        priced: None,
     }
 }
 

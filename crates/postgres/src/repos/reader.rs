@@ -6,12 +6,12 @@ use stablepay_domain::*;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::rows::{
-    BalanceTransactionRow, PaymentAttemptRow, PaymentRow, RefundRow, SubscriptionRow,
+    BalanceTransactionRow, PaymentAttemptRow, PaymentRow, PriceColumns, RefundRow, SubscriptionRow,
     WebhookAttemptRow, WebhookEventRow,
 };
 use crate::schema::{
-    balance_transactions as bt, payment_attempts as pa, payments as p, refunds as r,
-    subscriptions as s, webhook_attempts as wat, webhook_events as wev,
+    balance_transactions as bt, checkout_sessions as cs, payment_attempts as pa, payments as p,
+    refunds as r, subscriptions as s, webhook_attempts as wat, webhook_events as wev,
 };
 use crate::PgStore;
 use stablepay_request_store::Checked;
@@ -251,9 +251,11 @@ impl PgStore {
         Ok(checked.map(|()| entries))
     }
 
-    /// `entries` with their payments' reviews (D33), read in one statement for all of
-    /// them: the review changes after an entry is written, so it is never stored on it.
-    /// (A scalar subquery per entry took the 1M-entry export from 13.9 s to 124.6 s.)
+    /// `entries` with their payments' reviews (D33) and their sessions' prices and
+    /// quotes (D34), read in one statement for all of them: a review changes after an
+    /// entry is written, and a price belongs to the session, so neither is stored on it.
+    /// Only payments held or priced come back, so the statement stays small. (A scalar
+    /// subquery per entry took the 1M-entry export from 13.9 s to 124.6 s.)
     pub(crate) async fn with_reviews(
         &self,
         mut entries: Vec<BalanceTransaction>,
@@ -265,17 +267,65 @@ impl PgStore {
             return Ok(entries);
         }
         let conn = self.shared_conn().await?;
-        let held: Vec<(uuid::Uuid, Option<String>)> = p::table
+        type Found = (
+            uuid::Uuid,
+            Option<String>,
+            Option<uuid::Uuid>,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+            Option<chrono::DateTime<chrono::Utc>>,
+            Option<chrono::DateTime<chrono::Utc>>,
+        );
+        let found: Vec<Found> = p::table
+            .left_join(cs::table.on(cs::id.nullable().eq(p::checkout_session_id)))
             .filter(p::id.eq_any(&ids))
-            .filter(p::review_status.is_not_null())
-            .select((p::id, p::review_status))
+            .filter(
+                p::review_status
+                    .is_not_null()
+                    .or(cs::price_micros.is_not_null()),
+            )
+            .select((
+                p::id,
+                p::review_status,
+                cs::id.nullable(),
+                cs::price_micros.nullable(),
+                cs::price_currency.nullable(),
+                cs::quote_pair.nullable(),
+                cs::quote_rate_e8.nullable(),
+                cs::quote_feed.nullable(),
+                cs::quote_round_id.nullable(),
+                cs::quote_updated_at.nullable(),
+                cs::quote_expires_at.nullable(),
+            ))
             .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
-        for (id, status) in held {
+        for (id, status, session, price, currency, pair, rate, feed, round, updated, expires) in
+            found
+        {
             let status = status.as_deref().and_then(ReviewStatus::parse);
+            let priced = match session {
+                Some(session) => PriceColumns {
+                    id: session,
+                    price_micros: price,
+                    price_currency: currency,
+                    quote_pair: pair,
+                    quote_rate_e8: rate,
+                    quote_feed: feed,
+                    quote_round_id: round,
+                    quote_updated_at: updated,
+                    quote_expires_at: expires,
+                }
+                .quoted_price()?,
+                None => None,
+            };
             for e in entries.iter_mut().filter(|e| e.payment.uuid() == id) {
                 e.review = status;
+                e.priced = priced.clone();
             }
         }
         Ok(entries)

@@ -85,6 +85,7 @@ impl TryFrom<BalanceTransactionRow> for BalanceTransaction {
             block_time: ts_opt(r.block_time),
             created_at: ts(r.created_at),
             review: None,
+            priced: None,
         })
     }
 }

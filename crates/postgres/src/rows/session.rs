@@ -118,56 +118,86 @@ impl SessionRow {
     }
 }
 
-/// The price and quote columns, all set or none (the table's check says so too).
-fn quoted_price(r: &SessionRow) -> Result<Option<QuotedPrice>, StoreError> {
-    let Some(price) = r.price_micros else {
-        return Ok(None);
-    };
-    let corrupt = |what: &str| crate::error::corrupt(what, r.id);
-    let fiat = match r.price_currency.as_deref() {
-        Some("USD") => Fiat::Usd,
-        Some("EUR") => Fiat::Eur,
-        _ => return Err(corrupt("price_currency")),
-    };
-    let pair = r
-        .quote_pair
-        .as_deref()
-        .and_then(FeedPair::parse)
-        .ok_or_else(|| corrupt("quote_pair"))?;
-    Ok(Some(QuotedPrice {
-        price: Price {
-            amount: amount(price)?,
-            fiat,
-        },
-        quote: Quote {
-            pair,
-            rate_e8: r
-                .quote_rate_e8
-                .and_then(|v| u64::try_from(v).ok())
-                .ok_or_else(|| corrupt("quote_rate_e8"))?,
-            feed: address(
-                r.quote_feed
+/// A session's price and quote columns, all set or none (the table's check says so too):
+/// read with the session, or alone beside a ledger entry.
+pub(crate) struct PriceColumns {
+    pub id: Uuid,
+    pub price_micros: Option<i64>,
+    pub price_currency: Option<String>,
+    pub quote_pair: Option<String>,
+    pub quote_rate_e8: Option<i64>,
+    pub quote_feed: Option<String>,
+    pub quote_round_id: Option<String>,
+    pub quote_updated_at: Option<DateTime<Utc>>,
+    pub quote_expires_at: Option<DateTime<Utc>>,
+}
+
+impl PriceColumns {
+    fn of(r: &SessionRow) -> Self {
+        Self {
+            id: r.id,
+            price_micros: r.price_micros,
+            price_currency: r.price_currency.clone(),
+            quote_pair: r.quote_pair.clone(),
+            quote_rate_e8: r.quote_rate_e8,
+            quote_feed: r.quote_feed.clone(),
+            quote_round_id: r.quote_round_id.clone(),
+            quote_updated_at: r.quote_updated_at,
+            quote_expires_at: r.quote_expires_at,
+        }
+    }
+
+    pub(crate) fn quoted_price(&self) -> Result<Option<QuotedPrice>, StoreError> {
+        let r = self;
+        let Some(price) = r.price_micros else {
+            return Ok(None);
+        };
+        let corrupt = |what: &str| crate::error::corrupt(what, r.id);
+        let fiat = match r.price_currency.as_deref() {
+            Some("USD") => Fiat::Usd,
+            Some("EUR") => Fiat::Eur,
+            _ => return Err(corrupt("price_currency")),
+        };
+        let pair = r
+            .quote_pair
+            .as_deref()
+            .and_then(FeedPair::parse)
+            .ok_or_else(|| corrupt("quote_pair"))?;
+        Ok(Some(QuotedPrice {
+            price: Price {
+                amount: amount(price)?,
+                fiat,
+            },
+            quote: Quote {
+                pair,
+                rate_e8: r
+                    .quote_rate_e8
+                    .and_then(|v| u64::try_from(v).ok())
+                    .ok_or_else(|| corrupt("quote_rate_e8"))?,
+                feed: address(
+                    r.quote_feed
+                        .as_deref()
+                        .ok_or_else(|| corrupt("quote_feed"))?,
+                )?,
+                round_id: r
+                    .quote_round_id
                     .as_deref()
-                    .ok_or_else(|| corrupt("quote_feed"))?,
-            )?,
-            round_id: r
-                .quote_round_id
-                .as_deref()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| corrupt("quote_round_id"))?,
-            updated_at: ts(r
-                .quote_updated_at
-                .ok_or_else(|| corrupt("quote_updated_at"))?),
-            expires_at: ts_opt(r.quote_expires_at),
-        },
-    }))
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| corrupt("quote_round_id"))?,
+                updated_at: ts(r
+                    .quote_updated_at
+                    .ok_or_else(|| corrupt("quote_updated_at"))?),
+                expires_at: ts_opt(r.quote_expires_at),
+            },
+        }))
+    }
 }
 
 impl TryFrom<SessionRow> for CheckoutSession {
     type Error = StoreError;
 
     fn try_from(r: SessionRow) -> Result<Self, StoreError> {
-        let priced = quoted_price(&r)?;
+        let priced = PriceColumns::of(&r).quoted_price()?;
         Ok(CheckoutSession {
             id: CheckoutSessionId::from_uuid(r.id),
             merchant_id: MerchantId::from_uuid(r.merchant_id),

@@ -26,6 +26,8 @@ pub struct EntryLine {
     pub block_time: String,
     /// The payment's review (D33): `pending`, `approved`, `returned`, or empty.
     pub review: &'static str,
+    /// The payment's price in a currency and its rate (D34), or empty.
+    pub price: String,
 }
 
 impl EntryLine {
@@ -42,6 +44,11 @@ impl EntryLine {
             tx_link: tx_link(e.chain, &e.tx_hash),
             block_time: e.block_time.map(time).unwrap_or_else(|| "—".to_owned()),
             review: e.review.map(|r| r.as_str()).unwrap_or_default(),
+            price: e
+                .priced
+                .as_ref()
+                .map(|q| crate::format::price_and_rate(q, e.currency))
+                .unwrap_or_default(),
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct SessionLine {
     pub amount: String,
     /// What arrived at the deposit address, with "underpaid" while short ("" for none).
     pub received: String,
+    /// The price in a currency and its rate (D34), or empty.
+    pub price: String,
     pub url: String,
     pub recipient: String,
     pub customer_reference: String,
@@ -51,6 +53,11 @@ fn line(p: &Page, s: &CheckoutSession) -> SessionLine {
             }
             got => format!("{} received", money(got, s.currency)),
         },
+        price: s
+            .priced
+            .as_ref()
+            .map(|q| crate::format::price_and_rate(q, s.currency))
+            .unwrap_or_default(),
         url: if s.status == SessionStatus::Open {
             format!("{}/pay/{}", p.state.public_url.trim_end_matches('/'), s.id)
         } else {

@@ -149,6 +149,8 @@ pub struct DepositLine {
 struct DetailView {
     chrome: Chrome,
     payment: PaymentLine,
+    /// Its session's price in a currency and the rate (D34), or empty.
+    price: String,
     currency: String,
     fee: String,
     net: String,
@@ -238,6 +240,18 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         }
         None => Vec::new(),
     };
+    let price = match x.checkout_session {
+        Some(cs) => s
+            .store
+            .sessions()
+            .get(ctx.merchant_id, ctx.mode, cs)
+            .await?
+            .and_then(|session| {
+                let q = session.priced?;
+                Some(crate::format::price_and_rate(&q, session.currency))
+            }),
+        None => None,
+    };
     let screening = match x.checkout_session {
         Some(cs) => s
             .store
@@ -278,6 +292,7 @@ async fn detail(p: &Page, error: Option<String>) -> Result<Reply, WebError> {
         .join(" ");
     Reply::render(&DetailView {
         chrome: p.chrome("payments", format!("Payment {}", x.id)),
+        price: price.unwrap_or_default(),
         currency: x.currency.to_string(),
         fee: money(x.fee_micros, x.currency),
         net: money(x.merchant_micros, x.currency),

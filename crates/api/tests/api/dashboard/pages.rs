@@ -352,3 +352,45 @@ async fn euro_and_dollar_payments_are_totalled_and_charted_apart() {
     let customers = b.text("/dashboard/test/customers").await;
     assert!(customers.contains("10.00 USDC + 20.00 EURC"), "{customers}");
 }
+
+/// A session priced in a currency shows its price and rate on the sessions list and on its
+/// payment's page (D34).
+#[tokio::test]
+async fn a_priced_sessions_price_and_rate_are_shown_beside_the_token_amount() {
+    use stablepay_postgres::testing::{execute_sql, fixtures, stored_session};
+    let app = spawn_app().await;
+    let session = stored_session(&app.store, app.a.id, None).await;
+    execute_sql(
+        &app.store,
+        &format!(
+            "UPDATE checkout_sessions SET price_micros = 9000000, price_currency = 'EUR', \
+             quote_pair = 'EUR/USD', quote_rate_e8 = 108250000, \
+             quote_feed = '0x6161616161616161616161616161616161616161', quote_round_id = '7', \
+             quote_updated_at = now(), quote_expires_at = now() + interval '30 minutes' \
+             WHERE id = '{}'",
+            session.id.uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    let pay = fixtures::payment(
+        &app.store,
+        app.a.id,
+        false,
+        "confirmed",
+        Some(session.id),
+        None,
+    )
+    .await;
+    let mut b = signed_in(&app, app.a.id, "ops@a.example").await;
+    let sessions = b.text("/dashboard/test/checkout_sessions").await;
+    assert!(
+        sessions.contains("priced 9.00 EUR · 1 EUR = 1.0825 USD"),
+        "{sessions}"
+    );
+    let page = b.text(&format!("/dashboard/test/payments/{pay}")).await;
+    assert!(
+        page.contains(r#"<dd id="payment-price">9.00 EUR · 1 EUR = 1.0825 USD</dd>"#),
+        "{page}"
+    );
+}
