@@ -44,6 +44,36 @@ pub struct AppState {
     pub ping: Option<stablepay_postgres::Readiness>,
 }
 
+impl AppState {
+    /// What a session create reads before anything is written: the chain and where its
+    /// contracts, tokens and price feeds are.
+    pub fn prepare_session_deps(&self) -> stablepay_domain::services::PrepareSessionDeps<'_> {
+        stablepay_domain::services::PrepareSessionDeps {
+            tokens: &self.tokens,
+            chain: self.chain.as_ref(),
+            chains: &self.chains,
+            feeds: &self.price_feeds,
+            clock: self.clock.as_ref(),
+        }
+    }
+
+    /// What a session create writes through: `store`'s ports.
+    pub fn create_session_deps<'a>(
+        &'a self,
+        store: &'a dyn stablepay_domain::ports::Storage,
+    ) -> stablepay_domain::services::CreateSessionDeps<'a> {
+        stablepay_domain::services::CreateSessionDeps {
+            sessions: store.sessions(),
+            wallets: store.wallets(),
+            clock: self.clock.as_ref(),
+            tokens: &self.tokens,
+            chains: &self.chains,
+            subscriptions: store.subscriptions(),
+            plan_min_interval_secs: self.plan_min_interval_secs,
+        }
+    }
+}
+
 /// The store of one HTTP worker thread (not the worker process), which opens the storage
 /// of the requests that thread serves (its concurrent one-resource reads share a
 /// connection; its connections come from its own sub-pool first).

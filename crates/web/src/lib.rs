@@ -56,6 +56,33 @@ pub struct WebState {
     pub screening: Option<stablepay_domain::rules::screening::ScreeningPolicy>,
 }
 
+impl WebState {
+    /// What a session create reads before anything is written (the API's `AppState` has
+    /// the same).
+    pub fn prepare_session_deps(&self) -> stablepay_domain::services::PrepareSessionDeps<'_> {
+        stablepay_domain::services::PrepareSessionDeps {
+            tokens: &self.tokens,
+            chain: self.chain.as_ref(),
+            chains: &self.chains,
+            feeds: &self.price_feeds,
+            clock: self.clock.as_ref(),
+        }
+    }
+
+    /// What a session create writes through: the store's ports, each call on its own.
+    pub fn create_session_deps(&self) -> stablepay_domain::services::CreateSessionDeps<'_> {
+        stablepay_domain::services::CreateSessionDeps {
+            sessions: self.store.sessions(),
+            wallets: self.store.wallets(),
+            clock: self.clock.as_ref(),
+            tokens: &self.tokens,
+            chains: &self.chains,
+            subscriptions: self.store.subscriptions(),
+            plan_min_interval_secs: self.plan_min_interval_secs,
+        }
+    }
+}
+
 pub use checkout::page as checkout_page;
 pub use link_page::page as link_page;
 pub use portal::page as portal_page;

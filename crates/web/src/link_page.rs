@@ -10,8 +10,7 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use stablepay_domain::services::{
-    open_payment_link, CreateSessionDeps, CreateSessionError, LinkVisit, LinkVisitDeps,
-    LinkVisitError, LinkVisitor, PrepareSessionDeps,
+    open_payment_link, CreateSessionError, LinkVisit, LinkVisitDeps, LinkVisitError, LinkVisitor,
 };
 use stablepay_domain::{CheckoutSessionId, LinkPricing, PaymentLink, PaymentLinkId};
 
@@ -62,22 +61,8 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     let s = &state;
     let deps = LinkVisitDeps {
         links: s.store.payment_links(),
-        prepare: PrepareSessionDeps {
-            tokens: &s.tokens,
-            chain: s.chain.as_ref(),
-            chains: &s.chains,
-            feeds: &s.price_feeds,
-            clock: s.clock.as_ref(),
-        },
-        create: CreateSessionDeps {
-            sessions: s.store.sessions(),
-            wallets: s.store.wallets(),
-            clock: s.clock.as_ref(),
-            tokens: &s.tokens,
-            chains: &s.chains,
-            subscriptions: s.store.subscriptions(),
-            plan_min_interval_secs: s.plan_min_interval_secs,
-        },
+        prepare: s.prepare_session_deps(),
+        create: s.create_session_deps(),
     };
     let public_url = s.public_url.trim_end_matches('/');
     let visit = match open_payment_link(id, visitor, &deps).await {

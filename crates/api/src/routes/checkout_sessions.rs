@@ -4,8 +4,7 @@ use stablepay_domain::rules::validation::{
     bounded_text, expires_in_seconds, DESCRIPTION_MAX, EXPIRES_DEFAULT,
 };
 use stablepay_domain::services::{
-    create_checkout_session, prepare_checkout_session, read_checkout_session, CreateSessionDeps,
-    NewSessionRequest, PrepareSessionDeps,
+    create_checkout_session, prepare_checkout_session, read_checkout_session, NewSessionRequest,
 };
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference, Fiat,
@@ -283,28 +282,13 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     let body: CreateSessionBody = json_body(&call.body)?;
     let request = body.parse(call.auth.mode)?;
     let s = &call.state;
-    let read = PrepareSessionDeps {
-        tokens: &s.tokens,
-        chain: s.chain.as_ref(),
-        chains: &s.chains,
-        feeds: &s.price_feeds,
-        clock: s.clock.as_ref(),
-    };
+    let read = s.prepare_session_deps();
     // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
     // the transaction the session is stored in.
     let prepared = prepare_checkout_session(&call.auth.owner(), request, &read).await?;
     Ok(InTransaction::new(move |call: WriteCall| async move {
         let s = &call.state;
-        let p = call.ports();
-        let deps = CreateSessionDeps {
-            sessions: p.sessions(),
-            wallets: p.wallets(),
-            clock: s.clock.as_ref(),
-            tokens: &s.tokens,
-            chains: &s.chains,
-            subscriptions: p.subscriptions(),
-            plan_min_interval_secs: s.plan_min_interval_secs,
-        };
+        let deps = s.create_session_deps(call.ports());
         let session = create_checkout_session(&call.auth.owner(), prepared, &deps).await?;
         Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
     }))

@@ -9,8 +9,7 @@ use stablepay_domain::ports::Storage;
 use stablepay_domain::representation::PublicSession;
 use stablepay_domain::services::{
     confirm_payment, public_session, requote_checkout_session, transaction_intent, ConfirmVerdict,
-    CreateSessionDeps, HostedDeps, Intent, PrepareSessionDeps, RequoteDeps, Requoted, SettleDeps,
-    SignedIntent,
+    HostedDeps, Intent, RequoteDeps, Requoted, SettleDeps, SignedIntent,
 };
 use stablepay_domain::{Address, CheckoutSessionId, TxHash};
 
@@ -248,22 +247,8 @@ pub async fn requote(
     let s = &state;
     let store = store.storage();
     let deps = RequoteDeps {
-        prepare: PrepareSessionDeps {
-            tokens: &s.tokens,
-            chain: s.chain.as_ref(),
-            chains: &s.chains,
-            feeds: &s.price_feeds,
-            clock: s.clock.as_ref(),
-        },
-        create: CreateSessionDeps {
-            sessions: store.sessions(),
-            wallets: store.wallets(),
-            clock: s.clock.as_ref(),
-            tokens: &s.tokens,
-            chains: &s.chains,
-            subscriptions: store.subscriptions(),
-            plan_min_interval_secs: s.plan_min_interval_secs,
-        },
+        prepare: s.prepare_session_deps(),
+        create: s.create_session_deps(store),
     };
     let base = s.public_url.trim_end_matches('/');
     let to = match requote_checkout_session(id, &deps).await {

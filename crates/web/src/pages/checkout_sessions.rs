@@ -4,8 +4,8 @@
 use askama::Template;
 use stablepay_domain::rules::validation::{bounded_text, DESCRIPTION_MAX, EXPIRES_DEFAULT};
 use stablepay_domain::services::{
-    create_checkout_session, list_checkout_sessions, prepare_checkout_session, CreateSessionDeps,
-    CreateSessionError, NewSessionRequest, PrepareSessionDeps,
+    create_checkout_session, list_checkout_sessions, prepare_checkout_session, CreateSessionError,
+    NewSessionRequest,
 };
 use stablepay_domain::{
     Address, Amount, CheckoutSession, CheckoutSessionId, Currency, CustomerReference, MetadataJson,
@@ -259,22 +259,8 @@ page_handler!(create, |p| async move {
         Err(v) => return render(&p, None, field_messages(&v), values).await,
     };
     let s = &p.state;
-    let read = PrepareSessionDeps {
-        tokens: &s.tokens,
-        chain: s.chain.as_ref(),
-        chains: &s.chains,
-        feeds: &s.price_feeds,
-        clock: s.clock.as_ref(),
-    };
-    let deps = CreateSessionDeps {
-        sessions: s.store.sessions(),
-        wallets: s.store.wallets(),
-        clock: s.clock.as_ref(),
-        tokens: &s.tokens,
-        chains: &s.chains,
-        subscriptions: s.store.subscriptions(),
-        plan_min_interval_secs: s.plan_min_interval_secs,
-    };
+    let read = s.prepare_session_deps();
+    let deps = s.create_session_deps();
     let created = async {
         let prepared = prepare_checkout_session(&p.ctx().owner(), request, &read).await?;
         create_checkout_session(&p.ctx().owner(), prepared, &deps).await
