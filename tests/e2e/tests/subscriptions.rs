@@ -234,14 +234,35 @@ async fn a_contract_wallet_subscribes_and_cancels_in_the_portal_with_erc1271() {
         owner.clone(),
     );
 
-    // The contract wallet approves and subscribes through `execute`, signed by its owner.
+    // A display price the plan's charges do not match is refused (D34).
+    let (status, refused) = stack
+        .post(
+            "/api/v1/checkout/sessions",
+            json!({ "mode": "subscription", "title": "Team plan", "chain_plan_id": plan.to_string(),
+                    "price": { "amount": "3.00", "currency": "USD" } }),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["details"][0]["field"], "price");
+
+    // The contract wallet approves and subscribes through `execute`, signed by its owner,
+    // on a checkout showing the plan's price in dollars (quoted on the chain's USDC/USD
+    // feed, never lapsing).
     let (status, session) = stack
         .post(
             "/api/v1/checkout/sessions",
-            json!({ "mode": "subscription", "title": "Team plan", "chain_plan_id": plan.to_string() }),
+            json!({ "mode": "subscription", "title": "Team plan", "chain_plan_id": plan.to_string(),
+                    "price": { "amount": "2.50", "currency": "USD" } }),
         )
         .await;
     assert_eq!(status, 201, "{session}");
+    assert_eq!(
+        session["price"],
+        json!({ "amount": "2.5", "currency": "USD" })
+    );
+    assert_eq!(session["quote"]["pair"], "USDC/USD");
+    assert!(session["quote"]["expires_at"].is_null(), "{session}");
+    assert_eq!(session["amount"], "2.5");
     let cs = session["id"].as_str().unwrap().to_owned();
     let (_, intent) = stack.intent(&cs).await;
     let bytes = |k: &str| {

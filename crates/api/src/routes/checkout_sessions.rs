@@ -89,7 +89,9 @@ pub struct CreateSessionBody {
     /// token's own money; across currencies at EUR/USD, rounded up, the quote expiring
     /// after 30 minutes by default). The session shows `price` and `quote`. 503 with
     /// `Retry-After` when a feed is stale or unreachable; 400 on `currency` when the token
-    /// is off its peg.
+    /// is off its peg. Subscription mode: the plan's display price, which must convert to
+    /// within the depeg bound (1 %) of the plan's amount per period; it never lapses and is
+    /// never what is charged.
     #[schema(value_type = Option<PriceInput>)]
     price: Option<serde_json::Value>,
     #[schema(schema_with = crate::openapi::fields::description)]

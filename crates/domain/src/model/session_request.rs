@@ -188,6 +188,9 @@ pub enum SessionTerms {
         plan: ChainPlanId,
         amount: Option<Amount>,
         interval_seconds: Option<u64>,
+        /// The plan's price in a currency, for display (D34): checked against the plan's
+        /// amount at the rate now, never what is charged.
+        price: Option<Price>,
     },
 }
 
@@ -244,17 +247,11 @@ impl SessionTerms {
                 if plan.is_none() && !errors.has("chain_plan_id") {
                     errors.push("chain_plan_id", "is required in subscription mode");
                 }
-                if price.is_some() {
-                    errors.push(
-                        "price",
-                        "is only valid in payment mode (a plan's charges are in its token)",
-                    );
-                    return None;
-                }
                 plan.map(|plan| Self::Subscription {
                     plan,
                     amount,
                     interval_seconds,
+                    price,
                 })
             }
         }
@@ -352,7 +349,20 @@ mod tests {
             None,
             &mut e,
         );
-        assert_eq!((sub, fields(&e)), (None, vec!["price"]));
+        // In subscription mode a price is the plan's display price (checked against the
+        // plan when the session is made).
+        assert_eq!(
+            (sub, fields(&e)),
+            (
+                Some(SessionTerms::Subscription {
+                    plan: plan.unwrap(),
+                    amount: None,
+                    interval_seconds: None,
+                    price: Some(price)
+                }),
+                vec![]
+            )
+        );
     }
 
     #[test]

@@ -148,10 +148,17 @@ pub async fn prepare_checkout_session(
         return Err(errors.into());
     };
     let (plan, quoted) = match &req.terms {
-        SessionTerms::Subscription { plan, .. } => (
-            Some(subscription_terms::read_plan(chain, *plan, currency, deps).await?),
-            None,
-        ),
+        SessionTerms::Subscription { plan, price, .. } => {
+            let read = subscription_terms::read_plan(chain, *plan, currency, deps).await?;
+            let shown = match price {
+                Some(price) => Some(
+                    quote_price::display_price(chain, *price, currency, read.amount(), deps)
+                        .await?,
+                ),
+                None => None,
+            };
+            (Some(read), shown)
+        }
         SessionTerms::PricedPayment { price } => (
             None,
             Some(quote_price::quote_price(chain, *price, currency, deps).await?),

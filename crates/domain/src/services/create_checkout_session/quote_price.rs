@@ -87,3 +87,39 @@ pub(super) async fn quote_price(
         }
     }
 }
+
+/// A subscription's price in a currency, for display beside the plan's amount (D34): quoted
+/// as a payment's would be, it must come within the depeg bound of what the plan charges
+/// per period (so the page never shows a price the charges do not match), and its quote
+/// never lapses (the charges do not depend on it).
+pub(super) async fn display_price(
+    chain: ChainId,
+    price: Price,
+    token: Currency,
+    plan_amount: u128,
+    deps: &PrepareSessionDeps<'_>,
+) -> Result<(Amount, QuotedPrice), CreateSessionError> {
+    let (amount, mut quoted) = quote_price(chain, price, token, deps).await?;
+    let bound = u128::from(deps.feeds.policy.depeg_bound_bps);
+    let quoted_micros = u128::from(amount.micros());
+    if quoted_micros.abs_diff(plan_amount) * 10_000 > plan_amount * bound {
+        return Err(ValidationErrors::single(
+            "price",
+            format!(
+                "{} {} is {} {token} at the rate now, but the plan charges {} {token} per period (more than {} bps apart)",
+                price.amount,
+                price.fiat.as_str(),
+                amount,
+                crate::model::render_micros(u64::try_from(plan_amount).unwrap_or(u64::MAX)),
+                bound
+            ),
+        )
+        .into());
+    }
+    quoted.quote.expires_at = None;
+    Ok((amount, quoted))
+}
+
+#[cfg(test)]
+#[path = "display_price_tests.rs"]
+mod tests;

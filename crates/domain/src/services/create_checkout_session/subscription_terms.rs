@@ -24,6 +24,13 @@ pub(super) struct PlanRead {
     plan: OnChainPlan,
 }
 
+impl PlanRead {
+    /// The plan's amount per period, in token base units.
+    pub(super) fn amount(&self) -> u128 {
+        self.plan.amount
+    }
+}
+
 /// Reads the plan the request names from the chain's subscription manager.
 pub(super) async fn read_plan(
     chain: ChainId,

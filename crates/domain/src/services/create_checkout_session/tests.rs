@@ -64,6 +64,7 @@ fn subscription_terms(plan: u128) -> SessionTerms {
         plan: ChainPlanId::from_u128(plan).unwrap(),
         amount: None,
         interval_seconds: None,
+        price: None,
     }
 }
 
@@ -111,7 +112,7 @@ pub(crate) struct Harness {
     pub(crate) feeds: PriceFeeds,
 }
 
-const MANAGER: [u8; 20] = [0x5u8; 20];
+pub(crate) const MANAGER: [u8; 20] = [0x5u8; 20];
 
 impl Harness {
     pub(crate) fn new(verified: Vec<Wallet>, expect_insert: usize) -> Self {
@@ -222,7 +223,7 @@ fn chain_cross_check_must_match_the_key_mode() {
     assert_eq!(fields(err), ["chain"]);
 }
 
-fn plan(recipient: Address) -> OnChainPlan {
+pub(crate) fn plan(recipient: Address) -> OnChainPlan {
     OnChainPlan {
         plan_id: 7,
         creator: recipient,
@@ -233,7 +234,7 @@ fn plan(recipient: Address) -> OnChainPlan {
     }
 }
 
-fn subscription_request(plan_id: u128) -> NewSessionRequest {
+pub(crate) fn subscription_request(plan_id: u128) -> NewSessionRequest {
     NewSessionRequest {
         terms: subscription_terms(plan_id),
         ..request()
@@ -293,6 +294,7 @@ fn subscription_plans_are_refused_on_the_field_that_disagrees() {
             plan: ChainPlanId::from_u128(7).unwrap(),
             amount: Some(Amount::parse("10").unwrap()),
             interval_seconds: Some(60),
+            price: None,
         },
         ..request()
     };
