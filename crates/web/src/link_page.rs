@@ -68,7 +68,10 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
     let visit = match open_payment_link(id, visitor, &deps).await {
         Ok(visit) => visit,
         Err(LinkVisitError::NotFound(_)) => return WebError::NotFound.to_response(),
-        Err(LinkVisitError::Session(e)) => return unavailable(s, id, e).await,
+        Err(LinkVisitError::Store(e)) => return WebError::from(e).to_response(),
+        Err(LinkVisitError::Unavailable { link, error }) => {
+            return unavailable(s, &link, error).await
+        }
     };
     let (link, state_name, status, message) = match visit {
         LinkVisit::Session { session, fresh } => {
@@ -121,7 +124,7 @@ pub async fn page(state: Data<WebState>, req: HttpRequest) -> HttpResponse {
 /// The page of a link whose session could not be opened now: a price feed stale or the
 /// network unreachable (503, try again), or terms that no longer hold, such as its wallet
 /// revoked (409; the detail is the merchant's, in the log).
-async fn unavailable(s: &WebState, id: PaymentLinkId, e: CreateSessionError) -> HttpResponse {
+async fn unavailable(s: &WebState, link: &PaymentLink, e: CreateSessionError) -> HttpResponse {
     let (status, message) = match &e {
         CreateSessionError::PriceUnavailable(_) | CreateSessionError::ChainUnavailable(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -136,20 +139,10 @@ async fn unavailable(s: &WebState, id: PaymentLinkId, e: CreateSessionError) -> 
             "This payment link cannot take payments right now. Contact the seller.",
         ),
     };
-    tracing::warn!(link = %id, error = %e, "payment link: no session opened");
-    let link = s
-        .store
-        .payment_links()
-        .visited_link(id)
-        .await
-        .ok()
-        .flatten();
-    let Some(visited) = link else {
-        return WebError::Unavailable.to_response();
-    };
+    tracing::warn!(link = %link.id, error = %e, "payment link: no session opened");
     let mut reply = render(
         status,
-        &view(s, &visited.link, "unavailable", message.to_owned()).await,
+        &view(s, link, "unavailable", message.to_owned()).await,
     );
     if status == StatusCode::SERVICE_UNAVAILABLE {
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str("60") {

@@ -27,6 +27,25 @@ pub struct PriceInput {
     currency: Fiat,
 }
 
+/// A decimal string field of an object, every problem named on `field`.
+pub(crate) fn decimal(
+    value: Option<serde_json::Value>,
+    field: &str,
+    e: &mut ValidationErrors,
+) -> Option<Amount> {
+    match value {
+        Some(serde_json::Value::String(s)) => e.check(field, Amount::parse(&s)),
+        None | Some(serde_json::Value::Null) => {
+            e.push(field, "is required");
+            None
+        }
+        Some(_) => e.check::<Amount, _>(
+            field,
+            Err("must be a decimal string such as \"20.00\", not a JSON number"),
+        ),
+    }
+}
+
 /// `{"amount": "20.00", "currency": "USD" | "EUR"}`, every problem named on its field.
 pub(crate) fn parse_price(v: serde_json::Value, e: &mut ValidationErrors) -> Option<Price> {
     let serde_json::Value::Object(mut fields) = v else {
@@ -36,17 +55,7 @@ pub(crate) fn parse_price(v: serde_json::Value, e: &mut ValidationErrors) -> Opt
         );
         return None;
     };
-    let amount = match fields.remove("amount") {
-        Some(serde_json::Value::String(s)) => e.check("price.amount", Amount::parse(&s)),
-        None | Some(serde_json::Value::Null) => {
-            e.push("price.amount", "is required");
-            None
-        }
-        Some(_) => e.check::<Amount, _>(
-            "price.amount",
-            Err("must be a decimal string such as \"20.00\", not a JSON number"),
-        ),
-    };
+    let amount = decimal(fields.remove("amount"), "price.amount", e);
     let fiat = match fields.remove("currency") {
         Some(serde_json::Value::String(s)) => e.check(
             "price.currency",

@@ -16,7 +16,7 @@ use stablepay_domain::{
 };
 use stablepay_request_store::Checked;
 
-use super::checkout_sessions::parse_price;
+use super::checkout_sessions::{decimal, parse_price};
 use crate::error::ApiError;
 use crate::input::json_body;
 use crate::request::{InTransaction, ReadCall, ReadReply, Reply, WriteCall};
@@ -39,21 +39,6 @@ pub struct CustomPriceInput {
     minimum: Amount,
     maximum: Amount,
     currency: Fiat,
-}
-
-/// A decimal string field of an object, every problem named on `field`.
-fn decimal(value: Option<Value>, field: &str, e: &mut ValidationErrors) -> Option<Amount> {
-    match value {
-        Some(Value::String(s)) => e.check(field, Amount::parse(&s)),
-        None | Some(Value::Null) => {
-            e.push(field, "is required");
-            None
-        }
-        Some(_) => e.check::<Amount, _>(
-            field,
-            Err("must be a decimal string such as \"20.00\", not a JSON number"),
-        ),
-    }
 }
 
 /// `{"minimum", "maximum"}` (and `"currency"` for a price), with the bounds in order.

@@ -1,5 +1,5 @@
-use crate::model::{Address, ChainId, FeedPair};
-use crate::rules::pricing::PricingPolicy;
+use crate::model::{Address, ChainId, Currency, FeedPair, Fiat};
+use crate::rules::pricing::{self, PricingPolicy};
 
 /// Which price feed rates each pair on each chain, and how prices are quoted (D34;
 /// deployment configuration).
@@ -37,6 +37,29 @@ impl PriceFeeds {
             .iter()
             .filter(|(c, _, _)| *c == chain)
             .map(|(_, p, a)| (*p, *a))
+            .collect()
+    }
+
+    /// The feed of every pair a price in `fiat` paid in `token` is quoted at on `chain`, or
+    /// why it cannot be quoted there (a message naming the missing pair, safe to show).
+    pub fn for_price(
+        &self,
+        chain: ChainId,
+        fiat: Fiat,
+        token: Currency,
+    ) -> Result<Vec<(FeedPair, Address)>, String> {
+        pricing::feeds_needed(fiat, token)
+            .into_iter()
+            .map(|pair| {
+                self.feed(chain, pair).map(|feed| (pair, feed)).ok_or_else(|| {
+                    format!(
+                        "a price in {} paid in {token} cannot be quoted on {}: no {} price feed is configured there",
+                        fiat.as_str(),
+                        chain.name(),
+                        pair.as_str()
+                    )
+                })
+            })
             .collect()
     }
 }

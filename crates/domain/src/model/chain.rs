@@ -207,6 +207,14 @@ impl Currency {
         }
     }
 
+    /// The token a request names none of is paid in: EURC for a price in euros, else USDC.
+    pub fn default_for(price: Option<Fiat>) -> Self {
+        match price {
+            Some(Fiat::Eur) => Currency::Eurc,
+            _ => Currency::Usdc,
+        }
+    }
+
     /// Whether the token is Circle's FiatToken (USDC, EURC), which moves by a signed
     /// EIP-3009 authorization: x402 asks for nothing else. Base's bridged USDT does not.
     pub fn is_fiat_token(self) -> bool {

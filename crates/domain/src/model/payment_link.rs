@@ -46,6 +46,17 @@ pub enum LinkPricing {
     },
 }
 
+impl LinkPricing {
+    /// The currency a price is set in; `None` for amounts of the token.
+    pub fn fiat(&self) -> Option<Fiat> {
+        match self {
+            LinkPricing::Amount(_) => None,
+            LinkPricing::Price(price) => Some(price.fiat),
+            LinkPricing::Custom { fiat, .. } => *fiat,
+        }
+    }
+}
+
 /// Why a buyer's amount was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChosenAmountError {
@@ -82,7 +93,8 @@ pub struct PaymentLink {
     /// Sessions of the link completed so far (read with the link, never stored on it).
     pub completed_count: u64,
     pub active: bool,
-    /// Who made the link: the sessions it opens are made on their behalf.
+    /// Who made the link (kept as a refund request keeps who asked; the sessions it opens
+    /// are the merchant's, on the merchant's terms at each visit).
     pub created_by: Actor,
     pub created_at: Timestamp,
 }
@@ -137,13 +149,9 @@ impl PaymentLink {
     /// What the amounts the link shows are counted in: the currency of its price, else
     /// its token.
     pub fn unit(&self) -> &'static str {
-        match self.pricing {
-            LinkPricing::Price(price) => price.fiat.as_str(),
-            LinkPricing::Custom {
-                fiat: Some(fiat), ..
-            } => fiat.as_str(),
-            _ => self.currency.as_str(),
-        }
+        self.pricing
+            .fiat()
+            .map_or(self.currency.as_str(), Fiat::as_str)
     }
 }
 

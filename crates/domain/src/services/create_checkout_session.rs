@@ -5,7 +5,7 @@
 use crate::deployment::{ChainDirectory, PriceFeeds, TokenDirectory};
 use crate::model::{
     Address, Amount, ChainId, CheckoutSession, CheckoutSessionId, Currency, CustomerReference,
-    Fiat, MetadataJson, PaymentLinkId, QuotedPrice, RedirectUrl, SessionMode, SessionOwner,
+    MetadataJson, PaymentLinkId, QuotedPrice, RedirectUrl, SessionMode, SessionOwner,
     SessionStatus, SessionTerms, Title, UnderpaymentTolerance, ValidationErrors, Wallet,
     WalletStatus,
 };
@@ -46,9 +46,11 @@ pub struct NewSessionRequest {
 impl NewSessionRequest {
     /// The token the session is paid in.
     pub fn token(&self) -> Currency {
-        self.currency.unwrap_or(match &self.terms {
-            SessionTerms::PricedPayment { price } if price.fiat == Fiat::Eur => Currency::Eurc,
-            _ => Currency::Usdc,
+        self.currency.unwrap_or_else(|| {
+            Currency::default_for(match &self.terms {
+                SessionTerms::PricedPayment { price } => Some(price.fiat),
+                _ => None,
+            })
         })
     }
 }

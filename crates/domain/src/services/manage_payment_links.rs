@@ -5,11 +5,10 @@
 
 use crate::deployment::{PriceFeeds, TokenDirectory};
 use crate::model::{
-    Address, AuthContext, Currency, Fiat, LinkPricing, MetadataJson, Missing, PaymentLink,
-    PaymentLinkId, RedirectUrl, Title, ValidationErrors,
+    Address, AuthContext, Currency, LinkPricing, MetadataJson, Missing, PaymentLink, PaymentLinkId,
+    RedirectUrl, Title, ValidationErrors,
 };
 use crate::ports::{Clock, PaymentLinkRepository, StoreError, WalletRepository};
-use crate::rules::pricing;
 
 use super::create_checkout_session::resolve_recipient;
 use super::CreateSessionError;
@@ -31,14 +30,8 @@ pub struct NewPaymentLink {
 impl NewPaymentLink {
     /// The token the link's sessions are paid in.
     pub fn token(&self) -> Currency {
-        self.currency.unwrap_or(match self.pricing {
-            LinkPricing::Price(price) if price.fiat == Fiat::Eur => Currency::Eurc,
-            LinkPricing::Custom {
-                fiat: Some(Fiat::Eur),
-                ..
-            } => Currency::Eurc,
-            _ => Currency::Usdc,
-        })
+        self.currency
+            .unwrap_or_else(|| Currency::default_for(self.pricing.fiat()))
     }
 }
 
@@ -75,27 +68,13 @@ pub async fn create_payment_link(
             format!("{token} is not available on {}", chain.name()),
         );
     }
-    let priced_in = match new.pricing {
-        LinkPricing::Price(price) => Some(("price", price.fiat)),
-        LinkPricing::Custom {
-            fiat: Some(fiat), ..
-        } => Some(("custom_price", fiat)),
-        _ => None,
-    };
-    if let Some((field, fiat)) = priced_in {
-        let missing = pricing::feeds_needed(fiat, token)
-            .into_iter()
-            .find(|pair| deps.feeds.feed(chain, *pair).is_none());
-        if let Some(pair) = missing {
-            errors.push(
-                field,
-                format!(
-                    "a price in {} paid in {token} cannot be quoted on {}: no {} price feed is configured there",
-                    fiat.as_str(),
-                    chain.name(),
-                    pair.as_str()
-                ),
-            );
+    if let Some(fiat) = new.pricing.fiat() {
+        if let Err(why) = deps.feeds.for_price(chain, fiat, token) {
+            let field = match new.pricing {
+                LinkPricing::Custom { .. } => "custom_price",
+                _ => "price",
+            };
+            errors.push(field, why);
         }
     }
     if !errors.is_empty() {

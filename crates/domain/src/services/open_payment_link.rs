@@ -48,16 +48,17 @@ pub enum LinkVisit {
 pub enum LinkVisitError {
     #[error(transparent)]
     NotFound(Missing),
-    /// The session could not be opened: a price not quotable now, the network, storage,
-    /// or the link's terms no longer valid (its wallet revoked, its token off its peg).
+    /// The link could not be read.
     #[error(transparent)]
-    Session(#[from] CreateSessionError),
-}
-
-impl From<StoreError> for LinkVisitError {
-    fn from(e: StoreError) -> Self {
-        Self::Session(e.into())
-    }
+    Store(#[from] StoreError),
+    /// The link was found but no session could be opened for it now: a price not
+    /// quotable, the network, storage, or its terms no longer valid (its wallet revoked,
+    /// its token off its peg). The link comes back for the page that says so.
+    #[error("{error}")]
+    Unavailable {
+        link: Box<PaymentLink>,
+        error: CreateSessionError,
+    },
 }
 
 pub struct LinkVisitDeps<'a> {
@@ -77,11 +78,33 @@ pub async fn open_payment_link(
         .await?
         .ok_or_else(|| LinkVisitError::NotFound(Missing::of(id)))?;
     let link = visited.link;
+    let owner = SessionOwner {
+        merchant_id: link.merchant_id,
+        mode: link.mode,
+        fee_tier: visited.fee_tier,
+        underpayment_tolerance: visited.underpayment_tolerance,
+    };
+    visit(&link, owner, visitor, deps)
+        .await
+        .map_err(|error| LinkVisitError::Unavailable {
+            link: Box::new(link.clone()),
+            error,
+        })
+}
+
+/// A visit to `link`, found: what the visitor is shown or sent to.
+async fn visit(
+    link: &PaymentLink,
+    owner: SessionOwner,
+    visitor: LinkVisitor<'_>,
+    deps: &LinkVisitDeps<'_>,
+) -> Result<LinkVisit, CreateSessionError> {
+    let id = link.id;
     if !link.active {
-        return Ok(LinkVisit::Inactive(Box::new(link)));
+        return Ok(LinkVisit::Inactive(Box::new(link.clone())));
     }
     if link.is_sold_out() {
-        return Ok(LinkVisit::SoldOut(Box::new(link)));
+        return Ok(LinkVisit::SoldOut(Box::new(link.clone())));
     }
     if let Some(returning) = visitor.returning {
         let now = deps.create.clock.now();
@@ -103,16 +126,10 @@ pub async fn open_payment_link(
             // A first visit to an open-amount link has typed nothing yet: no complaint.
             let refused = visitor.chosen_amount.is_some().then_some(refused);
             return Ok(LinkVisit::AskAmount {
-                link: Box::new(link),
+                link: Box::new(link.clone()),
                 refused,
             });
         }
-    };
-    let owner = SessionOwner {
-        merchant_id: link.merchant_id,
-        mode: link.mode,
-        fee_tier: visited.fee_tier,
-        underpayment_tolerance: visited.underpayment_tolerance,
     };
     let stored = |what: &str| StoreError::Internal(format!("payment link {id}: stored {what}"));
     let request = NewSessionRequest {

@@ -31,8 +31,9 @@ pub struct LinkLine {
 /// What the link charges, as people read it: "25.00 USDC", "20.00 EUR in USDC",
 /// "1.00–100.00 USDC, buyer's choice".
 fn price(l: &PaymentLink) -> String {
+    // "in USDC" only where the token is not the price's own money.
     let paid_in = |fiat: Fiat| {
-        if l.currency.fiat() == fiat && l.currency.as_str().starts_with(fiat.as_str()) {
+        if l.currency.fiat() == fiat {
             String::new()
         } else {
             format!(" in {}", l.currency)

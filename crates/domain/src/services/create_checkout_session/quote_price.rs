@@ -20,22 +20,10 @@ pub(super) async fn quote_price(
     deps: &PrepareSessionDeps<'_>,
 ) -> Result<(Amount, QuotedPrice), CreateSessionError> {
     // Every feed configured, before any is read.
-    let mut feeds = Vec::new();
-    for pair in pricing::feeds_needed(price.fiat, token) {
-        let Some(feed) = deps.feeds.feed(chain, pair) else {
-            return Err(ValidationErrors::single(
-                "price",
-                format!(
-                    "a price in {} paid in {token} cannot be quoted on {}: no {} price feed is configured there",
-                    price.fiat.as_str(),
-                    chain.name(),
-                    pair.as_str()
-                ),
-            )
-            .into());
-        };
-        feeds.push((pair, feed));
-    }
+    let feeds = deps
+        .feeds
+        .for_price(chain, price.fiat, token)
+        .map_err(|why| ValidationErrors::single("price", why))?;
     // Read together: a create waits one round trip, not one per feed.
     let read = join_all(
         feeds

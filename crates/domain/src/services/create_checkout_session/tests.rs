@@ -1,8 +1,8 @@
 use super::*;
 use crate::deployment::{ChainContracts, ChainDirectory};
 use crate::model::{
-    Amount, ApiKeyId, AuthContext, ChainPlanId, FeeTier, FeedPair, FeedRound, MerchantId, Mode,
-    Price, Timestamp, Wallet, WalletId,
+    Amount, ApiKeyId, AuthContext, ChainPlanId, FeeTier, FeedPair, FeedRound, Fiat, MerchantId,
+    Mode, Price, Timestamp, Wallet, WalletId,
 };
 use crate::ports::{
     ChainError, MockChainReader, MockClock, MockSessionRepository, MockSubscriptionStore,

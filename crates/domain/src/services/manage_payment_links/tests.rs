@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Amount, AmountBounds, FeeTier, Mode, Price};
+use crate::model::{Amount, AmountBounds, FeeTier, Fiat, Mode, Price};
 use crate::ports::MockPaymentLinkRepository;
 use crate::services::create_checkout_session::tests::{ctx, wallet, Harness};
 use futures_executor::block_on;

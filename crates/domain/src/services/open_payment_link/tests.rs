@@ -216,8 +216,9 @@ fn a_euro_link_is_quoted_at_each_visit_and_a_stale_feed_opens_nothing() {
     priced(&mut stale, 108_250_000, 108_200_000, 3_601);
     assert!(matches!(
         visit(&stale, &links(l.clone()), l.id, LinkVisitor::default()),
-        Err(LinkVisitError::Session(
-            CreateSessionError::PriceUnavailable(_)
-        ))
+        Err(LinkVisitError::Unavailable {
+            error: CreateSessionError::PriceUnavailable(_),
+            ..
+        })
     ));
 }
