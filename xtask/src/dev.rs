@@ -264,6 +264,7 @@ pub fn write_env_json(stack: &Stack, dir: &std::path::Path) -> Result<(), String
             "name": m.name,
             "test_key": m.test_key,
             "live_key": m.live_key,
+            "limited_test_key": m.limited_test_key,
             "wallet": { "address": m.wallet_address, "private_key": m.wallet_key },
             "dashboard": {
                 "url": format!("{public_url}/dashboard"),
@@ -283,6 +284,7 @@ pub fn write_env_json(stack: &Stack, dir: &std::path::Path) -> Result<(), String
                 .map(duration_secs)
                 .collect::<Vec<_>>(),
             "rate_limit_per_min": rate_limit,
+            "limited_test_key_per_min": seed::LIMITED_KEY_PER_MIN,
         },
     });
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;

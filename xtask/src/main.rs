@@ -25,6 +25,7 @@ mod docs_check;
 mod fuzz;
 mod load;
 mod pg;
+mod sdks;
 mod seed;
 mod sign;
 mod test;
@@ -77,6 +78,9 @@ commands:
           STABLEPAY_FUZZ_CASES (default 20) when given no test filter
   walkthrough  run docs/walkthrough.md's sh blocks as written against a throwaway stack
           and check what each step prints (`test` runs it beside the fuzz)
+  sdks    regenerate the SDKs' generated parts (sdks/typescript, sdks/python) from
+          docs/openapi.json; --check: fail when the committed ones differ (`test` runs
+          it); test: build both packages and run their suites against a stack of their own
   contracts  compile contracts/src with solc (npm) into contracts/out (committed)
   contracts test  the Solidity tests in contracts/test (forge from npm; also part of `test`)
   contracts snapshot  refresh contracts/gas-snapshot (forge's gas of the unit tests; `bench
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         },
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("walkthrough") => walkthrough::run(),
+        Some("sdks") => sdks::run(&args[1..]),
         Some("contracts") => match args.get(1).map(String::as_str) {
             Some("test") => tools::forge_test(),
             Some("snapshot") => tools::forge_snapshot(true).map(|done| println!("xtask: {done}")),

@@ -17,11 +17,17 @@ pub const MERCHANT_WALLET_KEYS: [&str; 2] = [
     "5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
 ];
 
+/// Requests a minute of each merchant's `limited_test_key` (a minute's worth is its burst).
+pub const LIMITED_KEY_PER_MIN: u32 = 30;
+
 pub struct DemoMerchant {
     pub id: String,
     pub name: String,
     pub test_key: String,
     pub live_key: String,
+    /// A second test key held to `LIMITED_KEY_PER_MIN`: for trying 429s and retries
+    /// without waiting out the default budget (the SDKs' tests use it).
+    pub limited_test_key: String,
     pub wallet_address: String,
     pub wallet_key: String,
 }
@@ -51,12 +57,13 @@ pub fn create_merchants(bin: &Path, db: &str) -> Result<Vec<DemoMerchant>, Strin
             &["merchants", "create", "--name", name, "--fee-tier", tier],
         )?;
         let id = m["id"].as_str().ok_or("merchant id missing")?.to_owned();
-        let key = |mode: &str| -> Result<String, String> {
-            let k = cli_json(
-                bin,
-                db,
-                &["keys", "create", "--merchant", &id, "--mode", mode],
-            )?;
+        let key = |mode: &str, limit: Option<u32>| -> Result<String, String> {
+            let limit = limit.map(|n| n.to_string());
+            let mut args = vec!["keys", "create", "--merchant", &id, "--mode", mode];
+            if let Some(limit) = &limit {
+                args.extend(["--rate-limit", limit.as_str()]);
+            }
+            let k = cli_json(bin, db, &args)?;
             k["secret"]
                 .as_str()
                 .map(str::to_owned)
@@ -68,8 +75,9 @@ pub fn create_merchants(bin: &Path, db: &str) -> Result<Vec<DemoMerchant>, Strin
             .ok_or("bad demo key")?
             .to_string();
         merchants.push(DemoMerchant {
-            test_key: key("test")?,
-            live_key: key("live")?,
+            test_key: key("test", None)?,
+            live_key: key("live", None)?,
+            limited_test_key: key("test", Some(LIMITED_KEY_PER_MIN))?,
             id,
             name: name.to_owned(),
             wallet_address: address,

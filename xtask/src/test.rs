@@ -1,6 +1,6 @@
 //! `cargo xtask test`: fmt --check, clippy -D warnings, every test, against a throwaway
-//! PostgreSQL, then the contracts' Solidity tests (forge), the API contract fuzz and the
-//! walk-through (docs/walkthrough.md) as written.
+//! PostgreSQL, then the contracts' Solidity tests (forge), the API contract fuzz, the
+//! walk-through (docs/walkthrough.md) as written and the SDKs (`sdks`).
 
 use crate::chain;
 use crate::pg::Postgres;
@@ -32,17 +32,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if extra.is_empty() {
         if crate::pg::external_url().is_some() {
             println!(
-                "xtask: DATABASE_URL is set, so the contract fuzz and the walk-through are skipped (cargo xtask fuzz, cargo xtask walkthrough)"
+                "xtask: DATABASE_URL is set, so the contract fuzz, the walk-through and the SDK suites are skipped (cargo xtask fuzz, cargo xtask walkthrough, cargo xtask sdks test)"
             );
+            crate::sdks::check()?;
         } else {
             let walkthrough = std::thread::spawn(crate::walkthrough::run);
+            // The SDKs (generated files current, packages built, suites against a stack).
+            let sdks =
+                std::thread::spawn(|| crate::sdks::check().and_then(|()| crate::sdks::test()));
             let cases = std::env::var("STABLEPAY_FUZZ_CASES").unwrap_or_else(|_| "20".into());
             let fuzz = crate::fuzz::run(&["--cases".into(), cases]);
             let walkthrough = walkthrough
                 .join()
                 .map_err(|_| "the walk-through panicked".to_owned())?;
+            let sdks = sdks
+                .join()
+                .map_err(|_| "the SDK checks panicked".to_owned())?;
             fuzz?;
             walkthrough?;
+            sdks?;
         }
     }
     Ok(())
@@ -56,6 +64,8 @@ fn fetch_tools() -> Result<(), String> {
     tools::chromium()?;
     tools::schemathesis()?;
     tools::x402_python()?;
+    crate::sdks::node_modules()?;
+    crate::sdks::python_tools()?;
     Ok(())
 }
 

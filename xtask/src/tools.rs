@@ -222,7 +222,7 @@ pub fn x402_python() -> Result<PathBuf, String> {
 
 /// A virtualenv `target/tools/<name>` with `packages` installed (once per pin); the path
 /// of its `program`.
-fn python_tool(name: &str, packages: &[&str], program: &str) -> Result<PathBuf, String> {
+pub(crate) fn python_tool(name: &str, packages: &[&str], program: &str) -> Result<PathBuf, String> {
     let venv = tools_dir().join(name);
     let bin = venv.join(program);
     let pinned = venv.join(".installed");

@@ -1,6 +1,10 @@
 //! The Node.js and Python snippets in `snippets/` must give the same verdict as the Rust
 //! verifier on every case below. `node` and `python3` are required: CI has both, and a
 //! skipped test would hide a regression, so a missing interpreter fails the test.
+//!
+//! The cases are also written to `vectors.json`, which the SDKs' own tests run
+//! (`sdks/typescript`, `sdks/python`): this test fails when the file is not what the cases
+//! are now (`STABLEPAY_UPDATE_VECTORS=1` rewrites it).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -124,6 +128,39 @@ fn run(program: &str, script: &str, input: &str) -> Vec<String> {
         .collect()
 }
 
+/// One case as the snippets read it (and as `vectors.json` holds it, with `name`, `want`).
+fn case_json(c: &Case) -> serde_json::Value {
+    serde_json::json!({
+        "name": c.name,
+        "header": c.header,
+        "body_b64": base64::engine::general_purpose::STANDARD.encode(&c.body),
+        "secrets": c.secrets,
+        "tolerance": c.tolerance,
+        "now": c.now,
+        "want": c.want,
+    })
+}
+
+#[test]
+fn the_vector_file_holds_every_case() {
+    let path = format!("{}/vectors.json", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<_> = cases().iter().map(case_json).collect();
+    let text = serde_json::to_string_pretty(&serde_json::json!({
+        "description": "Svc-Signature cases: verify(header, base64-decoded body, secrets, tolerance, now) must return want. Written by crates/webhook-verify/tests/snippets.rs; run by the SDKs' tests.",
+        "cases": cases,
+    }))
+    .expect("cases serialise")
+        + "\n";
+    if std::env::var_os("STABLEPAY_UPDATE_VECTORS").is_some() {
+        std::fs::write(&path, &text).expect("write vectors.json");
+    }
+    let stored = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        stored == text,
+        "{path} is not what the cases are now: run STABLEPAY_UPDATE_VECTORS=1 cargo test -p stablepay-webhook-verify"
+    );
+}
+
 #[test]
 fn node_and_python_snippets_agree_with_the_rust_verifier() {
     let cases = cases();
@@ -136,12 +173,7 @@ fn node_and_python_snippets_agree_with_the_rust_verifier() {
             c.name
         );
         expected.push(rust.to_string());
-        let body_b64 = base64::engine::general_purpose::STANDARD.encode(&c.body);
-        let line = serde_json::json!({
-            "header": c.header, "body_b64": body_b64, "secrets": c.secrets,
-            "tolerance": c.tolerance, "now": c.now,
-        });
-        input.push_str(&format!("{line}\n"));
+        input.push_str(&format!("{}\n", case_json(c)));
     }
     for (program, script) in [("node", "verify.js"), ("python3", "verify.py")] {
         let got = run(program, script, &input);

@@ -356,14 +356,15 @@ fn add_shared_components(components: &mut Map<String, Value>) {
             }),
         );
     }
-    let error = |description: &str, retry_after: bool| {
+    const RETRY_AFTER: &str = "Seconds to wait before retrying.";
+    let error = |description: &str, retry_after: Option<&str>| {
         let mut response = json!({
             "description": description,
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
         });
-        if retry_after {
+        if let Some(when) = retry_after {
             response["headers"] = json!({ "Retry-After": {
-                "description": "Seconds to wait before retrying.",
+                "description": when,
                 "schema": { "type": "integer", "minimum": 0 }
             }});
         }
@@ -372,13 +373,13 @@ fn add_shared_components(components: &mut Map<String, Value>) {
     components.insert(
         "responses".into(),
         json!({
-            "InvalidRequest": error("`invalid_request_error`: the body, query or a header failed validation.", false),
-            "Unauthenticated": error("`authentication_error`: missing, invalid or revoked API key.", false),
-            "NotFound": error("`not_found_error`: no such resource for this merchant and mode.", false),
-            "Conflict": error("`conflict_error` (a state conflict or a request in flight) or `idempotency_error` (key reused with another body).", false),
-            "RateLimited": error("`rate_limit_error`: too many requests for this key.", true),
-            "ServerError": error("`api_error`: a failure on the service side; the Request-Id header identifies it.", false),
-            "Unavailable": error("`api_error`: a dependency (database, chain) is briefly unavailable.", true),
+            "InvalidRequest": error("`invalid_request_error`: the body, query or a header failed validation.", None),
+            "Unauthenticated": error("`authentication_error`: missing, invalid or revoked API key.", None),
+            "NotFound": error("`not_found_error`: no such resource for this merchant and mode.", None),
+            "Conflict": error("`conflict_error` (a state conflict or a request in flight) or `idempotency_error` (key reused with another body).", Some("Only on a request still in flight under the same Idempotency-Key: seconds to wait before sending it again. A 409 without it is final.")),
+            "RateLimited": error("`rate_limit_error`: too many requests for this key.", Some(RETRY_AFTER)),
+            "ServerError": error("`api_error`: a failure on the service side; the Request-Id header identifies it.", None),
+            "Unavailable": error("`api_error`: a dependency (database, chain) is briefly unavailable.", Some(RETRY_AFTER)),
         }),
     );
     components.insert(
@@ -386,7 +387,7 @@ fn add_shared_components(components: &mut Map<String, Value>) {
         json!({ "api_key": {
             "type": "http",
             "scheme": "bearer",
-            "description": "A secret API key: `Authorization: Bearer sk_test_…` or `sk_live_…`."
+            "description": "A secret API key: `Authorization: Bearer svc_sk_test_…` or `svc_sk_live_…`."
         }}),
     );
 }

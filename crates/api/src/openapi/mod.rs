@@ -20,11 +20,13 @@ use stablepay_domain::representation::*;
 #[openapi(
     info(
         title = "stablepay API",
-        version = "v1",
+        // The document's own version (semver), which the SDKs' versions follow; the API's
+        // is the path prefix `/api/v1`.
+        version = "1.0.0",
         description = "Non-custodial USDC/USDT/EURC payments on Base: checkout sessions, \
                        payments, refunds, subscriptions, settlement wallets and webhooks. \
                        Amounts are decimal strings; every request is scoped to the key's \
-                       merchant and mode (`sk_test_…` or `sk_live_…`)."
+                       merchant and mode (`svc_sk_test_…` or `svc_sk_live_…`)."
     ),
     paths(
         checkout_sessions::create,

@@ -77,10 +77,14 @@ pub(super) fn answer_without_running(
     }
 }
 
+/// `Retry-After: 1` tells a client this 409 (alone among 409s) is worth retrying as is.
 pub(super) fn in_flight() -> ApiError {
-    ApiError::conflict(
-        "A request with this Idempotency-Key is still being processed; retry after it finishes",
-    )
+    ApiError {
+        retry_after_secs: Some(1),
+        ..ApiError::conflict(
+            "A request with this Idempotency-Key is still being processed; retry after it finishes",
+        )
+    }
 }
 
 /// What a successful reply stores for replays.

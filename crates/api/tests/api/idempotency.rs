@@ -30,12 +30,12 @@ async fn replays_the_original_and_rejects_a_different_body() {
     assert_eq!(again.text().await.unwrap(), first);
 
     let other = json!({ "mode": "payment", "title": "T", "amount": "6" });
-    assert_error(
-        create(&app, key, "order-1", &other).await,
-        409,
-        "idempotency_error",
-    )
-    .await;
+    let reused = create(&app, key, "order-1", &other).await;
+    assert!(
+        reused.headers().get("retry-after").is_none(),
+        "final: no Retry-After"
+    );
+    assert_error(reused, 409, "idempotency_error").await;
     // Scope is merchant + mode: the same key in live mode is a new request.
     let live = create(&app, &app.a.live_key, "order-1", &body).await;
     assert_eq!(live.status(), 201);
@@ -91,6 +91,8 @@ async fn twenty_concurrent_identical_creates_make_one_session() {
                 ids.insert(s["id"].as_str().unwrap().to_owned());
             }
             409 => {
+                // In flight: the one 409 a client may retry as is, so it says when.
+                assert_eq!(res.headers().get("retry-after").unwrap(), "1");
                 assert_error(res, 409, "conflict_error").await;
             }
             other => panic!("unexpected {other}"),

@@ -1,0 +1,399 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.currency import Currency
+from ..models.payment_session_request_chain_type_0 import (
+    PaymentSessionRequestChainType0,
+)
+from ..models.payment_session_request_chain_type_1 import (
+    PaymentSessionRequestChainType1,
+)
+from ..models.payment_session_request_mode import PaymentSessionRequestMode
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.payment_session_request_metadata_type_0 import (
+        PaymentSessionRequestMetadataType0,
+    )
+    from ..models.price_input import PriceInput
+
+
+T = TypeVar("T", bound="PaymentSessionRequest")
+
+
+@_attrs_define
+class PaymentSessionRequest:
+    """
+    Attributes:
+        amount (str): The price, in the session's currency.
+        mode (PaymentSessionRequestMode):
+        title (str): Shown to the buyer: not only white space, no control characters.
+        cancel_url (None | str | Unset): An absolute http(s) URL, at most 2000 characters.
+        chain (None | PaymentSessionRequestChainType0 | PaymentSessionRequestChainType1 | Unset):
+        chain_plan_id (None | Unset): Subscription mode only.
+        currency (Currency | None | Unset):
+        customer_reference (None | str | Unset): Your own id for the buyer: not only white space, no control characters.
+        description (None | str | Unset): No control characters.
+        expires_in_seconds (int | None | Unset): Default 86400.
+        interval_seconds (None | Unset): Subscription mode only.
+        metadata (None | PaymentSessionRequestMetadataType0 | Unset): Free key-value data, echoed back verbatim.
+        price (None | PriceInput | Unset):
+        recipient (None | str | Unset):
+        success_url (None | str | Unset): An absolute http(s) URL, at most 2000 characters.
+        underpayment_tolerance_bps (int | None | Unset): Payment mode: how far short of `amount`, in basis points of it,
+            a deposit may fall
+            and still complete the session (D32); default the merchant's setting (dashboard →
+            Settings), 0 unless set. The shortfall is `underpaid_amount`.
+    """
+
+    amount: str
+    mode: PaymentSessionRequestMode
+    title: str
+    cancel_url: None | str | Unset = UNSET
+    chain: (
+        None | PaymentSessionRequestChainType0 | PaymentSessionRequestChainType1 | Unset
+    ) = UNSET
+    chain_plan_id: None | Unset = UNSET
+    currency: Currency | None | Unset = UNSET
+    customer_reference: None | str | Unset = UNSET
+    description: None | str | Unset = UNSET
+    expires_in_seconds: int | None | Unset = UNSET
+    interval_seconds: None | Unset = UNSET
+    metadata: None | PaymentSessionRequestMetadataType0 | Unset = UNSET
+    price: None | PriceInput | Unset = UNSET
+    recipient: None | str | Unset = UNSET
+    success_url: None | str | Unset = UNSET
+    underpayment_tolerance_bps: int | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.payment_session_request_metadata_type_0 import (
+            PaymentSessionRequestMetadataType0,
+        )
+        from ..models.price_input import PriceInput
+
+        amount = self.amount
+
+        mode = self.mode.value
+
+        title = self.title
+
+        cancel_url: None | str | Unset
+        if isinstance(self.cancel_url, Unset):
+            cancel_url = UNSET
+        else:
+            cancel_url = self.cancel_url
+
+        chain: int | None | str | Unset
+        if isinstance(self.chain, Unset):
+            chain = UNSET
+        elif isinstance(self.chain, PaymentSessionRequestChainType0) or isinstance(
+            self.chain, PaymentSessionRequestChainType1
+        ):
+            chain = self.chain.value
+        else:
+            chain = self.chain
+
+        chain_plan_id = self.chain_plan_id
+
+        currency: None | str | Unset
+        if isinstance(self.currency, Unset):
+            currency = UNSET
+        elif isinstance(self.currency, Currency):
+            currency = self.currency.value
+        else:
+            currency = self.currency
+
+        customer_reference: None | str | Unset
+        if isinstance(self.customer_reference, Unset):
+            customer_reference = UNSET
+        else:
+            customer_reference = self.customer_reference
+
+        description: None | str | Unset
+        if isinstance(self.description, Unset):
+            description = UNSET
+        else:
+            description = self.description
+
+        expires_in_seconds: int | None | Unset
+        if isinstance(self.expires_in_seconds, Unset):
+            expires_in_seconds = UNSET
+        else:
+            expires_in_seconds = self.expires_in_seconds
+
+        interval_seconds = self.interval_seconds
+
+        metadata: dict[str, Any] | None | Unset
+        if isinstance(self.metadata, Unset):
+            metadata = UNSET
+        elif isinstance(self.metadata, PaymentSessionRequestMetadataType0):
+            metadata = self.metadata.to_dict()
+        else:
+            metadata = self.metadata
+
+        price: dict[str, Any] | None | Unset
+        if isinstance(self.price, Unset):
+            price = UNSET
+        elif isinstance(self.price, PriceInput):
+            price = self.price.to_dict()
+        else:
+            price = self.price
+
+        recipient: None | str | Unset
+        if isinstance(self.recipient, Unset):
+            recipient = UNSET
+        else:
+            recipient = self.recipient
+
+        success_url: None | str | Unset
+        if isinstance(self.success_url, Unset):
+            success_url = UNSET
+        else:
+            success_url = self.success_url
+
+        underpayment_tolerance_bps: int | None | Unset
+        if isinstance(self.underpayment_tolerance_bps, Unset):
+            underpayment_tolerance_bps = UNSET
+        else:
+            underpayment_tolerance_bps = self.underpayment_tolerance_bps
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "amount": amount,
+                "mode": mode,
+                "title": title,
+            }
+        )
+        if cancel_url is not UNSET:
+            field_dict["cancel_url"] = cancel_url
+        if chain is not UNSET:
+            field_dict["chain"] = chain
+        if chain_plan_id is not UNSET:
+            field_dict["chain_plan_id"] = chain_plan_id
+        if currency is not UNSET:
+            field_dict["currency"] = currency
+        if customer_reference is not UNSET:
+            field_dict["customer_reference"] = customer_reference
+        if description is not UNSET:
+            field_dict["description"] = description
+        if expires_in_seconds is not UNSET:
+            field_dict["expires_in_seconds"] = expires_in_seconds
+        if interval_seconds is not UNSET:
+            field_dict["interval_seconds"] = interval_seconds
+        if metadata is not UNSET:
+            field_dict["metadata"] = metadata
+        if price is not UNSET:
+            field_dict["price"] = price
+        if recipient is not UNSET:
+            field_dict["recipient"] = recipient
+        if success_url is not UNSET:
+            field_dict["success_url"] = success_url
+        if underpayment_tolerance_bps is not UNSET:
+            field_dict["underpayment_tolerance_bps"] = underpayment_tolerance_bps
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.payment_session_request_metadata_type_0 import (
+            PaymentSessionRequestMetadataType0,
+        )
+        from ..models.price_input import PriceInput
+
+        d = dict(src_dict)
+        amount = d.pop("amount")
+
+        mode = PaymentSessionRequestMode(d.pop("mode"))
+
+        title = d.pop("title")
+
+        def _parse_cancel_url(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        cancel_url = _parse_cancel_url(d.pop("cancel_url", UNSET))
+
+        def _parse_chain(
+            data: object,
+        ) -> (
+            None
+            | PaymentSessionRequestChainType0
+            | PaymentSessionRequestChainType1
+            | Unset
+        ):
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, int):
+                    raise TypeError()
+                chain_type_0 = PaymentSessionRequestChainType0(data)
+
+                return chain_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                chain_type_1 = PaymentSessionRequestChainType1(data)
+
+                return chain_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(
+                None
+                | PaymentSessionRequestChainType0
+                | PaymentSessionRequestChainType1
+                | Unset,
+                data,
+            )
+
+        chain = _parse_chain(d.pop("chain", UNSET))
+
+        chain_plan_id = d.pop("chain_plan_id", UNSET)
+
+        def _parse_currency(data: object) -> Currency | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                currency_type_1 = Currency(data)
+
+                return currency_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Currency | None | Unset, data)
+
+        currency = _parse_currency(d.pop("currency", UNSET))
+
+        def _parse_customer_reference(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        customer_reference = _parse_customer_reference(
+            d.pop("customer_reference", UNSET)
+        )
+
+        def _parse_description(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        description = _parse_description(d.pop("description", UNSET))
+
+        def _parse_expires_in_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        expires_in_seconds = _parse_expires_in_seconds(
+            d.pop("expires_in_seconds", UNSET)
+        )
+
+        interval_seconds = d.pop("interval_seconds", UNSET)
+
+        def _parse_metadata(
+            data: object,
+        ) -> None | PaymentSessionRequestMetadataType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                metadata_type_0 = PaymentSessionRequestMetadataType0.from_dict(data)
+
+                return metadata_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PaymentSessionRequestMetadataType0 | Unset, data)
+
+        metadata = _parse_metadata(d.pop("metadata", UNSET))
+
+        def _parse_price(data: object) -> None | PriceInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                price_type_1 = PriceInput.from_dict(data)
+
+                return price_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PriceInput | Unset, data)
+
+        price = _parse_price(d.pop("price", UNSET))
+
+        def _parse_recipient(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        recipient = _parse_recipient(d.pop("recipient", UNSET))
+
+        def _parse_success_url(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        success_url = _parse_success_url(d.pop("success_url", UNSET))
+
+        def _parse_underpayment_tolerance_bps(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        underpayment_tolerance_bps = _parse_underpayment_tolerance_bps(
+            d.pop("underpayment_tolerance_bps", UNSET)
+        )
+
+        payment_session_request = cls(
+            amount=amount,
+            mode=mode,
+            title=title,
+            cancel_url=cancel_url,
+            chain=chain,
+            chain_plan_id=chain_plan_id,
+            currency=currency,
+            customer_reference=customer_reference,
+            description=description,
+            expires_in_seconds=expires_in_seconds,
+            interval_seconds=interval_seconds,
+            metadata=metadata,
+            price=price,
+            recipient=recipient,
+            success_url=success_url,
+            underpayment_tolerance_bps=underpayment_tolerance_bps,
+        )
+
+        return payment_session_request
