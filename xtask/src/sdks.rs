@@ -63,6 +63,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
 pub fn check() -> Result<(), String> {
     let scratch = root().join("target/sdks/generated");
     let doc = root().join("docs/openapi.json");
+    // A file left from an earlier run (a renamed output) would read as drift.
+    let _ = std::fs::remove_dir_all(&scratch);
     generate(&doc, &scratch)?;
     let differing = differences(&scratch, &root().join("sdks"))?;
     if !differing.is_empty() {

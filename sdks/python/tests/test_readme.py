@@ -24,6 +24,8 @@ EXPECTED = [
     "error: 400 invalid_request_error amount",
     "retrying after 429",
     "rate limited: 429 rate_limit_error",
+    "async session: cs_",
+    "async payments listed:",
 ]
 
 

@@ -5,6 +5,7 @@ Idempotency-Key, and errors carrying the envelope."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -59,6 +60,7 @@ def test_paginate_walks_305_sessions_in_pages_of_100(env: dict[str, Any]) -> Non
     pages = 0
     original = list_checkout_sessions.sync_detailed
 
+    @functools.wraps(original)
     def counted(**arguments: Any) -> Any:
         nonlocal pages
         pages += 1

@@ -75,9 +75,9 @@ export class Stablepay {
       fetch: retrying(options),
     });
     this.raw.use({
-      onRequest({ request }) {
+      async onRequest({ request }) {
         if (request.method === "POST" && !request.headers.has("Idempotency-Key")) {
-          request.headers.set("Idempotency-Key", randomKey());
+          request.headers.set("Idempotency-Key", await randomKey());
         }
         return request;
       },
@@ -137,10 +137,12 @@ function unwrap(result: { data?: unknown; error?: unknown; response: Response })
 }
 
 /**
- * A fetch that tries again after a 429 (the rate limit), a 409 carrying `Retry-After` (a
- * request with the same Idempotency-Key still in flight), a 5xx or a network error,
- * waiting as `Retry-After` says or backing off exponentially (0.5 s, 1 s, 2 s, … with
- * jitter). A POST is retried only under its Idempotency-Key.
+ * A fetch that tries again, waiting as `Retry-After` says or backing off exponentially
+ * (0.5 s, 1 s, 2 s, … with jitter), both capped at `maxRetryDelaySecs`: after a 429 (the
+ * rate limit: the request did not run) always; after a 409 carrying `Retry-After` (the
+ * same Idempotency-Key still in flight), a 5xx or a network error for GET and POST (every
+ * POST carries its key), never for DELETE, whose first try may have worked. An aborted
+ * request is not retried, and aborting ends a wait.
  */
 function retrying(options: StablepayOptions): typeof globalThis.fetch {
   const base = options.fetch ?? globalThis.fetch;
@@ -148,17 +150,17 @@ function retrying(options: StablepayOptions): typeof globalThis.fetch {
   const capMs = (options.maxRetryDelaySecs ?? 60) * 1000;
   return async (input, init) => {
     const request = new Request(input, init);
-    const safe = request.method !== "POST" || request.headers.has("Idempotency-Key");
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
       let failure: unknown;
       try {
         response = await base(request.clone());
       } catch (error) {
+        if (request.signal.aborted) throw error;
         failure = error;
       }
       const delayMs =
-        attempt < maxRetries && safe ? retryDelayMs(response, attempt, capMs) : undefined;
+        attempt < maxRetries ? retryDelayMs(request.method, response, attempt, capMs) : undefined;
       if (delayMs === undefined) {
         if (response === undefined) throw failure;
         return response;
@@ -171,25 +173,48 @@ function retrying(options: StablepayOptions): typeof globalThis.fetch {
         delayMs,
       });
       await response?.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(delayMs, request.signal);
     }
   };
 }
 
-/** How long to wait before trying again, or undefined when the answer is final. */
-function retryDelayMs(response: Response | undefined, attempt: number, capMs: number): number | undefined {
-  const backoff = Math.min(capMs, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
-  if (response === undefined) return backoff;
-  const retryAfter = retryAfterSeconds(response.headers);
-  const status = response.status;
-  const retryable = status === 429 || status >= 500 || (status === 409 && retryAfter !== undefined);
-  if (!retryable) return undefined;
-  return retryAfter !== undefined ? Math.min(capMs, retryAfter * 1000) : backoff;
+/** Waits `ms`, or rejects with the signal's reason once it aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
-function randomKey(): string {
+/** How long to wait before trying again, or undefined when the answer is final. */
+function retryDelayMs(
+  method: string,
+  response: Response | undefined,
+  attempt: number,
+  capMs: number,
+): number | undefined {
+  const backoff = Math.min(capMs, 500 * 2 ** attempt * (0.75 + Math.random() / 2));
+  const retryAfter = response === undefined ? undefined : retryAfterSeconds(response.headers);
+  const wait = retryAfter !== undefined ? Math.min(capMs, retryAfter * 1000) : backoff;
+  if (response?.status === 429) return wait;
+  if (method === "DELETE") return undefined;
+  if (response === undefined) return backoff;
+  const status = response.status;
+  return status >= 500 || (status === 409 && retryAfter !== undefined) ? wait : undefined;
+}
+
+/** A v4 UUID: the global WebCrypto's, or Node 18's `node:crypto` where there is no global. */
+async function randomKey(): Promise<string> {
   const crypto = (globalThis as { crypto?: Crypto }).crypto;
   if (crypto?.randomUUID) return crypto.randomUUID();
-  // Node 18 without the global: uniqueness, not secrecy, is what a key needs.
-  return `sdk-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  const nodeCrypto = (await import("node:crypto" as string)) as { randomUUID(): string };
+  return nodeCrypto.randomUUID();
 }

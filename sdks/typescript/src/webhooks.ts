@@ -40,6 +40,8 @@ export async function verify(
   const signed = concat(new TextEncoder().encode(`${parsed.t}.`), body);
   const subtle = await subtleCrypto();
   for (const secret of typeof secrets === "string" ? [secrets] : secrets) {
+    // WebCrypto refuses an empty HMAC key; an empty secret (an unset variable) verifies nothing.
+    if (typeof secret !== "string" || secret === "") continue;
     const key = await subtle.importKey(
       "raw",
       new TextEncoder().encode(secret),
@@ -116,7 +118,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** WebCrypto: global in browsers and Node 19+; Node 18 has it under `node:crypto`. */
+/** WebCrypto: global in Node 19+; Node 18 has it under `node:crypto`. */
 async function subtleCrypto(): Promise<SubtleCrypto> {
   const global = (globalThis as { crypto?: Crypto }).crypto;
   if (global?.subtle) return global.subtle;

@@ -38,3 +38,9 @@ test("constructEvent returns the verified envelope and refuses an altered one", 
   assert.equal((await webhooks.constructEvent(body, `t=${t - 290},v1=${sign(t - 290)}`, "whsec_x")).id, "evt_1");
   await assert.rejects(webhooks.constructEvent(body, undefined, "whsec_x"), StablepaySignatureError);
 });
+
+test("an empty secret verifies nothing (and does not throw)", async () => {
+  const header = `t=${Math.floor(Date.now() / 1000)},v1=${"00".repeat(32)}`;
+  assert.equal(await webhooks.verify(header, "{}", ""), false);
+  assert.equal(await webhooks.verify(header, "{}", ["", "whsec_x"]), false);
+});

@@ -1,11 +1,12 @@
 """The hand-written part: a client per API key that adds an ``Idempotency-Key`` to every
-POST, retries what is safe to retry, raises the error envelope as ``StablepayError`` and
+POST, retries what is safe to retry, raises every error answer as ``StablepayError`` and
 walks lists page by page. Requests themselves are the generated functions of
 ``stablepay.api`` (openapi-python-client), called with this client's ``client``."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 import re
 import time
@@ -26,6 +27,9 @@ T_co = TypeVar("T_co", covariant=True)
 
 Mode = Literal["test", "live"]
 
+# Failures of the connection itself; a proxy, TLS or URL misconfiguration is not retried.
+_RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
 
 @dataclass(frozen=True)
 class RetryInfo:
@@ -45,20 +49,29 @@ class _RetryPolicy:
     max_delay_secs: float
     on_retry: Callable[[RetryInfo], None] | None
 
-    def delay(self, response: httpx.Response | None, attempt: int) -> float | None:
-        """Seconds to wait before trying again, or ``None`` when the answer is final: a 429
-        (the rate limit), a 409 carrying ``Retry-After`` (the same Idempotency-Key still in
-        flight) and a 5xx are retried as ``Retry-After`` says or with exponential backoff."""
+    def delay(self, request: httpx.Request, response: httpx.Response | None, attempt: int) -> float | None:
+        """Seconds to wait before trying again, or ``None`` when the answer is final.
+
+        A 429 (the rate limit) is always retried: the request did not run. A 409 carrying
+        ``Retry-After`` (the same Idempotency-Key still in flight), a 5xx and a network
+        error are retried for GET and POST (every POST carries its key), never for DELETE,
+        whose first try may have worked. ``Retry-After`` is honoured, else exponential
+        backoff with jitter, both capped at ``max_delay_secs``."""
         if attempt >= self.max_retries:
             return None
-        backoff: float = min(self.max_delay_secs, 0.5 * 2.0**attempt) * (0.75 + random.random() / 2)
+        backoff = min(self.max_delay_secs, 0.5 * 2.0**attempt * (0.75 + random.random() / 2))
+        status = None if response is None else response.status_code
+        if status == 429:
+            retry_after = retry_after_seconds(response.headers) if response is not None else None
+            return backoff if retry_after is None else min(self.max_delay_secs, float(retry_after))
+        if request.method == "DELETE":
+            return None
         if response is None:
             return backoff
         retry_after = retry_after_seconds(response.headers)
-        status = response.status_code
-        if not (status == 429 or status >= 500 or (status == 409 and retry_after is not None)):
-            return None
-        return backoff if retry_after is None else min(self.max_delay_secs, float(retry_after))
+        if status is not None and (status >= 500 or (status == 409 and retry_after is not None)):
+            return backoff if retry_after is None else min(self.max_delay_secs, float(retry_after))
+        return None
 
     def report(self, request: httpx.Request, attempt: int, status: int | None, delay: float) -> None:
         if self.on_retry is not None:
@@ -71,62 +84,72 @@ def _with_key(request: httpx.Request) -> None:
         request.headers["Idempotency-Key"] = str(uuid.uuid4())
 
 
-class _RetryingTransport(httpx.BaseTransport):
-    def __init__(self, policy: _RetryPolicy) -> None:
-        self._inner = httpx.HTTPTransport()
+def _final(response: httpx.Response) -> httpx.Response:
+    """The answer as is when 2xx; any other status raises its envelope (also one that is
+    not JSON, such as a proxy's HTML 502)."""
+    if not 200 <= response.status_code < 300:
+        raise StablepayError(response.status_code, response.content, response.headers)
+    return response
+
+
+def _status(response: httpx.Response | None) -> int | None:
+    return None if response is None else response.status_code
+
+
+class _RetryingClient(httpx.Client):
+    """httpx's client (environment proxies and all) whose ``send`` retries by the policy."""
+
+    def __init__(self, policy: _RetryPolicy, **options: Any) -> None:
+        super().__init__(**options)
         self._policy = policy
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def send(self, request: httpx.Request, **options: Any) -> httpx.Response:
         _with_key(request)
         attempt = 0
         while True:
             response: httpx.Response | None = None
             try:
-                response = self._inner.handle_request(request)
-            except httpx.TransportError:
-                if self._policy.delay(None, attempt) is None:
+                response = super().send(request, **options)
+            except _RETRYABLE_ERRORS:
+                if self._policy.delay(request, None, attempt) is None:
                     raise
-            delay = self._policy.delay(response, attempt)
-            if delay is None and response is not None:
-                return response
-            delay = delay or 0.0
+            delay = self._policy.delay(request, response, attempt)
+            if response is not None and delay is None:
+                response.read()
+                return _final(response)
             if response is not None:
                 response.close()
+            delay = delay or 0.0
             self._policy.report(request, attempt, _status(response), delay)
             time.sleep(delay)
             attempt += 1
 
-    def close(self) -> None:
-        self._inner.close()
 
-
-class _AsyncRetryingTransport(httpx.AsyncBaseTransport):
-    def __init__(self, policy: _RetryPolicy) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
+class _AsyncRetryingClient(httpx.AsyncClient):
+    def __init__(self, policy: _RetryPolicy, **options: Any) -> None:
+        super().__init__(**options)
         self._policy = policy
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def send(self, request: httpx.Request, **options: Any) -> httpx.Response:
         _with_key(request)
         attempt = 0
         while True:
             response: httpx.Response | None = None
             try:
-                response = await self._inner.handle_async_request(request)
-            except httpx.TransportError:
-                if self._policy.delay(None, attempt) is None:
+                response = await super().send(request, **options)
+            except _RETRYABLE_ERRORS:
+                if self._policy.delay(request, None, attempt) is None:
                     raise
-            delay = self._policy.delay(response, attempt)
-            if delay is None and response is not None:
-                return response
-            delay = delay or 0.0
+            delay = self._policy.delay(request, response, attempt)
+            if response is not None and delay is None:
+                await response.aread()
+                return _final(response)
             if response is not None:
                 await response.aclose()
+            delay = delay or 0.0
             self._policy.report(request, attempt, _status(response), delay)
             await asyncio.sleep(delay)
             attempt += 1
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 class _Answer(Protocol[T_co]):
@@ -170,15 +193,31 @@ def _unwrap(response: _Answer[T | Error]) -> T:
     raise StablepayError(int(response.status_code), response.content, response.headers)
 
 
-def _status(response: httpx.Response | None) -> int | None:
-    return None if response is None else response.status_code
+def _page_filters(endpoint: Callable[..., object], filters: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The first cursor (``starting_after`` if given) and the filters, with ``limit`` 100
+    unless given or the list takes none."""
+    starting_after = filters.pop("starting_after", UNSET)
+    if "limit" in inspect.signature(endpoint).parameters:
+        filters.setdefault("limit", 100)
+    return starting_after, filters
 
 
 def _item_id(item: object) -> str:
     return str(getattr(item, "id"))
 
 
-class _Base:
+def _authenticated(api_key: str, base_url: str) -> AuthenticatedClient:
+    return AuthenticatedClient(base_url=base_url.rstrip("/"), token=api_key, raise_on_unexpected_status=False)
+
+
+class Stablepay:
+    """A client for one API key (``mode`` is ``"test"`` or ``"live"``, from the key).
+
+    ``call(endpoint.sync_detailed, **arguments)`` runs a generated request with this
+    client and returns its parsed 2xx body; any other answer raises ``StablepayError``.
+    ``paginate(list_endpoint.sync_detailed, **filters)`` yields every item of a list. Close
+    it (``with Stablepay(...) as sp:`` or ``sp.close()``) to release its connections."""
+
     mode: Mode
     client: AuthenticatedClient
 
@@ -191,43 +230,24 @@ class _Base:
         max_retry_delay_secs: float = 60.0,
         timeout_secs: float = 30.0,
         on_retry: Callable[[RetryInfo], None] | None = None,
-        asynchronous: bool,
     ) -> None:
         self.mode = _mode(api_key)
-        policy = _RetryPolicy(max_retries, max_retry_delay_secs, on_retry)
-        transport: dict[str, Any] = (
-            {"transport": _AsyncRetryingTransport(policy)}
-            if asynchronous
-            else {"transport": _RetryingTransport(policy)}
+        self.client = _authenticated(api_key, base_url)
+        self.client.set_httpx_client(
+            _RetryingClient(
+                _RetryPolicy(max_retries, max_retry_delay_secs, on_retry),
+                base_url=base_url.rstrip("/"),
+                headers={"Authorization": f"Bearer {api_key}"},
+                timeout=httpx.Timeout(timeout_secs),
+            )
         )
-        self.client = AuthenticatedClient(
-            base_url=base_url.rstrip("/"),
-            token=api_key,
-            timeout=httpx.Timeout(timeout_secs),
-            raise_on_unexpected_status=False,
-            httpx_args=transport,
-        )
-
-
-class Stablepay(_Base):
-    """A client for one API key (``mode`` is ``"test"`` or ``"live"``, from the key).
-
-    ``call(endpoint.sync_detailed, **arguments)`` runs a generated request with this
-    client and returns its parsed 2xx body, or raises ``StablepayError``;
-    ``paginate(list_endpoint.sync_detailed, **filters)`` yields every item of a list."""
-
-    def __init__(self, *, api_key: str, base_url: str, **options: Any) -> None:
-        super().__init__(api_key=api_key, base_url=base_url, asynchronous=False, **options)
 
     def call(self, endpoint: Callable[..., _Answer[T | Error]], **arguments: Any) -> T:
         return _unwrap(endpoint(client=self.client, **arguments))
 
-    def paginate(
-        self, endpoint: Callable[..., _Answer[_Page[T] | Error]], **filters: Any
-    ) -> Iterator[T]:
+    def paginate(self, endpoint: Callable[..., _Answer[_Page[T] | Error]], **filters: Any) -> Iterator[T]:
         """Every item, newest first, in pages of ``limit`` (default 100)."""
-        filters.setdefault("limit", 100)
-        starting_after: Any = UNSET
+        starting_after, filters = _page_filters(endpoint, filters)
         while True:
             page = self.call(endpoint, starting_after=starting_after, **filters)
             yield from page.data
@@ -245,23 +265,42 @@ class Stablepay(_Base):
         self.close()
 
 
-class AsyncStablepay(_Base):
+class AsyncStablepay:
     """``Stablepay`` for asyncio: ``await sp.call(endpoint.asyncio_detailed, ...)`` and
-    ``async for item in sp.paginate(list_endpoint.asyncio_detailed, ...)``."""
+    ``async for item in sp.paginate(list_endpoint.asyncio_detailed, ...)``; close it with
+    ``async with`` or ``await sp.aclose()``."""
 
-    def __init__(self, *, api_key: str, base_url: str, **options: Any) -> None:
-        super().__init__(api_key=api_key, base_url=base_url, asynchronous=True, **options)
+    mode: Mode
+    client: AuthenticatedClient
 
-    async def call(
-        self, endpoint: Callable[..., Awaitable[_Answer[T | Error]]], **arguments: Any
-    ) -> T:
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str,
+        max_retries: int = 3,
+        max_retry_delay_secs: float = 60.0,
+        timeout_secs: float = 30.0,
+        on_retry: Callable[[RetryInfo], None] | None = None,
+    ) -> None:
+        self.mode = _mode(api_key)
+        self.client = _authenticated(api_key, base_url)
+        self.client.set_async_httpx_client(
+            _AsyncRetryingClient(
+                _RetryPolicy(max_retries, max_retry_delay_secs, on_retry),
+                base_url=base_url.rstrip("/"),
+                headers={"Authorization": f"Bearer {api_key}"},
+                timeout=httpx.Timeout(timeout_secs),
+            )
+        )
+
+    async def call(self, endpoint: Callable[..., Awaitable[_Answer[T | Error]]], **arguments: Any) -> T:
         return _unwrap(await endpoint(client=self.client, **arguments))
 
     async def paginate(
         self, endpoint: Callable[..., Awaitable[_Answer[_Page[T] | Error]]], **filters: Any
     ) -> AsyncIterator[T]:
-        filters.setdefault("limit", 100)
-        starting_after: Any = UNSET
+        starting_after, filters = _page_filters(endpoint, filters)
         while True:
             page = await self.call(endpoint, starting_after=starting_after, **filters)
             for item in page.data:
