@@ -210,6 +210,16 @@ def _authenticated(api_key: str, base_url: str) -> AuthenticatedClient:
     return AuthenticatedClient(base_url=base_url.rstrip("/"), token=api_key, raise_on_unexpected_status=False)
 
 
+def _httpx_options(api_key: str, base_url: str, timeout_secs: float) -> dict[str, Any]:
+    """What the sync and async httpx clients are built with (the generated client's own
+    defaults would be overridden by ours, so the key is set here)."""
+    return {
+        "base_url": base_url.rstrip("/"),
+        "headers": {"Authorization": f"Bearer {api_key}"},
+        "timeout": httpx.Timeout(timeout_secs),
+    }
+
+
 class Stablepay:
     """A client for one API key (``mode`` is ``"test"`` or ``"live"``, from the key).
 
@@ -233,14 +243,8 @@ class Stablepay:
     ) -> None:
         self.mode = _mode(api_key)
         self.client = _authenticated(api_key, base_url)
-        self.client.set_httpx_client(
-            _RetryingClient(
-                _RetryPolicy(max_retries, max_retry_delay_secs, on_retry),
-                base_url=base_url.rstrip("/"),
-                headers={"Authorization": f"Bearer {api_key}"},
-                timeout=httpx.Timeout(timeout_secs),
-            )
-        )
+        policy = _RetryPolicy(max_retries, max_retry_delay_secs, on_retry)
+        self.client.set_httpx_client(_RetryingClient(policy, **_httpx_options(api_key, base_url, timeout_secs)))
 
     def call(self, endpoint: Callable[..., _Answer[T | Error]], **arguments: Any) -> T:
         return _unwrap(endpoint(client=self.client, **arguments))
@@ -285,13 +289,9 @@ class AsyncStablepay:
     ) -> None:
         self.mode = _mode(api_key)
         self.client = _authenticated(api_key, base_url)
+        policy = _RetryPolicy(max_retries, max_retry_delay_secs, on_retry)
         self.client.set_async_httpx_client(
-            _AsyncRetryingClient(
-                _RetryPolicy(max_retries, max_retry_delay_secs, on_retry),
-                base_url=base_url.rstrip("/"),
-                headers={"Authorization": f"Bearer {api_key}"},
-                timeout=httpx.Timeout(timeout_secs),
-            )
+            _AsyncRetryingClient(policy, **_httpx_options(api_key, base_url, timeout_secs))
         )
 
     async def call(self, endpoint: Callable[..., Awaitable[_Answer[T | Error]]], **arguments: Any) -> T:
