@@ -21,7 +21,8 @@
 //!      did not say the key stood is followed by the key's authentication and, if its
 //!      standing changed, the handler runs again.
 //!    - `write` and `atomic_write` (`write_policy.rs`): the key is authenticated beside a
-//!      look at the `Idempotency-Key` when this process has seen the key (else after it),
+//!      look at the `Idempotency-Key` when this process has seen the key and the request
+//!      spends budget already leased (else first, then the look),
 //!      so a replay runs no handler code, and the answer is recorded after the handler,
 //!      by one statement under that key's advisory lock (`idempotency.rs`; a duplicate in
 //!      flight gets 409). A `write`'s port calls each commit on their own. An

@@ -1,6 +1,7 @@
 //! How `write` and `atomic_write` run their handler, with the one idempotency protocol
-//! (D14): the key is authenticated beside a look at the `Idempotency-Key` (by a key this
-//! process has seen, in one round trip; else after it), so a replay, a duplicate in
+//! (D14): the key is authenticated beside a look at the `Idempotency-Key` (in one round
+//! trip by a key this process has seen that spends budget already leased; else first,
+//! then the look), so a replay, a duplicate in
 //! flight or another body is answered before any handler code runs; the answer is
 //! recorded after, under the key's lock, which decides a race with a duplicate that got
 //! past the look too.
