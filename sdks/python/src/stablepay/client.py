@@ -1,3 +1,5 @@
+# Generated: its context managers pass `*args: object` on to httpx's typed `__exit__`.
+# mypy: disable-error-code="arg-type"
 import ssl
 from typing import Any, Self
 

@@ -1,3 +1,5 @@
+# Generated: `from_dict` reuses the name `error` for the field and the instance.
+# mypy: disable-error-code="assignment,return-value"
 from __future__ import annotations
 
 from collections.abc import Mapping
