@@ -82,9 +82,11 @@ async fn a_eurc_session_settles_by_the_router_split_exact_and_is_refunded_in_eur
         token_balance(&buyer, &eurc, &recipient).await - before.0,
         u128::from(net)
     );
-    assert_eq!(
-        token_balance(&buyer, &eurc, &stack.chain.treasury).await - before.1,
-        u128::from(fee)
+    // The treasury is shared with the other tests on this chain, which pay EURC fees into
+    // it concurrently: it got at least this payment's fee (the exact split is the buyer's
+    // 12.5, checked below, less the recipient's net, checked above).
+    assert!(
+        token_balance(&buyer, &eurc, &stack.chain.treasury).await - before.1 >= u128::from(fee)
     );
     assert_eq!(
         token_balance(&buyer, &eurc, &payer).await,
