@@ -49,6 +49,20 @@ const MYPY_EXCEPTIONS: &[(&str, &str, &str)] = &[
 /// The files of the Python package that the generator writes (the rest is hand-written).
 const PYTHON_GENERATED: &[&str] = &["api", "models", "client.py", "errors.py", "types.py"];
 
+/// Where the Python package lives, under `sdks/`.
+const PYTHON_PACKAGE: &str = "python/src/stablepay";
+
+/// The line of each package file that carries its version (`info.version`), by the text
+/// before the quoted version.
+const VERSION_LINES: &[(&str, &str)] = &[
+    ("typescript/package.json", "\"version\": "),
+    ("python/pyproject.toml", "version = "),
+    ("python/src/stablepay/__init__.py", "__version__ = "),
+];
+
+/// The virtualenv (under `target/tools`) with `PYTHON_PACKAGES`.
+const PYTHON_VENV: &str = "sdk-python";
+
 /// The SDK stack: the fuzz's (quiet, built as the tests are) with a budget that lets the
 /// pagination tests create hundreds of sessions; 429s come from each merchant's
 /// `limited_test_key`.
@@ -250,16 +264,6 @@ fn generate(doc: &Path, out: &Path) -> Result<(), String> {
             .arg(ts_out.join("schema.ts"))
             .current_dir(&ts),
     )?;
-    set_version(
-        &ts.join("package.json"),
-        &out.join("typescript/package.json"),
-        &version,
-        |line| {
-            line.trim_start()
-                .starts_with("\"version\":")
-                .then(|| format!("  \"version\": \"{version}\","))
-        },
-    )?;
 
     let tools = python_tools()?;
     let scratch = root().join("target/sdks/python-generator");
@@ -280,7 +284,7 @@ fn generate(doc: &Path, out: &Path) -> Result<(), String> {
             // Its post-hooks run ruff (installed with it) to format the output.
             .env("PATH", path),
     )?;
-    let py_out = out.join("python/src/stablepay");
+    let py_out = out.join(PYTHON_PACKAGE);
     std::fs::create_dir_all(&py_out).map_err(|e| e.to_string())?;
     for part in PYTHON_GENERATED {
         let target = py_out.join(part);
@@ -296,56 +300,40 @@ fn generate(doc: &Path, out: &Path) -> Result<(), String> {
         std::fs::write(&path, header + &text).map_err(|e| e.to_string())?;
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    let py = root().join("sdks/python");
-    set_version(
-        &py.join("pyproject.toml"),
-        &out.join("python/pyproject.toml"),
-        &version,
-        |line| {
-            line.starts_with("version = ")
-                .then(|| format!("version = \"{version}\""))
-        },
-    )?;
-    set_version(
-        &py.join("src/stablepay/__init__.py"),
-        &py_out.join("__init__.py"),
-        &version,
-        |line| {
-            line.starts_with("__version__ = ")
-                .then(|| format!("__version__ = \"{version}\""))
-        },
-    )
+    for (file, prefix) in VERSION_LINES {
+        set_version(file, prefix, &version, out)?;
+    }
+    Ok(())
 }
 
-/// Copies `from` to `to` with its version line replaced (`pick` returns the new line).
-fn set_version(
-    from: &Path,
-    to: &Path,
-    version: &str,
-    pick: impl Fn(&str) -> Option<String>,
-) -> Result<(), String> {
-    let text = std::fs::read_to_string(from).map_err(|e| format!("{}: {e}", from.display()))?;
+/// Copies `sdks/<file>` to `<out>/<file>` with its first line that starts (indentation
+/// aside) with `prefix` ending in `version` instead, quoted (and its comma kept).
+fn set_version(file: &str, prefix: &str, version: &str, out: &Path) -> Result<(), String> {
+    let from = root().join("sdks").join(file);
+    let text = std::fs::read_to_string(&from).map_err(|e| format!("{}: {e}", from.display()))?;
     let mut found = false;
     let mut lines: Vec<String> = Vec::new();
     for line in text.lines() {
-        match pick(line).filter(|_| !found) {
-            Some(new) => {
-                found = true;
-                lines.push(new);
-            }
-            None => lines.push(line.to_owned()),
+        let body = line.trim_start();
+        if !found && body.starts_with(prefix) {
+            found = true;
+            let indent = &line[..line.len() - body.len()];
+            let comma = if body.ends_with(',') { "," } else { "" };
+            lines.push(format!("{indent}{prefix}\"{version}\"{comma}"));
+        } else {
+            lines.push(line.to_owned());
         }
     }
     if !found {
         return Err(format!(
-            "{} has no version line to set to {version}",
-            from.display()
+            "sdks/{file} has no `{prefix}` line to set to {version}"
         ));
     }
+    let to = out.join(file);
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     }
-    std::fs::write(to, lines.join("\n") + "\n").map_err(|e| e.to_string())
+    std::fs::write(&to, lines.join("\n") + "\n").map_err(|e| e.to_string())
 }
 
 /// Files under `generated` whose copy under `committed` is missing or different, and
@@ -358,33 +346,23 @@ fn differences(generated: &Path, committed: &Path) -> Result<Vec<String>, String
         .map(|(rel, _)| format!("sdks/{rel}"))
         .collect();
     // A generated file the document no longer makes (an operation removed) must go too.
-    for part in PYTHON_GENERATED {
-        let rel = Path::new("python/src/stablepay").join(part);
-        for (stale, _) in files(&committed.join(&rel))? {
-            let whole = rel.join(&stale).to_string_lossy().into_owned();
-            let whole = if stale.is_empty() {
-                rel.to_string_lossy().into_owned()
-            } else {
-                whole
-            };
-            if !made.contains_key(&whole) {
-                differing.push(format!("sdks/{whole} (no longer generated)"));
-            }
+    let generated_part = |rel: &str| {
+        PYTHON_GENERATED
+            .iter()
+            .any(|part| rel == *part || rel.starts_with(&format!("{part}/")))
+    };
+    for rel in files(&committed.join(PYTHON_PACKAGE))?.into_keys() {
+        let whole = format!("{PYTHON_PACKAGE}/{rel}");
+        if generated_part(&rel) && !made.contains_key(&whole) {
+            differing.push(format!("sdks/{whole} (no longer generated)"));
         }
     }
     Ok(differing)
 }
 
-/// Every file under `dir` (or `dir` itself, as ""), by relative path; `__pycache__` skipped.
+/// Every file under `dir`, by relative path; `__pycache__` skipped.
 fn files(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, String> {
     let mut found = BTreeMap::new();
-    if dir.is_file() {
-        found.insert(
-            String::new(),
-            std::fs::read(dir).map_err(|e| e.to_string())?,
-        );
-        return Ok(found);
-    }
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&at) else {
@@ -447,6 +425,6 @@ pub fn node_modules() -> Result<(), String> {
 /// The virtualenv with `PYTHON_PACKAGES` (and the SDK's own dependencies, which the
 /// generator brings: httpx, attrs).
 pub fn python_tools() -> Result<PathBuf, String> {
-    tools::python_tool("sdk-python", PYTHON_PACKAGES, "bin/python")?;
-    Ok(tools_dir().join("sdk-python"))
+    tools::python_tool(PYTHON_VENV, PYTHON_PACKAGES, "bin/python")?;
+    Ok(tools_dir().join(PYTHON_VENV))
 }

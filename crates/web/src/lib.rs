@@ -87,7 +87,7 @@ pub use checkout::page as checkout_page;
 pub use link_page::page as link_page;
 pub use portal::page as portal_page;
 pub use refund_page::page as refund_page;
-pub use shell::csv_attachment;
+pub use shell::{csv_attachment, redirect};
 
 /// Registers every `/dashboard` route and `/assets/*`; the API's route table mounts
 /// [`checkout_page`] and [`portal_page`] beside their JSON endpoints.

@@ -74,14 +74,6 @@ export class Stablepay {
       headers: { Authorization: `Bearer ${options.apiKey}` },
       fetch: retrying(options),
     });
-    this.raw.use({
-      async onRequest({ request }) {
-        if (request.method === "POST" && !request.headers.has("Idempotency-Key")) {
-          request.headers.set("Idempotency-Key", await randomKey());
-        }
-        return request;
-      },
-    });
   }
 
   async get<P extends PathsWith<"get">, I extends Init<P, "get">>(
@@ -114,10 +106,9 @@ export class Stablepay {
     let query: Record<string, unknown> = { limit: 100, ...(first.params?.query ?? {}) };
     for (;;) {
       const options = { ...first, params: { ...first.params, query } };
-      const page = (await (this as unknown as { get: AnyCall }).get(path, options)) as {
-        data: ListItem<P>[];
-        has_more: boolean;
-      };
+      const page: { data: ListItem<P>[]; has_more: boolean } = unwrap(
+        await (this.raw.GET as AnyCall)(path, options),
+      );
       yield* page.data;
       const last = page.data[page.data.length - 1] as { id: string } | undefined;
       if (!page.has_more || last === undefined) return;
@@ -137,7 +128,8 @@ function unwrap(result: { data?: unknown; error?: unknown; response: Response })
 }
 
 /**
- * A fetch that tries again, waiting as `Retry-After` says or backing off exponentially
+ * A fetch that gives every POST an `Idempotency-Key` (a fresh UUID unless the call named
+ * one), kept across its tries, and tries again, waiting as `Retry-After` says or backing off exponentially
  * (0.5 s, 1 s, 2 s, … with jitter), both capped at `maxRetryDelaySecs`: after a 429 (the
  * rate limit: the request did not run) always; after a 409 carrying `Retry-After` (the
  * same Idempotency-Key still in flight), a 5xx or a network error for GET and POST (every
@@ -150,6 +142,9 @@ function retrying(options: StablepayOptions): typeof globalThis.fetch {
   const capMs = (options.maxRetryDelaySecs ?? 60) * 1000;
   return async (input, init) => {
     const request = new Request(input, init);
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key")) {
+      request.headers.set("Idempotency-Key", await randomKey());
+    }
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
       let failure: unknown;

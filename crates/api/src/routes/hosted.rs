@@ -256,11 +256,5 @@ pub async fn requote(
         Ok(Requoted::ByLink(link)) => format!("{base}/link/{link}"),
         Err(e) => return render(Err(e.into())),
     };
-    let mut reply = HttpResponse::SeeOther();
-    match actix_web::http::header::HeaderValue::from_str(&to) {
-        Ok(v) => reply
-            .insert_header((actix_web::http::header::LOCATION, v))
-            .finish(),
-        Err(_) => render(Err(ApiError::internal())),
-    }
+    stablepay_web::redirect(&to)
 }

@@ -73,9 +73,13 @@ class _RetryPolicy:
             return backoff if retry_after is None else min(self.max_delay_secs, float(retry_after))
         return None
 
-    def report(self, request: httpx.Request, attempt: int, status: int | None, delay: float) -> None:
-        if self.on_retry is not None:
+    def next_try(self, request: httpx.Request, response: httpx.Response | None, attempt: int) -> float | None:
+        """``delay``, reported to ``on_retry`` when there is one more try."""
+        delay = self.delay(request, response, attempt)
+        if delay is not None and self.on_retry is not None:
+            status = None if response is None else response.status_code
             self.on_retry(RetryInfo(attempt + 1, request.method, str(request.url), status, delay))
+        return delay
 
 
 def _with_key(request: httpx.Request) -> None:
@@ -92,10 +96,6 @@ def _final(response: httpx.Response) -> httpx.Response:
     return response
 
 
-def _status(response: httpx.Response | None) -> int | None:
-    return None if response is None else response.status_code
-
-
 class _RetryingClient(httpx.Client):
     """httpx's client (environment proxies and all) whose ``send`` retries by the policy."""
 
@@ -107,20 +107,18 @@ class _RetryingClient(httpx.Client):
         _with_key(request)
         attempt = 0
         while True:
-            response: httpx.Response | None = None
             try:
                 response = super().send(request, **options)
             except _RETRYABLE_ERRORS:
-                if self._policy.delay(request, None, attempt) is None:
+                delay = self._policy.next_try(request, None, attempt)
+                if delay is None:
                     raise
-            delay = self._policy.delay(request, response, attempt)
-            if response is not None and delay is None:
-                response.read()
-                return _final(response)
-            if response is not None:
+            else:
+                delay = self._policy.next_try(request, response, attempt)
+                if delay is None:
+                    response.read()
+                    return _final(response)
                 response.close()
-            delay = delay or 0.0
-            self._policy.report(request, attempt, _status(response), delay)
             time.sleep(delay)
             attempt += 1
 
@@ -134,20 +132,18 @@ class _AsyncRetryingClient(httpx.AsyncClient):
         _with_key(request)
         attempt = 0
         while True:
-            response: httpx.Response | None = None
             try:
                 response = await super().send(request, **options)
             except _RETRYABLE_ERRORS:
-                if self._policy.delay(request, None, attempt) is None:
+                delay = self._policy.next_try(request, None, attempt)
+                if delay is None:
                     raise
-            delay = self._policy.delay(request, response, attempt)
-            if response is not None and delay is None:
-                await response.aread()
-                return _final(response)
-            if response is not None:
+            else:
+                delay = self._policy.next_try(request, response, attempt)
+                if delay is None:
+                    await response.aread()
+                    return _final(response)
                 await response.aclose()
-            delay = delay or 0.0
-            self._policy.report(request, attempt, _status(response), delay)
             await asyncio.sleep(delay)
             attempt += 1
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -68,8 +69,6 @@ def retry_after_seconds(headers: Mapping[str, str]) -> int | None:
     if value.isdigit():
         return int(value)
     try:
-        from datetime import datetime, timezone
-
         at = parsedate_to_datetime(value)
         return max(0, int((at - datetime.now(timezone.utc)).total_seconds() + 0.999))
     except (TypeError, ValueError):
