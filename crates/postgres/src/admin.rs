@@ -35,8 +35,8 @@ pub use stablepay_domain::ApiKeySummary as KeySummary;
 impl PgStore {
     pub async fn create_merchant(&self, name: &str, tier: FeeTier) -> Result<Merchant, StoreError> {
         let mut conn = self.conn().await?;
-        let id = MerchantId::generate();
         let now = Timestamp::new(self.now());
+        let id = MerchantId::generate_at(now);
         diesel::insert_into(m::table)
             .values((
                 m::id.eq(id.uuid()),

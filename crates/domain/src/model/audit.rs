@@ -135,7 +135,7 @@ impl AuditEvent {
         at: Timestamp,
     ) -> Self {
         Self {
-            id: AuditEventId::generate(),
+            id: AuditEventId::generate_at(at),
             merchant_id: merchant,
             mode,
             actor: by.actor,

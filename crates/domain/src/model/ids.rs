@@ -9,6 +9,8 @@ use std::str::FromStr;
 
 use uuid::Uuid;
 
+use super::Timestamp;
+
 /// The base62 digits in value order (ids, API key and signing-secret bodies).
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// 62^22 > 2^128, so 22 digits hold any UUID.
@@ -58,6 +60,28 @@ pub fn base62_decode(s: &str) -> Option<u128> {
     })
 }
 
+/// A UUIDv7 whose millisecond is exactly `at`'s, so an id sorts where its `created_at`
+/// does (D3: `ORDER BY id DESC` is newest first). `Uuid::now_v7` reads the system clock
+/// again and never goes back, so under concurrency an id could sort after a row stamped a
+/// millisecond later. After the millisecond come 42 bits of a process-wide count (from a
+/// random start), so ids this process makes at the same time keep the order they were
+/// made in, whatever other times it stamps in between, then 32 random bits.
+fn uuid_v7_at(at: Timestamp) -> Uuid {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static START: OnceLock<u64> = OnceLock::new();
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let start = *START.get_or_init(|| rand::random::<u64>() >> 24);
+    let count =
+        u128::from(start.wrapping_add(MADE.fetch_add(1, Ordering::Relaxed)) & ((1 << 42) - 1));
+    let ms = u128::from(
+        u64::try_from(at.as_datetime().timestamp_millis()).unwrap_or(0) & ((1 << 48) - 1),
+    );
+    let tail = count << 32 | u128::from(rand::random::<u32>());
+    let (rand_a, rand_b) = (tail >> 62, tail & ((1 << 62) - 1));
+    Uuid::from_u128(ms << 80 | 0x7 << 76 | rand_a << 64 | 0b10 << 62 | rand_b)
+}
+
 /// The id string did not parse as this kind of id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{value}` is not a valid {prefix}_ id")]
@@ -85,9 +109,14 @@ macro_rules! resource_id {
         impl $name {
             pub const PREFIX: &'static str = $prefix;
 
-            /// A fresh, time-ordered id.
+            /// A fresh id stamped with the wall clock (tests, operator commands).
             pub fn generate() -> Self {
-                Self(Uuid::now_v7())
+                Self::generate_at(Timestamp::new(chrono::Utc::now()))
+            }
+
+            /// A fresh id that sorts at `at`: pass the `created_at` it is stored with.
+            pub fn generate_at(at: Timestamp) -> Self {
+                Self(uuid_v7_at(at))
             }
 
             pub fn from_uuid(uuid: Uuid) -> Self {
@@ -236,6 +265,27 @@ mod tests {
             b.to_string() > a.to_string(),
             "base62 alphabet is in ASCII order"
         );
+    }
+
+    #[test]
+    fn ids_carry_the_millisecond_they_are_made_at_and_no_later_one() {
+        let later = Timestamp::new(chrono::Utc::now());
+        let earlier = later.plus_seconds(-1);
+        // Other tests of this process stamp ids meanwhile; the order holds regardless.
+        let a = PaymentId::generate_at(later);
+        let b = PaymentId::generate_at(later);
+        let c = PaymentId::generate_at(earlier);
+        assert!(b.uuid() > a.uuid(), "same millisecond: counted up");
+        assert!(
+            c.uuid() < a.uuid(),
+            "an earlier time sorts earlier, made after or not"
+        );
+        for (id, at) in [(a, later), (b, later), (c, earlier)] {
+            assert_eq!(id.uuid().get_version_num(), 7);
+            let (secs, nanos) = id.uuid().get_timestamp().expect("v7").to_unix();
+            let ms = i64::try_from(secs).unwrap() * 1000 + i64::from(nanos / 1_000_000);
+            assert_eq!(ms, at.as_datetime().timestamp_millis());
+        }
     }
 
     #[test]

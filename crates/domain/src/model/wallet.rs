@@ -57,7 +57,7 @@ impl Wallet {
         now: Timestamp,
     ) -> Self {
         Self {
-            id: WalletId::generate(),
+            id: WalletId::generate_at(now),
             merchant_id,
             address,
             chain,

@@ -47,7 +47,7 @@ pub fn payment_entries(
     let (tx_hash, log_index, block_number) =
         (payment.tx_hash?, payment.log_index?, payment.block_number?);
     let entry = |kind, amount_micros: i64, fee_micros: i64| BalanceTransaction {
-        id: BalanceTransactionId::generate(),
+        id: BalanceTransactionId::generate_at(now),
         merchant_id: payment.merchant_id,
         mode: payment.mode,
         kind,
@@ -94,7 +94,7 @@ pub fn refund_entry(
 ) -> BalanceTransaction {
     let amount = -signed(refund.amount.micros());
     BalanceTransaction {
-        id: BalanceTransactionId::generate(),
+        id: BalanceTransactionId::generate_at(now),
         merchant_id: refund.merchant_id,
         mode: refund.mode,
         kind: BalanceType::Refund,
@@ -120,7 +120,7 @@ pub fn refund_entry(
 /// source and transaction, every amount negated.
 pub fn reversal_of(entry: &BalanceTransaction, now: Timestamp) -> BalanceTransaction {
     BalanceTransaction {
-        id: BalanceTransactionId::generate(),
+        id: BalanceTransactionId::generate_at(now),
         kind: BalanceType::Reversal,
         amount_micros: -entry.amount_micros,
         fee_micros: -entry.fee_micros,
@@ -185,7 +185,7 @@ pub fn rebooking_of_payment(
         .filter(|e| e.kind != BalanceType::Refund);
     let mut entries = reversal_of_payment(history, now);
     entries.extend(first_booking.map(|e| BalanceTransaction {
-        id: BalanceTransactionId::generate(),
+        id: BalanceTransactionId::generate_at(now),
         log_index: at.log_index,
         block_number: Some(at.block_number),
         block_time: Some(at.block_time),

@@ -196,7 +196,7 @@ pub async fn record_failure(
         };
         let attempts = store.attempts_in_period(sub.id, period).await?;
         let attempt = PaymentAttempt {
-            id: PaymentAttemptId::generate(),
+            id: PaymentAttemptId::generate_at(now),
             merchant_id: sub.merchant_id,
             mode: sub.mode,
             subscription: sub.id,
@@ -255,7 +255,7 @@ pub async fn record_failure(
 fn failed_payment(rec: &SubscriptionRecord, period: Timestamp, now: Timestamp) -> Payment {
     let sub = &rec.subscription;
     Payment {
-        id: PaymentId::generate(),
+        id: PaymentId::generate_at(now),
         merchant_id: sub.merchant_id,
         mode: sub.mode,
         status: PaymentStatus::Failed,

@@ -233,7 +233,7 @@ pub async fn create_checkout_session(
     let split = fees::split(amount, fee_bps);
     let now = deps.clock.now();
     let mut session = CheckoutSession {
-        id: CheckoutSessionId::generate(),
+        id: CheckoutSessionId::generate_at(now),
         merchant_id: owner.merchant_id,
         mode: owner.mode,
         session_mode,

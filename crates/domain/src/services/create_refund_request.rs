@@ -85,7 +85,7 @@ pub(crate) fn opened_refund_request(
     now: crate::model::Timestamp,
 ) -> (RefundRequest, AuditEvent) {
     let request = RefundRequest {
-        id: RefundRequestId::generate(),
+        id: RefundRequestId::generate_at(now),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         payment: payment.id,

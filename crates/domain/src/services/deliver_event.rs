@@ -39,7 +39,7 @@ pub async fn deliver_event(
     let attempted_at = clock.now();
     let attempts = delivery.attempts + 1;
     let attempt = WebhookAttempt {
-        id: WebhookAttemptId::generate(),
+        id: WebhookAttemptId::generate_at(attempted_at),
         delivery: delivery.id,
         attempted_at: started_at,
         duration_ms: u32::try_from(

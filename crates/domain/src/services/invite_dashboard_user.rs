@@ -35,7 +35,7 @@ pub async fn invite_dashboard_user(
     let now = clock.now();
     let token = new_token();
     let user = DashboardUser {
-        id: DashboardUserId::generate(),
+        id: DashboardUserId::generate_at(now),
         merchant_id: merchant,
         email,
         status: UserStatus::Invited,

@@ -25,13 +25,14 @@ pub async fn create_api_key(
     clock: &dyn Clock,
 ) -> Result<CreatedApiKey, StoreError> {
     let secret = api_keys::generate(mode);
+    let now = clock.now();
     let key = ApiKey {
-        id: ApiKeyId::generate(),
+        id: ApiKeyId::generate_at(now),
         merchant_id: merchant,
         mode,
         last4: api_keys::last4(&secret),
         rate_limit_per_min,
-        created_at: clock.now(),
+        created_at: now,
         revoked_at: None,
         last_used_at: None,
     };

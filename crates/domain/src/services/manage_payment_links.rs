@@ -86,8 +86,9 @@ pub async fn create_payment_link(
         Err(CreateSessionError::Store(e)) => return Err(e.into()),
         Err(other) => return Err(StoreError::Internal(other.to_string()).into()),
     };
+    let now = deps.clock.now();
     let link = PaymentLink {
-        id: PaymentLinkId::generate(),
+        id: PaymentLinkId::generate_at(now),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         name: new.name.into(),
@@ -101,7 +102,7 @@ pub async fn create_payment_link(
         completed_count: 0,
         active: true,
         created_by: ctx.actor,
-        created_at: deps.clock.now(),
+        created_at: now,
     };
     deps.links.insert_link(&link).await?;
     Ok(link)

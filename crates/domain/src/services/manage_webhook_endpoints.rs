@@ -88,15 +88,16 @@ pub async fn create_webhook_endpoint(
     endpoints: &dyn WebhookEndpointRepository,
     clock: &dyn Clock,
 ) -> Result<(WebhookEndpoint, String), StoreError> {
+    let now = clock.now();
     let endpoint = WebhookEndpoint {
-        id: WebhookEndpointId::generate(),
+        id: WebhookEndpointId::generate_at(now),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         url: new.url,
         enabled_events: normalize_events(new.enabled_events),
         status: EndpointStatus::Enabled,
         description: new.description,
-        created_at: clock.now(),
+        created_at: now,
         disabled_reason: None,
     };
     let secret = generate_signing_secret();

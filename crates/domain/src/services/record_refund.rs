@@ -266,7 +266,7 @@ async fn attempt(
         ..payment.clone()
     };
     let refund = Refund {
-        id: RefundId::generate(),
+        id: RefundId::generate_at(now),
         merchant_id: ctx.merchant_id,
         mode: ctx.mode,
         status: RefundStatus::Succeeded,

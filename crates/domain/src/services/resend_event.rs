@@ -63,8 +63,9 @@ pub(crate) async fn resend_in(
         Some(e) if e.status == EndpointStatus::Enabled => {}
         _ => return Err(ResendError::EndpointDisabled),
     }
+    let now = clock.now();
     let delivery = NewDelivery {
-        id: EventId::generate(),
+        id: EventId::generate_at(now),
         merchant_id: merchant,
         mode,
         event_type: record.event_type,
@@ -72,7 +73,7 @@ pub(crate) async fn resend_in(
         // Every record of a root carries the root's bytes, so this is the original payload.
         payload: record.payload,
         resend_of: Some(root),
-        created_at: clock.now(),
+        created_at: now,
     };
     match outbox.enqueue_resend(&delivery).await? {
         ResendOutcome::Enqueued(record) => Ok(record),

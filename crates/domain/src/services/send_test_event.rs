@@ -41,7 +41,7 @@ pub async fn send_test_event(
     let now = clock.now();
     let livemode = endpoint.mode.is_live();
     let object = test_events::synthetic_object(event_type, livemode, now).to_string();
-    let id = EventId::generate();
+    let id = EventId::generate_at(now);
     let payload =
         envelope::render(id, event_type, livemode, now, &object).map_err(StoreError::Internal)?;
     let delivery = NewDelivery {

@@ -274,7 +274,7 @@ async fn decide(
     };
     let confirmed = confirmed && booking != crate::services::Booking::Deferred;
     let payment = Payment {
-        id: existing.map_or_else(PaymentId::generate, |p| p.id),
+        id: existing.map_or_else(|| PaymentId::generate_at(now), |p| p.id),
         merchant_id: session.merchant_id,
         mode: session.mode,
         status: if confirmed {

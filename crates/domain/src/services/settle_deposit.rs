@@ -397,8 +397,9 @@ async fn payment_of(
                 ))
             })?
     };
+    let now = deps.clock.now();
     Ok(Payment {
-        id: PaymentId::generate(),
+        id: PaymentId::generate_at(now),
         merchant_id: session.merchant_id,
         mode: session.mode,
         status: PaymentStatus::Confirmed,
@@ -425,7 +426,7 @@ async fn payment_of(
         block_hash: Some(shown.block_hash),
         period_key: None,
         metadata: session.metadata.clone(),
-        created_at: deps.clock.now(),
+        created_at: now,
     })
 }
 

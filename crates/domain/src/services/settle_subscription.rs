@@ -203,7 +203,7 @@ fn succeeded_attempt(
     now: Timestamp,
 ) -> PaymentAttempt {
     PaymentAttempt {
-        id: PaymentAttemptId::generate(),
+        id: PaymentAttemptId::generate_at(now),
         merchant_id: sub.merchant_id,
         mode: sub.mode,
         subscription: sub.id,

@@ -64,7 +64,7 @@ pub(crate) async fn write_event(
     conn: &mut AsyncPgConnection,
     draft: &EventDraft,
 ) -> Result<Vec<EventId>, OutboxError> {
-    let event_id = Uuid::now_v7();
+    let event_id = EventId::generate_at(draft.created_at).uuid();
     let livemode = draft.mode.is_live();
     diesel::insert_into(events::table)
         .values((
@@ -98,7 +98,7 @@ pub(crate) async fn write_event(
     let mut rows = Vec::with_capacity(endpoints.len());
     for endpoint in endpoints {
         // Each endpoint's record is its own envelope: record id == envelope id.
-        let id = EventId::generate();
+        let id = EventId::generate_at(draft.created_at);
         let payload = envelope::render(
             id,
             draft.event_type,

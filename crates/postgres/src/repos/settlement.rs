@@ -10,7 +10,7 @@ use stablepay_domain::ports::{
 };
 use stablepay_domain::{
     Address, BalanceTransaction, ChainId, CheckoutSession, CheckoutSessionId, CustomerId,
-    MerchantId, Mode, Payment, PaymentId, TxHash,
+    MerchantId, Mode, Payment, PaymentId, Timestamp, TxHash,
 };
 use uuid::Uuid;
 
@@ -87,13 +87,14 @@ impl SettlementStore for PgStore {
     ) -> Result<CustomerId, StoreError> {
         let mut conn = self.conn().await?;
         // Insert-or-get in one statement; a concurrent insert is absorbed by ON CONFLICT.
+        let now = Timestamp::new(self.now());
         diesel::insert_into(customers::table)
             .values((
-                customers::id.eq(Uuid::now_v7()),
+                customers::id.eq(CustomerId::generate_at(now).uuid()),
                 customers::merchant_id.eq(merchant.uuid()),
                 customers::livemode.eq(mode.is_live()),
                 customers::address.eq(payer.to_lower_hex()),
-                customers::created_at.eq(self.now()),
+                customers::created_at.eq(now.as_datetime()),
             ))
             .on_conflict_do_nothing()
             .execute(&mut conn)

@@ -208,6 +208,16 @@ fn snapshots_fee_terms_and_uses_the_only_verified_wallet() {
 }
 
 #[test]
+fn the_session_id_sorts_at_its_created_at_not_at_the_wall_clock() {
+    let c = ctx(Mode::Test, FeeTier::Standard);
+    let h = Harness::new(vec![wallet(&c, 1)], 1);
+    let s = h.run(&c, request()).unwrap();
+    let (secs, nanos) = s.id.uuid().get_timestamp().unwrap().to_unix();
+    assert_eq!((secs, nanos), (1_000, 0), "the mocked clock's second 1000");
+    assert_eq!(s.created_at.unix_seconds(), 1_000);
+}
+
+#[test]
 fn chain_cross_check_must_match_the_key_mode() {
     let c = ctx(Mode::Test, FeeTier::Standard);
     let h = Harness::new(vec![wallet(&c, 1)], 0);

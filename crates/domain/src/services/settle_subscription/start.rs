@@ -124,7 +124,7 @@ pub(super) async fn start_subscription(
             .customer_for(session.merchant_id, session.mode, subscriber)
             .await?;
         let subscription = Subscription {
-            id: SubscriptionId::generate(),
+            id: SubscriptionId::generate_at(now),
             merchant_id: session.merchant_id,
             mode: session.mode,
             // Held: never charged again, and never resumed by its recipient's wallet.
