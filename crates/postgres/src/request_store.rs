@@ -17,14 +17,18 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use futures_util::future::LocalBoxFuture;
-use stablepay_domain::ports::{self, ApiKeyStore, Storage, StoreError};
+use stablepay_domain::ports::{
+    self, ApiKeyStore, IdempotencyScope, RecordOutcome, Storage, StoreError, StoredResponse,
+};
 use stablepay_domain::AuthContext;
 use stablepay_request_store::{AtomicUnit, KeyClaim, ReadShape, ReadUnit, Reads, RequestStore};
 use tokio::sync::RwLock;
 
-use crate::diesel_internals::{end_transaction, open_transaction, send_begin};
+use crate::diesel_internals::{commit_behind, end_transaction, open_transaction, send_begin};
+use crate::error::map_diesel_error;
 use crate::key_check::KeyCheck;
 use crate::pool::Pooled;
+use crate::repos::idempotency::{record_or_refuse, refusal};
 use crate::PgStore;
 
 /// The connection a unit is bound to.
@@ -196,10 +200,36 @@ impl AtomicUnit for PgAtomicUnit {
 
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            if !self.began.load(std::sync::atomic::Ordering::Relaxed) {
+            if !self.began.swap(false, std::sync::atomic::Ordering::Relaxed) {
                 return Ok(());
             }
             end_transaction(&self.bound.conn, commit).await
+        })
+    }
+
+    fn commit_with_answer<'a>(
+        &'a self,
+        scope: &'a IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &'a StoredResponse,
+        stale_after_secs: i64,
+    ) -> LocalBoxFuture<'a, Result<RecordOutcome, StoreError>> {
+        Box::pin(async move {
+            if !self.began.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                return Err(StoreError::Internal(
+                    "an answer was committed without a transaction".into(),
+                ));
+            }
+            let record = async {
+                let conn = self.bound.conn.clone().read_owned().await;
+                record_or_refuse(&conn, scope, request_sha256, response, stale_after_secs).await
+            };
+            let (recorded, ended) = commit_behind(&self.bound.conn, record).await;
+            ended?;
+            match recorded {
+                Ok(()) => Ok(RecordOutcome::Recorded),
+                Err(e) => refusal(&e).ok_or_else(|| map_diesel_error(e)),
+            }
         })
     }
 }

@@ -15,13 +15,16 @@ use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
 use stablepay_request_store::RequestStore;
 
 async fn one_connection_store() -> PgStore {
-    let url = fresh_database().await;
+    one_connection_store_on(&fresh_database().await)
+}
+
+fn one_connection_store_on(url: &str) -> PgStore {
     let config = PoolConfig {
         max_connections: 1,
         acquire_timeout: Duration::from_secs(5),
         shards: 1,
     };
-    PgStore::connect(&url, &config, SecretCipher::new(&[7u8; 32]).unwrap()).unwrap()
+    PgStore::connect(url, &config, SecretCipher::new(&[7u8; 32]).unwrap()).unwrap()
 }
 
 async fn rows(store: &PgStore, sql: &str) -> usize {
@@ -99,5 +102,108 @@ async fn a_units_transaction_commits_or_rolls_back_and_an_abandoned_one_is_disca
     assert_ne!(
         next, abandoned,
         "a connection left in a transaction was reused"
+    );
+}
+
+async fn commit(
+    unit: &dyn stablepay_request_store::AtomicUnit,
+    scope: &IdempotencyScope,
+    hash: [u8; 32],
+    body: &str,
+) -> Result<RecordOutcome, StoreError> {
+    let response = StoredResponse {
+        status: 201,
+        body: body.into(),
+    };
+    unit.commit_with_answer(scope, hash, &response, 60).await
+}
+
+/// `commit_behind`: the answer and the `COMMIT` travel together; a refused answer leaves
+/// the transaction aborted, so the `COMMIT` rolls back what the unit wrote. The first
+/// refusal runs on a connection that has never prepared the statement (prepared under the
+/// statement cache's lock, which the `COMMIT` waits for): were the `COMMIT` to overtake
+/// it, the unit's write would stay committed.
+#[tokio::test]
+async fn an_answer_commits_with_the_unit_or_rolls_it_back_when_refused() {
+    let url = fresh_database().await;
+    let (store, other) = (one_connection_store_on(&url), one_connection_store_on(&url));
+    let merchant = MerchantId::generate();
+    let answer = |body: &str| StoredResponse {
+        status: 201,
+        body: body.into(),
+    };
+    let stored_body = |key: &'static str| {
+        let store = &store;
+        async move {
+            stablepay_postgres::testing::query_strings(
+                store,
+                &format!("SELECT response_body AS value FROM idempotency_keys WHERE key = '{key}'"),
+            )
+            .await
+            .unwrap()
+        }
+    };
+    // Another connection commits the first answer under "taken".
+    let first = other.open_atomic().await.unwrap();
+    first.begin().unwrap().await.unwrap();
+    let taken = idempotency_scope(merchant, "taken");
+    let outcome = commit(&*first, &taken, [1; 32], "first").await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Recorded);
+    first.finish(false).await.unwrap();
+    drop(first);
+
+    // This connection writes a row, then answers under the taken key: refused, rolled back.
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    let written = idempotency_scope(merchant, "written");
+    let ports = unit.ports().idempotency();
+    let recorded = ports.record(&written, [2; 32], &answer("w"), 60).await;
+    assert_eq!(recorded.unwrap(), RecordOutcome::Recorded);
+    let outcome = commit(&*unit, &taken, [1; 32], "second").await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Superseded);
+    unit.finish(true).await.unwrap();
+    drop(unit);
+    assert!(stored_body("written").await.is_empty(), "rolled back");
+    assert_eq!(stored_body("taken").await, ["first"]);
+
+    // A key whose answer another transaction holds right now: in flight, rolled back.
+    let holder = other.open_atomic().await.unwrap();
+    holder.begin().unwrap().await.unwrap();
+    let held = idempotency_scope(merchant, "held");
+    let ports = holder.ports().idempotency();
+    let recorded = ports.record(&held, [3; 32], &answer("holder"), 60).await;
+    assert_eq!(recorded.unwrap(), RecordOutcome::Recorded);
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    let ports = unit.ports().idempotency();
+    let recorded = ports.record(&written, [2; 32], &answer("w"), 60).await;
+    assert_eq!(recorded.unwrap(), RecordOutcome::Recorded);
+    let outcome = commit(&*unit, &held, [3; 32], "late").await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::InFlight);
+    drop(unit);
+    holder.finish(true).await.unwrap();
+    drop(holder);
+    assert!(stored_body("written").await.is_empty(), "rolled back");
+    assert_eq!(stored_body("held").await, ["holder"]);
+
+    // Stored: the unit's write and the answer commit together, and the connection is
+    // reused (no transaction left open on it).
+    let pid = backend_pid(&store).await;
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin().unwrap().await.unwrap();
+    let ports = unit.ports().idempotency();
+    let recorded = ports.record(&written, [2; 32], &answer("w"), 60).await;
+    assert_eq!(recorded.unwrap(), RecordOutcome::Recorded);
+    let fresh = idempotency_scope(merchant, "fresh");
+    let outcome = commit(&*unit, &fresh, [4; 32], "new").await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Recorded);
+    assert!(commit(&*unit, &fresh, [4; 32], "again").await.is_err());
+    drop(unit);
+    assert_eq!(stored_body("written").await, ["w"]);
+    assert_eq!(stored_body("fresh").await, ["new"]);
+    assert_eq!(
+        backend_pid(&store).await,
+        pid,
+        "the connection was thrown away"
     );
 }

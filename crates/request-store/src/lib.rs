@@ -11,7 +11,9 @@
 use async_trait::async_trait;
 use futures_util::future::LocalBoxFuture;
 pub use stablepay_domain::ports::LedgerBatches;
-use stablepay_domain::ports::{ApiKeyStore, Storage, StoreError};
+use stablepay_domain::ports::{
+    ApiKeyStore, IdempotencyScope, RecordOutcome, Storage, StoreError, StoredResponse,
+};
 use stablepay_domain::{
     Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
     CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
@@ -267,6 +269,21 @@ pub trait AtomicUnit: Send + Sync {
     /// that began none.
     /// Errors: `Unavailable` when the commit failed: the work must not be reported done.
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>>;
+
+    /// Ends the transaction `begin` began by recording `response` as the answer under the
+    /// request's idempotency key (`scope`, the body's hash) and committing, in one round
+    /// trip: committed only when `Recorded`; `InFlight` and `Superseded` rolled back.
+    /// `finish` then has nothing left to end.
+    /// Errors: `Internal` when no transaction was begun; `Unavailable` when the commit
+    /// failed (the work must not be reported done); any other failure of the record rolled
+    /// the transaction back.
+    fn commit_with_answer<'a>(
+        &'a self,
+        scope: &'a IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &'a StoredResponse,
+        stale_after_secs: i64,
+    ) -> LocalBoxFuture<'a, Result<RecordOutcome, StoreError>>;
 }
 
 /// Opens each API request's storage; as `Storage`, every call stands alone.

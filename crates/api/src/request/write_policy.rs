@@ -4,7 +4,7 @@
 //! then the look), so a replay, a duplicate in
 //! flight or another body is answered before any handler code runs; the answer is
 //! recorded after, under the key's lock, which decides a race with a duplicate that got
-//! past the look too.
+//! past the look too (in an atomic write, in one round trip with its `COMMIT`).
 
 use std::rc::Rc;
 
@@ -138,45 +138,39 @@ pub(super) async fn atomic_write(
     let Some((scope, hash)) = admitted.idempotency else {
         return respond(write.run(call).await);
     };
-    let (commit, answer) = run_in_transaction(unit.as_ref(), &scope, hash, write, call).await;
-    unit.finish(commit).await?;
+    let answer = run_in_transaction(unit.as_ref(), &scope, hash, write, call).await;
+    // What the transaction did not end with its answer (a failure before it) rolls back.
+    unit.finish(false).await?;
     answer
 }
 
 /// The transaction of an atomic write: `BEGIN` and the write's first statements travel
-/// together; the answer is recorded before the commit. Returns whether to commit, and the
-/// answer.
+/// together, and the recorded answer with the `COMMIT`.
 async fn run_in_transaction(
     unit: &dyn AtomicUnit,
     scope: &IdempotencyScope,
     hash: [u8; 32],
     write: InTransaction,
     call: WriteCall,
-) -> (bool, Result<HttpResponse, ApiError>) {
-    let begin = match unit.begin() {
-        Ok(begin) => begin,
-        Err(e) => return (false, Err(e.into())),
-    };
-    let (begun, outcome) = join(begin, write.run(call)).await;
-    if let Err(e) = begun {
-        return (false, Err(e.into()));
-    }
-    let reply = match outcome {
-        Ok(reply) => reply,
-        Err(e) => return (false, Err(e)),
-    };
+) -> Result<HttpResponse, ApiError> {
+    let (begun, outcome) = join(unit.begin()?, write.run(call)).await;
+    begun?;
+    let reply = outcome?;
     let Some(response) = idempotency::stored(&reply) else {
-        return (false, respond(Ok(reply)));
+        return respond(Ok(reply));
     };
-    let store = unit.ports().idempotency();
-    match store.record(scope, hash, &response, STALE_SECS).await {
-        Err(e) => (false, Err(e.into())),
-        Ok(RecordOutcome::Recorded) => (true, respond(Ok(reply))),
-        // A duplicate is storing its answer right now: ours rolls back (D14).
-        Ok(RecordOutcome::InFlight) => (false, Err(in_flight())),
-        // A duplicate committed its answer first: our writes roll back, and this request
+    match unit
+        .commit_with_answer(scope, hash, &response, STALE_SECS)
+        .await?
+    {
+        RecordOutcome::Recorded => respond(Ok(reply)),
+        // A duplicate is storing its answer right now: ours rolled back (D14).
+        RecordOutcome::InFlight => Err(in_flight()),
+        // A duplicate committed its answer first: our writes rolled back, and this request
         // answers as the stored row says (a replay, or another body's 409).
-        Ok(RecordOutcome::Superseded) => (false, answer_as_stored(store, scope, hash).await),
+        RecordOutcome::Superseded => {
+            answer_as_stored(unit.ports().idempotency(), scope, hash).await
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Uuid as SqlUuid};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::{
     IdempotencyLook, IdempotencyScope, IdempotencyStore, RecordOutcome, StoreError, StoredResponse,
 };
@@ -62,12 +62,14 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
 /// The answer, stored once, under the key's advisory lock taken without waiting (it is
 /// then held to the commit): a duplicate storing its answer right now holds that lock and
 /// this one is "in flight" at once, never queued; a row with another request's committed
-/// answer is left as it is ("superseded").
-const RECORD_SQL: &str = concat!(
-    "
+/// answer is left as it is ("superseded"). `lock.got` and `stored` say which.
+macro_rules! record_answer {
+    () => {
+        concat!(
+            "
 WITH lock AS (SELECT ",
-    key_lock!(),
-    " AS got),
+            key_lock!(),
+            " AS got),
 stored AS (
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
     locked_at, expires_at, response_status, response_body)
@@ -78,11 +80,33 @@ ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
         locked_at = now(), expires_at = EXCLUDED.expires_at
     WHERE ",
-    reusable!(),
+            reusable!(),
+            "
+RETURNING 1)"
+        )
+    };
+}
+
+/// `record`: what the answer's recording found, as a row.
+const RECORD_SQL: &str = concat!(
+    record_answer!(),
     "
-RETURNING 1)
 SELECT lock.got, EXISTS (SELECT 1 FROM stored) AS stored FROM lock"
 );
+
+/// `record_or_refuse`: the same recording, failing when it did not store, so a `COMMIT`
+/// sent behind it rolls back (`idempotency_answer_refused` is volatile: never folded).
+const RECORD_OR_REFUSE_SQL: &str = concat!(
+    record_answer!(),
+    "
+SELECT CASE WHEN NOT lock.got THEN idempotency_answer_refused('in_flight')
+    WHEN NOT EXISTS (SELECT 1 FROM stored) THEN idempotency_answer_refused('superseded')
+    ELSE true END AS recorded
+FROM lock"
+);
+
+/// What `idempotency_answer_refused` says before its reason.
+const REFUSED: &str = "idempotency answer not recorded: ";
 
 /// What `RECORD_SQL` did.
 #[derive(QueryableByName)]
@@ -91,6 +115,13 @@ struct Recording {
     got: bool,
     #[diesel(sql_type = Bool)]
     stored: bool,
+}
+
+#[derive(QueryableByName)]
+struct Recorded {
+    #[allow(dead_code)] // read only to complete the statement
+    #[diesel(sql_type = Bool)]
+    recorded: bool,
 }
 
 #[derive(QueryableByName)]
@@ -124,6 +155,43 @@ fn verdict(
             })
         }
         _ => IdempotencyLook::InFlight,
+    }
+}
+
+/// Records `response` in the transaction on `conn`, failing when it did not store; the
+/// failure's outcome is read back by `refusal`.
+pub(crate) async fn record_or_refuse(
+    conn: &AsyncPgConnection,
+    scope: &IdempotencyScope,
+    request_sha256: [u8; 32],
+    response: &StoredResponse,
+    stale_after_secs: i64,
+) -> QueryResult<()> {
+    let _: Recorded = Prepared(
+        scoped_query!(
+            RECORD_OR_REFUSE_SQL,
+            scope,
+            request_sha256,
+            stale_after_secs
+        )
+        .bind::<Int4, _>(i32::from(response.status))
+        .bind::<Text, _>(&response.body),
+    )
+    .get_result(&mut &*conn)
+    .await?;
+    Ok(())
+}
+
+/// What `record_or_refuse` failing says: `InFlight` or `Superseded`, or `None` for any
+/// other failure.
+pub(crate) fn refusal(e: &diesel::result::Error) -> Option<RecordOutcome> {
+    let diesel::result::Error::DatabaseError(_, info) = e else {
+        return None;
+    };
+    match info.message().strip_prefix(REFUSED)? {
+        "in_flight" => Some(RecordOutcome::InFlight),
+        "superseded" => Some(RecordOutcome::Superseded),
+        _ => None,
     }
 }
 

@@ -9,7 +9,7 @@ mod delivery_outcomes;
 mod delivery_queue;
 mod deposits;
 mod endpoint_health;
-mod idempotency;
+pub(crate) mod idempotency;
 pub(crate) mod keeper;
 mod leader_lock;
 pub(crate) mod ledger;

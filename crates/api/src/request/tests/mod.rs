@@ -249,6 +249,26 @@ impl AtomicUnit for FakeAtomic {
         }
         Box::pin(async { Ok(()) })
     }
+    /// As PostgreSQL's: the record, then a commit only when it was stored.
+    fn commit_with_answer<'a>(
+        &'a self,
+        scope: &'a IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &'a StoredResponse,
+        stale_after_secs: i64,
+    ) -> LocalBoxFuture<'a, Result<RecordOutcome, StoreError>> {
+        Box::pin(async move {
+            let recorded = self
+                .ports
+                .idempotency()
+                .record(scope, request_sha256, response, stale_after_secs)
+                .await;
+            self.in_transaction.store(false, Ordering::SeqCst);
+            let committed = matches!(recorded, Ok(RecordOutcome::Recorded));
+            self.log.push(if committed { "commit" } else { "rollback" });
+            recorded
+        })
+    }
 }
 
 fn context() -> AuthContext {

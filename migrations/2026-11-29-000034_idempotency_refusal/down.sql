@@ -1,0 +1,1 @@
+DROP FUNCTION idempotency_answer_refused(text);
