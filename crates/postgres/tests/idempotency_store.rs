@@ -152,3 +152,85 @@ async fn a_key_is_recorded_once_and_a_duplicate_is_in_flight_while_it_commits_th
         IdempotencyLook::Replay(response)
     );
 }
+
+/// `authenticate_and_look`: the key's check and its `Idempotency-Key`'s look are one
+/// statement, scoped by the key's own merchant and mode, with or without a lease; an
+/// unknown or revoked key gets neither.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_is_checked_and_its_idempotency_key_looked_at_in_one_statement() {
+    use stablepay_domain::rules::api_keys;
+    use stablepay_domain::Mode;
+    let (store, m) = store_with_merchant().await;
+    let test_key = store.create_api_key(m, Mode::Test, None).await.unwrap();
+    let live_key = store.create_api_key(m, Mode::Live, None).await.unwrap();
+    let (test_hash, live_hash) = (
+        api_keys::hash(&test_key.secret),
+        api_keys::hash(&live_key.secret),
+    );
+    let scope = idempotency_scope(m, "asked");
+    let ask = |request_sha256| IdempotencyAsk {
+        route: scope.route.clone(),
+        key: scope.key.clone(),
+        request_sha256,
+        stale_after_secs: 60,
+    };
+    let lease = Some(RateLease {
+        tokens: 2,
+        default_per_min: 120,
+    });
+    let look = |hash, lease, asked: IdempotencyAsk| {
+        let store = store.clone();
+        async move {
+            let (found, looked) = store
+                .authenticate_and_look(hash, lease, &asked)
+                .await
+                .unwrap()
+                .expect("the key stands");
+            (
+                found.context.merchant_id,
+                found.context.mode,
+                found.lease,
+                looked,
+            )
+        }
+    };
+    let (merchant, mode, leased, looked) = look(test_hash, None, ask([1; 32])).await;
+    assert_eq!(
+        (merchant, mode, leased),
+        (m, Mode::Test, LeaseOutcome::NotAsked)
+    );
+    assert_eq!(looked, IdempotencyLook::Free);
+
+    let response = StoredResponse {
+        status: 201,
+        body: r#"{"id":"cs_1"}"#.into(),
+    };
+    look_and_record(&store, &scope, &response).await;
+    let (.., looked) = look(test_hash, None, ask([1; 32])).await;
+    assert_eq!(looked, IdempotencyLook::Replay(response.clone()));
+    let (_, _, leased, looked) = look(test_hash, lease, ask([2; 32])).await;
+    assert_eq!(leased, LeaseOutcome::Granted(2));
+    assert_eq!(looked, IdempotencyLook::BodyMismatch);
+    // The same route and key under the live key: another scope, nothing held.
+    let (_, mode, _, looked) = look(live_hash, lease, ask([1; 32])).await;
+    assert_eq!((mode, looked), (Mode::Live, IdempotencyLook::Free));
+
+    // A revoked key, or one that never was, gets no look.
+    execute_sql(
+        &store,
+        &format!(
+            "UPDATE api_keys SET revoked_at = now() WHERE id = '{}'",
+            test_key.id.uuid()
+        ),
+    )
+    .await
+    .unwrap();
+    for hash in [test_hash, [9; 32]] {
+        for lease in [None, lease] {
+            let found = store
+                .authenticate_and_look(hash, lease, &ask([1; 32]))
+                .await;
+            assert!(found.unwrap().is_none());
+        }
+    }
+}

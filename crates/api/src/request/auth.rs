@@ -3,7 +3,9 @@
 //! when this process has no token of it left).
 
 use actix_web::HttpRequest;
-use stablepay_domain::ports::{ApiKeyStore, LeaseOutcome};
+use stablepay_domain::ports::{
+    ApiKeyStore, Authenticated, IdempotencyAsk, IdempotencyLook, LeaseOutcome, StoreError,
+};
 use stablepay_domain::rules::api_keys;
 use stablepay_domain::AuthContext;
 
@@ -60,7 +62,37 @@ pub(super) async fn authenticate(
     key: [u8; 32],
     budget: Budget,
 ) -> Result<AuthContext, ApiError> {
-    let result = authenticate_key(state, keys, key, budget).await;
+    let found = keys.authenticate(key, budget.lease()).await;
+    admit_key(state, req, key, budget, found)
+}
+
+/// `authenticate`, and in the same statement what the key's `Idempotency-Key` holds.
+pub(super) async fn authenticate_and_look(
+    state: &AppState,
+    req: &HttpRequest,
+    keys: &dyn ApiKeyStore,
+    key: [u8; 32],
+    budget: Budget,
+    ask: &IdempotencyAsk,
+) -> Result<(AuthContext, IdempotencyLook), ApiError> {
+    let (found, looked) = match keys.authenticate_and_look(key, budget.lease(), ask).await {
+        Ok(Some((found, looked))) => (Ok(Some(found)), looked),
+        // No key stood (401) or storage failed: there is nothing to look at.
+        other => (other.map(|_| None), IdempotencyLook::Free),
+    };
+    Ok((admit_key(state, req, key, budget, found)?, looked))
+}
+
+/// The key as `keys` found it: its context, or 401 (counted against the client's budget
+/// of failed authentications) or 429 when its shared budget is spent.
+fn admit_key(
+    state: &AppState,
+    req: &HttpRequest,
+    key: [u8; 32],
+    budget: Budget,
+    found: Result<Option<Authenticated>, StoreError>,
+) -> Result<AuthContext, ApiError> {
+    let result = key_context(state, key, budget, found);
     if let Err(e) = &result {
         if e.code == ErrorCode::Authentication {
             state.auth_failures.failed(req, state.clock.now());
@@ -69,13 +101,13 @@ pub(super) async fn authenticate(
     result
 }
 
-async fn authenticate_key(
+fn key_context(
     state: &AppState,
-    keys: &dyn ApiKeyStore,
     key: [u8; 32],
     budget: Budget,
+    found: Result<Option<Authenticated>, StoreError>,
 ) -> Result<AuthContext, ApiError> {
-    let found = keys.authenticate(key, budget.lease()).await?;
+    let found = found?;
     state
         .auth_guesses
         .learn(key, found.as_ref().map(|f| &f.context));

@@ -1,13 +1,13 @@
 //! What each API key authenticated as last time in this process, used only to start a
-//! read, or a write's look at its `Idempotency-Key`, before its authentication answers
-//! (the two then travel to PostgreSQL together). A request that leases rate budget
-//! (`KeyedRequest::guess`) is authenticated first, on its own, whatever it guessed.
+//! read before its authentication answers (the key's check then travels inside the read's
+//! statement). A request that leases rate budget (`KeyedRequest::guess`) is authenticated
+//! first, on its own, whatever it guessed. Writes guess nothing: their key's check and
+//! their `Idempotency-Key`'s look are one statement, before any transaction.
 //!
 //! A guess never answers a request: the key is checked against the database on every
-//! request (for a write, beside the look and before its transaction begins; for a read of
-//! the merchant's rows, inside the read's own statement), and a read is thrown away, or a
-//! look discarded, when that check fails or disagrees. Revocation therefore still takes
-//! effect on the very next request.
+//! request (for a read of the merchant's rows, inside the read's own statement), and a
+//! read is thrown away when that check fails or disagrees. Revocation therefore still
+//! takes effect on the very next request.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

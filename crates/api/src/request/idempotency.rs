@@ -4,9 +4,8 @@
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
 use sha2::{Digest, Sha256};
-use stablepay_domain::ports::{IdempotencyLook, IdempotencyScope, StoredResponse};
+use stablepay_domain::ports::{IdempotencyAsk, IdempotencyLook, StoredResponse};
 use stablepay_domain::rules::validation::IDEMPOTENCY_KEY_MAX;
-use stablepay_domain::AuthContext;
 
 use super::{json_response, Reply};
 use crate::error::{ApiError, ErrorCode};
@@ -21,11 +20,9 @@ pub(super) fn body_hash(body: &[u8]) -> [u8; 32] {
     Sha256::digest(body).into()
 }
 
-/// The key's scope for a POST that carries one; `None` without one (or on another method).
-pub(super) fn scope(
-    req: &HttpRequest,
-    auth: &AuthContext,
-) -> Result<Option<IdempotencyScope>, ApiError> {
+/// The `Idempotency-Key` a POST carries, with its body's hash; `None` without one (or on
+/// another method). Errors: 400 for a key that is not 1 to 255 printable characters.
+pub(super) fn ask(req: &HttpRequest, body: &[u8]) -> Result<Option<IdempotencyAsk>, ApiError> {
     let Some(value) = req.headers().get("idempotency-key") else {
         return Ok(None);
     };
@@ -45,11 +42,11 @@ pub(super) fn scope(
             format!("must be 1 to {IDEMPOTENCY_KEY_MAX} characters"),
         ));
     }
-    Ok(Some(IdempotencyScope {
-        merchant_id: auth.merchant_id,
-        mode: auth.mode,
+    Ok(Some(IdempotencyAsk {
         route: format!("{} {}", req.method(), req.path()),
         key,
+        request_sha256: body_hash(body),
+        stale_after_secs: STALE_SECS,
     }))
 }
 

@@ -20,12 +20,12 @@
 //!      answers a `Checked` value, and the handler's reply keeps it. A reply whose reads
 //!      did not say the key stood is followed by the key's authentication and, if its
 //!      standing changed, the handler runs again.
-//!    - `write` and `atomic_write` (`write_policy.rs`): the key is authenticated beside a
-//!      look at the `Idempotency-Key` when this process has seen the key and the request
-//!      spends budget already leased (else first, then the look),
-//!      so a replay runs no handler code, and the answer is recorded after the handler,
-//!      by one statement under that key's advisory lock (`idempotency.rs`; a duplicate in
-//!      flight gets 409). A `write`'s port calls each commit on their own. An
+//!    - `write` and `atomic_write` (`write_policy.rs`): the key is authenticated and its
+//!      `Idempotency-Key` looked at in one statement (with a lease of rate budget when
+//!      the request needs one), so a replay runs no handler code, and the answer is
+//!      recorded after the handler, by one statement under that key's advisory lock
+//!      (`idempotency.rs`; a duplicate in flight gets 409; in an atomic write, sent with
+//!      the `COMMIT`). A `write`'s port calls each commit on their own. An
 //!      `atomic_write` handler's first step reads what it needs (blockchain reads
 //!      included) outside any transaction and returns its `InTransaction`, which runs in one
 //!      transaction with the recorded answer; without an `Idempotency-Key`, each port

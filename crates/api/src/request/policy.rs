@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use stablepay_domain::ports::ApiKeyStore;
+use stablepay_domain::ports::{ApiKeyStore, IdempotencyAsk, IdempotencyLook};
 use stablepay_domain::AuthContext;
 use stablepay_request_store::{Checked, KeyClaim, ReadShape, ReadUnit};
 
@@ -53,6 +53,15 @@ impl KeyedRequest {
         keys: &dyn ApiKeyStore,
     ) -> Result<AuthContext, ApiError> {
         auth::authenticate(&self.state, &self.req, keys, self.key, self.budget).await
+    }
+
+    /// `authenticate`, with what the key's `Idempotency-Key` holds in the same statement.
+    pub(super) async fn authenticate_and_look(
+        &self,
+        keys: &dyn ApiKeyStore,
+        ask: &IdempotencyAsk,
+    ) -> Result<(AuthContext, IdempotencyLook), ApiError> {
+        auth::authenticate_and_look(&self.state, &self.req, keys, self.key, self.budget, ask).await
     }
 
     pub(super) fn call(&self, auth: AuthContext, body: Bytes, store: CallStore) -> WriteCall {

@@ -1,10 +1,9 @@
 //! How `write` and `atomic_write` run their handler, with the one idempotency protocol
-//! (D14): the key is authenticated beside a look at the `Idempotency-Key` (in one round
-//! trip by a key this process has seen that spends budget already leased; else first,
-//! then the look), so a replay, a duplicate in
-//! flight or another body is answered before any handler code runs; the answer is
-//! recorded after, under the key's lock, which decides a race with a duplicate that got
-//! past the look too (in an atomic write, in one round trip with its `COMMIT`).
+//! (D14): the key is authenticated and its `Idempotency-Key` looked at in one statement,
+//! so a replay, a duplicate in flight or another body is answered before any handler
+//! code runs; the answer is recorded after, under the key's lock, which decides a race
+//! with a duplicate that got past the look too (in an atomic write, in one round trip
+//! with its `COMMIT`).
 
 use std::rc::Rc;
 
@@ -15,7 +14,7 @@ use stablepay_domain::ports::{IdempotencyScope, IdempotencyStore, RecordOutcome,
 use stablepay_domain::AuthContext;
 use stablepay_request_store::AtomicUnit;
 
-use super::idempotency::{self, answer_without_running, body_hash, in_flight, STALE_SECS};
+use super::idempotency::{self, answer_without_running, in_flight, STALE_SECS};
 use super::policy::{respond, KeyedRequest};
 use super::{AtomicHandler, CallStore, Handler, InTransaction, WriteCall};
 use crate::error::ApiError;
@@ -28,54 +27,41 @@ struct Admitted {
     idempotency: Option<(IdempotencyScope, [u8; 32])>,
 }
 
-/// Authenticates the key and looks at the `Idempotency-Key`: `Err(answer)` when the
-/// request is answered without running (a replay, a duplicate in flight, another body).
+/// Authenticates the key and, in the same statement, looks at the `Idempotency-Key`:
+/// `Err(answer)` when the request is answered without running (a replay, a duplicate in
+/// flight, another body).
 async fn admit(
     start: &KeyedRequest,
     ports: &dyn Storage,
 ) -> Result<Result<Admitted, HttpResponse>, ApiError> {
-    let guessed = match (start.guess(), &start.body) {
-        (Some(guess), Ok(body)) => idempotency::scope(&start.req, &guess)
-            .ok()
-            .flatten()
-            .map(|scope| (guess, scope, body_hash(body))),
-        _ => None,
+    let asked = match &start.body {
+        Ok(body) => idempotency::ask(&start.req, body),
+        Err(_) => Ok(None),
     };
-    let (auth, looked) = match &guessed {
-        Some((guess, scope, hash)) => {
-            let lookup = ports.idempotency().lookup(scope, *hash, STALE_SECS);
-            let (auth, looked) = join(start.authenticate(ports.keys()), lookup).await;
-            let auth = auth?;
-            let looked = (auth == *guess).then_some(looked);
-            (auth, looked)
+    let ask = match asked {
+        Ok(Some(ask)) => ask,
+        // Without a key to look at (or with a malformed one, a 400 for a key that stands).
+        other => {
+            let auth = start.authenticate(ports.keys()).await?;
+            let body = start.body.clone()?;
+            other?;
+            return Ok(Ok(Admitted {
+                auth,
+                body,
+                idempotency: None,
+            }));
         }
-        None => (start.authenticate(ports.keys()).await?, None),
     };
+    let (auth, looked) = start.authenticate_and_look(ports.keys(), &ask).await?;
     let body = start.body.clone()?;
-    // A guess that held named the key's own scope, already looked at; otherwise the
-    // scope is read for the key as it stands.
-    let (scope, hash, looked) = match (guessed, looked) {
-        (Some((_, scope, hash)), Some(looked)) => (scope, hash, looked),
-        _ => {
-            let Some(scope) = idempotency::scope(&start.req, &auth)? else {
-                return Ok(Ok(Admitted {
-                    auth,
-                    body,
-                    idempotency: None,
-                }));
-            };
-            let hash = body_hash(&body);
-            let looked = ports.idempotency().lookup(&scope, hash, STALE_SECS).await;
-            (scope, hash, looked)
-        }
-    };
-    if let Some(answer) = answer_without_running(looked?) {
+    if let Some(answer) = answer_without_running(looked) {
         return answer.map(Err);
     }
+    let scope = ask.scope(auth.merchant_id, auth.mode);
     Ok(Ok(Admitted {
         auth,
         body,
-        idempotency: Some((scope, hash)),
+        idempotency: Some((scope, ask.request_sha256)),
     }))
 }
 

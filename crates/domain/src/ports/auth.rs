@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 
-use super::StoreError;
+use super::{IdempotencyAsk, IdempotencyLook, StoreError};
 use crate::model::AuthContext;
 
 /// Looks up API keys by the SHA-256 of the presented secret (D5), and hands out the
@@ -17,6 +17,17 @@ pub trait ApiKeyStore: Send + Sync {
         key_sha256: [u8; 32],
         lease: Option<RateLease>,
     ) -> Result<Option<Authenticated>, StoreError>;
+
+    /// `authenticate`, and in the same statement what the key's own merchant and mode
+    /// hold under `ask` (as `IdempotencyStore::lookup` reads it): a write's key check and
+    /// its `Idempotency-Key`'s look cost one statement.
+    /// Errors: `Unavailable`/`Internal` when storage fails.
+    async fn authenticate_and_look(
+        &self,
+        key_sha256: [u8; 32],
+        lease: Option<RateLease>,
+        ask: &IdempotencyAsk,
+    ) -> Result<Option<(Authenticated, IdempotencyLook)>, StoreError>;
 }
 
 /// A request for tokens from a key's shared per-minute budget.

@@ -12,6 +12,29 @@ pub struct IdempotencyScope {
     pub key: String,
 }
 
+/// An `Idempotency-Key` a request carries on its route, before its key is authenticated
+/// (the scope's merchant and mode are the key's own), with its body's hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyAsk {
+    pub route: String,
+    pub key: String,
+    pub request_sha256: [u8; 32],
+    /// After this long a `processing` row with the same body counts as abandoned.
+    pub stale_after_secs: i64,
+}
+
+impl IdempotencyAsk {
+    /// The scope of this key under `merchant_id` and `mode`.
+    pub fn scope(&self, merchant_id: MerchantId, mode: Mode) -> IdempotencyScope {
+        IdempotencyScope {
+            merchant_id,
+            mode,
+            route: self.route.clone(),
+            key: self.key.clone(),
+        }
+    }
+}
+
 /// A finished response kept for replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredResponse {

@@ -4,7 +4,10 @@ use diesel::prelude::*;
 use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use stablepay_domain::ports::ApiKeyManager;
-use stablepay_domain::ports::{ApiKeyStore, Authenticated, LeaseOutcome, RateLease, StoreError};
+use stablepay_domain::ports::{
+    ApiKeyStore, Authenticated, IdempotencyAsk, IdempotencyLook, LeaseOutcome, RateLease,
+    StoreError,
+};
 use stablepay_domain::{Actor, ApiKeyId, AuthContext, FeeTier, MerchantId, Mode};
 use stablepay_domain::{ApiKey, AuditEvent, Timestamp, UnderpaymentTolerance};
 use uuid::Uuid;
@@ -12,6 +15,7 @@ use uuid::Uuid;
 use crate::diesel_internals::Prepared;
 use crate::error::{corrupt, map_diesel_error};
 use crate::repos::audit;
+use crate::repos::idempotency::{idempotency_look, HeldRow};
 use crate::schema::api_keys;
 use crate::PgStore;
 
@@ -52,19 +56,94 @@ struct KeyRow {
     retry_after_ms: Option<i64>,
 }
 
-const AUTH_SQL: &str = "
+/// The key by its hash, with its merchant's terms (`$1`: the hash).
+macro_rules! auth_sql {
+    () => {
+        "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
        m.fee_bps, m.underpayment_tolerance_bps, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
-WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
+WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL"
+    };
+}
 
-/// Authentication and a lease from the key's shared budget, in one statement.
-const AUTH_AND_LEASE_SQL: &str = "
+/// Authentication and a lease from the key's shared budget, in one statement (`$1`: the
+/// hash, `$2`..`$4`: the lease).
+macro_rules! auth_and_lease_sql {
+    () => {
+        "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
        m.fee_bps, m.underpayment_tolerance_bps, l.granted, l.retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
 CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3, $4) l
-WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL";
+WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL"
+    };
+}
+
+const AUTH_SQL: &str = auth_sql!();
+const AUTH_AND_LEASE_SQL: &str = auth_and_lease_sql!();
+/// `authenticate_and_look` (`$2`..`$5`: route, key, body hash, stale seconds).
+const AUTH_AND_LOOK_SQL: &str = idempotency_look!(auth_sql!(), "$2", "$3", "$4", "$5");
+/// The same with a lease (`$5`..`$8`: route, key, body hash, stale seconds).
+const AUTH_LEASE_AND_LOOK_SQL: &str =
+    idempotency_look!(auth_and_lease_sql!(), "$5", "$6", "$7", "$8");
+
+/// A key and what its `Idempotency-Key` holds.
+#[derive(QueryableByName)]
+struct KeyAndLook {
+    #[diesel(embed)]
+    key: KeyRow,
+    #[diesel(embed)]
+    look: HeldRow,
+}
+
+impl PgStore {
+    /// The authenticated key of `row` (its use noted).
+    fn authenticated(&self, row: KeyRow) -> Result<Authenticated, StoreError> {
+        self.note_key_use(row.id, row.last_used_at);
+        let lease = match (row.granted, row.retry_after_ms) {
+            (Some(n), _) if n >= 1 => LeaseOutcome::Granted(n.unsigned_abs()),
+            (Some(_), retry) => LeaseOutcome::Exhausted {
+                retry_after_ms: retry.unwrap_or(1000).max(1).unsigned_abs(),
+            },
+            (None, _) => LeaseOutcome::NotAsked,
+        };
+        Ok(Authenticated {
+            context: AuthContext {
+                merchant_id: MerchantId::from_uuid(row.merchant_id),
+                mode: Mode::from_livemode(row.livemode),
+                actor: Actor::ApiKey(ApiKeyId::from_uuid(row.id)),
+                fee_tier: fee_tier(&row.fee_tier, row.fee_bps)?,
+                rate_limit_per_min: row.rate_limit_per_min.and_then(|r| u32::try_from(r).ok()),
+                underpayment_tolerance: merchant_tolerance(row.underpayment_tolerance_bps)?,
+            },
+            lease,
+        })
+    }
+}
+
+/// `sql` with a lease's binds (`$2`..`$4`) after the key's hash.
+macro_rules! leased {
+    ($sql:expr, $store:expr, $hash:expr, $lease:expr) => {
+        diesel::sql_query($sql)
+            .bind::<Bytea, _>($hash.to_vec())
+            .bind::<Int4, _>(i32::try_from($lease.default_per_min).unwrap_or(i32::MAX))
+            .bind::<Int4, _>(i32::try_from($lease.tokens.max(1)).unwrap_or(i32::MAX))
+            // The lease's time is the `Clock` port's, not the server's.
+            .bind::<diesel::sql_types::Timestamptz, _>($store.now())
+    };
+}
+
+/// `query` with an ask's binds after it.
+macro_rules! asked {
+    ($query:expr, $ask:expr) => {
+        $query
+            .bind::<Text, _>(&$ask.route)
+            .bind::<Text, _>(&$ask.key)
+            .bind::<Bytea, _>($ask.request_sha256.to_vec())
+            .bind::<Int8, _>($ask.stale_after_secs)
+    };
+}
 
 #[async_trait]
 impl ApiKeyStore for PgStore {
@@ -81,16 +160,33 @@ impl ApiKeyStore for PgStore {
                     .await
             }
             Some(lease) => {
-                Prepared(
-                    diesel::sql_query(AUTH_AND_LEASE_SQL)
-                        .bind::<Bytea, _>(key_sha256.to_vec())
-                        .bind::<Int4, _>(i32::try_from(lease.default_per_min).unwrap_or(i32::MAX))
-                        .bind::<Int4, _>(i32::try_from(lease.tokens.max(1)).unwrap_or(i32::MAX))
-                        // The lease's time is the `Clock` port's, not the server's.
-                        .bind::<diesel::sql_types::Timestamptz, _>(self.now()),
-                )
-                .get_result(&mut &*conn)
-                .await
+                Prepared(leased!(AUTH_AND_LEASE_SQL, self, key_sha256, lease))
+                    .get_result(&mut &*conn)
+                    .await
+            }
+        }
+        .optional()
+        .map_err(map_diesel_error)?;
+        drop(conn);
+        row.map(|row| self.authenticated(row)).transpose()
+    }
+
+    async fn authenticate_and_look(
+        &self,
+        key_sha256: [u8; 32],
+        lease: Option<RateLease>,
+        ask: &IdempotencyAsk,
+    ) -> Result<Option<(Authenticated, IdempotencyLook)>, StoreError> {
+        let conn = self.shared_conn().await?;
+        let row: Option<KeyAndLook> = match lease {
+            None => {
+                let query =
+                    diesel::sql_query(AUTH_AND_LOOK_SQL).bind::<Bytea, _>(key_sha256.to_vec());
+                Prepared(asked!(query, ask)).get_result(&mut &*conn).await
+            }
+            Some(lease) => {
+                let query = leased!(AUTH_LEASE_AND_LOOK_SQL, self, key_sha256, lease);
+                Prepared(asked!(query, ask)).get_result(&mut &*conn).await
             }
         }
         .optional()
@@ -99,25 +195,8 @@ impl ApiKeyStore for PgStore {
         let Some(row) = row else {
             return Ok(None);
         };
-        self.note_key_use(row.id, row.last_used_at);
-        let lease = match (row.granted, row.retry_after_ms) {
-            (Some(n), _) if n >= 1 => LeaseOutcome::Granted(n.unsigned_abs()),
-            (Some(_), retry) => LeaseOutcome::Exhausted {
-                retry_after_ms: retry.unwrap_or(1000).max(1).unsigned_abs(),
-            },
-            (None, _) => LeaseOutcome::NotAsked,
-        };
-        Ok(Some(Authenticated {
-            context: AuthContext {
-                merchant_id: MerchantId::from_uuid(row.merchant_id),
-                mode: Mode::from_livemode(row.livemode),
-                actor: Actor::ApiKey(ApiKeyId::from_uuid(row.id)),
-                fee_tier: fee_tier(&row.fee_tier, row.fee_bps)?,
-                rate_limit_per_min: row.rate_limit_per_min.and_then(|r| u32::try_from(r).ok()),
-                underpayment_tolerance: merchant_tolerance(row.underpayment_tolerance_bps)?,
-            },
-            lease,
-        }))
+        let look = row.look.verdict(&ask.request_sha256);
+        Ok(Some((self.authenticated(row.key)?, look)))
     }
 }
 

@@ -24,15 +24,58 @@ macro_rules! key_lock {
     };
 }
 
-/// Whether a stored row may be taken over (`k`: the row, `$5`: the request's hash, `$6`:
-/// seconds after which a `processing` row counts as abandoned).
+/// Whether a stored row may be taken over (`k`: the row; the parameters: the request's
+/// hash, and the seconds after which a `processing` row counts as abandoned; `$5`, `$6`
+/// unless named).
 macro_rules! reusable {
     () => {
-        "(k.expires_at <= now()
-       OR (k.state = 'processing' AND k.locked_at < now() - make_interval(secs => $6)
-           AND k.request_sha256 = $5))"
+        reusable!("$5", "$6")
+    };
+    ($hash:literal, $stale:literal) => {
+        concat!(
+            "(k.expires_at <= now()
+       OR (k.state = 'processing' AND k.locked_at < now() - make_interval(secs => ",
+            $stale,
+            ")
+           AND k.request_sha256 = ",
+            $hash,
+            "))"
+        )
     };
 }
+
+/// What a key holds, as `HeldRow` reads it (`k`: the row, none when it is `NULL`).
+macro_rules! held_columns {
+    ($hash:literal, $stale:literal) => {
+        concat!(
+            "k.request_sha256, k.state, k.response_status, k.response_body,
+    (k.merchant_id IS NULL OR COALESCE(",
+            $crate::repos::idempotency::reusable!($hash, $stale),
+            ", false)) AS reusable"
+        )
+    };
+}
+
+/// `key_sql` (the statement that authenticates an API key, as `a`) with what the key's
+/// own merchant and mode hold under an `Idempotency-Key` (the parameters: route, key,
+/// the request's hash, the stale period), for `ApiKeyStore::authenticate_and_look`.
+macro_rules! idempotency_look {
+    ($key_sql:expr, $route:literal, $key:literal, $hash:literal, $stale:literal) => {
+        concat!(
+            "SELECT a.*, ",
+            $crate::repos::idempotency::held_columns!($hash, $stale),
+            "
+FROM (",
+            $key_sql,
+            ") a LEFT JOIN idempotency_keys k
+    ON k.merchant_id = a.merchant_id AND k.livemode = a.livemode AND k.route = ",
+            $route,
+            " AND k.key = ",
+            $key
+        )
+    };
+}
+pub(crate) use {held_columns, idempotency_look, reusable};
 
 /// `sql` with the parameters every statement here shares bound: `$1`..`$4` the scope,
 /// `$5` the request's hash, `$6` the stale period in seconds.
@@ -51,10 +94,9 @@ macro_rules! scoped_query {
 /// What a key holds (`lookup`).
 const LOOKUP_SQL: &str = concat!(
     "
-SELECT k.request_sha256, k.state, k.response_status, k.response_body,
-    (k.merchant_id IS NULL OR COALESCE(",
-    reusable!(),
-    ", false)) AS reusable
+SELECT ",
+    held_columns!("$5", "$6"),
+    "
 FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
     ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
 );
@@ -124,8 +166,9 @@ struct Recorded {
     recorded: bool,
 }
 
+/// What a key holds (`held_columns!`).
 #[derive(QueryableByName)]
-struct Held {
+pub(crate) struct HeldRow {
     #[diesel(sql_type = Nullable<Bytea>)]
     request_sha256: Option<Vec<u8>>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -136,6 +179,22 @@ struct Held {
     response_body: Option<String>,
     #[diesel(sql_type = Bool)]
     reusable: bool,
+}
+
+impl HeldRow {
+    /// What the key holds for a request whose body hashes to `request_sha256`.
+    pub(crate) fn verdict(self, request_sha256: &[u8; 32]) -> IdempotencyLook {
+        match (self.reusable, self.request_sha256, self.state) {
+            (false, Some(hash), Some(state)) => verdict(
+                request_sha256,
+                &hash,
+                &state,
+                self.response_status,
+                self.response_body,
+            ),
+            _ => IdempotencyLook::Free,
+        }
+    }
 }
 
 /// What a key holds, for a request that did not get to write it.
@@ -204,7 +263,7 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<IdempotencyLook, StoreError> {
         let conn = self.shared_conn().await?;
-        let row: Held = Prepared(scoped_query!(
+        let row: HeldRow = Prepared(scoped_query!(
             LOOKUP_SQL,
             scope,
             request_sha256,
@@ -213,16 +272,7 @@ impl IdempotencyStore for PgStore {
         .get_result(&mut &*conn)
         .await
         .map_err(map_diesel_error)?;
-        Ok(match (row.reusable, row.request_sha256, row.state) {
-            (false, Some(hash), Some(state)) => verdict(
-                &request_sha256,
-                &hash,
-                &state,
-                row.response_status,
-                row.response_body,
-            ),
-            _ => IdempotencyLook::Free,
-        })
+        Ok(row.verdict(&request_sha256))
     }
 
     async fn record(

@@ -282,18 +282,33 @@ fn context() -> AuthContext {
     }
 }
 
-/// Keys that authenticate as `ctx` until `revoked` is set, with budget to spare.
+/// Keys that authenticate as `ctx` until `revoked` is set, with budget to spare, and
+/// whose `Idempotency-Key` holds nothing.
 fn keys(ctx: AuthContext, revoked: Arc<AtomicBool>) -> MockApiKeyStore {
-    let mut keys = MockApiKeyStore::new();
-    keys.expect_authenticate().returning(move |_, lease| {
-        Ok((!revoked.load(Ordering::SeqCst)).then(|| Authenticated {
+    keys_looking(ctx, revoked, IdempotencyLook::Free)
+}
+
+/// `keys` whose `Idempotency-Key`, looked at beside the key's check, holds `looked`.
+fn keys_looking(
+    ctx: AuthContext,
+    revoked: Arc<AtomicBool>,
+    looked: IdempotencyLook,
+) -> MockApiKeyStore {
+    let authenticated = move |lease: Option<RateLease>| {
+        (!revoked.load(Ordering::SeqCst)).then(|| Authenticated {
             context: ctx.clone(),
             lease: match lease {
                 Some(_) => LeaseOutcome::Granted(1000),
                 None => LeaseOutcome::NotAsked,
             },
-        }))
-    });
+        })
+    };
+    let mut keys = MockApiKeyStore::new();
+    let check = authenticated.clone();
+    keys.expect_authenticate()
+        .returning(move |_, lease| Ok(check(lease)));
+    keys.expect_authenticate_and_look()
+        .returning(move |_, lease, _| Ok(authenticated(lease).map(|a| (a, looked.clone()))));
     keys
 }
 

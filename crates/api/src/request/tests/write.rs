@@ -21,16 +21,17 @@ async fn a_write_looks_at_its_key_first_and_records_its_answer_after() {
     ];
     for (case, status, body, runs, records) in cases {
         let (log, in_tx) = (Log::default(), Arc::new(AtomicBool::new(false)));
-        let looks = Arc::new(AtomicUsize::new(0));
+        let first = stored("\"first\"");
+        // The look beside the key's check; after a lost race, the stored answer.
+        let looked = match case {
+            "replay" => IdempotencyLook::Replay(first.clone()),
+            _ => IdempotencyLook::Free,
+        };
         let mut idempotency = MockIdempotencyStore::new();
-        let (seen, first) = (looks.clone(), stored("\"first\""));
-        idempotency.expect_lookup().returning(move |_, _, _| {
-            let n = seen.fetch_add(1, Ordering::SeqCst);
-            Ok(match (case, n) {
-                ("replay", _) | ("superseded", 1..) => IdempotencyLook::Replay(first.clone()),
-                _ => IdempotencyLook::Free,
-            })
-        });
+        let winner = first.clone();
+        idempotency
+            .expect_lookup()
+            .returning(move |_, _, _| Ok(IdempotencyLook::Replay(winner.clone())));
         let recorded = Arc::new(Mutex::new(Vec::new()));
         let kept = recorded.clone();
         idempotency
@@ -43,7 +44,7 @@ async fn a_write_looks_at_its_key_first_and_records_its_answer_after() {
                 })
             });
         let ports = Ports {
-            keys: keys(context(), Arc::new(AtomicBool::new(false))),
+            keys: keys_looking(context(), Arc::new(AtomicBool::new(false)), looked),
             idempotency,
             ..Ports::default()
         };
