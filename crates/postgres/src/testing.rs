@@ -287,6 +287,7 @@ pub fn operator_audit(
         None,
         action,
         target,
-        stablepay_domain::Timestamp::UNIX_EPOCH,
+        // Now, as a use case stamps it: the entry's id sorts by this time.
+        stablepay_domain::Timestamp::new(chrono::Utc::now()),
     )
 }
