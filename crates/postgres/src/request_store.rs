@@ -25,10 +25,9 @@ use stablepay_request_store::{AtomicUnit, KeyClaim, ReadShape, ReadUnit, Reads, 
 use tokio::sync::RwLock;
 
 use crate::diesel_internals::{commit_behind, end_transaction, open_transaction, send_begin};
-use crate::error::map_diesel_error;
 use crate::key_check::KeyCheck;
 use crate::pool::Pooled;
-use crate::repos::idempotency::{record_or_refuse, refusal};
+use crate::repos::idempotency::record_answer;
 use crate::PgStore;
 
 /// The connection a unit is bound to.
@@ -222,14 +221,11 @@ impl AtomicUnit for PgAtomicUnit {
             }
             let record = async {
                 let conn = self.bound.conn.clone().read_owned().await;
-                record_or_refuse(&conn, scope, request_sha256, response, stale_after_secs).await
+                record_answer(&conn, scope, request_sha256, response, stale_after_secs).await
             };
             let (recorded, ended) = commit_behind(&self.bound.conn, record).await;
             ended?;
-            match recorded {
-                Ok(()) => Ok(RecordOutcome::Recorded),
-                Err(e) => refusal(&e).ok_or_else(|| map_diesel_error(e)),
-            }
+            recorded
         })
     }
 }

@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use stablepay_domain::ports::*;
-use stablepay_domain::MerchantId;
+use stablepay_domain::services::create_api_key;
+use stablepay_domain::{FeeTier, MerchantId, Mode};
 use stablepay_postgres::testing::{
     atomic_unit_backend_pid, backend_pid, execute_sql, fresh_database, idempotency_scope,
 };
@@ -152,19 +153,32 @@ async fn an_answer_commits_with_the_unit_or_rolls_it_back_when_refused() {
     first.finish(false).await.unwrap();
     drop(first);
 
-    // This connection writes a row, then answers under the taken key: refused, rolled back.
+    // This connection writes a row (an API key: nothing that records an answer, so the
+    // answer's statement is still unprepared here), then answers under the taken key:
+    // refused, rolled back.
+    let owner = other
+        .create_merchant("Owner", FeeTier::Standard)
+        .await
+        .unwrap();
     let unit = store.open_atomic().await.unwrap();
     unit.begin().unwrap().await.unwrap();
-    let written = idempotency_scope(merchant, "written");
-    let ports = unit.ports().idempotency();
-    let recorded = ports.record(&written, [2; 32], &answer("w"), 60).await;
-    assert_eq!(recorded.unwrap(), RecordOutcome::Recorded);
+    let by = stablepay_domain::Changer::OPERATOR;
+    let keys = unit.ports().key_manager();
+    let key = create_api_key(owner.id, Mode::Test, None, &by, keys, &SystemClock).await;
+    key.unwrap();
     let outcome = commit(&*unit, &taken, [1; 32], "second").await;
     assert_eq!(outcome.unwrap(), RecordOutcome::Superseded);
     unit.finish(true).await.unwrap();
     drop(unit);
-    assert!(stored_body("written").await.is_empty(), "rolled back");
+    let owned_keys = format!(
+        "SELECT id::text AS value FROM api_keys WHERE merchant_id = '{}'",
+        owner.id.uuid()
+    );
+    let kept = stablepay_postgres::testing::query_strings(&store, &owned_keys).await;
+    assert!(kept.unwrap().is_empty(), "rolled back");
     assert_eq!(stored_body("taken").await, ["first"]);
+
+    let written = idempotency_scope(merchant, "written");
 
     // A key whose answer another transaction holds right now: in flight, rolled back.
     let holder = other.open_atomic().await.unwrap();

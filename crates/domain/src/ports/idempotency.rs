@@ -89,7 +89,8 @@ pub trait IdempotencyStore: Send + Sync {
     /// without waiting (to the end of the request's transaction, or of this statement when
     /// it has none) and stores the finished response. `InFlight` when a duplicate holds
     /// the lock, `Superseded` when another request's answer is stored already; then
-    /// nothing is written. Errors: `Unavailable`/`Internal`.
+    /// nothing is written, and a transaction it ran in must roll back.
+    /// Errors: `Unavailable`/`Internal`.
     async fn record(
         &self,
         scope: &IdempotencyScope,

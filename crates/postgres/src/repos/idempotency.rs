@@ -104,14 +104,14 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
 /// The answer, stored once, under the key's advisory lock taken without waiting (it is
 /// then held to the commit): a duplicate storing its answer right now holds that lock and
 /// this one is "in flight" at once, never queued; a row with another request's committed
-/// answer is left as it is ("superseded"). `lock.got` and `stored` say which.
-macro_rules! record_answer {
-    () => {
-        concat!(
-            "
+/// answer is left as it is ("superseded"). Either way the statement fails
+/// (`idempotency_answer_refused`, volatile so never folded), so a `COMMIT` sent behind it
+/// rolls its transaction back.
+const RECORD_SQL: &str = concat!(
+    "
 WITH lock AS (SELECT ",
-            key_lock!(),
-            " AS got),
+    key_lock!(),
+    " AS got),
 stored AS (
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
     locked_at, expires_at, response_status, response_body)
@@ -122,25 +122,9 @@ ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
         locked_at = now(), expires_at = EXCLUDED.expires_at
     WHERE ",
-            reusable!(),
-            "
-RETURNING 1)"
-        )
-    };
-}
-
-/// `record`: what the answer's recording found, as a row.
-const RECORD_SQL: &str = concat!(
-    record_answer!(),
+    reusable!(),
     "
-SELECT lock.got, EXISTS (SELECT 1 FROM stored) AS stored FROM lock"
-);
-
-/// `record_or_refuse`: the same recording, failing when it did not store, so a `COMMIT`
-/// sent behind it rolls back (`idempotency_answer_refused` is volatile: never folded).
-const RECORD_OR_REFUSE_SQL: &str = concat!(
-    record_answer!(),
-    "
+RETURNING 1)
 SELECT CASE WHEN NOT lock.got THEN idempotency_answer_refused('in_flight')
     WHEN NOT EXISTS (SELECT 1 FROM stored) THEN idempotency_answer_refused('superseded')
     ELSE true END AS recorded
@@ -149,15 +133,6 @@ FROM lock"
 
 /// What `idempotency_answer_refused` says before its reason.
 const REFUSED: &str = "idempotency answer not recorded: ";
-
-/// What `RECORD_SQL` did.
-#[derive(QueryableByName)]
-struct Recording {
-    #[diesel(sql_type = Bool)]
-    got: bool,
-    #[diesel(sql_type = Bool)]
-    stored: bool,
-}
 
 #[derive(QueryableByName)]
 struct Recorded {
@@ -217,33 +192,31 @@ fn verdict(
     }
 }
 
-/// Records `response` in the transaction on `conn`, failing when it did not store; the
-/// failure's outcome is read back by `refusal`.
-pub(crate) async fn record_or_refuse(
+/// Records `response` on `conn` (in its transaction, if any): `InFlight` or `Superseded`
+/// when it stored nothing, and the statement then failed, which aborts a transaction.
+pub(crate) async fn record_answer(
     conn: &AsyncPgConnection,
     scope: &IdempotencyScope,
     request_sha256: [u8; 32],
     response: &StoredResponse,
     stale_after_secs: i64,
-) -> QueryResult<()> {
-    let _: Recorded = Prepared(
-        scoped_query!(
-            RECORD_OR_REFUSE_SQL,
-            scope,
-            request_sha256,
-            stale_after_secs
-        )
-        .bind::<Int4, _>(i32::from(response.status))
-        .bind::<Text, _>(&response.body),
+) -> Result<RecordOutcome, StoreError> {
+    let recorded: QueryResult<Recorded> = Prepared(
+        scoped_query!(RECORD_SQL, scope, request_sha256, stale_after_secs)
+            .bind::<Int4, _>(i32::from(response.status))
+            .bind::<Text, _>(&response.body),
     )
     .get_result(&mut &*conn)
-    .await?;
-    Ok(())
+    .await;
+    match recorded {
+        Ok(_) => Ok(RecordOutcome::Recorded),
+        Err(e) => refusal(&e).ok_or_else(|| map_diesel_error(e)),
+    }
 }
 
-/// What `record_or_refuse` failing says: `InFlight` or `Superseded`, or `None` for any
-/// other failure.
-pub(crate) fn refusal(e: &diesel::result::Error) -> Option<RecordOutcome> {
+/// What `RECORD_SQL` failing says: `InFlight` or `Superseded`, or `None` for any other
+/// failure.
+fn refusal(e: &diesel::result::Error) -> Option<RecordOutcome> {
     let diesel::result::Error::DatabaseError(_, info) = e else {
         return None;
     };
@@ -283,18 +256,6 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<RecordOutcome, StoreError> {
         let conn = self.shared_conn().await?;
-        let row: Recording = Prepared(
-            scoped_query!(RECORD_SQL, scope, request_sha256, stale_after_secs)
-                .bind::<Int4, _>(i32::from(response.status))
-                .bind::<Text, _>(&response.body),
-        )
-        .get_result(&mut &*conn)
-        .await
-        .map_err(map_diesel_error)?;
-        Ok(match (row.got, row.stored) {
-            (false, _) => RecordOutcome::InFlight,
-            (true, true) => RecordOutcome::Recorded,
-            (true, false) => RecordOutcome::Superseded,
-        })
+        record_answer(&conn, scope, request_sha256, response, stale_after_secs).await
     }
 }

@@ -216,13 +216,9 @@ def _httpx_options(api_key: str, base_url: str, timeout_secs: float) -> dict[str
     }
 
 
-class Stablepay:
-    """A client for one API key (``mode`` is ``"test"`` or ``"live"``, from the key).
-
-    ``call(endpoint.sync_detailed, **arguments)`` runs a generated request with this
-    client and returns its parsed 2xx body; any other answer raises ``StablepayError``.
-    ``paginate(list_endpoint.sync_detailed, **filters)`` yields every item of a list. Close
-    it (``with Stablepay(...) as sp:`` or ``sp.close()``) to release its connections."""
+class _Configured:
+    """What both clients are built from: the key's mode, the generated client, and the
+    retrying httpx client each installs (``_install``)."""
 
     mode: Mode
     client: AuthenticatedClient
@@ -240,7 +236,22 @@ class Stablepay:
         self.mode = _mode(api_key)
         self.client = _authenticated(api_key, base_url)
         policy = _RetryPolicy(max_retries, max_retry_delay_secs, on_retry)
-        self.client.set_httpx_client(_RetryingClient(policy, **_httpx_options(api_key, base_url, timeout_secs)))
+        self._install(policy, _httpx_options(api_key, base_url, timeout_secs))
+
+    def _install(self, policy: _RetryPolicy, options: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class Stablepay(_Configured):
+    """A client for one API key (``mode`` is ``"test"`` or ``"live"``, from the key).
+
+    ``call(endpoint.sync_detailed, **arguments)`` runs a generated request with this
+    client and returns its parsed 2xx body; any other answer raises ``StablepayError``.
+    ``paginate(list_endpoint.sync_detailed, **filters)`` yields every item of a list. Close
+    it (``with Stablepay(...) as sp:`` or ``sp.close()``) to release its connections."""
+
+    def _install(self, policy: _RetryPolicy, options: dict[str, Any]) -> None:
+        self.client.set_httpx_client(_RetryingClient(policy, **options))
 
     def call(self, endpoint: Callable[..., _Answer[T | Error]], **arguments: Any) -> T:
         return _unwrap(endpoint(client=self.client, **arguments))
@@ -265,30 +276,13 @@ class Stablepay:
         self.close()
 
 
-class AsyncStablepay:
+class AsyncStablepay(_Configured):
     """``Stablepay`` for asyncio: ``await sp.call(endpoint.asyncio_detailed, ...)`` and
     ``async for item in sp.paginate(list_endpoint.asyncio_detailed, ...)``; close it with
     ``async with`` or ``await sp.aclose()``."""
 
-    mode: Mode
-    client: AuthenticatedClient
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        base_url: str,
-        max_retries: int = 3,
-        max_retry_delay_secs: float = 60.0,
-        timeout_secs: float = 30.0,
-        on_retry: Callable[[RetryInfo], None] | None = None,
-    ) -> None:
-        self.mode = _mode(api_key)
-        self.client = _authenticated(api_key, base_url)
-        policy = _RetryPolicy(max_retries, max_retry_delay_secs, on_retry)
-        self.client.set_async_httpx_client(
-            _AsyncRetryingClient(policy, **_httpx_options(api_key, base_url, timeout_secs))
-        )
+    def _install(self, policy: _RetryPolicy, options: dict[str, Any]) -> None:
+        self.client.set_async_httpx_client(_AsyncRetryingClient(policy, **options))
 
     async def call(self, endpoint: Callable[..., Awaitable[_Answer[T | Error]]], **arguments: Any) -> T:
         return _unwrap(await endpoint(client=self.client, **arguments))
