@@ -9,6 +9,7 @@ mod diesel_internals;
 mod error;
 mod key_check;
 mod migrate;
+mod one_statement;
 mod pool;
 mod repos;
 mod request_reads;

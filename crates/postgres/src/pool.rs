@@ -10,6 +10,7 @@ use diesel_async::AsyncPgConnection;
 use stablepay_domain::ports::StoreError;
 
 use crate::cipher::SecretCipher;
+use crate::one_statement::{before_statement, Statement};
 
 pub type PgPool = Pool<AsyncPgConnection>;
 /// A readiness probe: resolves to whether the process can serve.
@@ -231,6 +232,7 @@ impl PgStore {
     /// other statements instead, up to the acquire timeout: a statement on another
     /// connection would escape the transaction.
     pub(crate) async fn conn(&self) -> Result<PgConn, StoreError> {
+        self.before_statement(Statement::InTransaction).await?;
         // A shared read connection is only ever shared: exclusive use would hold up the
         // reads of every request on it.
         if let Some(bound) = self.bound.as_ref().filter(|b| !b.shared) {
@@ -250,6 +252,26 @@ impl PgStore {
     /// The unit's connection shared with its other pipelined statements (and, for a
     /// `Read` unit, with other requests' reads), else as `conn`.
     pub(crate) async fn shared_conn(&self) -> Result<SharedConn, StoreError> {
+        self.before_statement(Statement::InTransaction).await?;
+        self.shared_conn_as_is().await
+    }
+
+    /// As `shared_conn`, for a read that takes no locks: in a unit begun as one statement
+    /// (`one_statement`) it runs alone while nothing is held.
+    pub(crate) async fn plain_read_conn(&self) -> Result<SharedConn, StoreError> {
+        self.before_statement(Statement::PlainRead).await?;
+        self.shared_conn_as_is().await
+    }
+
+    /// A bound atomic unit made ready for `statement` (`one_statement::before_statement`).
+    async fn before_statement(&self, statement: Statement) -> Result<(), StoreError> {
+        match (&self.bound, self.unit_stage()) {
+            (Some(bound), Some(stage)) => before_statement(stage, &bound.conn, statement).await,
+            _ => Ok(()),
+        }
+    }
+
+    async fn shared_conn_as_is(&self) -> Result<SharedConn, StoreError> {
         if let Some(bound) = &self.bound {
             if let Ok(guard) = bound.conn.clone().try_read_owned() {
                 return Ok(SharedConn::Pinned(guard));

@@ -24,10 +24,13 @@ use stablepay_domain::AuthContext;
 use stablepay_request_store::{AtomicUnit, KeyClaim, ReadShape, ReadUnit, Reads, RequestStore};
 use tokio::sync::RwLock;
 
-use crate::diesel_internals::{commit_behind, end_transaction, open_transaction, send_begin};
+use crate::diesel_internals::{
+    commit_behind, end_transaction, open_transaction, send_begin, Prepared,
+};
 use crate::key_check::KeyCheck;
+use crate::one_statement::{Stage, UnitStage};
 use crate::pool::Pooled;
-use crate::repos::idempotency::record_answer;
+use crate::repos::idempotency::{record_answer, Answer};
 use crate::PgStore;
 
 /// The connection a unit is bound to.
@@ -39,6 +42,8 @@ pub(crate) struct Bound {
     /// Shared with other requests' reads (`ReadShape::One`): never to hold a transaction,
     /// never taken for exclusive use.
     pub(crate) shared: bool,
+    /// An atomic unit's transaction stage (`one_statement`); `None` for other units.
+    pub(crate) stage: Option<UnitStage>,
 }
 
 /// How many requests may share one read connection before the next takes a fresh one:
@@ -111,6 +116,7 @@ impl PgStore {
             conn: Arc::new(RwLock::new(self.pooled().await?)),
             exclusive,
             shared: false,
+            stage: exclusive.then(|| Arc::new(tokio::sync::Mutex::new(Stage::Alone))),
         })
     }
 
@@ -126,6 +132,7 @@ impl PgStore {
                 conn: self.shared_read_connection().await?,
                 exclusive: false,
                 shared: true,
+                stage: None,
             },
             ReadShape::Page => self.own_connection(false).await?,
         };
@@ -142,7 +149,6 @@ impl PgStore {
         Ok(PgAtomicUnit {
             store: self.bound_to(bound.clone()),
             bound,
-            began: std::sync::atomic::AtomicBool::new(false),
         })
     }
 }
@@ -172,12 +178,34 @@ impl ReadUnit for PgReads {
     }
 }
 
-/// An atomic write's storage: the store bound to the request's own connection, and
-/// whether its transaction began.
+/// An atomic write's storage: the store bound to the request's own connection, with its
+/// transaction's stage.
 pub(crate) struct PgAtomicUnit {
     pub(crate) store: PgStore,
     bound: Bound,
-    began: std::sync::atomic::AtomicBool,
+}
+
+impl PgAtomicUnit {
+    fn stage(&self) -> &UnitStage {
+        self.bound
+            .stage
+            .as_ref()
+            .expect("an atomic unit's connection has a stage")
+    }
+
+    /// The stage of a unit that began nothing yet, to set.
+    /// Errors: `Internal` when the unit is busy or began already.
+    fn stage_to_set(&self) -> Result<tokio::sync::MutexGuard<'_, Stage>, StoreError> {
+        let stage = self.stage().try_lock().map_err(|_| {
+            StoreError::Internal("a request transaction was begun while its unit was busy".into())
+        })?;
+        if !matches!(*stage, Stage::Alone) {
+            return Err(StoreError::Internal(
+                "a request transaction was begun twice".into(),
+            ));
+        }
+        Ok(stage)
+    }
 }
 
 impl AtomicUnit for PgAtomicUnit {
@@ -186,23 +214,34 @@ impl AtomicUnit for PgAtomicUnit {
     }
 
     fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError> {
-        use std::sync::atomic::Ordering;
-        if self.began.load(Ordering::Relaxed) {
-            return Err(StoreError::Internal(
-                "a request transaction was begun twice".into(),
-            ));
-        }
+        let mut stage = self.stage_to_set()?;
         open_transaction(&self.bound.conn)?;
-        self.began.store(true, Ordering::Relaxed);
+        *stage = Stage::Begun;
         Ok(Box::pin(send_begin(&self.bound.conn)))
+    }
+
+    fn begin_as_one_statement(&self) -> Result<(), StoreError> {
+        *self.stage_to_set()? = Stage::OneStatement(None);
+        Ok(())
     }
 
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            if !self.began.swap(false, std::sync::atomic::Ordering::Relaxed) {
-                return Ok(());
+            let mut stage = self.stage().lock().await;
+            match std::mem::replace(&mut *stage, Stage::Alone) {
+                Stage::Alone | Stage::OneStatement(None) => Ok(()),
+                // Never sent: rolled back by dropping it; committed by sending it alone.
+                Stage::OneStatement(Some(_)) if !commit => Ok(()),
+                Stage::OneStatement(Some(write)) => {
+                    let conn = self.bound.conn.clone().read_owned().await;
+                    let conn: &diesel_async::AsyncPgConnection = &conn;
+                    diesel_async::RunQueryDsl::execute(Prepared(write), &mut &*conn)
+                        .await
+                        .map(|_| ())
+                        .map_err(crate::error::map_diesel_error)
+                }
+                Stage::Begun => end_transaction(&self.bound.conn, commit).await,
             }
-            end_transaction(&self.bound.conn, commit).await
         })
     }
 
@@ -214,18 +253,29 @@ impl AtomicUnit for PgAtomicUnit {
         stale_after_secs: i64,
     ) -> LocalBoxFuture<'a, Result<RecordOutcome, StoreError>> {
         Box::pin(async move {
-            if !self.began.swap(false, std::sync::atomic::Ordering::Relaxed) {
-                return Err(StoreError::Internal(
-                    "an answer was committed without a transaction".into(),
-                ));
-            }
-            let record = async {
-                let conn = self.bound.conn.clone().read_owned().await;
-                record_answer(&conn, scope, request_sha256, response, stale_after_secs).await
+            let mut stage = self.stage().lock().await;
+            let held = match std::mem::replace(&mut *stage, Stage::Alone) {
+                Stage::Alone => {
+                    return Err(StoreError::Internal(
+                        "an answer was committed without a transaction".into(),
+                    ))
+                }
+                Stage::OneStatement(held) => held,
+                Stage::Begun => {
+                    let record = async {
+                        let conn = self.bound.conn.clone().read_owned().await;
+                        let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
+                        record_answer(&conn, None, &answer).await
+                    };
+                    let (recorded, ended) = commit_behind(&self.bound.conn, record).await;
+                    ended?;
+                    return recorded;
+                }
             };
-            let (recorded, ended) = commit_behind(&self.bound.conn, record).await;
-            ended?;
-            recorded
+            // Nothing was sent: the held write and the answer are one statement.
+            let conn = self.bound.conn.clone().read_owned().await;
+            let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
+            record_answer(&conn, held.as_deref(), &answer).await
         })
     }
 }

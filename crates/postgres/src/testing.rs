@@ -179,9 +179,21 @@ pub async fn stored_session(
     merchant: stablepay_domain::MerchantId,
     deposit_address: Option<stablepay_domain::Address>,
 ) -> stablepay_domain::CheckoutSession {
+    let session = new_session(merchant, deposit_address);
+    stablepay_domain::ports::SessionRepository::insert(store, &session)
+        .await
+        .expect("session");
+    session
+}
+
+/// The session `stored_session` stores, not stored.
+pub fn new_session(
+    merchant: stablepay_domain::MerchantId,
+    deposit_address: Option<stablepay_domain::Address>,
+) -> stablepay_domain::CheckoutSession {
     use stablepay_domain::*;
     let now = chrono::Utc::now();
-    let session = CheckoutSession {
+    CheckoutSession {
         id: CheckoutSessionId::generate(),
         merchant_id: merchant,
         mode: Mode::Test,
@@ -219,11 +231,7 @@ pub async fn stored_session(
         priced: None,
         payment_link: None,
         requoted_from: None,
-    };
-    stablepay_domain::ports::SessionRepository::insert(store, &session)
-        .await
-        .expect("session");
-    session
+    }
 }
 
 /// The sender's ledger and books as the store tests drive them: a replacement of the

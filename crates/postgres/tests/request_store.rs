@@ -238,3 +238,109 @@ async fn pooled_connections_end_a_transaction_left_idle() {
     .unwrap();
     assert_eq!(seen, ["1min"]);
 }
+
+/// An atomic unit begun as one statement (`one_statement.rs`): its plain read runs alone
+/// (the backend is not in a transaction after it), its insert is held until the answer
+/// and then commits with it, or not at all when the answer is refused; anything more
+/// begins a real transaction with the held insert in it.
+#[tokio::test]
+async fn a_held_insert_commits_with_its_answer_or_not_at_all() {
+    use stablepay_postgres::testing::{
+        atomic_unit_backend_pid, idempotency_scope, new_session, query_strings,
+    };
+    let (store, m) = store_with_merchant().await;
+    let stored = |id: CheckoutSessionId| {
+        let store = store.clone();
+        async move {
+            let sql = format!(
+                "SELECT id::text AS value FROM checkout_sessions WHERE id = '{}'",
+                id.uuid()
+            );
+            query_strings(&store, &sql).await.unwrap().len()
+        }
+    };
+    let backend_state = |pid: i32| {
+        let store = store.clone();
+        async move {
+            let sql = format!("SELECT state AS value FROM pg_stat_activity WHERE pid = {pid}");
+            query_strings(&store, &sql).await.unwrap().concat()
+        }
+    };
+    let answer = |body: &str| StoredResponse {
+        status: 201,
+        body: body.into(),
+    };
+    let scope = idempotency_scope(m, "one");
+
+    // Read alone, insert held, then the insert and the answer as one statement.
+    let (unit, pid) = atomic_unit_backend_pid(&store).await;
+    unit.begin_as_one_statement().unwrap();
+    assert!(unit.begin().is_err(), "begun twice");
+    assert!(unit.ports().wallets().verified(m).await.unwrap().is_empty());
+    assert_eq!(backend_state(pid).await, "idle", "a plain read runs alone");
+    let first = new_session(m, None);
+    unit.ports().sessions().insert(&first).await.unwrap();
+    assert_eq!(stored(first.id).await, 0, "held until the answer");
+    assert_eq!(
+        backend_state(pid).await,
+        "idle",
+        "nothing sent: no transaction begun"
+    );
+    let outcome = unit
+        .commit_with_answer(&scope, [1; 32], &answer("first"), 60)
+        .await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Recorded);
+    unit.finish(false).await.unwrap();
+    drop(unit);
+    assert_eq!(stored(first.id).await, 1);
+
+    // The same key with another body: superseded, and the held insert is undone with it.
+    let (unit, pid) = atomic_unit_backend_pid(&store).await;
+    unit.begin_as_one_statement().unwrap();
+    let second = new_session(m, None);
+    unit.ports().sessions().insert(&second).await.unwrap();
+    let outcome = unit
+        .commit_with_answer(&scope, [2; 32], &answer("second"), 60)
+        .await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Superseded);
+    unit.finish(true).await.unwrap();
+    assert_eq!(backend_state(pid).await, "idle", "no transaction left open");
+    drop(unit);
+    assert_eq!(stored(second.id).await, 0, "undone with its answer");
+
+    // A read after the held insert begins the transaction with the insert in it: the read
+    // sees it, and a rollback undoes it.
+    let (unit, pid) = atomic_unit_backend_pid(&store).await;
+    unit.begin_as_one_statement().unwrap();
+    let third = new_session(m, None);
+    unit.ports().sessions().insert(&third).await.unwrap();
+    let seen = unit.ports().sessions().get(m, Mode::Test, third.id).await;
+    assert_eq!(seen.unwrap().map(|s| s.id), Some(third.id));
+    assert_eq!(backend_state(pid).await, "idle in transaction");
+    unit.finish(false).await.unwrap();
+    drop(unit);
+    assert_eq!(stored(third.id).await, 0, "rolled back");
+
+    // A second insert does too, and the answer then commits both with a `COMMIT`.
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin_as_one_statement().unwrap();
+    let (fourth, fifth) = (new_session(m, None), new_session(m, None));
+    unit.ports().sessions().insert(&fourth).await.unwrap();
+    unit.ports().sessions().insert(&fifth).await.unwrap();
+    let both = idempotency_scope(m, "both");
+    let outcome = unit
+        .commit_with_answer(&both, [3; 32], &answer("both"), 60)
+        .await;
+    assert_eq!(outcome.unwrap(), RecordOutcome::Recorded);
+    drop(unit);
+    assert_eq!((stored(fourth.id).await, stored(fifth.id).await), (1, 1));
+
+    // Ended without an answer: a held insert is never sent.
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin_as_one_statement().unwrap();
+    let sixth = new_session(m, None);
+    unit.ports().sessions().insert(&sixth).await.unwrap();
+    unit.finish(false).await.unwrap();
+    drop(unit);
+    assert_eq!(stored(sixth.id).await, 0);
+}

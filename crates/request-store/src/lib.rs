@@ -265,12 +265,21 @@ pub trait AtomicUnit: Send + Sync {
     /// (`finish` still ends the unit).
     fn begin(&self) -> Result<LocalBoxFuture<'_, Result<(), StoreError>>, StoreError>;
 
+    /// Begins the transaction as one statement to come (D28): reads the adapter knows
+    /// take no locks run alone until then, and the first write whose outcome nothing
+    /// reads (an insert of new rows) is held and sent with the answer, as one statement,
+    /// by `commit_with_answer`. Any other statement, or a read after the held write,
+    /// first begins a transaction as `begin` does, with the held write in it: the unit's
+    /// work is atomic either way.
+    /// Errors: `Internal` for a unit already begun; nothing was begun.
+    fn begin_as_one_statement(&self) -> Result<(), StoreError>;
+
     /// Ends the transaction: committed when `commit`, else rolled back; nothing for a unit
     /// that began none.
     /// Errors: `Unavailable` when the commit failed: the work must not be reported done.
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>>;
 
-    /// Ends the transaction `begin` began by recording `response` as the answer under the
+    /// Ends the transaction `begin` (or `begin_as_one_statement`) began by recording `response` as the answer under the
     /// request's idempotency key (`scope`, the body's hash) and committing, in one round
     /// trip: committed only when `Recorded`; `InFlight` and `Superseded` rolled back.
     /// `finish` then has nothing left to end.

@@ -190,9 +190,10 @@ impl ReadReply {
 
 /// The part of an atomic write that runs inside its transaction, as its handler's first
 /// step returned it (with what that step read and parsed).
-pub struct InTransaction(
-    Box<dyn FnOnce(WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>,
-);
+pub struct InTransaction {
+    write: Box<dyn FnOnce(WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>>>,
+    one_statement: bool,
+}
 
 impl InTransaction {
     pub fn new<F, Fut>(write: F) -> Self
@@ -200,11 +201,28 @@ impl InTransaction {
         F: FnOnce(WriteCall) -> Fut + 'static,
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
-        Self(Box::new(move |call| Box::pin(write(call))))
+        Self {
+            write: Box::new(move |call| Box::pin(write(call))),
+            one_statement: false,
+        }
+    }
+
+    /// A transaction that reads, then inserts one row: the store may send the insert and
+    /// the recorded answer as one statement (`AtomicUnit::begin_as_one_statement`).
+    /// Should it do more, the store begins a transaction as for `new`: atomic either way.
+    pub fn one_insert<F, Fut>(write: F) -> Self
+    where
+        F: FnOnce(WriteCall) -> Fut + 'static,
+        Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    {
+        Self {
+            one_statement: true,
+            ..Self::new(write)
+        }
     }
 
     fn run(self, call: WriteCall) -> LocalBoxFuture<'static, Result<Reply, ApiError>> {
-        (self.0)(call)
+        (self.write)(call)
     }
 }
 

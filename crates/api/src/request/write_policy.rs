@@ -131,7 +131,8 @@ pub(super) async fn atomic_write(
 }
 
 /// The transaction of an atomic write: `BEGIN` and the write's first statements travel
-/// together, and the recorded answer with the `COMMIT`.
+/// together, and the recorded answer with the `COMMIT`; for one insert, the insert and
+/// the answer are one statement.
 async fn run_in_transaction(
     unit: &dyn AtomicUnit,
     scope: &IdempotencyScope,
@@ -139,9 +140,14 @@ async fn run_in_transaction(
     write: InTransaction,
     call: WriteCall,
 ) -> Result<HttpResponse, ApiError> {
-    let (begun, outcome) = join(unit.begin()?, write.run(call)).await;
-    begun?;
-    let reply = outcome?;
+    let reply = if write.one_statement {
+        unit.begin_as_one_statement()?;
+        write.run(call).await?
+    } else {
+        let (begun, outcome) = join(unit.begin()?, write.run(call)).await;
+        begun?;
+        outcome?
+    };
     let Some(response) = idempotency::stored(&reply) else {
         return respond(Ok(reply));
     };

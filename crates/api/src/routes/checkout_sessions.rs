@@ -297,12 +297,14 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
     // Subscription sessions read their plan from the chain here (≤ 2 s timeout), before
     // the transaction the session is stored in.
     let prepared = prepare_checkout_session(&call.auth.owner(), request, &read).await?;
-    Ok(InTransaction::new(move |call: WriteCall| async move {
-        let s = &call.state;
-        let deps = s.create_session_deps(call.ports());
-        let session = create_checkout_session(&call.auth.owner(), prepared, &deps).await?;
-        Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
-    }))
+    Ok(InTransaction::one_insert(
+        move |call: WriteCall| async move {
+            let s = &call.state;
+            let deps = s.create_session_deps(call.ports());
+            let session = create_checkout_session(&call.auth.owner(), prepared, &deps).await?;
+            Reply::created(&CheckoutSessionResource::new(session, &s.public_url))
+        },
+    ))
 }
 
 #[utoipa::path(

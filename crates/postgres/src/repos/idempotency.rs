@@ -4,7 +4,9 @@
 //! protocol this replaced are in flight until stale, then taken over.
 
 use async_trait::async_trait;
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Bool, Bytea, Int4, Int8, Nullable, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::{
@@ -15,22 +17,9 @@ use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
 use crate::PgStore;
 
-/// The key's transaction-scoped advisory lock, taken without waiting (`$1`..`$4`: merchant,
-/// livemode, route, key): `RECORD_SQL` takes it, so a duplicate is "in flight" at once
-/// instead of queueing.
-macro_rules! key_lock {
-    () => {
-        "pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text || $3 || ' ' || $4, 0))"
-    };
-}
-
 /// Whether a stored row may be taken over (`k`: the row; the parameters: the request's
-/// hash, and the seconds after which a `processing` row counts as abandoned; `$5`, `$6`
-/// unless named).
+/// hash, and the seconds after which a `processing` row counts as abandoned).
 macro_rules! reusable {
-    () => {
-        reusable!("$5", "$6")
-    };
     ($hash:literal, $stale:literal) => {
         concat!(
             "(k.expires_at <= now()
@@ -101,28 +90,32 @@ FROM (SELECT 1) AS one LEFT JOIN idempotency_keys k
     ON k.merchant_id = $1 AND k.livemode = $2 AND k.route = $3 AND k.key = $4"
 );
 
-/// The answer, stored once, under the key's advisory lock taken without waiting (it is
-/// then held to the commit): a duplicate storing its answer right now holds that lock and
-/// this one is "in flight" at once, never queued; a row with another request's committed
-/// answer is left as it is ("superseded"). Either way the statement fails
-/// (`idempotency_answer_refused`, volatile so never folded), so a `COMMIT` sent behind it
-/// rolls its transaction back.
-const RECORD_SQL: &str = concat!(
+/// The answer, stored once (`Answer`, as `WithAnswer` renders it after its parameters),
+/// under the key's transaction-scoped advisory lock, taken without waiting and held to
+/// the commit: a duplicate storing its answer right now holds that lock and this one is
+/// "in flight" at once, never queued; a row with another request's committed answer is
+/// left as it is ("superseded"). Either way the statement fails
+/// (`idempotency_answer_refused`, volatile so never folded), so the statement's own write
+/// and a `COMMIT` sent behind it roll back.
+const RECORD_AFTER_PARAMS: &str = concat!(
     "
-WITH lock AS (SELECT ",
-    key_lock!(),
-    " AS got),
+lock AS (SELECT pg_try_advisory_xact_lock(hashtextextended(
+    p.merchant_id::text || p.livemode::text || p.route || ' ' || p.key, 0)) AS got FROM params p),
 stored AS (
 INSERT INTO idempotency_keys AS k (merchant_id, livemode, route, key, request_sha256, state,
     locked_at, expires_at, response_status, response_body)
-SELECT $1, $2, $3, $4, $5, 'completed', now(), now() + interval '24 hours', $7, $8
-FROM lock WHERE lock.got
+SELECT p.merchant_id, p.livemode, p.route, p.key, p.request_sha256, 'completed', now(),
+    now() + interval '24 hours', p.status, p.body
+FROM params p, lock WHERE lock.got
 ON CONFLICT (merchant_id, livemode, route, key) DO UPDATE
     SET request_sha256 = EXCLUDED.request_sha256, state = 'completed',
         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
         locked_at = now(), expires_at = EXCLUDED.expires_at
     WHERE ",
-    reusable!(),
+    reusable!(
+        "(SELECT request_sha256 FROM params)",
+        "(SELECT stale_secs FROM params)"
+    ),
     "
 RETURNING 1)
 SELECT CASE WHEN NOT lock.got THEN idempotency_answer_refused('in_flight')
@@ -131,15 +124,88 @@ SELECT CASE WHEN NOT lock.got THEN idempotency_answer_refused('in_flight')
 FROM lock"
 );
 
+/// An answer to record under an idempotency key.
+pub(crate) struct Answer<'a> {
+    merchant_id: uuid::Uuid,
+    livemode: bool,
+    route: &'a str,
+    key: &'a str,
+    request_sha256: [u8; 32],
+    stale_after_secs: i64,
+    status: i32,
+    body: &'a str,
+}
+
+impl<'a> Answer<'a> {
+    pub(crate) fn new(
+        scope: &'a IdempotencyScope,
+        request_sha256: [u8; 32],
+        response: &'a StoredResponse,
+        stale_after_secs: i64,
+    ) -> Self {
+        Self {
+            merchant_id: scope.merchant_id.uuid(),
+            livemode: scope.mode.is_live(),
+            route: &scope.route,
+            key: &scope.key,
+            request_sha256,
+            stale_after_secs,
+            status: i32::from(response.status),
+            body: &response.body,
+        }
+    }
+}
+
+/// The statement that records an answer: `WITH [written AS (write),] params AS (...)`,
+/// then `RECORD_AFTER_PARAMS`. With a write (an atomic unit begun as one statement,
+/// `one_statement`), the write and the answer commit together or not at all.
+struct WithAnswer<'a> {
+    write: Option<&'a (dyn QueryFragment<Pg> + Send + Sync)>,
+    answer: &'a Answer<'a>,
+}
+
+impl QueryFragment<Pg> for WithAnswer<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        if let Some(write) = self.write {
+            out.push_sql("written AS (");
+            write.walk_ast(out.reborrow())?;
+            out.push_sql("), ");
+        }
+        let a = self.answer;
+        out.push_sql("params AS (SELECT ");
+        out.push_bind_param::<SqlUuid, _>(&a.merchant_id)?;
+        out.push_sql("::uuid AS merchant_id, ");
+        out.push_bind_param::<Bool, _>(&a.livemode)?;
+        out.push_sql("::boolean AS livemode, ");
+        out.push_bind_param::<Text, _>(a.route)?;
+        out.push_sql("::text AS route, ");
+        out.push_bind_param::<Text, _>(a.key)?;
+        out.push_sql("::text AS key, ");
+        out.push_bind_param::<Bytea, _>(&a.request_sha256[..])?;
+        out.push_sql("::bytea AS request_sha256, ");
+        out.push_bind_param::<Int8, _>(&a.stale_after_secs)?;
+        out.push_sql("::bigint AS stale_secs, ");
+        out.push_bind_param::<Int4, _>(&a.status)?;
+        out.push_sql("::integer AS status, ");
+        out.push_bind_param::<Text, _>(a.body)?;
+        out.push_sql("::text AS body),");
+        out.push_sql(RECORD_AFTER_PARAMS);
+        Ok(())
+    }
+}
+
+impl QueryId for WithAnswer<'_> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for WithAnswer<'_> {
+    type SqlType = Bool;
+}
+
 /// What `idempotency_answer_refused` says before its reason.
 const REFUSED: &str = "idempotency answer not recorded: ";
-
-#[derive(QueryableByName)]
-struct Recorded {
-    #[allow(dead_code)] // read only to complete the statement
-    #[diesel(sql_type = Bool)]
-    recorded: bool,
-}
 
 /// What a key holds (`held_columns!`).
 #[derive(QueryableByName)]
@@ -192,29 +258,24 @@ fn verdict(
     }
 }
 
-/// Records `response` on `conn` (in its transaction, if any): `InFlight` or `Superseded`
-/// when it stored nothing, and the statement then failed, which aborts a transaction.
+/// Records `answer` on `conn` (in its transaction, if any), in one statement with `write`
+/// when there is one: `InFlight` or `Superseded` when it stored nothing, and the
+/// statement then failed, which undoes `write` and aborts a transaction.
 pub(crate) async fn record_answer(
     conn: &AsyncPgConnection,
-    scope: &IdempotencyScope,
-    request_sha256: [u8; 32],
-    response: &StoredResponse,
-    stale_after_secs: i64,
+    write: Option<&(dyn QueryFragment<Pg> + Send + Sync)>,
+    answer: &Answer<'_>,
 ) -> Result<RecordOutcome, StoreError> {
-    let recorded: QueryResult<Recorded> = Prepared(
-        scoped_query!(RECORD_SQL, scope, request_sha256, stale_after_secs)
-            .bind::<Int4, _>(i32::from(response.status))
-            .bind::<Text, _>(&response.body),
-    )
-    .get_result(&mut &*conn)
-    .await;
+    let recorded: QueryResult<bool> = Prepared(WithAnswer { write, answer })
+        .get_result(&mut &*conn)
+        .await;
     match recorded {
         Ok(_) => Ok(RecordOutcome::Recorded),
         Err(e) => refusal(&e).ok_or_else(|| map_diesel_error(e)),
     }
 }
 
-/// What `RECORD_SQL` failing says: `InFlight` or `Superseded`, or `None` for any other
+/// What the recording statement failing says: `InFlight` or `Superseded`, or `None` for any other
 /// failure.
 fn refusal(e: &diesel::result::Error) -> Option<RecordOutcome> {
     let diesel::result::Error::DatabaseError(_, info) = e else {
@@ -256,6 +317,7 @@ impl IdempotencyStore for PgStore {
         stale_after_secs: i64,
     ) -> Result<RecordOutcome, StoreError> {
         let conn = self.shared_conn().await?;
-        record_answer(&conn, scope, request_sha256, response, stale_after_secs).await
+        let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
+        record_answer(&conn, None, &answer).await
     }
 }

@@ -9,7 +9,6 @@ use stablepay_domain::{
 };
 use stablepay_request_store::Checked;
 
-use crate::diesel_internals::Prepared;
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::reader::{get_one, newest_first};
@@ -20,17 +19,14 @@ use crate::PgStore;
 #[async_trait]
 impl SessionRepository for PgStore {
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
-        let conn = self.shared_conn().await?;
-        Prepared(
+        // A new row whose outcome nothing reads: sent with the answer where it can be.
+        self.insert_or_hold(
             diesel::insert_into(cs::table).values(SessionRow::from_domain(
                 session,
                 Some(eip712::session_ref(&session.id).to_vec()),
             )),
         )
-        .execute(&mut &*conn)
         .await
-        .map_err(map_diesel_error)?;
-        Ok(())
     }
 
     async fn get(

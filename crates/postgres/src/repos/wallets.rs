@@ -265,7 +265,7 @@ impl WalletRepository for PgStore {
     }
 
     async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError> {
-        let conn = self.shared_conn().await?;
+        let conn = self.plain_read_conn().await?;
         let rows: Vec<WalletRow> = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
             .filter(w::status.eq("verified"))

@@ -243,6 +243,11 @@ impl AtomicUnit for FakeAtomic {
         self.in_transaction.store(true, Ordering::SeqCst);
         Ok(Box::pin(async { Ok(()) }))
     }
+    fn begin_as_one_statement(&self) -> Result<(), StoreError> {
+        self.log.push("begin");
+        self.in_transaction.store(true, Ordering::SeqCst);
+        Ok(())
+    }
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
         if self.in_transaction.swap(false, Ordering::SeqCst) {
             self.log.push(if commit { "commit" } else { "rollback" });

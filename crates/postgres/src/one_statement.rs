@@ -1,0 +1,111 @@
+//! An atomic write's transaction sent as one statement (D28,
+//! `AtomicUnit::begin_as_one_statement`): a create reads what it needs, inserts one row and
+//! records its answer. Its reads take no locks, so under READ COMMITTED they see the same
+//! running alone as inside the transaction; its insert's outcome is read by nothing but
+//! the commit. So the reads run alone, the insert is held, and the insert and the answer
+//! go to PostgreSQL as one statement (`repos::idempotency::WithAnswer`): no `BEGIN`, no
+//! `COMMIT`, and one statement fewer.
+//!
+//! A unit that does more than that (a locking read, a second write, a read after the held
+//! write) begins a real transaction at that statement, with the held write in it, and
+//! ends like any other: the shape is an optimisation, never a weaker guarantee.
+//!
+//! Measured with `cargo xtask bench api` (docs/decisions.md): a create went from 6
+//! statements in 4 round trips to 3 statements in 3 round trips.
+
+use std::sync::Arc;
+
+use diesel::pg::Pg;
+use diesel::query_builder::QueryFragment;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use stablepay_domain::ports::StoreError;
+use tokio::sync::{Mutex, RwLock};
+
+use crate::diesel_internals::{open_transaction, send_begin, Prepared};
+use crate::error::map_diesel_error;
+use crate::pool::Pooled;
+use crate::PgStore;
+
+/// A write held to be sent with the answer: an insert of new rows, whose outcome only the
+/// commit reads.
+pub(crate) type HeldWrite = Box<dyn QueryFragment<Pg> + Send + Sync>;
+
+/// Where an atomic unit's transaction stands.
+pub(crate) enum Stage {
+    /// None asked for (or ended): each statement stands alone.
+    Alone,
+    /// `BEGIN` was sent.
+    Begun,
+    /// Asked for as one statement and nothing sent yet; the held write, once there is one.
+    OneStatement(Option<HeldWrite>),
+}
+
+/// An atomic unit's stage, shared by every statement made through the unit.
+pub(crate) type UnitStage = Arc<Mutex<Stage>>;
+
+/// Whether a statement may run before a one-statement unit's transaction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Statement {
+    /// Reads rows and locks none: it may run alone while nothing is held.
+    PlainRead,
+    /// Anything else (a write, a locking read): it runs in the transaction.
+    InTransaction,
+}
+
+/// Gets a one-statement unit ready for `statement`: unless it is a plain read with nothing
+/// held, the transaction begins here (its `BEGIN`, then the held write), and the unit is
+/// `Begun` from then on. Nothing for a unit in any other stage.
+/// Errors: `Unavailable` when the `BEGIN` or the held write failed.
+pub(crate) async fn before_statement(
+    stage: &UnitStage,
+    conn: &Arc<RwLock<Pooled>>,
+    statement: Statement,
+) -> Result<(), StoreError> {
+    let mut stage = stage.lock().await;
+    let held = match &mut *stage {
+        Stage::OneStatement(None) if statement == Statement::PlainRead => return Ok(()),
+        Stage::OneStatement(held) => held.take(),
+        Stage::Alone | Stage::Begun => return Ok(()),
+    };
+    open_transaction(conn)?;
+    *stage = Stage::Begun;
+    send_begin(conn).await?;
+    if let Some(write) = held {
+        let conn = conn.clone().read_owned().await;
+        let conn: &AsyncPgConnection = &conn;
+        Prepared(write)
+            .execute(&mut &*conn)
+            .await
+            .map_err(map_diesel_error)?;
+    }
+    Ok(())
+}
+
+impl PgStore {
+    /// The stage of the atomic unit this store is bound to, if it is.
+    pub(crate) fn unit_stage(&self) -> Option<&UnitStage> {
+        self.bound.as_ref().and_then(|b| b.stage.as_ref())
+    }
+
+    /// Runs `write` (an insert of new rows, whose outcome nothing reads but the commit),
+    /// or, in a unit begun as one statement that holds nothing yet, holds it to be sent
+    /// with the answer (its failure is then the commit's).
+    /// Errors: as any statement's.
+    pub(crate) async fn insert_or_hold<W>(&self, write: W) -> Result<(), StoreError>
+    where
+        W: QueryFragment<Pg> + Send + Sync + 'static,
+    {
+        if let Some(stage) = self.unit_stage() {
+            if let Stage::OneStatement(held @ None) = &mut *stage.lock().await {
+                *held = Some(Box::new(write));
+                return Ok(());
+            }
+        }
+        let conn = self.shared_conn().await?;
+        Prepared(write)
+            .execute(&mut &*conn)
+            .await
+            .map_err(map_diesel_error)?;
+        Ok(())
+    }
+}
