@@ -28,8 +28,9 @@
 //!      the `COMMIT`). A `write`'s port calls each commit on their own. An
 //!      `atomic_write` handler's first step reads what it needs (blockchain reads
 //!      included) outside any transaction and returns its `InTransaction`, which runs in one
-//!      transaction with the recorded answer; without an `Idempotency-Key`, each port
-//!      call commits on its own.
+//!      transaction with the recorded answer (for one insert, `InTransaction::one_insert`,
+//!      the insert and the answer are one statement); without an `Idempotency-Key`, each
+//!      port call commits on its own.
 //! 4. **Rendering**: a `Reply` as JSON, or an `ApiError` as the spec's envelope
 //!    (`error.rs`).
 
