@@ -134,7 +134,20 @@ pub(crate) fn open_transaction(shared: &Arc<RwLock<Pooled>>) -> Result<(), Store
     let mut conn = shared.try_write().map_err(|_| {
         StoreError::Internal("a request transaction was opened on a busy connection".into())
     })?;
-    let conn: &mut AsyncPgConnection = &mut conn;
+    open_on(&mut conn)
+}
+
+/// As `open_transaction`, once the statements running on `shared` are done (a unit begun
+/// as one statement opens its transaction at a statement that may run beside a read).
+/// Errors: `Internal` when the connection is already in a transaction.
+pub(crate) async fn open_transaction_when_free(
+    shared: &Arc<RwLock<Pooled>>,
+) -> Result<(), StoreError> {
+    open_on(&mut *shared.write().await)
+}
+
+fn open_on(conn: &mut Pooled) -> Result<(), StoreError> {
+    let conn: &mut AsyncPgConnection = conn;
     let status: &mut TransactionManagerStatus =
         <Tm as TransactionManager<AsyncPgConnection>>::transaction_manager_status_mut(conn);
     let state = status.transaction_state().map_err(map_diesel_error)?;

@@ -23,7 +23,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use stablepay_domain::ports::StoreError;
 use tokio::sync::{Mutex, RwLock};
 
-use crate::diesel_internals::{open_transaction, send_begin, Prepared};
+use crate::diesel_internals::{open_transaction_when_free, send_begin, Prepared};
 use crate::error::map_diesel_error;
 use crate::pool::Pooled;
 use crate::PgStore;
@@ -64,13 +64,22 @@ pub(crate) async fn before_statement(
     statement: Statement,
 ) -> Result<(), StoreError> {
     let mut stage = stage.lock().await;
-    let held = match &mut *stage {
+    match &*stage {
         Stage::OneStatement(None) if statement == Statement::PlainRead => return Ok(()),
-        Stage::OneStatement(held) => held.take(),
+        Stage::OneStatement(_) => {}
         Stage::Alone | Stage::Begun => return Ok(()),
+    }
+    // Opened before the held write is taken: should opening fail, the write stays held and
+    // the unit's answer, if any, still carries it.
+    open_transaction_when_free(conn).await?;
+    let held = match std::mem::replace(&mut *stage, Stage::Begun) {
+        Stage::OneStatement(held) => held,
+        // Not reached: matched above under the same lock.
+        other => {
+            *stage = other;
+            None
+        }
     };
-    open_transaction(conn)?;
-    *stage = Stage::Begun;
     send_begin(conn).await?;
     if let Some(write) = held {
         let conn = conn.clone().read_owned().await;

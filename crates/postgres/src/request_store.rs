@@ -116,7 +116,7 @@ impl PgStore {
             conn: Arc::new(RwLock::new(self.pooled().await?)),
             exclusive,
             shared: false,
-            stage: exclusive.then(|| Arc::new(tokio::sync::Mutex::new(Stage::Alone))),
+            stage: None,
         })
     }
 
@@ -145,10 +145,15 @@ impl PgStore {
 
     /// `RequestStore::open_atomic`, as the concrete unit.
     pub(crate) async fn open_atomic_unit(&self) -> Result<PgAtomicUnit, StoreError> {
-        let bound = self.own_connection(true).await?;
+        let stage: UnitStage = Arc::new(tokio::sync::Mutex::new(Stage::Alone));
+        let bound = Bound {
+            stage: Some(stage.clone()),
+            ..self.own_connection(true).await?
+        };
         Ok(PgAtomicUnit {
             store: self.bound_to(bound.clone()),
             bound,
+            stage,
         })
     }
 }
@@ -183,14 +188,13 @@ impl ReadUnit for PgReads {
 pub(crate) struct PgAtomicUnit {
     pub(crate) store: PgStore,
     bound: Bound,
+    /// The stage its store's statements see too (`bound.stage`).
+    stage: UnitStage,
 }
 
 impl PgAtomicUnit {
     fn stage(&self) -> &UnitStage {
-        self.bound
-            .stage
-            .as_ref()
-            .expect("an atomic unit's connection has a stage")
+        &self.stage
     }
 
     /// The stage of a unit that began nothing yet, to set.

@@ -259,11 +259,21 @@ async fn a_held_insert_commits_with_its_answer_or_not_at_all() {
             query_strings(&store, &sql).await.unwrap().len()
         }
     };
+    // A backend reports its state just before it tells its client it is ready, except
+    // after an error, which reaches the client first: polled until it settles (2 s at most).
     let backend_state = |pid: i32| {
         let store = store.clone();
         async move {
             let sql = format!("SELECT state AS value FROM pg_stat_activity WHERE pid = {pid}");
-            query_strings(&store, &sql).await.unwrap().concat()
+            let mut state = String::new();
+            for _ in 0..200 {
+                state = query_strings(&store, &sql).await.unwrap().concat();
+                if state != "active" {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            state
         }
     };
     let answer = |body: &str| StoredResponse {
@@ -334,6 +344,20 @@ async fn a_held_insert_commits_with_its_answer_or_not_at_all() {
     assert_eq!(outcome.unwrap(), RecordOutcome::Recorded);
     drop(unit);
     assert_eq!((stored(fourth.id).await, stored(fifth.id).await), (1, 1));
+
+    // A statement beside a plain read begins the transaction once the read is done.
+    let unit = store.open_atomic().await.unwrap();
+    unit.begin_as_one_statement().unwrap();
+    let ports = unit.ports();
+    let (read, got) = futures_util::future::join(
+        ports.wallets().verified(m),
+        ports.sessions().get(m, Mode::Test, first.id),
+    )
+    .await;
+    assert!(read.unwrap().is_empty());
+    assert_eq!(got.unwrap().map(|s| s.id), Some(first.id));
+    unit.finish(false).await.unwrap();
+    drop(unit);
 
     // Ended without an answer: a held insert is never sent.
     let unit = store.open_atomic().await.unwrap();
