@@ -64,32 +64,34 @@ pub(crate) async fn before_statement(
     statement: Statement,
 ) -> Result<(), StoreError> {
     let mut stage = stage.lock().await;
-    match &*stage {
+    let held = match &mut *stage {
         Stage::OneStatement(None) if statement == Statement::PlainRead => return Ok(()),
-        Stage::OneStatement(_) => {}
+        Stage::OneStatement(held) => held,
         Stage::Alone | Stage::Begun => return Ok(()),
-    }
+    };
     // Opened before the held write is taken: should opening fail, the write stays held and
     // the unit's answer, if any, still carries it.
     open_transaction_when_free(conn).await?;
-    let held = match std::mem::replace(&mut *stage, Stage::Begun) {
-        Stage::OneStatement(held) => held,
-        // Not reached: matched above under the same lock.
-        other => {
-            *stage = other;
-            None
-        }
-    };
+    let held = held.take();
+    *stage = Stage::Begun;
     send_begin(conn).await?;
-    if let Some(write) = held {
-        let conn = conn.clone().read_owned().await;
-        let conn: &AsyncPgConnection = &conn;
-        Prepared(write)
-            .execute(&mut &*conn)
-            .await
-            .map_err(map_diesel_error)?;
+    match held {
+        Some(write) => execute_write(&*conn.clone().read_owned().await, write).await,
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Runs `write` on `conn` (prepared once per connection, `Prepared`).
+/// Errors: as any statement's.
+pub(crate) async fn execute_write<W>(conn: &AsyncPgConnection, write: W) -> Result<(), StoreError>
+where
+    W: QueryFragment<Pg> + Send,
+{
+    Prepared(write)
+        .execute(&mut &*conn)
+        .await
+        .map(|_| ())
+        .map_err(map_diesel_error)
 }
 
 impl PgStore {
@@ -112,11 +114,6 @@ impl PgStore {
                 return Ok(());
             }
         }
-        let conn = self.shared_conn().await?;
-        Prepared(write)
-            .execute(&mut &*conn)
-            .await
-            .map_err(map_diesel_error)?;
-        Ok(())
+        execute_write(&*self.shared_conn().await?, write).await
     }
 }

@@ -24,11 +24,9 @@ use stablepay_domain::AuthContext;
 use stablepay_request_store::{AtomicUnit, KeyClaim, ReadShape, ReadUnit, Reads, RequestStore};
 use tokio::sync::RwLock;
 
-use crate::diesel_internals::{
-    commit_behind, end_transaction, open_transaction, send_begin, Prepared,
-};
+use crate::diesel_internals::{commit_behind, end_transaction, open_transaction, send_begin};
 use crate::key_check::KeyCheck;
-use crate::one_statement::{Stage, UnitStage};
+use crate::one_statement::{execute_write, Stage, UnitStage};
 use crate::pool::Pooled;
 use crate::repos::idempotency::{record_answer, Answer};
 use crate::PgStore;
@@ -193,14 +191,10 @@ pub(crate) struct PgAtomicUnit {
 }
 
 impl PgAtomicUnit {
-    fn stage(&self) -> &UnitStage {
-        &self.stage
-    }
-
     /// The stage of a unit that began nothing yet, to set.
     /// Errors: `Internal` when the unit is busy or began already.
     fn stage_to_set(&self) -> Result<tokio::sync::MutexGuard<'_, Stage>, StoreError> {
-        let stage = self.stage().try_lock().map_err(|_| {
+        let stage = self.stage.try_lock().map_err(|_| {
             StoreError::Internal("a request transaction was begun while its unit was busy".into())
         })?;
         if !matches!(*stage, Stage::Alone) {
@@ -231,18 +225,13 @@ impl AtomicUnit for PgAtomicUnit {
 
     fn finish(&self, commit: bool) -> LocalBoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            let mut stage = self.stage().lock().await;
+            let mut stage = self.stage.lock().await;
             match std::mem::replace(&mut *stage, Stage::Alone) {
                 Stage::Alone | Stage::OneStatement(None) => Ok(()),
                 // Never sent: rolled back by dropping it; committed by sending it alone.
                 Stage::OneStatement(Some(_)) if !commit => Ok(()),
                 Stage::OneStatement(Some(write)) => {
-                    let conn = self.bound.conn.clone().read_owned().await;
-                    let conn: &diesel_async::AsyncPgConnection = &conn;
-                    diesel_async::RunQueryDsl::execute(Prepared(write), &mut &*conn)
-                        .await
-                        .map(|_| ())
-                        .map_err(crate::error::map_diesel_error)
+                    execute_write(&*self.bound.conn.clone().read_owned().await, write).await
                 }
                 Stage::Begun => end_transaction(&self.bound.conn, commit).await,
             }
@@ -257,7 +246,8 @@ impl AtomicUnit for PgAtomicUnit {
         stale_after_secs: i64,
     ) -> LocalBoxFuture<'a, Result<RecordOutcome, StoreError>> {
         Box::pin(async move {
-            let mut stage = self.stage().lock().await;
+            let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
+            let mut stage = self.stage.lock().await;
             let held = match std::mem::replace(&mut *stage, Stage::Alone) {
                 Stage::Alone => {
                     return Err(StoreError::Internal(
@@ -268,7 +258,6 @@ impl AtomicUnit for PgAtomicUnit {
                 Stage::Begun => {
                     let record = async {
                         let conn = self.bound.conn.clone().read_owned().await;
-                        let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
                         record_answer(&conn, None, &answer).await
                     };
                     let (recorded, ended) = commit_behind(&self.bound.conn, record).await;
@@ -278,7 +267,6 @@ impl AtomicUnit for PgAtomicUnit {
             };
             // Nothing was sent: the held write and the answer are one statement.
             let conn = self.bound.conn.clone().read_owned().await;
-            let answer = Answer::new(scope, request_sha256, response, stale_after_secs);
             record_answer(&conn, held.as_deref(), &answer).await
         })
     }
