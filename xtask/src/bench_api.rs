@@ -2,6 +2,8 @@
 //! GET /checkout/sessions/:id against a release-built api, next to pgbench on the same
 //! PostgreSQL (an equivalent 3-statement write transaction, and select-only), plus the
 //! api's idle RSS (DESIGN §10). Load comes from 32 keep-alive connections on loopback.
+//! Each share is taken in paired rounds, api and pgbench back to back
+//! (`STABLEPAY_BENCH_ROUNDS`, 3 by default), and the median round is held to the bars.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -9,8 +11,9 @@ use std::time::Duration;
 
 use tokio::net::TcpStream;
 
-use crate::bench::{percentile, BenchSetup};
-use crate::bench_pgbench::{get_statements_ceiling, pgbench_tps_with, pgbench_write, PgbenchWrite};
+use crate::bench::{env_number, BenchSetup};
+use crate::bench_api_report::print_api_table;
+use crate::bench_pgbench::{get_statements_ceiling, pgbench_run, prepare, PgbenchRun};
 use crate::cpu::{CpuMeter, CpuPerRequest};
 use crate::load::{
     drive, drive_for, exchange, hold_for_profiling, load_runtime, metered, spawn_api, Load,
@@ -19,11 +22,21 @@ use crate::load::{
 use crate::seed;
 use crate::util::{output, root};
 
+/// The bench cluster's buffers: room for what the loads write. Each create writes a
+/// session row and its stored answer (about 1.3 KB together, against about 300 bytes for
+/// pgbench's three rows), so under PostgreSQL's default 128 MB the creates outgrew the
+/// buffers in the second round; from then on backends wrote out dirty pages themselves
+/// (77,115 pages in one run) and every round ran slower than the one before (creates
+/// 4,530 → 3,317/s). A server is sized to keep its hot rows in memory.
+const BENCH_PG_OPTIONS: &str = "-c shared_buffers=1GB";
+
 /// A migrated bench database with one merchant: the setup, the release api, the
 /// merchant and its test key.
+/// merchant and its test key. `pg_options` as `BenchSetup::start`'s.
 pub(crate) fn setup_with_merchant(
+    pg_options: &str,
 ) -> Result<(BenchSetup, PathBuf, seed::DemoMerchant, &'static str), String> {
-    let setup = BenchSetup::start(&["stablepay-api"], "bench", "", "bench_api")?;
+    let setup = BenchSetup::start(&["stablepay-api"], "bench", pg_options, "bench_api")?;
     let bin = root().join("target/release/stablepay-api");
     output(
         Command::new(&bin)
@@ -40,34 +53,19 @@ pub(crate) fn setup_with_merchant(
 
 /// `cargo xtask bench lists`: the list half of `bench api` alone.
 pub fn run_lists(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, _, key) = setup_with_merchant()?;
+    let (setup, bin, _, key) = setup_with_merchant("")?;
     crate::bench_lists::run(&setup.pg, &setup.db, &bin, key)
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, m, key) = setup_with_merchant()?;
+    let (setup, bin, m, key) = setup_with_merchant(BENCH_PG_OPTIONS)?;
     let m = &m;
     let (pg, db) = (&setup.pg, &setup.db);
-
-    // pgbench first (nothing else running): the rates the api is then held to.
     let bin_dir = pg
         .bin_dir()
         .ok_or("pgbench needs the throwaway cluster's binaries")?;
-    let idle_meter = CpuMeter::new(pg.data_dir(), None);
-    let pgbench = pgbench_write(&bin_dir, db, &idle_meter)?;
-    let write_tps = pgbench.tps;
-    output(
-        Command::new(bin_dir.join("pgbench"))
-            .args(["-i", "-q", "-s", "1"])
-            .arg(db),
-    )?;
-    let before = idle_meter.sample();
-    let read_tps = pgbench_tps_with(&bin_dir, db, None, &[])?;
-    let read_cpu = idle_meter.per_request(
-        before,
-        idle_meter.sample(),
-        (read_tps * SECONDS as f64) as u64,
-    );
+    let write_script = prepare(&bin_dir, db)?;
+    let rounds = env_number("STABLEPAY_BENCH_ROUNDS", 3usize).max(1);
 
     let (mut child, api) = spawn_api(&bin, db)?;
     let meter = CpuMeter::new(pg.data_dir(), Some(child.id()));
@@ -88,15 +86,25 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         };
         // Warm-up, not measured: the pool opens its connections on first use, and a new
         // PostgreSQL backend starts with empty catalog caches.
-        runtime.block_on(drive_for(&api, 2, None, move |c, i| {
-            create(c + 2 * CONNECTIONS, i)
-        }));
-        let (creates, create_cpu) = metered(&meter, || runtime.block_on(drive(&api, create)));
+        runtime.block_on(drive_for(&api, 2, None, create));
+        let mut round = 0;
+        let creates = paired_rounds(
+            rounds,
+            || {
+                // Each round its own idempotency keys: every request is a new create.
+                round += 1;
+                let offset = (round + 1) * CONNECTIONS;
+                metered(&meter, || {
+                    runtime.block_on(drive(&api, move |c, i| create(c + offset, i)))
+                })
+            },
+            || pgbench_run(&bin_dir, db, Some(&write_script), &meter),
+        )?;
         // The bar as DESIGN §10 words it: that share of pgbench sustained, at what p99.
         let creates_held = runtime.block_on(drive_for(
             &api,
             SECONDS,
-            Some(write_tps * WRITE_BAR),
+            Some(median(&creates).pgbench.tps * WRITE_BAR),
             move |c, i| create(c + CONNECTIONS, i),
         ));
         // One session to read back.
@@ -111,14 +119,22 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         let read = move |_: usize, _: u64| {
             format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
         };
-        // pgbench's select-only ran on a vacuumed database (`pgbench -i` ends with VACUUM);
-        // the reads do too, instead of sharing the cores with the autovacuum the creates'
+        // pgbench's select-only tables were vacuumed (`pgbench -i` ends with VACUUM); the
+        // reads' are too, instead of sharing the cores with the autovacuum the creates'
         // rows set off. Then an unmeasured warm-up, as for the creates.
         pg.psql(db, "VACUUM (ANALYZE)")?;
         runtime.block_on(drive_for(&api, 2, None, read));
-        let (reads, read_api_cpu) = metered(&meter, || runtime.block_on(drive(&api, read)));
-        let reads_held =
-            runtime.block_on(drive_for(&api, SECONDS, Some(read_tps * READ_BAR), read));
+        let reads = paired_rounds(
+            rounds,
+            || metered(&meter, || runtime.block_on(drive(&api, read))),
+            || pgbench_run(&bin_dir, db, None, &meter),
+        )?;
+        let reads_held = runtime.block_on(drive_for(
+            &api,
+            SECONDS,
+            Some(median(&reads).pgbench.tps * READ_BAR),
+            read,
+        ));
         // The api's floor: a request through the same server and middleware that touches
         // no database (the smallest static asset), bounding what any GET can reach here.
         let asset = move |_: usize, _: u64| {
@@ -129,10 +145,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         Ok::<_, String>(ApiRuns {
             rss_kib,
             creates,
-            create_cpu,
             creates_held,
             reads,
-            read_cpu: read_api_cpu,
             reads_held,
             floor,
             floor_cpu,
@@ -144,7 +158,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     // What PostgreSQL alone allows for the GET's own statements (no HTTP, pgbench's
     // client): the ceiling any api on this box stays under.
     let get_ceilings = get_statements_ceiling(&bin_dir, db, key)?;
-    print_api_table(&runs, &pgbench, read_tps, get_ceilings, &read_cpu);
+    print_api_table(&runs, get_ceilings);
     if std::env::var("STABLEPAY_BENCH_SKIP_LISTS").is_err() {
         crate::bench_lists::run(pg, db, &bin, key)?;
     }
@@ -153,19 +167,65 @@ pub fn run(_args: &[String]) -> Result<(), String> {
 
 /// DESIGN §10's shares of pgbench: creates ≥ 40 % of the write transaction, reads ≥ 60 %
 /// of select-only.
-const WRITE_BAR: f64 = 0.40;
-const READ_BAR: f64 = 0.60;
+pub(crate) const WRITE_BAR: f64 = 0.40;
+pub(crate) const READ_BAR: f64 = 0.60;
 
-struct ApiRuns {
-    rss_kib: u64,
-    creates: Load,
-    create_cpu: CpuPerRequest,
-    creates_held: Load,
-    reads: Load,
-    read_cpu: CpuPerRequest,
-    reads_held: Load,
-    floor: Load,
-    floor_cpu: CpuPerRequest,
+/// One round of a pair: the api's load and pgbench's, run back to back.
+pub(crate) struct Paired {
+    pub api: Load,
+    pub api_cpu: CpuPerRequest,
+    pub pgbench: PgbenchRun,
+}
+
+impl Paired {
+    /// The api's rate as a share of pgbench's.
+    pub fn share(&self) -> f64 {
+        self.api.rate() / self.pgbench.tps
+    }
+}
+
+/// `rounds` paired rounds. These shared machines speed up and slow down by tens of per
+/// cent over minutes (pgbench alone moved 4,394–6,930 tps between runs), so a share is
+/// only taken between two loads run back to back, and which of the two goes first
+/// alternates, so that a drift over the run favours neither.
+fn paired_rounds(
+    rounds: usize,
+    mut api: impl FnMut() -> (Load, CpuPerRequest),
+    mut pgbench: impl FnMut() -> Result<PgbenchRun, String>,
+) -> Result<Vec<Paired>, String> {
+    let mut paired = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        let (pgbench, (api, api_cpu)) = if r % 2 == 0 {
+            let p = pgbench()?;
+            (p, api())
+        } else {
+            let a = api();
+            (pgbench()?, a)
+        };
+        paired.push(Paired {
+            api,
+            api_cpu,
+            pgbench,
+        });
+    }
+    Ok(paired)
+}
+
+/// The round with the median share (the lower of the middle two for an even count).
+pub(crate) fn median(rounds: &[Paired]) -> &Paired {
+    let mut by_share: Vec<&Paired> = rounds.iter().collect();
+    by_share.sort_by(|a, b| a.share().total_cmp(&b.share()));
+    by_share[(by_share.len() - 1) / 2]
+}
+
+pub(crate) struct ApiRuns {
+    pub rss_kib: u64,
+    pub creates: Vec<Paired>,
+    pub creates_held: Load,
+    pub reads: Vec<Paired>,
+    pub reads_held: Load,
+    pub floor: Load,
+    pub floor_cpu: CpuPerRequest,
 }
 
 pub(crate) fn rss_kib(pid: u32) -> u64 {
@@ -178,131 +238,4 @@ pub(crate) fn rss_kib(pid: u32) -> u64 {
             })
         })
         .unwrap_or(0)
-}
-
-fn load_row(label: &str, load: &Load) -> String {
-    format!(
-        "| {label} | {:.0} req/s, {} errors, p50 {:.1} ms, p99 {:.1} ms |",
-        load.rate(),
-        load.errors,
-        load.ms(0.5),
-        load.ms(0.99)
-    )
-}
-
-fn cpu_row(label: &str, cpu: &CpuPerRequest, client: &str, client_us: f64) -> String {
-    format!(
-        "| CPU per request, {label} | api {:.0} µs, PostgreSQL {:.0} µs, {client} {client_us:.0} µs; machine {:.0} % busy |",
-        cpu.api_us, cpu.postgres_us, cpu.busy_percent
-    )
-}
-
-fn print_api_table(
-    runs: &ApiRuns,
-    pgbench: &PgbenchWrite,
-    read_tps: f64,
-    (get_statements_tps, get_one_statement_tps): (f64, f64),
-    read_cpu: &CpuPerRequest,
-) {
-    let (write_tps, write_cpu) = (pgbench.tps, &pgbench.cpu);
-    let (create_tps, get_tps) = (runs.creates.rate(), runs.reads.rate());
-    println!();
-    println!("| api benchmark ({CONNECTIONS} connections, {SECONDS} s each, 2 cores, load generator on the same box) | value |");
-    println!("|---|---|");
-    println!(
-        "{}",
-        load_row(
-            "POST /checkout/sessions, as fast as answered",
-            &runs.creates
-        )
-    );
-    println!(
-        "| pgbench, equivalent 3-statement transaction | {write_tps:.0} tps, p50 {:.1} ms, p99 {:.1} ms → api at {:.0} % |",
-        percentile(&pgbench.latencies_ms, 0.5),
-        percentile(&pgbench.latencies_ms, 0.99),
-        create_tps / write_tps * 100.0
-    );
-    println!(
-        "{}",
-        load_row(
-            &format!(
-                "POST /checkout/sessions, offered {:.0}/s ({:.0} % of pgbench) on a fixed schedule",
-                write_tps * WRITE_BAR,
-                WRITE_BAR * 100.0
-            ),
-            &runs.creates_held
-        )
-    );
-    println!(
-        "{}",
-        load_row(
-            "GET /checkout/sessions/:id, as fast as answered",
-            &runs.reads
-        )
-    );
-    println!(
-        "| pgbench select-only | {read_tps:.0} tps → api at {:.0} % |",
-        get_tps / read_tps * 100.0
-    );
-    println!(
-        "{}",
-        load_row(
-            &format!(
-                "GET /checkout/sessions/:id, offered {:.0}/s ({:.0} % of select-only) on a fixed schedule",
-                read_tps * READ_BAR,
-                READ_BAR * 100.0
-            ),
-            &runs.reads_held
-        )
-    );
-    println!(
-        "| pgbench, the GET's own auth + read statements, prepared, no HTTP | {get_statements_tps:.0} tps = {:.0} % of select-only |",
-        get_statements_tps / read_tps * 100.0
-    );
-    println!(
-        "| pgbench, the same auth + read as one statement, prepared, no HTTP | {get_one_statement_tps:.0} tps = {:.0} % of select-only |",
-        get_one_statement_tps / read_tps * 100.0
-    );
-    println!(
-        "| GET /assets/checkout.css (2.5 KB, no database: the api's HTTP floor), as fast as answered | {:.0} req/s, {} errors, p99 {:.1} ms = {:.0} % of select-only |",
-        runs.floor.rate(),
-        runs.floor.errors,
-        runs.floor.ms(0.99),
-        runs.floor.rate() / read_tps * 100.0
-    );
-    let gen = "load generator";
-    println!(
-        "{}",
-        cpu_row("POST", &runs.create_cpu, gen, runs.create_cpu.generator_us)
-    );
-    println!(
-        "{}",
-        cpu_row("pgbench write", write_cpu, "pgbench", write_cpu.children_us)
-    );
-    println!(
-        "{}",
-        cpu_row("GET", &runs.read_cpu, gen, runs.read_cpu.generator_us)
-    );
-    println!(
-        "{}",
-        cpu_row(
-            "HTTP floor",
-            &runs.floor_cpu,
-            gen,
-            runs.floor_cpu.generator_us
-        )
-    );
-    println!(
-        "{}",
-        cpu_row(
-            "pgbench select-only",
-            read_cpu,
-            "pgbench",
-            read_cpu.children_us
-        )
-    );
-    println!(
-        "| api RSS after start-up | {:.1} MiB |",
-        runs.rss_kib as f64 / 1024.0
-    );
 }

@@ -86,12 +86,10 @@ pub(crate) fn pgbench_tps_with(
         .ok_or_else(|| format!("no tps in pgbench output: {out}"))
 }
 
-/// pgbench running the create's 3 statements in one transaction; its tps and CPU.
-pub(crate) fn pgbench_write(
-    bin_dir: &Path,
-    db: &str,
-    meter: &CpuMeter,
-) -> Result<PgbenchWrite, String> {
+/// pgbench's equivalent of a create: the create's 3 statements in one transaction, on
+/// tables made for it here. Also initialises select-only's tables (`pgbench -i`, which
+/// ends with a VACUUM). Returns the write script.
+pub(crate) fn prepare(bin_dir: &Path, db: &str) -> Result<PathBuf, String> {
     let script = script(
         "create_equivalent",
         "\\set n random(1, 1000000000)\n\
@@ -106,47 +104,74 @@ pub(crate) fn pgbench_write(
             .arg(db)
             .args(["-q", "-c", "CREATE TABLE pgbench_idem (k text PRIMARY KEY, h text); CREATE TABLE pgbench_sessions (id uuid PRIMARY KEY, merchant int, title text, amount bigint, expires_at timestamptz, created_at timestamptz); CREATE TABLE pgbench_outbox (id uuid PRIMARY KEY, data text);"]),
     )?;
-    // Per-transaction logs, for pgbench's own latency beside the api's.
-    let logs = root().join("target/bench/pgbench_write_log");
+    output(
+        Command::new(bin_dir.join("pgbench"))
+            .args(["-i", "-q", "-s", "1"])
+            .arg(db),
+    )?;
+    Ok(script)
+}
+
+/// One pgbench run of `script` (select-only when `None`): its tps, CPU per transaction and
+/// per-transaction latencies, logged under `target/bench/pgbench_log`.
+pub(crate) fn pgbench_run(
+    bin_dir: &Path,
+    db: &str,
+    script: Option<&Path>,
+    meter: &CpuMeter,
+) -> Result<PgbenchRun, String> {
+    let logs = root().join("target/bench/pgbench_log");
     let _ = std::fs::remove_dir_all(&logs);
     std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
     let prefix = logs.join("tx");
     let prefix_arg = prefix.to_string_lossy().into_owned();
     let before = meter.sample();
-    let tps = pgbench_tps_with(
-        bin_dir,
-        db,
-        Some(&script),
-        &["-l", "--log-prefix", &prefix_arg],
-    )?;
+    let tps = pgbench_tps_with(bin_dir, db, script, &["-l", "--log-prefix", &prefix_arg])?;
     let cpu = meter.per_request(before, meter.sample(), (tps * SECONDS as f64) as u64);
-    Ok(PgbenchWrite {
+    let (latencies_ms, slowest_second) = logged(&logs);
+    Ok(PgbenchRun {
         tps,
         cpu,
-        latencies_ms: logged_latencies(&logs),
+        latencies_ms,
+        slowest_second,
     })
 }
 
-pub(crate) struct PgbenchWrite {
+pub(crate) struct PgbenchRun {
     pub tps: f64,
     pub cpu: CpuPerRequest,
     pub latencies_ms: Vec<f64>,
+    /// The fewest transactions finished in one whole second of the run.
+    pub slowest_second: u64,
 }
 
-/// Latencies from pgbench's per-transaction logs (third field, µs), sorted, in ms.
-fn logged_latencies(dir: &Path) -> Vec<f64> {
-    let mut all: Vec<f64> = std::fs::read_dir(dir)
+/// Latencies from pgbench's per-transaction logs (third field, µs), sorted, in ms; and the
+/// fewest transactions finished in one whole second (fifth field, epoch seconds), the
+/// first and last seconds, which the run covers only in part, left out.
+fn logged(dir: &Path) -> (Vec<f64>, u64) {
+    let mut latencies = Vec::new();
+    let mut per_second = std::collections::BTreeMap::<u64, u64>::new();
+    let texts = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .flat_map(|text| {
-            text.lines()
-                .filter_map(|l| l.split_whitespace().nth(2)?.parse::<f64>().ok())
-                .map(|us| us / 1000.0)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    all.sort_by(f64::total_cmp);
-    all
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok());
+    for text in texts {
+        for line in text.lines() {
+            let mut fields = line.split_whitespace().skip(2);
+            let (Some(us), Some(epoch)) = (fields.next(), fields.nth(1)) else {
+                continue;
+            };
+            if let (Ok(us), Ok(epoch)) = (us.parse::<f64>(), epoch.parse::<u64>()) {
+                latencies.push(us / 1000.0);
+                *per_second.entry(epoch).or_default() += 1;
+            }
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    let counts: Vec<u64> = per_second.into_values().collect();
+    let whole = counts
+        .get(1..counts.len().saturating_sub(1))
+        .unwrap_or_default();
+    (latencies, whole.iter().copied().min().unwrap_or(0))
 }

@@ -69,12 +69,20 @@ pub(crate) struct Load {
     pub errors: u64,
     pub latencies_ms: Vec<f64>,
     pub seconds: f64,
+    /// Answers completed in each second of the run: a stall shows as a slow second.
+    pub per_second: Vec<u64>,
 }
 
 impl Load {
     /// Successful requests per second.
     pub fn rate(&self) -> f64 {
         self.ok as f64 / self.seconds
+    }
+
+    /// The fewest answers completed in one whole second of the run.
+    pub fn slowest_second(&self) -> u64 {
+        let whole = (self.seconds.floor() as usize).min(self.per_second.len());
+        self.per_second[..whole].iter().copied().min().unwrap_or(0)
     }
 
     /// The latency at quantile `q`, in ms.
@@ -126,8 +134,9 @@ pub(crate) async fn drive_for(
         let (addr, make) = (addr.to_owned(), make.clone());
         tasks.push(tokio::spawn(async move {
             let (mut ok, mut errors, mut lat) = (0u64, 0u64, Vec::new());
+            let mut per_second = vec![0u64; seconds as usize + 11];
             let Ok(mut sock) = TcpStream::connect(&addr).await else {
-                return (0, 1, lat);
+                return (0, 1, lat, per_second);
             };
             let _ = sock.set_nodelay(true);
             let mut buf = Vec::with_capacity(8192);
@@ -166,9 +175,12 @@ pub(crate) async fn drive_for(
                     _ => errors += 1,
                 }
                 lat.push(t.elapsed().as_secs_f64() * 1000.0);
+                if let Some(n) = per_second.get_mut(started.elapsed().as_secs() as usize) {
+                    *n += 1;
+                }
                 i += 1;
             }
-            (ok, errors, lat)
+            (ok, errors, lat, per_second)
         }));
     }
     let mut load = Load {
@@ -176,12 +188,16 @@ pub(crate) async fn drive_for(
         errors: 0,
         latencies_ms: Vec::new(),
         seconds: 0.0,
+        per_second: vec![0; seconds as usize + 11],
     };
     for t in tasks {
-        let (ok, errors, lat) = t.await.unwrap_or_default();
+        let (ok, errors, lat, per_second) = t.await.unwrap_or_default();
         load.ok += ok;
         load.errors += errors;
         load.latencies_ms.extend(lat);
+        for (all, n) in load.per_second.iter_mut().zip(per_second) {
+            *all += n;
+        }
     }
     load.seconds = started.elapsed().as_secs_f64();
     load.latencies_ms.sort_by(f64::total_cmp);

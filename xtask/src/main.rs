@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_api;
+mod bench_api_report;
 mod bench_billing;
 mod bench_export;
 mod bench_fairness;
@@ -60,9 +61,10 @@ commands:
           billing: subscription charges per minute
           gas: gasUsed of transfer, approve, pay and one-signature payWithAuthorization
           on a fresh dev chain against DESIGN §10's bars (fails over a bar)
-          api: POST/GET checkout sessions vs pgbench on the same PostgreSQL, flat out
-          and held at 40 %/60 % of it; CPU per request of the api, PostgreSQL and
-          the load generator; idle RSS; every list over 1M+ rows
+          api: POST/GET checkout sessions vs pgbench on the same PostgreSQL in paired
+          rounds, api and pgbench back to back (STABLEPAY_BENCH_ROUNDS, 3), the median
+          held to the bars, then held at 40 %/60 % of it; CPU per request of the api,
+          PostgreSQL and the load generator; idle RSS; every list over 1M+ rows
           (STABLEPAY_BENCH_SKIP_LISTS=1 skips the lists)
           lists: the list half of api alone
           export: the ledger export of 1M entries: first and last byte, the api's
