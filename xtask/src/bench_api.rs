@@ -22,21 +22,11 @@ use crate::load::{
 use crate::seed;
 use crate::util::{output, root};
 
-/// The bench cluster's buffers: room for what the loads write. Each create writes a
-/// session row and its stored answer (about 1.3 KB together, against about 300 bytes for
-/// pgbench's three rows), so under PostgreSQL's default 128 MB the creates outgrew the
-/// buffers in the second round; from then on backends wrote out dirty pages themselves
-/// (77,115 pages in one run) and every round ran slower than the one before (creates
-/// 4,530 → 3,317/s). A server is sized to keep its hot rows in memory.
-const BENCH_PG_OPTIONS: &str = "-c shared_buffers=1GB";
-
 /// A migrated bench database with one merchant: the setup, the release api, the
 /// merchant and its test key.
-/// merchant and its test key. `pg_options` as `BenchSetup::start`'s.
 pub(crate) fn setup_with_merchant(
-    pg_options: &str,
 ) -> Result<(BenchSetup, PathBuf, seed::DemoMerchant, &'static str), String> {
-    let setup = BenchSetup::start(&["stablepay-api"], "bench", pg_options, "bench_api")?;
+    let setup = BenchSetup::start(&["stablepay-api"], "bench", "", "bench_api")?;
     let bin = root().join("target/release/stablepay-api");
     output(
         Command::new(&bin)
@@ -53,12 +43,12 @@ pub(crate) fn setup_with_merchant(
 
 /// `cargo xtask bench lists`: the list half of `bench api` alone.
 pub fn run_lists(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, _, key) = setup_with_merchant("")?;
+    let (setup, bin, _, key) = setup_with_merchant()?;
     crate::bench_lists::run(&setup.pg, &setup.db, &bin, key)
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, m, key) = setup_with_merchant(BENCH_PG_OPTIONS)?;
+    let (setup, bin, m, key) = setup_with_merchant()?;
     let m = &m;
     let (pg, db) = (&setup.pg, &setup.db);
     let bin_dir = pg
@@ -87,13 +77,12 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         // Warm-up, not measured: the pool opens its connections on first use, and a new
         // PostgreSQL backend starts with empty catalog caches.
         runtime.block_on(drive_for(&api, 2, None, create));
-        let mut round = 0;
         let creates = paired_rounds(
             rounds,
-            || {
-                // Each round its own idempotency keys: every request is a new create.
-                round += 1;
-                let offset = (round + 1) * CONNECTIONS;
+            |round| {
+                // Each round its own idempotency keys (the warm-up's and the held load's
+                // are 0 and 1): every request is a new create.
+                let offset = (round + 2) * CONNECTIONS;
                 metered(&meter, || {
                     runtime.block_on(drive(&api, move |c, i| create(c + offset, i)))
                 })
@@ -126,7 +115,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
         runtime.block_on(drive_for(&api, 2, None, read));
         let reads = paired_rounds(
             rounds,
-            || metered(&meter, || runtime.block_on(drive(&api, read))),
+            |_| metered(&meter, || runtime.block_on(drive(&api, read))),
             || pgbench_run(&bin_dir, db, None, &meter),
         )?;
         let reads_held = runtime.block_on(drive_for(
@@ -184,22 +173,22 @@ impl Paired {
     }
 }
 
-/// `rounds` paired rounds. These shared machines speed up and slow down by tens of per
-/// cent over minutes (pgbench alone moved 4,394–6,930 tps between runs), so a share is
-/// only taken between two loads run back to back, and which of the two goes first
-/// alternates, so that a drift over the run favours neither.
+/// `rounds` paired rounds; `api` is given the round's index. These shared machines speed
+/// up and slow down by tens of per cent over minutes (pgbench alone moved 4,394–6,930 tps
+/// between runs), so a share is only taken between two loads run back to back, and which
+/// of the two goes first alternates, so that a drift over the run favours neither.
 fn paired_rounds(
     rounds: usize,
-    mut api: impl FnMut() -> (Load, CpuPerRequest),
+    mut api: impl FnMut(usize) -> (Load, CpuPerRequest),
     mut pgbench: impl FnMut() -> Result<PgbenchRun, String>,
 ) -> Result<Vec<Paired>, String> {
     let mut paired = Vec::with_capacity(rounds);
     for r in 0..rounds {
         let (pgbench, (api, api_cpu)) = if r % 2 == 0 {
             let p = pgbench()?;
-            (p, api())
+            (p, api(r))
         } else {
-            let a = api();
+            let a = api(r);
             (pgbench()?, a)
         };
         paired.push(Paired {

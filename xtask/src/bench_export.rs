@@ -42,7 +42,7 @@ fn seed_sql(merchant: &str) -> Vec<(&'static str, String)> {
 }
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, m, key) = setup_with_merchant("")?;
+    let (setup, bin, m, key) = setup_with_merchant()?;
     let merchant = <stablepay_domain::MerchantId as stablepay_domain::TypedId>::parse_str(&m.id)
         .map_err(|_| format!("not a merchant id: {}", m.id))?
         .uuid()

@@ -21,7 +21,7 @@ const SIGN_INS: usize = 50;
 const P99_BAR_MS: f64 = 50.0;
 
 pub fn run(_args: &[String]) -> Result<(), String> {
-    let (setup, bin, m, key) = crate::bench_api::setup_with_merchant("")?;
+    let (setup, bin, m, key) = crate::bench_api::setup_with_merchant()?;
     let mut cmd = api_command(&bin, &setup.db);
     // Loopback is the proxy: each sign-in names its own client address.
     cmd.env("STABLEPAY_TRUSTED_PROXIES", "127.0.0.1/32");
