@@ -881,7 +881,8 @@ export interface components {
         };
         /** @description The bounds of an amount the buyer names. */
         CustomAmountResource: {
-            currency: null | components["schemas"]["Fiat"];
+            /** @description For `custom_price`: the currency the buyer names an amount in (absent otherwise). */
+            currency?: components["schemas"]["Fiat"];
             maximum: components["schemas"]["Amount"];
             minimum: components["schemas"]["Amount"];
         };

@@ -70,3 +70,33 @@ async fn the_document_is_public_and_every_operation_it_names_is_routed() {
     }
     assert_eq!(operations, 44);
 }
+
+/// Fails unless `value` carries every property the document's `schema` requires, the
+/// nested objects it names by `$ref` too (a field the code skips when empty must not be
+/// required: Schemathesis found `custom_amount` without `currency` that way).
+pub(crate) fn assert_has_required(schema: &str, value: &Value) {
+    let doc = stablepay_api::openapi::document();
+    let s = &doc["components"]["schemas"][schema];
+    assert!(s.is_object(), "no schema {schema}");
+    for name in s["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap();
+        assert!(
+            value.get(name).is_some(),
+            "{schema} requires `{name}`, absent from {value}"
+        );
+    }
+    for (name, p) in s["properties"].as_object().into_iter().flatten() {
+        let nested = p["oneOf"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain([p])
+            .find_map(|alt| alt["$ref"].as_str());
+        match (nested, value.get(name)) {
+            (Some(r), Some(v)) if v.is_object() => {
+                assert_has_required(r.rsplit('/').next().unwrap(), v)
+            }
+            _ => {}
+        }
+    }
+}

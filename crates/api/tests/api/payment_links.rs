@@ -315,6 +315,7 @@ async fn an_open_amount_link_asks_for_the_amount_within_its_bounds() {
         l["custom_amount"],
         json!({"minimum": "1", "maximum": "100"})
     );
+    crate::openapi_served::assert_has_required("PaymentLinkResource", &l);
     assert!(l["amount"].is_null());
     let ask = visit(&app, &l, None, "").await;
     assert_eq!(ask.status(), 200);

@@ -14,7 +14,8 @@ use crate::model::{
 pub struct CustomAmountResource {
     pub minimum: Amount,
     pub maximum: Amount,
-    /// For `custom_price`: the currency the buyer names an amount in.
+    /// For `custom_price`: the currency the buyer names an amount in (absent otherwise).
+    #[schema(nullable = false)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub currency: Option<Fiat>,
 }

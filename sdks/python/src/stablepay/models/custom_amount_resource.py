@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.fiat import Fiat
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="CustomAmountResource")
 
@@ -16,66 +17,57 @@ class CustomAmountResource:
     """The bounds of an amount the buyer names.
 
     Attributes:
-        currency (Fiat | None):
         maximum (str): A token amount as a decimal string (at most 6 decimal places), never a JSON number.
         minimum (str): A token amount as a decimal string (at most 6 decimal places), never a JSON number.
+        currency (Fiat | Unset): The money a token is pegged to, and a price may be given in (D34): amounts in
+            different ones are never added up.
     """
 
-    currency: Fiat | None
     maximum: str
     minimum: str
+    currency: Fiat | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        currency: None | str
-        if isinstance(self.currency, Fiat):
-            currency = self.currency.value
-        else:
-            currency = self.currency
-
         maximum = self.maximum
 
         minimum = self.minimum
+
+        currency: str | Unset = UNSET
+        if not isinstance(self.currency, Unset):
+            currency = self.currency.value
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "currency": currency,
                 "maximum": maximum,
                 "minimum": minimum,
             }
         )
+        if currency is not UNSET:
+            field_dict["currency"] = currency
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-
-        def _parse_currency(data: object) -> Fiat | None:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                currency_type_1 = Fiat(data)
-
-                return currency_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(Fiat | None, data)
-
-        currency = _parse_currency(d.pop("currency"))
-
         maximum = d.pop("maximum")
 
         minimum = d.pop("minimum")
 
+        _currency = d.pop("currency", UNSET)
+        currency: Fiat | Unset
+        if isinstance(_currency, Unset):
+            currency = UNSET
+        else:
+            currency = Fiat(_currency)
+
         custom_amount_resource = cls(
-            currency=currency,
             maximum=maximum,
             minimum=minimum,
+            currency=currency,
         )
 
         custom_amount_resource.additional_properties = d
