@@ -7,8 +7,9 @@ use actix_web::dev::{Server, Service};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::Method;
 use actix_web::web::{self, Data};
-use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
 use actix_web::{Resource, Route};
+use metrics::SharedString;
 use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
@@ -21,8 +22,24 @@ use stablepay_web::WebState;
 use crate::request::{atomic_write, list, read, write};
 use crate::state::{AppState, HttpWorkerStore};
 
-#[derive(Clone)]
-pub struct RequestId(pub String);
+/// The pattern of the resource a request matched, set on each resource as it is
+/// registered: the metrics' `route` label without a second walk of the routing table
+/// (actix's `match_pattern`) on every request.
+#[derive(Clone, Copy)]
+struct RoutePattern(&'static str);
+
+/// A response's `route` label: its resource's pattern, never the raw path (ids would
+/// explode the series).
+fn route_label(req: &HttpRequest) -> SharedString {
+    match req.app_data::<RoutePattern>() {
+        Some(pattern) => SharedString::const_str(pattern.0),
+        // Routes registered elsewhere (the dashboard's pages).
+        None => req.match_pattern().map_or(
+            SharedString::const_str("unmatched"),
+            SharedString::from_owned,
+        ),
+    }
+}
 
 async fn unknown_route(req: HttpRequest) -> HttpResponse {
     ApiError::new(
@@ -47,10 +64,10 @@ async fn method_not_allowed(req: HttpRequest, allow: &str) -> HttpResponse {
 
 /// One resource: a handler per method, and for any other method a 405 whose `Allow`
 /// names them (RFC 9110).
-fn resource<const N: usize>(path: &str, routes: [(Method, Route); N]) -> Resource {
+fn resource<const N: usize>(path: &'static str, routes: [(Method, Route); N]) -> Resource {
     let allow: Vec<&str> = routes.iter().map(|(m, _)| m.as_str()).collect();
     let allow = allow.join(", ");
-    let mut resource = web::resource(path);
+    let mut resource = web::resource(path).app_data(RoutePattern(path));
     for (method, route) in routes {
         resource = resource.route(route.method(method));
     }
@@ -77,180 +94,177 @@ async fn health(state: Data<AppState>) -> HttpResponse {
 /// Registers the API routes, each with its policy (`request::{read, list, write,
 /// atomic_write}`); each resource renders 405 for other methods.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/api/v1")
-            .service(resource(
-                "/openapi.json",
-                [(Method::GET, web::route().to(crate::openapi::serve))],
-            ))
-            .service(resource(
-                "/checkout/sessions",
-                [
-                    (Method::POST, atomic_write(checkout_sessions::create)),
-                    (Method::GET, list(checkout_sessions::list)),
-                ],
-            ))
-            .service(resource(
-                "/checkout/sessions/{id}",
-                [(Method::GET, read(checkout_sessions::retrieve))],
-            ))
-            .service(resource(
-                "/payment_links",
-                [
-                    (Method::POST, atomic_write(payment_links::create)),
-                    (Method::GET, list(payment_links::list)),
-                ],
-            ))
-            .service(resource(
-                "/payment_links/{id}",
-                [
-                    (Method::GET, read(payment_links::retrieve)),
-                    (Method::POST, atomic_write(payment_links::update)),
-                ],
-            ))
-            .service(resource(
-                "/payments",
-                [(Method::GET, list(reads::list_payments))],
-            ))
-            .service(resource(
-                "/balance_transactions",
-                [(Method::GET, list(reads::list_balance_transactions))],
-            ))
-            .service(resource(
-                "/balance_transactions/export",
-                [(Method::GET, list(reads::export_balance_transactions))],
-            ))
-            .service(resource(
-                "/audit_events",
-                [(Method::GET, list(reads::list_audit_events))],
-            ))
-            .service(resource(
-                "/payments/{id}",
-                [(Method::GET, read(reads::get_payment))],
-            ))
-            .service(resource(
-                "/payments/{id}/screening_checks",
-                [(Method::GET, read(reads::list_payment_screening_checks))],
-            ))
-            .service(resource(
-                "/refunds",
-                [
-                    (Method::GET, list(reads::list_refunds)),
-                    (Method::POST, write(refunds::create)),
-                ],
-            ))
-            .service(resource(
-                "/refunds/{id}",
-                [(Method::GET, read(reads::get_refund))],
-            ))
-            .service(resource(
-                "/payments/{id}/review",
-                [(Method::POST, write(payment_reviews::review))],
-            ))
-            .service(resource(
-                "/refund_requests",
-                [
-                    (Method::GET, list(refund_requests::list)),
-                    (Method::POST, atomic_write(refund_requests::create)),
-                ],
-            ))
-            .service(resource(
-                "/refund_requests/{id}",
-                [(Method::GET, read(refund_requests::retrieve))],
-            ))
-            .service(resource(
-                "/subscriptions",
-                [(Method::GET, list(reads::list_subscriptions))],
-            ))
-            .service(resource(
-                "/subscriptions/{id}",
-                [(Method::GET, read(reads::get_subscription))],
-            ))
-            .service(resource(
-                "/payment_attempts",
-                [(Method::GET, list(reads::list_payment_attempts))],
-            ))
-            .service(resource(
-                "/payment_attempts/{id}",
-                [(Method::GET, read(reads::get_payment_attempt))],
-            ))
-            .service(resource(
-                "/webhook_events",
-                [(Method::GET, list(reads::list_webhook_events))],
-            ))
-            .service(resource(
-                "/webhook_events/{id}",
-                [(Method::GET, read(reads::get_webhook_event))],
-            ))
-            .service(resource(
-                "/webhook_events/{id}/attempts",
-                [(Method::GET, list(reads::list_webhook_attempts))],
-            ))
-            .service(resource(
-                "/webhook_events/{id}/resend",
-                [(
-                    Method::POST,
-                    atomic_write(webhook_events::resend_webhook_event),
-                )],
-            ))
-            .service(resource(
-                "/wallets",
-                [
-                    (Method::POST, atomic_write(wallets::register)),
-                    (Method::GET, list(wallets::list)),
-                ],
-            ))
-            .service(resource(
-                "/wallets/{id}",
-                [
-                    (Method::GET, read(wallets::retrieve)),
-                    (Method::DELETE, write(wallets::revoke)),
-                ],
-            ))
-            .service(resource(
-                "/wallets/{id}/verify",
-                [(Method::POST, write(wallets::verify))],
-            ))
-            .service(resource(
-                "/webhook_endpoints",
-                [
-                    (Method::POST, atomic_write(webhook_endpoints::create)),
-                    (Method::GET, list(webhook_endpoints::list)),
-                ],
-            ))
-            .service(resource(
-                "/webhook_endpoints/{id}",
-                [
-                    (Method::GET, read(webhook_endpoints::retrieve)),
-                    (Method::POST, atomic_write(webhook_endpoints::update)),
-                    (Method::DELETE, write(webhook_endpoints::delete)),
-                ],
-            ))
-            .service(resource(
-                "/webhook_endpoints/{id}/recover",
-                [(Method::POST, atomic_write(webhook_endpoints::recover))],
-            ))
-            .service(resource(
-                "/webhook_endpoints/{id}/test",
-                [(Method::POST, atomic_write(webhook_endpoints::send_test))],
-            ))
-            .service(resource(
-                "/webhook_endpoints/{id}/rotate_secret",
-                [(Method::POST, atomic_write(webhook_endpoints::rotate_secret))],
-            ))
-            .service(resource(
-                "/x402/supported",
-                [(Method::GET, read(x402_facilitator::supported))],
-            ))
-            .service(resource(
-                "/x402/verify",
-                [(Method::POST, write(x402_facilitator::verify))],
-            ))
-            .service(resource(
-                "/x402/settle",
-                [(Method::POST, write(x402_facilitator::settle))],
-            )),
-    )
+    cfg.service(resource(
+        "/api/v1/openapi.json",
+        [(Method::GET, web::route().to(crate::openapi::serve))],
+    ))
+    .service(resource(
+        "/api/v1/checkout/sessions",
+        [
+            (Method::POST, atomic_write(checkout_sessions::create)),
+            (Method::GET, list(checkout_sessions::list)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/checkout/sessions/{id}",
+        [(Method::GET, read(checkout_sessions::retrieve))],
+    ))
+    .service(resource(
+        "/api/v1/payment_links",
+        [
+            (Method::POST, atomic_write(payment_links::create)),
+            (Method::GET, list(payment_links::list)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/payment_links/{id}",
+        [
+            (Method::GET, read(payment_links::retrieve)),
+            (Method::POST, atomic_write(payment_links::update)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/payments",
+        [(Method::GET, list(reads::list_payments))],
+    ))
+    .service(resource(
+        "/api/v1/balance_transactions",
+        [(Method::GET, list(reads::list_balance_transactions))],
+    ))
+    .service(resource(
+        "/api/v1/balance_transactions/export",
+        [(Method::GET, list(reads::export_balance_transactions))],
+    ))
+    .service(resource(
+        "/api/v1/audit_events",
+        [(Method::GET, list(reads::list_audit_events))],
+    ))
+    .service(resource(
+        "/api/v1/payments/{id}",
+        [(Method::GET, read(reads::get_payment))],
+    ))
+    .service(resource(
+        "/api/v1/payments/{id}/screening_checks",
+        [(Method::GET, read(reads::list_payment_screening_checks))],
+    ))
+    .service(resource(
+        "/api/v1/refunds",
+        [
+            (Method::GET, list(reads::list_refunds)),
+            (Method::POST, write(refunds::create)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/refunds/{id}",
+        [(Method::GET, read(reads::get_refund))],
+    ))
+    .service(resource(
+        "/api/v1/payments/{id}/review",
+        [(Method::POST, write(payment_reviews::review))],
+    ))
+    .service(resource(
+        "/api/v1/refund_requests",
+        [
+            (Method::GET, list(refund_requests::list)),
+            (Method::POST, atomic_write(refund_requests::create)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/refund_requests/{id}",
+        [(Method::GET, read(refund_requests::retrieve))],
+    ))
+    .service(resource(
+        "/api/v1/subscriptions",
+        [(Method::GET, list(reads::list_subscriptions))],
+    ))
+    .service(resource(
+        "/api/v1/subscriptions/{id}",
+        [(Method::GET, read(reads::get_subscription))],
+    ))
+    .service(resource(
+        "/api/v1/payment_attempts",
+        [(Method::GET, list(reads::list_payment_attempts))],
+    ))
+    .service(resource(
+        "/api/v1/payment_attempts/{id}",
+        [(Method::GET, read(reads::get_payment_attempt))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_events",
+        [(Method::GET, list(reads::list_webhook_events))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_events/{id}",
+        [(Method::GET, read(reads::get_webhook_event))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_events/{id}/attempts",
+        [(Method::GET, list(reads::list_webhook_attempts))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_events/{id}/resend",
+        [(
+            Method::POST,
+            atomic_write(webhook_events::resend_webhook_event),
+        )],
+    ))
+    .service(resource(
+        "/api/v1/wallets",
+        [
+            (Method::POST, atomic_write(wallets::register)),
+            (Method::GET, list(wallets::list)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/wallets/{id}",
+        [
+            (Method::GET, read(wallets::retrieve)),
+            (Method::DELETE, write(wallets::revoke)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/wallets/{id}/verify",
+        [(Method::POST, write(wallets::verify))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_endpoints",
+        [
+            (Method::POST, atomic_write(webhook_endpoints::create)),
+            (Method::GET, list(webhook_endpoints::list)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/webhook_endpoints/{id}",
+        [
+            (Method::GET, read(webhook_endpoints::retrieve)),
+            (Method::POST, atomic_write(webhook_endpoints::update)),
+            (Method::DELETE, write(webhook_endpoints::delete)),
+        ],
+    ))
+    .service(resource(
+        "/api/v1/webhook_endpoints/{id}/recover",
+        [(Method::POST, atomic_write(webhook_endpoints::recover))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_endpoints/{id}/test",
+        [(Method::POST, atomic_write(webhook_endpoints::send_test))],
+    ))
+    .service(resource(
+        "/api/v1/webhook_endpoints/{id}/rotate_secret",
+        [(Method::POST, atomic_write(webhook_endpoints::rotate_secret))],
+    ))
+    .service(resource(
+        "/api/v1/x402/supported",
+        [(Method::GET, read(x402_facilitator::supported))],
+    ))
+    .service(resource(
+        "/api/v1/x402/verify",
+        [(Method::POST, write(x402_facilitator::verify))],
+    ))
+    .service(resource(
+        "/api/v1/x402/settle",
+        [(Method::POST, write(x402_facilitator::settle))],
+    ))
     .service(resource(
         "/pay/{id}",
         [(Method::GET, web::route().to(stablepay_web::checkout_page))],
@@ -318,6 +332,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     ));
 }
 
+/// A fresh request id (`req_` and a UUIDv7, time-ordered) written into `buf`.
+fn request_id(buf: &mut [u8; 36]) -> &str {
+    buf[..4].copy_from_slice(b"req_");
+    uuid::Uuid::now_v7().simple().encode_lower(&mut buf[4..]);
+    std::str::from_utf8(buf).unwrap_or("req_")
+}
+
 /// Starts the HTTP server on an already-bound listener (port 0 in tests).
 pub fn serve(
     listener: TcpListener,
@@ -334,29 +355,28 @@ pub fn serve(
             .app_data(store)
             .app_data(web.clone())
             .wrap_fn(|req, srv| {
-                let id = format!("req_{}", uuid::Uuid::now_v7().simple());
-                req.extensions_mut().insert(RequestId(id.clone()));
+                let mut id = [0u8; 36];
+                let id = request_id(&mut id);
                 let method = req.method().clone();
                 // A setup link's token is a credential: never in a log line.
-                let path = match req.path().strip_prefix("/dashboard/setup/") {
-                    Some(_) => "/dashboard/setup/…".to_owned(),
-                    None => req.path().to_owned(),
+                let path = match req.path().starts_with("/dashboard/setup/") {
+                    true => "/dashboard/setup/…",
+                    false => req.path(),
                 };
                 let started = Instant::now();
                 let span = tracing::info_span!("request", request_id = %id, %method, %path, merchant = tracing::field::Empty);
+                let header = HeaderValue::from_str(id);
                 let fut = srv.call(req).instrument(span.clone());
                 async move {
                     let mut res = fut.await?;
-                    if let Ok(value) = HeaderValue::from_str(&id) {
+                    if let Ok(value) = header {
                         res.headers_mut().insert(HeaderName::from_static("request-id"), value);
                     }
                     let status = res.status().as_u16();
                     let elapsed = started.elapsed().as_secs_f64();
-                    // Labelled by route pattern, never by raw path: ids would explode the series.
-                    let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
                     metrics::histogram!(
                         "stablepay_http_request_duration_seconds",
-                        "route" => route,
+                        "route" => route_label(res.request()),
                         "method" => method.to_string(),
                         "status" => status.to_string()
                     )
