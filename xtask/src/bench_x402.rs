@@ -354,7 +354,7 @@ async fn pay_all(api: &str, requests: Arc<Vec<Paying>>, agents: usize) -> Vec<An
                     if reply.is_none() {
                         sock = None;
                     }
-                    let (got, body) = reply.unwrap_or((0, String::new()));
+                    let (got, body) = reply.unwrap_or((0, "".into()));
                     status = got;
                     error = (status == 402)
                         .then(|| serde_json::from_str::<Value>(&body).ok())

@@ -23,13 +23,14 @@ pub(crate) const SECONDS: u64 = 10;
 /// How long a load on a schedule that fell behind is followed after its end.
 const OVERRUN_SECONDS: u64 = 10;
 
-/// One keep-alive HTTP/1.1 exchange; returns the status and the body. Parses bytes in
-/// place: the load generator shares the api's two cores, so it must stay cheap.
-pub(crate) async fn exchange(
+/// One keep-alive HTTP/1.1 exchange; returns the status and the body, read into `buf` and
+/// borrowed from it. Parses bytes in place and copies no body: the load generator shares
+/// the api's two cores, so it must stay cheap.
+pub(crate) async fn exchange<'b>(
     sock: &mut TcpStream,
     request: &[u8],
-    buf: &mut Vec<u8>,
-) -> Option<(u16, String)> {
+    buf: &'b mut Vec<u8>,
+) -> Option<(u16, std::borrow::Cow<'b, str>)> {
     sock.write_all(request).await.ok()?;
     buf.clear();
     let mut chunk = [0u8; 8192];
@@ -51,7 +52,7 @@ pub(crate) async fn exchange(
             if buf.len() >= end + 4 + length {
                 let status = std::str::from_utf8(buf.get(9..12)?).ok()?.parse().ok()?;
                 let body = String::from_utf8_lossy(&buf[end + 4..end + 4 + length]);
-                return Some((status, body.into_owned()));
+                return Some((status, body));
             }
         }
     }

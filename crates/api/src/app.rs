@@ -22,17 +22,19 @@ use stablepay_web::WebState;
 use crate::request::{atomic_write, list, read, write};
 use crate::state::{AppState, HttpWorkerStore};
 
-/// The pattern of the resource a request matched, set on each resource as it is
+/// Where the API's resources are mounted.
+const API_PREFIX: &str = "/api/v1";
+
+/// The full pattern of the resource a request matched, set on each resource as it is
 /// registered: the metrics' `route` label without a second walk of the routing table
 /// (actix's `match_pattern`) on every request.
-#[derive(Clone, Copy)]
-struct RoutePattern(&'static str);
+struct RoutePattern(SharedString);
 
 /// A response's `route` label: its resource's pattern, never the raw path (ids would
 /// explode the series).
 fn route_label(req: &HttpRequest) -> SharedString {
     match req.app_data::<RoutePattern>() {
-        Some(pattern) => SharedString::const_str(pattern.0),
+        Some(pattern) => pattern.0.clone(),
         // Routes registered elsewhere (the dashboard's pages).
         None => req.match_pattern().map_or(
             SharedString::const_str("unmatched"),
@@ -64,10 +66,21 @@ async fn method_not_allowed(req: HttpRequest, allow: &str) -> HttpResponse {
 
 /// One resource: a handler per method, and for any other method a 405 whose `Allow`
 /// names them (RFC 9110).
-fn resource<const N: usize>(path: &'static str, routes: [(Method, Route); N]) -> Resource {
+fn resource<const N: usize>(path: &str, routes: [(Method, Route); N]) -> Resource {
+    mounted("", path, routes)
+}
+
+/// `resource` inside the `API_PREFIX` scope.
+fn api<const N: usize>(path: &str, routes: [(Method, Route); N]) -> Resource {
+    mounted(API_PREFIX, path, routes)
+}
+
+/// `resource` at `path` within a scope mounted at `prefix`.
+fn mounted<const N: usize>(prefix: &str, path: &str, routes: [(Method, Route); N]) -> Resource {
     let allow: Vec<&str> = routes.iter().map(|(m, _)| m.as_str()).collect();
     let allow = allow.join(", ");
-    let mut resource = web::resource(path).app_data(RoutePattern(path));
+    let pattern = SharedString::from_shared(format!("{prefix}{path}").into());
+    let mut resource = web::resource(path).app_data(RoutePattern(pattern));
     for (method, route) in routes {
         resource = resource.route(route.method(method));
     }
@@ -94,177 +107,180 @@ async fn health(state: Data<AppState>) -> HttpResponse {
 /// Registers the API routes, each with its policy (`request::{read, list, write,
 /// atomic_write}`); each resource renders 405 for other methods.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource(
-        "/api/v1/openapi.json",
-        [(Method::GET, web::route().to(crate::openapi::serve))],
-    ))
-    .service(resource(
-        "/api/v1/checkout/sessions",
-        [
-            (Method::POST, atomic_write(checkout_sessions::create)),
-            (Method::GET, list(checkout_sessions::list)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/checkout/sessions/{id}",
-        [(Method::GET, read(checkout_sessions::retrieve))],
-    ))
-    .service(resource(
-        "/api/v1/payment_links",
-        [
-            (Method::POST, atomic_write(payment_links::create)),
-            (Method::GET, list(payment_links::list)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/payment_links/{id}",
-        [
-            (Method::GET, read(payment_links::retrieve)),
-            (Method::POST, atomic_write(payment_links::update)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/payments",
-        [(Method::GET, list(reads::list_payments))],
-    ))
-    .service(resource(
-        "/api/v1/balance_transactions",
-        [(Method::GET, list(reads::list_balance_transactions))],
-    ))
-    .service(resource(
-        "/api/v1/balance_transactions/export",
-        [(Method::GET, list(reads::export_balance_transactions))],
-    ))
-    .service(resource(
-        "/api/v1/audit_events",
-        [(Method::GET, list(reads::list_audit_events))],
-    ))
-    .service(resource(
-        "/api/v1/payments/{id}",
-        [(Method::GET, read(reads::get_payment))],
-    ))
-    .service(resource(
-        "/api/v1/payments/{id}/screening_checks",
-        [(Method::GET, read(reads::list_payment_screening_checks))],
-    ))
-    .service(resource(
-        "/api/v1/refunds",
-        [
-            (Method::GET, list(reads::list_refunds)),
-            (Method::POST, write(refunds::create)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/refunds/{id}",
-        [(Method::GET, read(reads::get_refund))],
-    ))
-    .service(resource(
-        "/api/v1/payments/{id}/review",
-        [(Method::POST, write(payment_reviews::review))],
-    ))
-    .service(resource(
-        "/api/v1/refund_requests",
-        [
-            (Method::GET, list(refund_requests::list)),
-            (Method::POST, atomic_write(refund_requests::create)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/refund_requests/{id}",
-        [(Method::GET, read(refund_requests::retrieve))],
-    ))
-    .service(resource(
-        "/api/v1/subscriptions",
-        [(Method::GET, list(reads::list_subscriptions))],
-    ))
-    .service(resource(
-        "/api/v1/subscriptions/{id}",
-        [(Method::GET, read(reads::get_subscription))],
-    ))
-    .service(resource(
-        "/api/v1/payment_attempts",
-        [(Method::GET, list(reads::list_payment_attempts))],
-    ))
-    .service(resource(
-        "/api/v1/payment_attempts/{id}",
-        [(Method::GET, read(reads::get_payment_attempt))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_events",
-        [(Method::GET, list(reads::list_webhook_events))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_events/{id}",
-        [(Method::GET, read(reads::get_webhook_event))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_events/{id}/attempts",
-        [(Method::GET, list(reads::list_webhook_attempts))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_events/{id}/resend",
-        [(
-            Method::POST,
-            atomic_write(webhook_events::resend_webhook_event),
-        )],
-    ))
-    .service(resource(
-        "/api/v1/wallets",
-        [
-            (Method::POST, atomic_write(wallets::register)),
-            (Method::GET, list(wallets::list)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/wallets/{id}",
-        [
-            (Method::GET, read(wallets::retrieve)),
-            (Method::DELETE, write(wallets::revoke)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/wallets/{id}/verify",
-        [(Method::POST, write(wallets::verify))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_endpoints",
-        [
-            (Method::POST, atomic_write(webhook_endpoints::create)),
-            (Method::GET, list(webhook_endpoints::list)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/webhook_endpoints/{id}",
-        [
-            (Method::GET, read(webhook_endpoints::retrieve)),
-            (Method::POST, atomic_write(webhook_endpoints::update)),
-            (Method::DELETE, write(webhook_endpoints::delete)),
-        ],
-    ))
-    .service(resource(
-        "/api/v1/webhook_endpoints/{id}/recover",
-        [(Method::POST, atomic_write(webhook_endpoints::recover))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_endpoints/{id}/test",
-        [(Method::POST, atomic_write(webhook_endpoints::send_test))],
-    ))
-    .service(resource(
-        "/api/v1/webhook_endpoints/{id}/rotate_secret",
-        [(Method::POST, atomic_write(webhook_endpoints::rotate_secret))],
-    ))
-    .service(resource(
-        "/api/v1/x402/supported",
-        [(Method::GET, read(x402_facilitator::supported))],
-    ))
-    .service(resource(
-        "/api/v1/x402/verify",
-        [(Method::POST, write(x402_facilitator::verify))],
-    ))
-    .service(resource(
-        "/api/v1/x402/settle",
-        [(Method::POST, write(x402_facilitator::settle))],
-    ))
+    cfg.service(
+        web::scope(API_PREFIX)
+            .service(api(
+                "/openapi.json",
+                [(Method::GET, web::route().to(crate::openapi::serve))],
+            ))
+            .service(api(
+                "/checkout/sessions",
+                [
+                    (Method::POST, atomic_write(checkout_sessions::create)),
+                    (Method::GET, list(checkout_sessions::list)),
+                ],
+            ))
+            .service(api(
+                "/checkout/sessions/{id}",
+                [(Method::GET, read(checkout_sessions::retrieve))],
+            ))
+            .service(api(
+                "/payment_links",
+                [
+                    (Method::POST, atomic_write(payment_links::create)),
+                    (Method::GET, list(payment_links::list)),
+                ],
+            ))
+            .service(api(
+                "/payment_links/{id}",
+                [
+                    (Method::GET, read(payment_links::retrieve)),
+                    (Method::POST, atomic_write(payment_links::update)),
+                ],
+            ))
+            .service(api(
+                "/payments",
+                [(Method::GET, list(reads::list_payments))],
+            ))
+            .service(api(
+                "/balance_transactions",
+                [(Method::GET, list(reads::list_balance_transactions))],
+            ))
+            .service(api(
+                "/balance_transactions/export",
+                [(Method::GET, list(reads::export_balance_transactions))],
+            ))
+            .service(api(
+                "/audit_events",
+                [(Method::GET, list(reads::list_audit_events))],
+            ))
+            .service(api(
+                "/payments/{id}",
+                [(Method::GET, read(reads::get_payment))],
+            ))
+            .service(api(
+                "/payments/{id}/screening_checks",
+                [(Method::GET, read(reads::list_payment_screening_checks))],
+            ))
+            .service(api(
+                "/refunds",
+                [
+                    (Method::GET, list(reads::list_refunds)),
+                    (Method::POST, write(refunds::create)),
+                ],
+            ))
+            .service(api(
+                "/refunds/{id}",
+                [(Method::GET, read(reads::get_refund))],
+            ))
+            .service(api(
+                "/payments/{id}/review",
+                [(Method::POST, write(payment_reviews::review))],
+            ))
+            .service(api(
+                "/refund_requests",
+                [
+                    (Method::GET, list(refund_requests::list)),
+                    (Method::POST, atomic_write(refund_requests::create)),
+                ],
+            ))
+            .service(api(
+                "/refund_requests/{id}",
+                [(Method::GET, read(refund_requests::retrieve))],
+            ))
+            .service(api(
+                "/subscriptions",
+                [(Method::GET, list(reads::list_subscriptions))],
+            ))
+            .service(api(
+                "/subscriptions/{id}",
+                [(Method::GET, read(reads::get_subscription))],
+            ))
+            .service(api(
+                "/payment_attempts",
+                [(Method::GET, list(reads::list_payment_attempts))],
+            ))
+            .service(api(
+                "/payment_attempts/{id}",
+                [(Method::GET, read(reads::get_payment_attempt))],
+            ))
+            .service(api(
+                "/webhook_events",
+                [(Method::GET, list(reads::list_webhook_events))],
+            ))
+            .service(api(
+                "/webhook_events/{id}",
+                [(Method::GET, read(reads::get_webhook_event))],
+            ))
+            .service(api(
+                "/webhook_events/{id}/attempts",
+                [(Method::GET, list(reads::list_webhook_attempts))],
+            ))
+            .service(api(
+                "/webhook_events/{id}/resend",
+                [(
+                    Method::POST,
+                    atomic_write(webhook_events::resend_webhook_event),
+                )],
+            ))
+            .service(api(
+                "/wallets",
+                [
+                    (Method::POST, atomic_write(wallets::register)),
+                    (Method::GET, list(wallets::list)),
+                ],
+            ))
+            .service(api(
+                "/wallets/{id}",
+                [
+                    (Method::GET, read(wallets::retrieve)),
+                    (Method::DELETE, write(wallets::revoke)),
+                ],
+            ))
+            .service(api(
+                "/wallets/{id}/verify",
+                [(Method::POST, write(wallets::verify))],
+            ))
+            .service(api(
+                "/webhook_endpoints",
+                [
+                    (Method::POST, atomic_write(webhook_endpoints::create)),
+                    (Method::GET, list(webhook_endpoints::list)),
+                ],
+            ))
+            .service(api(
+                "/webhook_endpoints/{id}",
+                [
+                    (Method::GET, read(webhook_endpoints::retrieve)),
+                    (Method::POST, atomic_write(webhook_endpoints::update)),
+                    (Method::DELETE, write(webhook_endpoints::delete)),
+                ],
+            ))
+            .service(api(
+                "/webhook_endpoints/{id}/recover",
+                [(Method::POST, atomic_write(webhook_endpoints::recover))],
+            ))
+            .service(api(
+                "/webhook_endpoints/{id}/test",
+                [(Method::POST, atomic_write(webhook_endpoints::send_test))],
+            ))
+            .service(api(
+                "/webhook_endpoints/{id}/rotate_secret",
+                [(Method::POST, atomic_write(webhook_endpoints::rotate_secret))],
+            ))
+            .service(api(
+                "/x402/supported",
+                [(Method::GET, read(x402_facilitator::supported))],
+            ))
+            .service(api(
+                "/x402/verify",
+                [(Method::POST, write(x402_facilitator::verify))],
+            ))
+            .service(api(
+                "/x402/settle",
+                [(Method::POST, write(x402_facilitator::settle))],
+            )),
+    )
     .service(resource(
         "/pay/{id}",
         [(Method::GET, web::route().to(stablepay_web::checkout_page))],
