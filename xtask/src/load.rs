@@ -209,7 +209,7 @@ pub(crate) async fn drive_for(
     load
 }
 
-/// A release api for load: its default pool (`STABLEPAY_DB_POOL_SIZE`, 8), a limit no
+/// A release api for load: its default pool (`STABLEPAY_DB_POOL_SIZE`, 6), a limit no
 /// bench reaches, errors-only logs. It binds port 0; returns the process and its `host:port`.
 pub(crate) fn spawn_api(bin: &Path, db: &str) -> Result<(Child, String), String> {
     spawn_listening(&mut api_command(bin, db))

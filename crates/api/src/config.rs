@@ -10,7 +10,7 @@ fn err(var: &'static str, problem: impl Into<String>) -> ConfigError {
 
 #[derive(Debug)]
 pub struct ServeConfig {
-    /// Database, pool (`STABLEPAY_DB_POOL_SIZE`, default 8), secrets keys, metrics bind.
+    /// Database, pool (`STABLEPAY_DB_POOL_SIZE`, default 6: 3 per HTTP worker on 2 cores), secrets keys, metrics bind.
     pub process: ProcessConfig,
     pub bind: String,
     /// `STABLEPAY_PUBLIC_URL` as given; unset, it is the address actually bound (so a
@@ -63,7 +63,7 @@ impl ServeConfig {
             return Err(err("STABLEPAY_RATE_LIMIT_PER_MIN", "must be at least 1"));
         }
         Ok(Self {
-            process: ProcessConfig::from_env("STABLEPAY_DB_POOL_SIZE", 8)?,
+            process: ProcessConfig::from_env("STABLEPAY_DB_POOL_SIZE", 6)?,
             bind,
             public_url,
             rate_limit_per_min,

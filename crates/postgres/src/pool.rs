@@ -132,9 +132,10 @@ impl PgStore {
         // `Fast` recycling: a checkout costs no round trip. A connection the server
         // closed reports itself broken and is replaced; one that dies while idle fails
         // its next statement, which callers already treat as `Unavailable`.
-        // At least 4 connections a shard; the sizes add up to `max_connections`.
+        // At least 3 connections a shard (a request may hold its worker's shared read
+        // connection and one of its own); the sizes add up to `max_connections`.
         let total = config.max_connections.max(1);
-        let shards = config.shards.clamp(1, (total / 4).max(1));
+        let shards = config.shards.clamp(1, (total / 3).max(1));
         let pools = (0..shards)
             .map(|i| {
                 let per_shard = total / shards + usize::from(i < total % shards);
@@ -333,7 +334,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shards_hold_at_least_four_connections_and_add_up_to_the_total() {
+    fn shards_hold_at_least_three_connections_and_add_up_to_the_total() {
         let sizes = |max_connections, shards| {
             let store = PgStore::connect(
                 "postgres://nobody@127.0.0.1:1/none",
@@ -353,8 +354,11 @@ mod tests {
         };
         assert_eq!(sizes(16, 1), [16]);
         assert_eq!(sizes(16, 2), [8, 8]);
-        assert_eq!(sizes(18, 8), [5, 5, 4, 4]);
-        assert_eq!(sizes(3, 4), [3]);
-        assert_eq!(sizes(32, 64), [4; 8]);
+        assert_eq!(sizes(6, 2), [3, 3]);
+        assert_eq!(sizes(18, 8), [3; 6]);
+        assert_eq!(sizes(20, 4), [5; 4]);
+        assert_eq!(sizes(5, 2), [5]);
+        assert_eq!(sizes(2, 4), [2]);
+        assert_eq!(sizes(32, 64), [4, 4, 3, 3, 3, 3, 3, 3, 3, 3]);
     }
 }
