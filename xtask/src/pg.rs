@@ -205,6 +205,11 @@ impl Postgres {
                 .arg(&c.data)
                 .args(["-m", "fast", "-w", "stop"])
                 .output();
+            // The server log outlives the cluster, beside it, for reading after a bench.
+            let _ = std::fs::copy(
+                c.data.join("server.log"),
+                c.data.with_file_name("server.log"),
+            );
             let _ = std::fs::remove_dir_all(&c.data);
         }
     }

@@ -89,8 +89,8 @@ pub async fn query_strings(store: &PgStore, sql: &str) -> Result<Vec<String>, St
     Ok(rows.into_iter().map(|r| r.value).collect())
 }
 
-/// The PostgreSQL backend that serves the current task's next shared read (which
-/// connection a request scope hands out).
+/// The PostgreSQL backend that serves the store's next shared read (the connection
+/// a unit bound to this store hands out, else a pooled one).
 pub async fn backend_pid(store: &PgStore) -> i32 {
     #[derive(diesel::QueryableByName)]
     struct Pid {
