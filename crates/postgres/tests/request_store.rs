@@ -226,17 +226,19 @@ async fn an_expired_session_reads_as_expired_without_a_write() {
 }
 
 /// Every pooled connection ends a transaction left idle (a frozen process) after a
-/// minute, so its locks do not outlive it.
+/// minute, so its locks do not outlive it, and runs its queries in one process, never
+/// JIT-compiled (`pool.rs`, `establish`).
 #[tokio::test]
-async fn pooled_connections_end_a_transaction_left_idle() {
+async fn pooled_connections_end_idle_transactions_and_plan_in_one_process() {
     let (store, _) = store_with_merchant().await;
     let seen = stablepay_postgres::testing::query_strings(
         &store,
-        "SELECT current_setting('idle_in_transaction_session_timeout') AS value",
+        "SELECT concat_ws(' ', current_setting('idle_in_transaction_session_timeout'), \
+         current_setting('max_parallel_workers_per_gather'), current_setting('jit')) AS value",
     )
     .await
     .unwrap();
-    assert_eq!(seen, ["1min"]);
+    assert_eq!(seen, ["1min 0 off"]);
 }
 
 /// An atomic unit begun as one statement (`one_statement.rs`): its plain read runs alone

@@ -202,7 +202,16 @@ impl PgStore {
         if let Some(after) = page.starting_after() {
             q = q.filter(cs::id.lt(after));
         }
-        let q = if filter.customer_reference.is_some() {
+        let q = if matches!(seen, Seen::Lapsed) {
+            // Sorted, never walked: no index gives this order, so the planner takes the
+            // few rows past expiry from `checkout_sessions_open_expiry` and sorts them.
+            // In the status index's order it walked every payable open session (it
+            // counts most open rows as past expiry, since most rows are), 152 ms a page
+            // at 100,000 of them. A UUID's text in "C" collation sorts as its bytes.
+            q.order(diesel::dsl::sql::<diesel::sql_types::Text>(
+                r#"checkout_sessions.id::text COLLATE "C" DESC"#,
+            ))
+        } else if filter.customer_reference.is_some() {
             newest_first!(cs, q, cs::customer_reference)
         } else if matches!(seen, Seen::Any) {
             newest_first!(cs, q)
