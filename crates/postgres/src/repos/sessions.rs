@@ -138,21 +138,17 @@ impl PgStore {
             Some(SessionStatus::Open) => Seen::Open,
             Some(status) => Seen::Stored(status),
         };
-        let rows = self
-            .session_rows(
-                check,
-                merchant,
-                mode,
-                filter,
-                page,
-                seen(filter.status),
-                now,
-            )
-            .await?;
+        let list = SessionList {
+            check,
+            merchant,
+            mode,
+            filter,
+            page,
+            now,
+        };
+        let rows = self.session_rows(&list, seen(filter.status)).await?;
         let rows = if filter.status == Some(SessionStatus::Expired) {
-            let lapsed = self
-                .session_rows(check, merchant, mode, filter, page, Seen::Lapsed, now)
-                .await?;
+            let lapsed = self.session_rows(&list, Seen::Lapsed).await?;
             newest_of_both(rows, lapsed, page.fetch_limit())
         } else {
             rows
@@ -165,17 +161,19 @@ impl PgStore {
 
     /// One index-served read of a session page: the rows `seen` selects, newest first in
     /// the column order of the index that serves them (`newest_first`).
-    #[allow(clippy::too_many_arguments)]
     async fn session_rows(
         &self,
-        check: Option<&KeyCheck>,
-        merchant: MerchantId,
-        mode: Mode,
-        filter: &SessionFilter,
-        page: &PageRequest,
+        list: &SessionList<'_>,
         seen: Seen,
-        now: Timestamp,
     ) -> Result<Checked<Vec<SessionRow>>, StoreError> {
+        let SessionList {
+            check,
+            merchant,
+            mode,
+            filter,
+            page,
+            now,
+        } = *list;
         let now = now.as_datetime();
         let mut q = cs::table
             .filter(cs::merchant_id.eq(merchant.uuid()))
@@ -226,6 +224,18 @@ impl PgStore {
             mode
         ))
     }
+}
+
+/// One session list request: under which key check, whose, which filter and page, and
+/// at what time it is read.
+#[derive(Clone, Copy)]
+struct SessionList<'a> {
+    check: Option<&'a KeyCheck>,
+    merchant: MerchantId,
+    mode: Mode,
+    filter: &'a SessionFilter,
+    page: &'a PageRequest,
+    now: Timestamp,
 }
 
 /// Which stored sessions a read selects, for a reader at a given time.
