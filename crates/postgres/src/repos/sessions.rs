@@ -166,15 +166,8 @@ impl PgStore {
         list: &SessionList<'_>,
         seen: Seen,
     ) -> Result<Checked<Vec<SessionRow>>, StoreError> {
-        let SessionList {
-            check,
-            merchant,
-            mode,
-            filter,
-            page,
-            now,
-        } = *list;
-        let now = now.as_datetime();
+        let (check, merchant, mode) = (list.check, list.merchant, list.mode);
+        let (filter, page, now) = (list.filter, list.page, list.now.as_datetime());
         let mut q = cs::table
             .filter(cs::merchant_id.eq(merchant.uuid()))
             .filter(cs::livemode.eq(mode.is_live()))
