@@ -5,27 +5,13 @@
 
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{new_session, store_with_merchant};
+use stablepay_postgres::testing::{api_key_context, new_session, store_with_merchant};
 use stablepay_request_store::{ReadShape, RequestStore};
 
 #[tokio::test]
 async fn expired_pages_merge_stored_and_lapsed_sessions_newest_first() {
     let (store, m) = store_with_merchant().await;
-    let scope = store
-        .authenticate(
-            stablepay_domain::rules::api_keys::hash(
-                &store
-                    .create_api_key(m, Mode::Test, None)
-                    .await
-                    .unwrap()
-                    .secret,
-            ),
-            None,
-        )
-        .await
-        .unwrap()
-        .unwrap()
-        .context;
+    let scope = api_key_context(m, Mode::Test);
     let base = new_session(m, None).expires_at;
     // Five sessions, alternately lapsing and stored as expired, one still payable, and
     // one past expiry but waiting for the merchant's review (D33).
