@@ -146,12 +146,16 @@ impl PgStore {
             page,
             now,
         };
-        let rows = self.session_rows(&list, seen(filter.status)).await?;
         let rows = if filter.status == Some(SessionStatus::Expired) {
-            let lapsed = self.session_rows(&list, Seen::Lapsed).await?;
-            newest_of_both(rows, lapsed, page.fetch_limit())
+            // Sent together: on the unit's connection the two go out in one round trip.
+            let (stored, lapsed) = futures_util::future::try_join(
+                self.session_rows(&list, seen(filter.status)),
+                self.session_rows(&list, Seen::Lapsed),
+            )
+            .await?;
+            newest_of_both(stored, lapsed, page.fetch_limit())
         } else {
-            rows
+            self.session_rows(&list, seen(filter.status)).await?
         };
         rows.try_map(|rows| {
             Page::from_overfetch(rows, page)
