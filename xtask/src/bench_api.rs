@@ -16,8 +16,8 @@ use crate::bench_api_report::print_api_table;
 use crate::bench_pgbench::{get_statements_ceiling, pgbench_run, prepare, PgbenchRun};
 use crate::cpu::{CpuMeter, CpuPerRequest};
 use crate::load::{
-    drive, drive_for, exchange, hold_for_profiling, load_runtime, metered, spawn_api, Load,
-    CONNECTIONS, SECONDS,
+    api_command, drive, drive_for, exchange, hold_for_profiling, load_runtime, metered,
+    spawn_listening, Load, CONNECTIONS, SECONDS,
 };
 use crate::seed;
 use crate::util::{output, root};
@@ -57,7 +57,27 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     let write_script = prepare(&bin_dir, db)?;
     let rounds = env_number("STABLEPAY_BENCH_ROUNDS", 3usize).max(1);
 
-    let (mut child, api) = spawn_api(&bin, db)?;
+    // Contracts on the test key's chain, as a deployment has them: every session gets a
+    // deposit address, and a GET of an open one reads its recipient's wallet (D30). No
+    // RPC is set, and creating or reading a session never calls the chain.
+    let mut api_cmd = api_command(&bin, db);
+    for (name, address) in [
+        (
+            "STABLEPAY_CHECKOUT_ROUTER_84532",
+            "0x00000000000000000000000000000000000c0de1",
+        ),
+        (
+            "STABLEPAY_TREASURY_84532",
+            "0x00000000000000000000000000000000000c0de2",
+        ),
+        (
+            "STABLEPAY_DEPOSIT_FACTORY_84532",
+            "0x00000000000000000000000000000000000c0de3",
+        ),
+    ] {
+        api_cmd.env(name, address);
+    }
+    let (mut child, api) = spawn_listening(&mut api_cmd)?;
     let meter = CpuMeter::new(pg.data_dir(), Some(child.id()));
     let result = (|| {
         seed::wait_healthy(&format!("http://{api}"), Duration::from_secs(20))?;
@@ -102,9 +122,17 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             let mut buf = Vec::new();
             let (_, body) = exchange(&mut sock, format!("GET /api/v1/checkout/sessions?limit=1 HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").as_bytes(), &mut buf).await?;
             let v: serde_json::Value = serde_json::from_str(&body).ok()?;
-            v["data"][0]["id"].as_str().map(str::to_owned)
+            let session = &v["data"][0];
+            Some((
+                session["id"].as_str()?.to_owned(),
+                session["deposit_address"].is_string(),
+            ))
         });
-        let id: &'static str = Box::leak(id.ok_or("no session to read")?.into_boxed_str());
+        let (id, has_deposit_address) = id.ok_or("no session to read")?;
+        if !has_deposit_address {
+            return Err("the session read back has no deposit address: its GET would not read the recipient's wallet".into());
+        }
+        let id: &'static str = Box::leak(id.into_boxed_str());
         let read = move |_: usize, _: u64| {
             format!("GET /api/v1/checkout/sessions/{id} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n\r\n").into_bytes()
         };
