@@ -2,9 +2,9 @@
 //! under its key check, the same queries the domain's ports run without one.
 
 use async_trait::async_trait;
-use stablepay_domain::ports::{StoreError, WalletRepository};
+use stablepay_domain::ports::StoreError;
 use stablepay_domain::*;
-use stablepay_request_store::{Checked, LedgerBatches, Reads};
+use stablepay_request_store::{Checked, LedgerBatches, Reads, SessionRead};
 
 use crate::request_store::PgReads;
 
@@ -23,10 +23,10 @@ impl Reads for PgReads {
     async fn session(
         &self,
         id: CheckoutSessionId,
-    ) -> Result<Checked<Option<CheckoutSession>>, StoreError> {
+    ) -> Result<Checked<Option<SessionRead>>, StoreError> {
         let check = self.check.as_ref();
         self.store
-            .read_session(check, self.merchant(), self.mode(), id)
+            .read_session_and_recipient(check, self.merchant(), self.mode(), id)
             .await
     }
 
@@ -40,10 +40,6 @@ impl Reads for PgReads {
         self.store
             .list_sessions(check, self.merchant(), self.mode(), filter, page, now)
             .await
-    }
-
-    async fn wallet_at(&self, address: Address) -> Result<Option<Wallet>, StoreError> {
-        self.store.find_by_address(self.merchant(), address).await
     }
 
     async fn wallet(&self, id: WalletId) -> Result<Checked<Option<Wallet>>, StoreError> {

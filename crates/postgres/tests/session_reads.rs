@@ -1,12 +1,92 @@
-//! How a page of sessions filtered by status reads: expiry is applied at the reader's
-//! time, so `status=expired` is the sessions stored as expired together with the open
-//! ones past expiry, merged newest first across pages (`repos/sessions.rs`).
+//! How sessions read. One session is read with the merchant's wallet at its recipient
+//! address, in one statement under the key's check (a GET shows a deposit address only
+//! while that wallet takes the money, D30). A page of sessions filtered by status applies
+//! expiry at the reader's time, so `status=expired` is the sessions stored as expired
+//! together with the open ones past expiry, merged newest first across pages
+//! (`repos/sessions.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{api_key_context, new_session, store_with_merchant};
-use stablepay_request_store::{ReadShape, RequestStore};
+use stablepay_postgres::testing::{
+    api_key_context, execute_sql, new_session, store_with_merchant, stored_session,
+};
+use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
+
+/// Stores a wallet of `merchant` at `address` with `status`, verified by a test key.
+async fn wallet_at(
+    store: &stablepay_postgres::PgStore,
+    merchant: MerchantId,
+    address: Address,
+    status: &str,
+) {
+    execute_sql(
+        store,
+        &format!(
+            "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode)
+             VALUES (gen_random_uuid(), '{}', '{}', 84532, '{status}', now(), now(), 'test')",
+            merchant.uuid(),
+            address.to_lower_hex()
+        ),
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
+    let (store, m) = store_with_merchant().await;
+    let other = store
+        .create_merchant("Other", FeeTier::Standard)
+        .await
+        .unwrap()
+        .id;
+    let key = store.create_api_key(m, Mode::Test, None).await.unwrap();
+    let hash = stablepay_domain::rules::api_keys::hash(&key.secret);
+    let scope = store
+        .authenticate(hash, None)
+        .await
+        .unwrap()
+        .unwrap()
+        .context;
+    let session = stored_session(&store, m, Some(Address::from_bytes([0xd0; 20]))).await;
+    let read = || {
+        let (store, scope) = (store.clone(), scope.clone());
+        let claim = KeyClaim {
+            key_sha256: hash,
+            claimed: scope.clone(),
+        };
+        async move {
+            let unit = store
+                .open_reads(&scope, Some(claim), ReadShape::One)
+                .await
+                .unwrap();
+            let found = unit.reads().session(session.id).await.unwrap();
+            let stood = found.key_stood();
+            let found = found.into_value().expect("the session");
+            assert_eq!(found.session.id, session.id);
+            (stood, found.recipient.map(|w| (w.merchant_id, w.status)))
+        }
+    };
+    // Another merchant's wallet at the same address is never the recipient's.
+    wallet_at(&store, other, session.recipient_address, "verified").await;
+    assert_eq!(read().await, (true, None));
+    wallet_at(&store, m, session.recipient_address, "revoked").await;
+    assert_eq!(read().await, (true, Some((m, WalletStatus::Revoked))));
+    // A session of another merchant is not read, whatever its wallets.
+    let theirs = stored_session(&store, other, None).await;
+    let unit = store
+        .open_reads(&scope, None, ReadShape::One)
+        .await
+        .unwrap();
+    assert!(unit
+        .reads()
+        .session(theirs.id)
+        .await
+        .unwrap()
+        .into_value()
+        .is_none());
+}
 
 #[tokio::test]
 async fn expired_pages_merge_stored_and_lapsed_sessions_newest_first() {

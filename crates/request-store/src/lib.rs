@@ -15,13 +15,21 @@ use stablepay_domain::ports::{
     ApiKeyStore, IdempotencyScope, RecordOutcome, Storage, StoreError, StoredResponse,
 };
 use stablepay_domain::{
-    Address, AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter,
-    CheckoutSession, CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt,
-    PaymentAttemptFilter, PaymentAttemptId, PaymentFilter, PaymentId, PaymentLink, PaymentLinkId,
-    Refund, RefundFilter, RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter,
-    Subscription, SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
+    AuditEvent, AuthContext, BalanceTransaction, BalanceTransactionFilter, CheckoutSession,
+    CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
+    PaymentAttemptId, PaymentFilter, PaymentId, PaymentLink, PaymentLinkId, Refund, RefundFilter,
+    RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter, Subscription,
+    SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
     WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
+
+/// A session as `Reads::session` reads it: the row, and the merchant's wallet at its
+/// recipient address, if there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRead {
+    pub session: CheckoutSession,
+    pub recipient: Option<Wallet>,
+}
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row
 /// with the key standing as claimed, in the same statement. Keys are only ever revoked,
@@ -113,10 +121,12 @@ pub struct KeyClaim {
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait Reads: Send + Sync {
+    /// A session, with the merchant's wallet at its recipient address in the same
+    /// statement: what a GET shows depends on that wallet's standing (D30).
     async fn session(
         &self,
         id: CheckoutSessionId,
-    ) -> Result<Checked<Option<CheckoutSession>>, StoreError>;
+    ) -> Result<Checked<Option<SessionRead>>, StoreError>;
     /// A page of sessions, each as a reader sees it at `now` (an open session past its
     /// expiry is `expired`, D28), and so filtered by `status`.
     async fn sessions(
@@ -125,8 +135,6 @@ pub trait Reads: Send + Sync {
         page: &PageRequest,
         now: Timestamp,
     ) -> Result<Checked<Page<CheckoutSession>>, StoreError>;
-    /// The merchant's wallet at `address` (unchecked: read beside a checked read).
-    async fn wallet_at(&self, address: Address) -> Result<Option<Wallet>, StoreError>;
     /// A wallet is the merchant's in both modes: its reads check the claim to the merchant.
     async fn wallet(&self, id: WalletId) -> Result<Checked<Option<Wallet>>, StoreError>;
     async fn wallets(&self, page: &PageRequest) -> Result<Checked<Page<Wallet>>, StoreError>;

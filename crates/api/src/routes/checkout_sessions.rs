@@ -4,7 +4,7 @@ use stablepay_domain::rules::validation::{
     bounded_text, expires_in_seconds, DESCRIPTION_MAX, EXPIRES_DEFAULT,
 };
 use stablepay_domain::services::{
-    create_checkout_session, prepare_checkout_session, read_checkout_session, NewSessionRequest,
+    create_checkout_session, prepare_checkout_session, session_as_read, NewSessionRequest,
 };
 use stablepay_domain::{
     Address, Amount, ChainId, ChainPlanId, CheckoutSessionId, Currency, CustomerReference, Fiat,
@@ -318,12 +318,9 @@ pub async fn create(call: WriteCall) -> Result<InTransaction, ApiError> {
 pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let id: CheckoutSessionId = call.path_id()?;
     let s = &call.state;
-    let found = call.reads().session(id).await?;
-    let (session, check) = found.take();
-    let session = session.ok_or_else(|| Missing::of(id))?;
-    let reads = call.reads();
-    let session =
-        read_checkout_session(session, s.clock.now(), |address| reads.wallet_at(address)).await?;
+    let (found, check) = call.reads().session(id).await?.take();
+    let found = found.ok_or_else(|| Missing::of(id))?;
+    let session = session_as_read(found.session, found.recipient.as_ref(), s.clock.now());
     Reply::read(check.map(|()| CheckoutSessionResource::new(session, &s.public_url)))
 }
 

@@ -5,11 +5,30 @@
 use crate::model::{Address, CheckoutSession, SessionStatus, Timestamp, Wallet};
 use crate::ports::{SessionRepository, StoreError};
 
-/// The session as its merchant reads it at `now`: an open session past its expiry is
+/// The session as its merchant reads it at `now`, given `recipient`, the merchant's wallet
+/// at the session's recipient address if there is one: an open session past its expiry is
 /// `expired` (the spec's lazy expiry, applied to what is read, D28), and an open one whose
 /// recipient no longer takes its money shows no deposit address, as on the hosted page
-/// (D30). `wallet_at` reads the merchant's wallet at an address (an API read's own reads,
-/// or a repository). Nothing is written.
+/// (D30). An API read gets the wallet in the same statement as the session.
+pub fn session_as_read(
+    session: CheckoutSession,
+    recipient: Option<&Wallet>,
+    now: Timestamp,
+) -> CheckoutSession {
+    let session = session.seen_at(now);
+    // Nobody is sent to pay a recipient that no longer takes the money. The address stays
+    // stored, so money that still arrives there is booked (and left unswept, D30).
+    if !offers_deposit_address(&session) || session.recipient_takes_money(recipient) {
+        return session;
+    }
+    CheckoutSession {
+        deposit_address: None,
+        ..session
+    }
+}
+
+/// [`session_as_read`], reading the recipient's wallet through `wallet_at` (the merchant's
+/// wallet at an address) only when the answer depends on it. Nothing is written.
 pub async fn read_checkout_session<F, Fut>(
     session: CheckoutSession,
     now: Timestamp,
@@ -20,20 +39,17 @@ where
     Fut: std::future::Future<Output = Result<Option<Wallet>, StoreError>>,
 {
     let session = session.seen_at(now);
-    // An open session whose recipient no longer takes its mode's money shows no deposit
-    // address (D30): nobody is sent to pay it. The address stays stored, so money that
-    // still arrives there is booked (and left unswept, D30).
-    if session.status != SessionStatus::Open || session.deposit_address.is_none() {
+    if !offers_deposit_address(&session) {
         return Ok(session);
     }
     let recipient = wallet_at(session.recipient_address).await?;
-    if session.recipient_takes_money(recipient.as_ref()) {
-        return Ok(session);
-    }
-    Ok(CheckoutSession {
-        deposit_address: None,
-        ..session
-    })
+    Ok(session_as_read(session, recipient.as_ref(), now))
+}
+
+/// Whether the session, as seen now, would show a deposit address its recipient's standing
+/// may withdraw.
+fn offers_deposit_address(session: &CheckoutSession) -> bool {
+    session.status == SessionStatus::Open && session.deposit_address.is_some()
 }
 
 /// The spec's lazy expiry where the reader also writes (the hosted page): a session read
@@ -48,4 +64,82 @@ pub async fn with_lazy_expiry(
         return sessions.expire(session.id, now).await;
     }
     Ok(session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ChainId, Mode, WalletId, WalletStatus};
+    use crate::services::fixtures::settlement::{now, session};
+    use futures_executor::block_on;
+
+    fn open_with_deposit_address() -> CheckoutSession {
+        CheckoutSession {
+            deposit_address: Some(Address::from_bytes([0xd0; 20])),
+            ..session()
+        }
+    }
+
+    fn recipient_of(s: &CheckoutSession, status: WalletStatus) -> Wallet {
+        Wallet {
+            id: WalletId::generate(),
+            merchant_id: s.merchant_id,
+            address: s.recipient_address,
+            chain: ChainId::Base,
+            status,
+            verified_at: None,
+            verified_mode: Some(Mode::Test),
+            revoked_at: None,
+            revoked_mode: None,
+            created_at: now(),
+        }
+    }
+
+    #[test]
+    fn a_recipient_that_takes_the_money_keeps_the_deposit_address() {
+        let s = open_with_deposit_address();
+        let verified = recipient_of(&s, WalletStatus::Verified);
+        let read = session_as_read(s.clone(), Some(&verified), now());
+        assert_eq!(read.deposit_address, s.deposit_address);
+        assert_eq!(read.status, SessionStatus::Open);
+    }
+
+    #[test]
+    fn a_revoked_or_missing_recipient_hides_the_deposit_address() {
+        let s = open_with_deposit_address();
+        let revoked = recipient_of(&s, WalletStatus::Revoked);
+        assert_eq!(
+            session_as_read(s.clone(), Some(&revoked), now()).deposit_address,
+            None
+        );
+        assert_eq!(session_as_read(s, None, now()).deposit_address, None);
+    }
+
+    #[test]
+    fn an_expired_read_is_expired_whatever_the_recipient() {
+        let s = open_with_deposit_address();
+        let later = s.expires_at.plus_seconds(1);
+        let read = session_as_read(s.clone(), None, later);
+        assert_eq!(read.status, SessionStatus::Expired);
+        // Only an open session's address is withdrawn; an expired one is shown as stored.
+        assert_eq!(read.deposit_address, s.deposit_address);
+    }
+
+    #[test]
+    fn the_lookup_runs_only_when_the_answer_depends_on_it() {
+        let s = session();
+        let read = block_on(read_checkout_session(s.clone(), now(), |_| async {
+            panic!("no deposit address: nothing to look up")
+        }))
+        .unwrap();
+        assert_eq!(read, s);
+        let s = open_with_deposit_address();
+        let asked = s.recipient_address;
+        let read = block_on(read_checkout_session(s, now(), |address| async move {
+            assert_eq!(address, asked);
+            Ok(None)
+        }))
+        .unwrap();
+        assert_eq!(read.deposit_address, None);
+    }
 }

@@ -5,15 +5,16 @@ use stablepay_domain::ports::{SessionRepository, StoreError};
 use stablepay_domain::rules::eip712;
 use stablepay_domain::{
     CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
-    SessionStatus, Timestamp,
+    SessionStatus, Timestamp, Wallet,
 };
-use stablepay_request_store::Checked;
+use stablepay_request_store::{Checked, SessionRead};
 
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::reader::{get_one, newest_first};
-use crate::rows::SessionRow;
+use crate::rows::{SessionRow, WalletRow};
 use crate::schema::checkout_sessions as cs;
+use crate::schema::wallets as w;
 use crate::PgStore;
 
 #[async_trait]
@@ -112,6 +113,44 @@ impl PgStore {
         id: CheckoutSessionId,
     ) -> Result<Checked<Option<CheckoutSession>>, StoreError> {
         get_one!(self, check, cs, SessionRow, merchant, mode, id.uuid())
+    }
+
+    /// `read_session` with the merchant's wallet at the session's recipient address, one
+    /// statement (`Reads::session`): a GET of an open session with a deposit address
+    /// needs the wallet's standing (D30), and as a second statement it cost a round trip.
+    pub(crate) async fn read_session_and_recipient(
+        &self,
+        check: Option<&KeyCheck>,
+        merchant: MerchantId,
+        mode: Mode,
+        id: CheckoutSessionId,
+    ) -> Result<Checked<Option<SessionRead>>, StoreError> {
+        let row: Checked<Option<(SessionRow, Option<WalletRow>)>> = first_checked!(
+            self,
+            check,
+            cs::table
+                .left_join(
+                    w::table.on(w::merchant_id
+                        .eq(cs::merchant_id)
+                        .and(w::address.eq(cs::recipient_address))),
+                )
+                .filter(cs::id.eq(id.uuid()))
+                .filter(cs::merchant_id.eq(merchant.uuid()))
+                .filter(cs::livemode.eq(mode.is_live()))
+                .select((SessionRow::as_select(), Option::<WalletRow>::as_select())),
+            merchant,
+            mode
+        );
+        row.try_map(|found| {
+            found
+                .map(|(session, recipient)| {
+                    Ok(SessionRead {
+                        session: session.try_into()?,
+                        recipient: recipient.map(Wallet::try_from).transpose()?,
+                    })
+                })
+                .transpose()
+        })
     }
 
     /// A page of `merchant`'s sessions in `mode`, read under `check` (`load_checked`),

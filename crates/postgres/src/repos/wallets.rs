@@ -24,8 +24,8 @@ impl WalletRepository for PgStore {
         merchant: MerchantId,
         address: Address,
     ) -> Result<Option<Wallet>, StoreError> {
-        // The shared read connection in a read unit (a GET of a session reads its wallet
-        // beside it), the unit's own in an atomic one, a pooled one otherwise.
+        // The unit's own connection in an atomic unit, a pooled one otherwise (a GET of a
+        // session reads the wallet in the session's statement instead).
         let conn = self.shared_conn().await?;
         let row = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
