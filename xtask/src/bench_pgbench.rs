@@ -15,9 +15,10 @@ fn script(name: &str, text: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// pgbench running the two statements a GET /checkout/sessions/:id sends (authentication,
-/// then the scoped read of the newest session), prepared, as the api sends them; and the
-/// same work as one statement (the key joined to the session). Both in tps.
+/// pgbench running a GET /checkout/sessions/:id's work as two statements (authentication,
+/// then the scoped read of the newest session with its recipient's wallet), prepared; and
+/// the same work as one statement (the key joined to the session and wallet), as the api
+/// sends it to a key it has seen. Both in tps.
 pub(crate) fn get_statements_ceiling(
     bin_dir: &Path,
     db: &str,
@@ -39,13 +40,13 @@ pub(crate) fn get_statements_ceiling(
     let two = script(
         "get_statements",
         &format!(
-            "{auth};\nSELECT * FROM checkout_sessions WHERE id = '{id}' AND merchant_id = '{merchant}' AND livemode = false LIMIT 1;\n"
+            "{auth};\nSELECT s.*, w.* FROM checkout_sessions s LEFT JOIN wallets w ON w.merchant_id = s.merchant_id AND w.address = s.recipient_address WHERE s.id = '{id}' AND s.merchant_id = '{merchant}' AND s.livemode = false LIMIT 1;\n"
         ),
     )?;
     let one = script(
         "get_one_statement",
         &format!(
-            "SELECT a.*, s.* FROM ({auth}) a LEFT JOIN checkout_sessions s ON s.id = '{id}' AND s.merchant_id = a.merchant_id AND s.livemode = a.livemode;\n"
+            "SELECT a.*, s.*, w.* FROM ({auth}) a LEFT JOIN checkout_sessions s ON s.id = '{id}' AND s.merchant_id = a.merchant_id AND s.livemode = a.livemode LEFT JOIN wallets w ON w.merchant_id = s.merchant_id AND w.address = s.recipient_address;\n"
         ),
     )?;
     Ok((

@@ -14,7 +14,7 @@ use stablepay_postgres::testing::{
 use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
 
 /// Stores a wallet of `merchant` at `address` with `status`, verified by a test key.
-async fn wallet_at(
+async fn store_wallet(
     store: &stablepay_postgres::PgStore,
     merchant: MerchantId,
     address: Address,
@@ -68,10 +68,12 @@ async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
             (stood, found.recipient.map(|w| (w.merchant_id, w.status)))
         }
     };
-    // Another merchant's wallet at the same address is never the recipient's.
-    wallet_at(&store, other, session.recipient_address, "verified").await;
+    // The merchant's wallet at another address, and another merchant's wallet at the same
+    // address, are never the recipient's.
+    store_wallet(&store, m, Address::from_bytes([0x0e; 20]), "verified").await;
+    store_wallet(&store, other, session.recipient_address, "verified").await;
     assert_eq!(read().await, (true, None));
-    wallet_at(&store, m, session.recipient_address, "revoked").await;
+    store_wallet(&store, m, session.recipient_address, "revoked").await;
     assert_eq!(read().await, (true, Some((m, WalletStatus::Revoked))));
     // A session of another merchant is not read, whatever its wallets.
     let theirs = stored_session(&store, other, None).await;
@@ -86,6 +88,19 @@ async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
         .unwrap()
         .into_value()
         .is_none());
+    drop(unit);
+    // Revoked: the joined read neither stands nor serves the session.
+    store.revoke_api_key(key.id).await.unwrap();
+    let claim = KeyClaim {
+        key_sha256: hash,
+        claimed: scope.clone(),
+    };
+    let unit = store
+        .open_reads(&scope, Some(claim), ReadShape::One)
+        .await
+        .unwrap();
+    let found = unit.reads().session(session.id).await.unwrap();
+    assert!(!found.key_stood() && found.into_value().is_none());
 }
 
 #[tokio::test]

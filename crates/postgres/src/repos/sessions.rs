@@ -36,10 +36,9 @@ impl SessionRepository for PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Option<CheckoutSession>, StoreError> {
-        Ok(self
-            .read_session(None, merchant, mode, id)
-            .await?
-            .into_value())
+        let row: Checked<Option<CheckoutSession>> =
+            get_one!(self, None, cs, SessionRow, merchant, mode, id.uuid())?;
+        Ok(row.into_value())
     }
 
     async fn get_public(
@@ -104,19 +103,8 @@ impl SessionRepository for PgStore {
 }
 
 impl PgStore {
-    /// A session of `merchant` and `mode`, read under `check` (`first_checked`).
-    pub(crate) async fn read_session(
-        &self,
-        check: Option<&KeyCheck>,
-        merchant: MerchantId,
-        mode: Mode,
-        id: CheckoutSessionId,
-    ) -> Result<Checked<Option<CheckoutSession>>, StoreError> {
-        get_one!(self, check, cs, SessionRow, merchant, mode, id.uuid())
-    }
-
-    /// `read_session` with the merchant's wallet at the session's recipient address, one
-    /// statement (`Reads::session`): a GET of an open session with a deposit address
+    /// A session of `merchant` and `mode` with the merchant's wallet at its recipient
+    /// address, read under `check` (`first_checked`), one statement (`Reads::session`): a GET of an open session with a deposit address
     /// needs the wallet's standing (D30), and as a second statement it cost a round trip.
     pub(crate) async fn read_session_and_recipient(
         &self,
