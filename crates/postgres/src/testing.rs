@@ -31,6 +31,32 @@ pub fn api_key_context(
     }
 }
 
+/// A new API key of `merchant` in `mode`: its id, its hash, and the context it
+/// authenticates as.
+pub async fn key_of(
+    store: &PgStore,
+    merchant: stablepay_domain::MerchantId,
+    mode: stablepay_domain::Mode,
+) -> (
+    stablepay_domain::ApiKeyId,
+    [u8; 32],
+    stablepay_domain::AuthContext,
+) {
+    use stablepay_domain::ports::ApiKeyStore;
+    let key = store
+        .create_api_key(merchant, mode, None)
+        .await
+        .expect("api key");
+    let hash = stablepay_domain::rules::api_keys::hash(&key.secret);
+    let context = store
+        .authenticate(hash, None)
+        .await
+        .expect("authenticate")
+        .expect("the key stands")
+        .context;
+    (key.id, hash, context)
+}
+
 /// An idempotency scope of a test-mode create for `merchant`.
 pub fn idempotency_scope(
     merchant: stablepay_domain::MerchantId,

@@ -3,24 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::*;
-use stablepay_domain::rules::api_keys;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{store_with_merchant, stored_session};
-use stablepay_postgres::PgStore;
+use stablepay_postgres::testing::{key_of, store_with_merchant, stored_session};
 use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
-
-/// A key of `m` in `mode`, its hash, and the context it authenticates as.
-async fn key_of(store: &PgStore, m: MerchantId, mode: Mode) -> (ApiKeyId, [u8; 32], AuthContext) {
-    let key = store.create_api_key(m, mode, None).await.unwrap();
-    let hash = api_keys::hash(&key.secret);
-    let context = store
-        .authenticate(hash, None)
-        .await
-        .unwrap()
-        .unwrap()
-        .context;
-    (key.id, hash, context)
-}
 
 /// Reads opened with a key's claim are made on condition that the key stands as claimed:
 /// each answer says the key stood only when it found its row so, and a read never serves

@@ -9,7 +9,7 @@
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
 use stablepay_postgres::testing::{
-    api_key_context, execute_sql, new_session, store_with_merchant, stored_session,
+    api_key_context, execute_sql, key_of, new_session, store_with_merchant, stored_session,
 };
 use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
 
@@ -41,14 +41,7 @@ async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
         .await
         .unwrap()
         .id;
-    let key = store.create_api_key(m, Mode::Test, None).await.unwrap();
-    let hash = stablepay_domain::rules::api_keys::hash(&key.secret);
-    let scope = store
-        .authenticate(hash, None)
-        .await
-        .unwrap()
-        .unwrap()
-        .context;
+    let (key, hash, scope) = key_of(&store, m, Mode::Test).await;
     let session = stored_session(&store, m, Some(Address::from_bytes([0xd0; 20]))).await;
     let read = || {
         let (store, scope) = (store.clone(), scope.clone());
@@ -90,7 +83,7 @@ async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
         .is_none());
     drop(unit);
     // Revoked: the joined read neither stands nor serves the session.
-    store.revoke_api_key(key.id).await.unwrap();
+    store.revoke_api_key(key).await.unwrap();
     let claim = KeyClaim {
         key_sha256: hash,
         claimed: scope.clone(),
