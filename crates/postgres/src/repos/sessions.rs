@@ -104,8 +104,9 @@ impl SessionRepository for PgStore {
 
 impl PgStore {
     /// A session of `merchant` and `mode` with the merchant's wallet at its recipient
-    /// address, read under `check` (`first_checked`), one statement (`Reads::session`): a GET of an open session with a deposit address
-    /// needs the wallet's standing (D30), and as a second statement it cost a round trip.
+    /// address, read under `check` (`first_checked`) in one statement (`Reads::session`):
+    /// a GET of an open session with a deposit address needs the wallet's standing (D30),
+    /// and as a second statement it cost a round trip.
     pub(crate) async fn read_session_and_recipient(
         &self,
         check: Option<&KeyCheck>,
