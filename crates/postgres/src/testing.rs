@@ -57,6 +57,23 @@ pub async fn key_of(
     (key.id, hash, context)
 }
 
+/// Stores a wallet of `merchant` at `address` with `status` (`verified` or `revoked`),
+/// verified by a test key.
+pub async fn store_wallet(
+    store: &PgStore,
+    merchant: stablepay_domain::MerchantId,
+    address: stablepay_domain::Address,
+    status: &str,
+) {
+    let sql = format!(
+        "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode) \
+         VALUES (gen_random_uuid(), '{}', '{}', 84532, '{status}', now(), now(), 'test')",
+        merchant.uuid(),
+        address.to_lower_hex()
+    );
+    execute_sql(store, &sql).await.expect("wallet");
+}
+
 /// An idempotency scope of a test-mode create for `merchant`.
 pub fn idempotency_scope(
     merchant: stablepay_domain::MerchantId,

@@ -9,7 +9,7 @@ use stablepay_domain::ports::*;
 use stablepay_domain::ports::{DepositSweeps, SenderLedger};
 use stablepay_domain::rules::eip712::session_ref;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, fresh_store, stored_session};
+use stablepay_postgres::testing::{execute_sql, fresh_store, store_wallet, stored_session};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -23,13 +23,7 @@ async fn deposit_session(store: &PgStore, merchant: MerchantId, n: u8) -> Checko
 /// The sessions' recipient (`stored_session`'s 0x0202…) as the merchant's wallet, verified
 /// in test mode: only such recipients' deposits are swept (D30).
 async fn verified_recipient(store: &PgStore, merchant: MerchantId) {
-    let sql = format!(
-        "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode) \
-         VALUES (gen_random_uuid(), '{}', '{}', 84532, 'verified', now(), now(), 'test')",
-        merchant.uuid(),
-        Address::from_bytes([2; 20]).to_lower_hex()
-    );
-    execute_sql(store, &sql).await.unwrap();
+    store_wallet(store, merchant, Address::from_bytes([2; 20]), "verified").await;
 }
 
 fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> DepositTransfer {

@@ -9,29 +9,9 @@
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
 use stablepay_postgres::testing::{
-    api_key_context, execute_sql, key_of, new_session, store_with_merchant, stored_session,
+    api_key_context, key_of, new_session, store_wallet, store_with_merchant, stored_session,
 };
 use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
-
-/// Stores a wallet of `merchant` at `address` with `status`, verified by a test key.
-async fn store_wallet(
-    store: &stablepay_postgres::PgStore,
-    merchant: MerchantId,
-    address: Address,
-    status: &str,
-) {
-    execute_sql(
-        store,
-        &format!(
-            "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode)
-             VALUES (gen_random_uuid(), '{}', '{}', 84532, '{status}', now(), now(), 'test')",
-            merchant.uuid(),
-            address.to_lower_hex()
-        ),
-    )
-    .await
-    .unwrap();
-}
 
 #[tokio::test]
 async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
