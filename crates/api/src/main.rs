@@ -11,6 +11,10 @@ use stablepay_api::operator::{self, KeyCommand, MerchantCommand, UserCommand};
 use stablepay_config::KeyRole;
 use stablepay_postgres::{run_migrations, PgStore, PoolConfig, SecretCipher};
 
+// glibc's malloc was about 12 % of the api's CPU per GET (perf, docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "stablepay-api",
