@@ -26,6 +26,10 @@ use stablepay_worker::sending_ports::SendingPorts;
 use stablepay_worker::settle_ports::SettlePorts;
 use stablepay_worker::sweep_loop::SweepLoop;
 
+// The api's allocator too (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     stablepay_telemetry::init_tracing();
