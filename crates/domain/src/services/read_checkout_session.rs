@@ -15,16 +15,7 @@ pub fn session_as_read(
     recipient: Option<&Wallet>,
     now: Timestamp,
 ) -> CheckoutSession {
-    let session = session.seen_at(now);
-    // Nobody is sent to pay a recipient that no longer takes the money. The address stays
-    // stored, so money that still arrives there is booked (and left unswept, D30).
-    if !offers_deposit_address(&session) || session.recipient_takes_money(recipient) {
-        return session;
-    }
-    CheckoutSession {
-        deposit_address: None,
-        ..session
-    }
+    shown_for(session.seen_at(now), recipient)
 }
 
 /// [`session_as_read`], reading the recipient's wallet through `wallet_at` (the merchant's
@@ -43,7 +34,20 @@ where
         return Ok(session);
     }
     let recipient = wallet_at(session.recipient_address).await?;
-    Ok(session_as_read(session, recipient.as_ref(), now))
+    Ok(shown_for(session, recipient.as_ref()))
+}
+
+/// `session`, already seen at the reader's time, as shown given its recipient's wallet.
+fn shown_for(session: CheckoutSession, recipient: Option<&Wallet>) -> CheckoutSession {
+    // Nobody is sent to pay a recipient that no longer takes the money. The address stays
+    // stored, so money that still arrives there is booked (and left unswept, D30).
+    if !offers_deposit_address(&session) || session.recipient_takes_money(recipient) {
+        return session;
+    }
+    CheckoutSession {
+        deposit_address: None,
+        ..session
+    }
 }
 
 /// Whether the session, as seen now, would show a deposit address its recipient's standing
