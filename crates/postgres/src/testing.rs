@@ -8,12 +8,17 @@ use crate::{run_migrations, PgStore, PoolConfig, SecretCipher};
 /// A fresh store with one standard-tier merchant.
 pub async fn store_with_merchant() -> (PgStore, stablepay_domain::MerchantId) {
     let (store, _) = fresh_store().await;
-    let merchant = store
-        .create_merchant("M", stablepay_domain::FeeTier::Standard)
+    let merchant = new_merchant(&store, "M").await;
+    (store, merchant)
+}
+
+/// A new standard-tier merchant named `name` in `store`.
+pub async fn new_merchant(store: &PgStore, name: &str) -> stablepay_domain::MerchantId {
+    store
+        .create_merchant(name, stablepay_domain::FeeTier::Standard)
         .await
         .expect("merchant")
-        .id;
-    (store, merchant)
+        .id
 }
 
 /// What a standard-tier API key of `merchant` in `mode` authenticates as.
@@ -57,19 +62,19 @@ pub async fn key_of(
     (key.id, hash, context)
 }
 
-/// Stores a wallet of `merchant` at `address` with `status` (`verified` or `revoked`),
-/// verified by a test key.
+/// Stores a wallet of `merchant` at `address` with `status`, verified by a test key.
 pub async fn store_wallet(
     store: &PgStore,
     merchant: stablepay_domain::MerchantId,
     address: stablepay_domain::Address,
-    status: &str,
+    status: stablepay_domain::WalletStatus,
 ) {
     let sql = format!(
         "INSERT INTO wallets (id, merchant_id, address, chain_id, status, verified_at, created_at, verified_mode) \
-         VALUES (gen_random_uuid(), '{}', '{}', 84532, '{status}', now(), now(), 'test')",
+         VALUES (gen_random_uuid(), '{}', '{}', 84532, '{}', now(), now(), 'test')",
         merchant.uuid(),
-        address.to_lower_hex()
+        address.to_lower_hex(),
+        status.as_str()
     );
     execute_sql(store, &sql).await.expect("wallet");
 }

@@ -9,7 +9,9 @@ use stablepay_domain::ports::*;
 use stablepay_domain::ports::{DepositSweeps, SenderLedger};
 use stablepay_domain::rules::eip712::session_ref;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, fresh_store, store_wallet, stored_session};
+use stablepay_postgres::testing::{
+    execute_sql, fresh_store, new_merchant, store_wallet, stored_session,
+};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -23,7 +25,13 @@ async fn deposit_session(store: &PgStore, merchant: MerchantId, n: u8) -> Checko
 /// The sessions' recipient (`stored_session`'s 0x0202…) as the merchant's wallet, verified
 /// in test mode: only such recipients' deposits are swept (D30).
 async fn verified_recipient(store: &PgStore, merchant: MerchantId) {
-    store_wallet(store, merchant, Address::from_bytes([2; 20]), "verified").await;
+    store_wallet(
+        store,
+        merchant,
+        Address::from_bytes([2; 20]),
+        WalletStatus::Verified,
+    )
+    .await;
 }
 
 fn transfer(s: &CheckoutSession, tx: u8, micros: u64, confirmed: bool) -> DepositTransfer {
@@ -60,11 +68,7 @@ fn write(s: &CheckoutSession, before: u64, after: u64, t: DepositTransfer) -> De
 #[tokio::test]
 async fn a_deposit_write_re_checks_the_confirmed_total_and_a_confirmed_transfer_is_final() {
     let (store, _) = fresh_store().await;
-    let merchant = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let merchant = new_merchant(&store, "M").await;
     let s = deposit_session(&store, merchant, 1).await;
     let pending = transfer(&s, 7, 4_000_000, false);
     assert_eq!(
@@ -133,11 +137,7 @@ async fn a_deposit_write_re_checks_the_confirmed_total_and_a_confirmed_transfer_
 async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_gives_everything_back()
 {
     let (store, _) = fresh_store().await;
-    let merchant = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let merchant = new_merchant(&store, "M").await;
     verified_recipient(&store, merchant).await;
     let a = deposit_session(&store, merchant, 1).await;
     let b = deposit_session(&store, merchant, 2).await;
@@ -353,11 +353,7 @@ async fn a_failed_entry_waits_while_the_others_are_swept_and_a_dropped_sweep_giv
 #[tokio::test]
 async fn a_revoked_recipients_deposits_are_booked_but_not_swept() {
     let (store, _) = fresh_store().await;
-    let merchant = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let merchant = new_merchant(&store, "M").await;
     let s = deposit_session(&store, merchant, 1).await;
     store
         .record_deposit(&write(&s, 0, 10_000_000, transfer(&s, 1, 10_000_000, true)))

@@ -7,19 +7,11 @@
 use stablepay_domain::ports::{AttemptFees, WorkKind as SenderWork};
 use stablepay_domain::ports::{BillingWrite, ChargeAttempt, SubscriptionStore};
 use stablepay_domain::ports::{SenderLedger, SentAttempts, SentRelays};
-use stablepay_domain::{Address, ChainId, FeeTier, Timestamp, TxHash};
-use stablepay_postgres::testing::{fixtures, fresh_store, revert_last_migration};
+use stablepay_domain::{Address, ChainId, Timestamp, TxHash};
+use stablepay_postgres::testing::{fixtures, fresh_store, new_merchant, revert_last_migration};
 
 fn tx(n: u8) -> TxHash {
     TxHash::from_bytes([n; 32])
-}
-
-async fn merchant(store: &stablepay_postgres::PgStore) -> stablepay_domain::MerchantId {
-    store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id
 }
 
 fn fees(max_fee_wei: u128, sent_block: u64) -> AttemptFees {
@@ -33,7 +25,7 @@ fn fees(max_fee_wei: u128, sent_block: u64) -> AttemptFees {
 #[tokio::test]
 async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_charge() {
     let (store, _) = fresh_store().await;
-    let m = merchant(&store).await;
+    let m = new_merchant(&store, "M").await;
     let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
@@ -161,7 +153,7 @@ async fn replacements_are_attempts_at_the_nonce_and_any_mined_one_closes_the_cha
 #[tokio::test]
 async fn a_charge_in_flight_across_the_upgrade_gets_its_one_attempt() {
     let (store, url) = fresh_store().await;
-    let m = merchant(&store).await;
+    let m = new_merchant(&store, "M").await;
     let sub = fixtures::subscription(&store, m, "active", 0xa1).await;
     let keeper = Address::from_bytes([0x4e; 20]);
     let now = Timestamp::new(chrono::Utc::now());
@@ -329,7 +321,7 @@ async fn old_release_relay(url: &str, nonce: i64, hash: TxHash) {
 #[tokio::test]
 async fn every_keys_charges_in_flight_are_listed() {
     let (store, _) = fresh_store().await;
-    let m = merchant(&store).await;
+    let m = new_merchant(&store, "M").await;
     let (old, new) = (
         Address::from_bytes([0x4e; 20]),
         Address::from_bytes([0x5f; 20]),

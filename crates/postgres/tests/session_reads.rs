@@ -9,18 +9,15 @@
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
 use stablepay_postgres::testing::{
-    api_key_context, key_of, new_session, store_wallet, store_with_merchant, stored_session,
+    api_key_context, key_of, new_merchant, new_session, store_wallet, store_with_merchant,
+    stored_session,
 };
 use stablepay_request_store::{KeyClaim, ReadShape, RequestStore};
 
 #[tokio::test]
 async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
     let (store, m) = store_with_merchant().await;
-    let other = store
-        .create_merchant("Other", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let other = new_merchant(&store, "Other").await;
     let (key, hash, scope) = key_of(&store, m, Mode::Test).await;
     let session = stored_session(&store, m, Some(Address::from_bytes([0xd0; 20]))).await;
     let read = || {
@@ -43,10 +40,22 @@ async fn a_session_reads_with_its_merchants_wallet_at_the_recipient_address() {
     };
     // The merchant's wallet at another address, and another merchant's wallet at the same
     // address, are never the recipient's.
-    store_wallet(&store, m, Address::from_bytes([0x0e; 20]), "verified").await;
-    store_wallet(&store, other, session.recipient_address, "verified").await;
+    store_wallet(
+        &store,
+        m,
+        Address::from_bytes([0x0e; 20]),
+        WalletStatus::Verified,
+    )
+    .await;
+    store_wallet(
+        &store,
+        other,
+        session.recipient_address,
+        WalletStatus::Verified,
+    )
+    .await;
     assert_eq!(read().await, (true, None));
-    store_wallet(&store, m, session.recipient_address, "revoked").await;
+    store_wallet(&store, m, session.recipient_address, WalletStatus::Revoked).await;
     assert_eq!(read().await, (true, Some((m, WalletStatus::Revoked))));
     // A session of another merchant is not read, whatever its wallets.
     let theirs = stored_session(&store, other, None).await;

@@ -10,7 +10,9 @@ use std::time::Duration;
 use chrono::Utc;
 use stablepay_domain::ports::*;
 use stablepay_domain::*;
-use stablepay_postgres::testing::{execute_sql, fresh_store, query_strings, stored_session};
+use stablepay_postgres::testing::{
+    execute_sql, fresh_store, new_merchant, query_strings, stored_session,
+};
 use stablepay_postgres::PgStore;
 
 fn at(secs: i64) -> Timestamp {
@@ -18,11 +20,7 @@ fn at(secs: i64) -> Timestamp {
 }
 
 async fn open_session(store: &PgStore) -> CheckoutSession {
-    let merchant = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let merchant = new_merchant(store, "M").await;
     stored_session(store, merchant, None).await
 }
 

@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::SubscriptionStore;
-use stablepay_domain::{Address, ChainId, FeeTier};
-use stablepay_postgres::testing::{fixtures, fresh_store};
+use stablepay_domain::{Address, ChainId};
+use stablepay_postgres::testing::{fixtures, fresh_store, new_merchant};
 
 fn manager(byte: u8) -> Address {
     Address::parse(&format!("0x{}", format!("{byte:02x}").repeat(20))).unwrap()
@@ -13,11 +13,7 @@ fn manager(byte: u8) -> Address {
 #[tokio::test]
 async fn each_manager_numbers_its_own_subscriptions() {
     let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = new_merchant(&store, "M").await;
     fixtures::subscription_on(&store, m, "active", 0xa1, 0x01, "1")
         .await
         .unwrap();
@@ -50,11 +46,7 @@ async fn each_manager_numbers_its_own_subscriptions() {
 #[tokio::test]
 async fn managers_in_use_are_those_holding_recorded_subscriptions_on_the_chain() {
     let (store, _) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = new_merchant(&store, "M").await;
     assert_eq!(store.managers_in_use(ChainId::Base).await.unwrap(), []);
     let mut id = 0;
     let mut add = |status: &'static str, manager: u8| {

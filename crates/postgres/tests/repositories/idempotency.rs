@@ -9,11 +9,7 @@ use super::*;
 #[tokio::test(flavor = "multi_thread")]
 async fn idempotency_keys_follow_d14() {
     let (store, url) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = new_merchant(&store, "M").await;
     let s = idempotency_scope(m, "k1");
     assert_eq!(
         store.lookup(&s, [1; 32], 60).await.unwrap(),

@@ -9,7 +9,7 @@ pub use stablepay_domain::ports::*;
 pub use stablepay_domain::ports::{RelayRecords, SenderLedger, SentRelays};
 pub use stablepay_domain::services::register_wallet;
 pub use stablepay_domain::*;
-pub use stablepay_postgres::testing::{fresh_store, idempotency_scope};
+pub use stablepay_postgres::testing::{fresh_store, idempotency_scope, new_merchant};
 
 mod clock;
 mod idempotency;

@@ -6,11 +6,7 @@ use super::*;
 #[tokio::test(flavor = "multi_thread")]
 async fn webhook_secrets_are_encrypted_at_rest() {
     let (store, url) = fresh_store().await;
-    let m = store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = new_merchant(&store, "M").await;
     let endpoint = WebhookEndpoint {
         id: WebhookEndpointId::generate(),
         merchant_id: m,
@@ -75,11 +71,7 @@ async fn sealed_rows(conn: &mut AsyncPgConnection) -> Vec<SealedRow> {
 async fn the_secrets_key_rotates_without_downtime() {
     use stablepay_postgres::{PgStore, PoolConfig, SecretCipher};
     let (old_store, url) = fresh_store().await; // sealed with [7; 32]
-    let m = old_store
-        .create_merchant("M", FeeTier::Standard)
-        .await
-        .unwrap()
-        .id;
+    let m = new_merchant(&old_store, "M").await;
     let ctx = stablepay_postgres::testing::api_key_context(m, Mode::Test);
     let new_endpoint = || stablepay_domain::services::NewEndpoint {
         url: WebhookUrl::parse("https://m.example/h").unwrap(),
