@@ -19,16 +19,16 @@ use stablepay_domain::{
     CheckoutSessionId, EventId, Page, PageRequest, Payment, PaymentAttempt, PaymentAttemptFilter,
     PaymentAttemptId, PaymentFilter, PaymentId, PaymentLink, PaymentLinkId, Refund, RefundFilter,
     RefundId, RefundRequest, RefundRequestId, ScreeningCheck, SessionFilter, Subscription,
-    SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WebhookAttempt,
-    WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
+    SubscriptionFilter, SubscriptionId, Timestamp, Wallet, WalletId, WalletStanding,
+    WebhookAttempt, WebhookEndpoint, WebhookEndpointId, WebhookEventFilter, WebhookEventRecord,
 };
 
-/// A session as `Reads::session` reads it: the row, and the merchant's wallet at its
-/// recipient address, if there is one.
+/// A session as `Reads::session` reads it: the row, and the standing of the merchant's
+/// wallet at its recipient address, if there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRead {
     pub session: CheckoutSession,
-    pub recipient: Option<Wallet>,
+    pub recipient: Option<WalletStanding>,
 }
 
 /// A value read by a unit opened with a key's claim, and whether the read found its row

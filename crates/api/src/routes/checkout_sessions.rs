@@ -320,7 +320,7 @@ pub async fn retrieve(call: ReadCall) -> Result<Checked<ReadReply>, ApiError> {
     let s = &call.state;
     let (found, check) = call.reads().session(id).await?.take();
     let found = found.ok_or_else(|| Missing::of(id))?;
-    let session = session_as_read(found.session, found.recipient.as_ref(), s.clock.now());
+    let session = session_as_read(found.session, found.recipient, s.clock.now());
     Reply::read(check.map(|()| CheckoutSessionResource::new(session, &s.public_url)))
 }
 

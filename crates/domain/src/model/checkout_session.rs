@@ -144,9 +144,10 @@ impl CheckoutSession {
         }
     }
 
-    /// Whether `recipient` (the merchant's wallet at the session's recipient address, if
-    /// any) takes this session's money: verified, by a live key for a live session (D25).
-    pub fn recipient_takes_money(&self, recipient: Option<&super::Wallet>) -> bool {
+    /// Whether `recipient` (the standing of the merchant's wallet at the session's recipient
+    /// address, if there is one) takes this session's money: verified, by a live key for a
+    /// live session (D25).
+    pub fn recipient_takes_money(&self, recipient: Option<super::WalletStanding>) -> bool {
         recipient.is_some_and(|w| w.pays_in(self.mode))
     }
 

@@ -57,5 +57,5 @@ pub use session_request::{
 };
 pub use text::{FieldError, ValidationErrors};
 pub use time::{parse_duration, Timestamp};
-pub use wallet::{Wallet, WalletChallenge, WalletStatus};
+pub use wallet::{Wallet, WalletChallenge, WalletStanding, WalletStatus};
 pub use webhook_endpoint::{EndpointStatus, WebhookEndpoint, WebhookUrl, WebhookUrlError};

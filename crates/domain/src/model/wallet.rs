@@ -29,6 +29,25 @@ impl WalletStatus {
     }
 }
 
+/// What a wallet's standing is as far as money sent to it goes: all that a read of a
+/// session needs of its recipient (D30), read without the rest of the wallet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalletStanding {
+    pub status: WalletStatus,
+    /// As `Wallet::verified_mode`.
+    pub verified_mode: Option<Mode>,
+}
+
+impl WalletStanding {
+    /// Whether a session (or subscription) of `mode` may pay the wallet (D25): verified,
+    /// and for live money verified by a live key or the live dashboard. A test key is a
+    /// weaker secret; what it verified never receives live money.
+    pub fn pays_in(self, mode: Mode) -> bool {
+        self.status == WalletStatus::Verified
+            && (!mode.is_live() || self.verified_mode == Some(Mode::Live))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wallet {
     pub id: WalletId,
@@ -70,12 +89,16 @@ impl Wallet {
         }
     }
 
-    /// Whether a session (or subscription) of `mode` may pay this wallet (D25): verified,
-    /// and for live money verified by a live key or the live dashboard. A test key is a
-    /// weaker secret; what it verified never receives live money.
+    pub fn standing(&self) -> WalletStanding {
+        WalletStanding {
+            status: self.status,
+            verified_mode: self.verified_mode,
+        }
+    }
+
+    /// `WalletStanding::pays_in`.
     pub fn pays_in(&self, mode: Mode) -> bool {
-        self.status == WalletStatus::Verified
-            && (!mode.is_live() || self.verified_mode == Some(Mode::Live))
+        self.standing().pays_in(mode)
     }
 
     /// Whether a key of `mode` may register or verify this wallet again (D25): one that a

@@ -5,7 +5,7 @@
 use crate::deployment::ChainContracts;
 use crate::model::{
     Address, CheckoutSession, CheckoutSessionId, PaymentStatus, PrivateKey, SessionMode,
-    SessionStatus, Signature, TxHash,
+    SessionStatus, Signature, TxHash, Wallet,
 };
 use crate::ports::{ChainError, Clock, SessionRepository, StoreError, WalletRepository};
 use crate::rules::eip712::{self, Domain, PaymentIntent, SubscribeIntent};
@@ -124,7 +124,7 @@ pub(crate) async fn recipient_pays(
     let recipient = wallets
         .find_by_address(session.merchant_id, session.recipient_address)
         .await?;
-    Ok(session.recipient_takes_money(recipient.as_ref()))
+    Ok(session.recipient_takes_money(recipient.as_ref().map(Wallet::standing)))
 }
 
 /// What the buyer's wallet submits: a router payment or a subscription.

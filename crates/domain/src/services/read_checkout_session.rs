@@ -2,17 +2,17 @@
 //! hosted page: its lazy expiry, its deposit address shown only while its recipient takes
 //! the money.
 
-use crate::model::{Address, CheckoutSession, SessionStatus, Timestamp, Wallet};
+use crate::model::{Address, CheckoutSession, SessionStatus, Timestamp, Wallet, WalletStanding};
 use crate::ports::{SessionRepository, StoreError};
 
-/// The session as its merchant reads it at `now`, given `recipient`, the merchant's wallet
-/// at the session's recipient address if there is one: an open session past its expiry is
+/// The session as its merchant reads it at `now`, given `recipient`, the standing of the
+/// merchant's wallet at the session's recipient address if there is one: an open session past its expiry is
 /// `expired` (the spec's lazy expiry, applied to what is read, D28), and an open one whose
 /// recipient no longer takes its money shows no deposit address, as on the hosted page
-/// (D30). An API read gets the wallet in the same statement as the session.
+/// (D30). An API read gets the standing in the same statement as the session.
 pub fn session_as_read(
     session: CheckoutSession,
-    recipient: Option<&Wallet>,
+    recipient: Option<WalletStanding>,
     now: Timestamp,
 ) -> CheckoutSession {
     shown_for(session.seen_at(now), recipient)
@@ -34,11 +34,11 @@ where
         return Ok(session);
     }
     let recipient = wallet_at(session.recipient_address).await?;
-    Ok(shown_for(session, recipient.as_ref()))
+    Ok(shown_for(session, recipient.as_ref().map(Wallet::standing)))
 }
 
 /// `session`, already seen at the reader's time, as shown given its recipient's wallet.
-fn shown_for(session: CheckoutSession, recipient: Option<&Wallet>) -> CheckoutSession {
+fn shown_for(session: CheckoutSession, recipient: Option<WalletStanding>) -> CheckoutSession {
     // Nobody is sent to pay a recipient that no longer takes the money. The address stays
     // stored, so money that still arrives there is booked (and left unswept, D30).
     if !offers_deposit_address(&session) || session.recipient_takes_money(recipient) {
@@ -103,7 +103,7 @@ mod tests {
     fn a_recipient_that_takes_the_money_keeps_the_deposit_address() {
         let s = open_with_deposit_address();
         let verified = recipient_of(&s, WalletStatus::Verified);
-        let read = session_as_read(s.clone(), Some(&verified), now());
+        let read = session_as_read(s.clone(), Some(verified.standing()), now());
         assert_eq!(read.deposit_address, s.deposit_address);
         assert_eq!(read.status, SessionStatus::Open);
     }
@@ -113,7 +113,7 @@ mod tests {
         let s = open_with_deposit_address();
         let revoked = recipient_of(&s, WalletStatus::Revoked);
         assert_eq!(
-            session_as_read(s.clone(), Some(&revoked), now()).deposit_address,
+            session_as_read(s.clone(), Some(revoked.standing()), now()).deposit_address,
             None
         );
         assert_eq!(session_as_read(s, None, now()).deposit_address, None);

@@ -5,14 +5,14 @@ use stablepay_domain::ports::{SessionRepository, StoreError};
 use stablepay_domain::rules::eip712;
 use stablepay_domain::{
     CheckoutSession, CheckoutSessionId, MerchantId, Mode, Page, PageRequest, SessionFilter,
-    SessionStatus, Timestamp, Wallet,
+    SessionStatus, Timestamp, WalletStanding,
 };
 use stablepay_request_store::{Checked, SessionRead};
 
 use crate::error::map_diesel_error;
 use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::reader::{get_one, newest_first};
-use crate::rows::{SessionRow, WalletRow};
+use crate::rows::{NewSessionRow, SessionRow, StandingRow};
 use crate::schema::checkout_sessions as cs;
 use crate::schema::wallets as w;
 use crate::PgStore;
@@ -21,12 +21,10 @@ use crate::PgStore;
 impl SessionRepository for PgStore {
     async fn insert(&self, session: &CheckoutSession) -> Result<(), StoreError> {
         // A new row whose outcome nothing reads: sent with the answer where it can be.
-        self.insert_or_hold(
-            diesel::insert_into(cs::table).values(SessionRow::from_domain(
-                session,
-                Some(eip712::session_ref(&session.id).to_vec()),
-            )),
-        )
+        self.insert_or_hold(diesel::insert_into(cs::table).values(NewSessionRow {
+            session: SessionRow::from_domain(session),
+            session_ref: Some(eip712::session_ref(&session.id).to_vec()),
+        }))
         .await
     }
 
@@ -103,8 +101,8 @@ impl SessionRepository for PgStore {
 }
 
 impl PgStore {
-    /// A session of `merchant` and `mode` with the merchant's wallet at its recipient
-    /// address, read under `check` (`first_checked`) in one statement (`Reads::session`):
+    /// A session of `merchant` and `mode` with the standing of the merchant's wallet at its
+    /// recipient address, read under `check` (`first_checked`) in one statement (`Reads::session`):
     /// a GET of an open session with a deposit address needs the wallet's standing (D30),
     /// and as a second statement it cost a round trip.
     pub(crate) async fn read_session_and_recipient(
@@ -114,7 +112,7 @@ impl PgStore {
         mode: Mode,
         id: CheckoutSessionId,
     ) -> Result<Checked<Option<SessionRead>>, StoreError> {
-        let row: Checked<Option<(SessionRow, Option<WalletRow>)>> = first_checked!(
+        let row: Checked<Option<(SessionRow, Option<StandingRow>)>> = first_checked!(
             self,
             check,
             cs::table
@@ -126,7 +124,7 @@ impl PgStore {
                 .filter(cs::id.eq(id.uuid()))
                 .filter(cs::merchant_id.eq(merchant.uuid()))
                 .filter(cs::livemode.eq(mode.is_live()))
-                .select((SessionRow::as_select(), Option::<WalletRow>::as_select())),
+                .select((SessionRow::as_select(), Option::<StandingRow>::as_select())),
             merchant,
             mode
         );
@@ -135,7 +133,7 @@ impl PgStore {
                 .map(|(session, recipient)| {
                     Ok(SessionRead {
                         session: session.try_into()?,
-                        recipient: recipient.map(Wallet::try_from).transpose()?,
+                        recipient: recipient.map(WalletStanding::try_from).transpose()?,
                     })
                 })
                 .transpose()

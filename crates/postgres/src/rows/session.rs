@@ -40,7 +40,6 @@ pub(crate) struct SessionRow {
     pub wallet_address: Option<String>,
     pub tx_hash: Option<String>,
     pub metadata: String,
-    pub session_ref: Option<Vec<u8>>,
     pub expires_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
@@ -62,8 +61,19 @@ pub(crate) struct SessionRow {
     pub requoted_from_id: Option<Uuid>,
 }
 
+/// A session as inserted: its row and its on-chain reference (`ref`), which the chain's
+/// events find it by and no read returns (every column a read returns costs PostgreSQL
+/// per execution).
+#[derive(Insertable)]
+#[diesel(table_name = checkout_sessions, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct NewSessionRow {
+    #[diesel(embed)]
+    pub session: SessionRow,
+    pub session_ref: Option<Vec<u8>>,
+}
+
 impl SessionRow {
-    pub fn from_domain(s: &CheckoutSession, session_ref: Option<Vec<u8>>) -> Self {
+    pub fn from_domain(s: &CheckoutSession) -> Self {
         Self {
             id: s.id.uuid(),
             merchant_id: s.merchant_id.uuid(),
@@ -91,7 +101,6 @@ impl SessionRow {
             wallet_address: s.wallet_address.map(|a| a.to_lower_hex()),
             tx_hash: s.tx_hash.map(|h| h.to_string()),
             metadata: s.metadata.clone(),
-            session_ref,
             expires_at: s.expires_at.as_datetime(),
             completed_at: s.completed_at.map(|t| t.as_datetime()),
             created_at: s.created_at.as_datetime(),

@@ -1,7 +1,9 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use stablepay_domain::ports::StoreError;
-use stablepay_domain::{MerchantId, Mode, Wallet, WalletChallenge, WalletId, WalletStatus};
+use stablepay_domain::{
+    MerchantId, Mode, Wallet, WalletChallenge, WalletId, WalletStanding, WalletStatus,
+};
 use uuid::Uuid;
 
 use super::conv::*;
@@ -39,15 +41,37 @@ impl From<&Wallet> for WalletRow {
     }
 }
 
+/// What a session's read needs of its recipient: 2 of the wallet's 10 columns. Each
+/// column a statement returns costs PostgreSQL per execution (pgbench on the GET's
+/// statement, 2026-12-07: 32,800 → 34,800 tps for these 2 instead of the 10).
+#[derive(Queryable, Selectable, Debug)]
+#[diesel(table_name = wallets, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct StandingRow {
+    pub status: String,
+    pub verified_mode: Option<String>,
+}
+
+fn mode(what: &str, m: Option<String>) -> Result<Option<Mode>, StoreError> {
+    m.as_deref()
+        .map(|m| parse_enum(what, m, Mode::parse))
+        .transpose()
+}
+
+impl TryFrom<StandingRow> for WalletStanding {
+    type Error = StoreError;
+
+    fn try_from(r: StandingRow) -> Result<Self, StoreError> {
+        Ok(WalletStanding {
+            status: parse_enum("wallet status", &r.status, WalletStatus::parse)?,
+            verified_mode: mode("wallet verified_mode", r.verified_mode)?,
+        })
+    }
+}
+
 impl TryFrom<WalletRow> for Wallet {
     type Error = StoreError;
 
     fn try_from(r: WalletRow) -> Result<Self, StoreError> {
-        let mode = |what: &str, m: Option<String>| {
-            m.as_deref()
-                .map(|m| parse_enum(what, m, Mode::parse))
-                .transpose()
-        };
         Ok(Wallet {
             id: WalletId::from_uuid(r.id),
             merchant_id: MerchantId::from_uuid(r.merchant_id),
