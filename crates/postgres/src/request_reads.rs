@@ -1,6 +1,6 @@
 //! `Reads` for a read unit: each read scoped to the unit's merchant and mode and made
 //! under its key check, the same queries the domain's ports run without one (a session
-//! also brings its recipient's wallet, which a GET shows it by).
+//! also brings its recipient wallet's standing, which a GET shows it by).
 
 use async_trait::async_trait;
 use stablepay_domain::ports::StoreError;

@@ -121,8 +121,8 @@ pub struct KeyClaim {
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait]
 pub trait Reads: Send + Sync {
-    /// A session, with the merchant's wallet at its recipient address in the same
-    /// statement: what a GET shows depends on that wallet's standing (D30).
+    /// A session, with the standing of the merchant's wallet at its recipient address in
+    /// the same statement: what a GET shows depends on it (D30).
     async fn session(
         &self,
         id: CheckoutSessionId,

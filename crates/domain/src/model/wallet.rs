@@ -125,3 +125,33 @@ pub struct WalletChallenge {
     pub used_at: Option<Timestamp>,
     pub created_at: Timestamp,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(status: WalletStatus, verified_mode: Option<Mode>) -> WalletStanding {
+        WalletStanding {
+            status,
+            verified_mode,
+        }
+    }
+
+    #[test]
+    fn only_a_verified_wallet_takes_money_and_live_money_only_if_verified_live() {
+        use WalletStatus::*;
+        let cases = [
+            (standing(Verified, Some(Mode::Live)), true, true),
+            (standing(Verified, Some(Mode::Test)), true, false),
+            (standing(Pending, None), false, false),
+            (standing(Revoked, Some(Mode::Live)), false, false),
+        ];
+        for (s, test, live) in cases {
+            assert_eq!(
+                (s.pays_in(Mode::Test), s.pays_in(Mode::Live)),
+                (test, live),
+                "{s:?}"
+            );
+        }
+    }
+}

@@ -6,10 +6,10 @@ use crate::model::{Address, CheckoutSession, SessionStatus, Timestamp, Wallet, W
 use crate::ports::{SessionRepository, StoreError};
 
 /// The session as its merchant reads it at `now`, given `recipient`, the standing of the
-/// merchant's wallet at the session's recipient address if there is one: an open session past its expiry is
-/// `expired` (the spec's lazy expiry, applied to what is read, D28), and an open one whose
-/// recipient no longer takes its money shows no deposit address, as on the hosted page
-/// (D30). An API read gets the standing in the same statement as the session.
+/// merchant's wallet at the session's recipient address if there is one: an open session
+/// past its expiry is `expired` (the spec's lazy expiry, applied to what is read, D28), and
+/// an open one whose recipient no longer takes its money shows no deposit address, as on
+/// the hosted page (D30). An API read gets the standing in the same statement as the session.
 pub fn session_as_read(
     session: CheckoutSession,
     recipient: Option<WalletStanding>,
