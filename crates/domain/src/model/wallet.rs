@@ -89,6 +89,7 @@ impl Wallet {
         }
     }
 
+    /// Its standing, which is all that whether it takes money depends on.
     pub fn standing(&self) -> WalletStanding {
         WalletStanding {
             status: self.status,

@@ -37,7 +37,7 @@ where
     Ok(shown_for(session, recipient.as_ref().map(Wallet::standing)))
 }
 
-/// `session`, already seen at the reader's time, as shown given its recipient's wallet.
+/// `session`, already seen at the reader's time, as shown given its recipient's standing.
 fn shown_for(session: CheckoutSession, recipient: Option<WalletStanding>) -> CheckoutSession {
     // Nobody is sent to pay a recipient that no longer takes the money. The address stays
     // stored, so money that still arrives there is booked (and left unswept, D30).
