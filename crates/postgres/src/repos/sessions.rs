@@ -23,7 +23,7 @@ impl SessionRepository for PgStore {
         // A new row whose outcome nothing reads: sent with the answer where it can be.
         self.insert_or_hold(diesel::insert_into(cs::table).values(NewSessionRow {
             session: SessionRow::from_domain(session),
-            session_ref: Some(eip712::session_ref(&session.id).to_vec()),
+            session_ref: eip712::session_ref(&session.id).to_vec(),
         }))
         .await
     }

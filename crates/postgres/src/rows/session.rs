@@ -69,7 +69,7 @@ pub(crate) struct SessionRow {
 pub(crate) struct NewSessionRow {
     #[diesel(embed)]
     pub session: SessionRow,
-    pub session_ref: Option<Vec<u8>>,
+    pub session_ref: Vec<u8>,
 }
 
 impl SessionRow {

@@ -72,14 +72,18 @@ impl TryFrom<WalletRow> for Wallet {
     type Error = StoreError;
 
     fn try_from(r: WalletRow) -> Result<Self, StoreError> {
+        let standing = WalletStanding::try_from(StandingRow {
+            status: r.status,
+            verified_mode: r.verified_mode,
+        })?;
         Ok(Wallet {
             id: WalletId::from_uuid(r.id),
             merchant_id: MerchantId::from_uuid(r.merchant_id),
             address: address(&r.address)?,
             chain: chain(r.chain_id)?,
-            status: parse_enum("wallet status", &r.status, WalletStatus::parse)?,
+            status: standing.status,
             verified_at: ts_opt(r.verified_at),
-            verified_mode: mode("wallet verified_mode", r.verified_mode)?,
+            verified_mode: standing.verified_mode,
             revoked_at: ts_opt(r.revoked_at),
             revoked_mode: mode("wallet revoked_mode", r.revoked_mode)?,
             created_at: ts(r.created_at),
