@@ -19,6 +19,7 @@ mod rows;
 pub mod schema;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+mod verified_wallets;
 
 pub use admin::{CreatedKey, KeySummary};
 pub use cipher::{CipherError, SecretCipher};

@@ -55,6 +55,8 @@ pub struct PgStore {
     /// API keys whose use this process already recorded, and when (unix seconds): one
     /// `last_used_at` write per key per minute per process, not one per request.
     pub(crate) key_use: Arc<std::sync::Mutex<std::collections::HashMap<uuid::Uuid, i64>>>,
+    /// This process's last read of each merchant's verified wallets (`verified_wallets`).
+    pub(crate) verified_wallets: Arc<crate::verified_wallets::VerifiedWallets>,
     /// The time the store writes when a caller does not pass one (created, revoked,
     /// updated stamps): the wall clock unless `with_clock` says otherwise.
     clock: Arc<dyn stablepay_domain::ports::Clock>,
@@ -162,6 +164,7 @@ impl PgStore {
             cipher: Arc::new(cipher),
             acquire_timeout: config.acquire_timeout,
             key_use: Arc::default(),
+            verified_wallets: Arc::default(),
             clock: Arc::new(stablepay_domain::ports::SystemClock),
             shard: 0,
             reads: Arc::default(),

@@ -29,6 +29,7 @@ use crate::key_check::KeyCheck;
 use crate::one_statement::{execute_write, Stage, UnitStage};
 use crate::pool::Pooled;
 use crate::repos::idempotency::{record_answer, Answer};
+use crate::verified_wallets::WalletsSeen;
 use crate::PgStore;
 
 /// The connection a unit is bound to.
@@ -42,6 +43,9 @@ pub(crate) struct Bound {
     pub(crate) shared: bool,
     /// An atomic unit's transaction stage (`one_statement`); `None` for other units.
     pub(crate) stage: Option<UnitStage>,
+    /// The wallets count an atomic unit's key check saw (`verified_wallets`); `None` for
+    /// other units.
+    pub(crate) wallets_seen: Option<Arc<WalletsSeen>>,
 }
 
 /// How many requests may share one read connection before the next takes a fresh one:
@@ -115,6 +119,7 @@ impl PgStore {
             exclusive,
             shared: false,
             stage: None,
+            wallets_seen: None,
         })
     }
 
@@ -131,6 +136,7 @@ impl PgStore {
                 exclusive: false,
                 shared: true,
                 stage: None,
+                wallets_seen: None,
             },
             ReadShape::Page => self.own_connection(false).await?,
         };
@@ -146,6 +152,7 @@ impl PgStore {
         let stage: UnitStage = Arc::new(tokio::sync::Mutex::new(Stage::Alone));
         let bound = Bound {
             stage: Some(stage.clone()),
+            wallets_seen: Some(Arc::default()),
             ..self.own_connection(true).await?
         };
         Ok(PgAtomicUnit {

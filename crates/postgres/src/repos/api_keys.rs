@@ -50,18 +50,20 @@ struct KeyRow {
     fee_bps: i32,
     #[diesel(sql_type = Int4)]
     underpayment_tolerance_bps: i32,
+    #[diesel(sql_type = Int8)]
+    wallets_version: i64,
     #[diesel(sql_type = Nullable<Int4>)]
     granted: Option<i32>,
     #[diesel(sql_type = Nullable<Int8>)]
     retry_after_ms: Option<i64>,
 }
 
-/// The key by its hash, with its merchant's terms (`$1`: the hash).
+/// The key by its hash, with its merchant's terms and wallets count (`$1`: the hash).
 macro_rules! auth_sql {
     () => {
         "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
-       m.fee_bps, m.underpayment_tolerance_bps, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
+       m.fee_bps, m.underpayment_tolerance_bps, m.wallets_version, NULL::INTEGER AS granted, NULL::BIGINT AS retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
 WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL"
     };
@@ -73,7 +75,7 @@ macro_rules! auth_and_lease_sql {
     () => {
         "
 SELECT k.id, k.merchant_id, k.livemode, k.rate_limit_per_min, k.last_used_at, m.fee_tier,
-       m.fee_bps, m.underpayment_tolerance_bps, l.granted, l.retry_after_ms
+       m.fee_bps, m.underpayment_tolerance_bps, m.wallets_version, l.granted, l.retry_after_ms
 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
 CROSS JOIN LATERAL stablepay_rate_lease(k.id, COALESCE(k.rate_limit_per_min, $2), $3, $4) l
 WHERE k.key_sha256 = $1 AND k.revoked_at IS NULL"
@@ -98,9 +100,13 @@ struct KeyAndLook {
 }
 
 impl PgStore {
-    /// The authenticated key of `row` (its use noted).
+    /// The authenticated key of `row` (its use noted, and in an atomic unit the wallets
+    /// count it saw, `verified_wallets`).
     fn authenticated(&self, row: KeyRow) -> Result<Authenticated, StoreError> {
         self.note_key_use(row.id, row.last_used_at);
+        if let Some(seen) = self.bound.as_ref().and_then(|b| b.wallets_seen.as_ref()) {
+            seen.checked(row.merchant_id, row.wallets_version);
+        }
         let lease = match (row.granted, row.retry_after_ms) {
             (Some(n), _) if n >= 1 => LeaseOutcome::Granted(n.unsigned_abs()),
             (Some(_), retry) => LeaseOutcome::Exhausted {

@@ -14,6 +14,7 @@ use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::audit::record as record_audit;
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
+use crate::verified_wallets::WalletsSeen;
 use crate::PgStore;
 use stablepay_request_store::Checked;
 
@@ -44,6 +45,7 @@ impl WalletRepository for PgStore {
         challenge: &WalletChallenge,
         audit: &AuditEvent,
     ) -> Result<WalletInsert, StoreError> {
+        self.note_wallet_write();
         let mut conn = self.conn().await?;
         let (wallet_row, challenge_row) = (WalletRow::from(wallet), ChallengeRow::from(challenge));
         conn.transaction(async |conn| {
@@ -152,6 +154,7 @@ impl WalletRepository for PgStore {
         mode: Mode,
         audit: &AuditEvent,
     ) -> Result<ChallengeUse, StoreError> {
+        self.note_wallet_write();
         let mut conn = self.conn().await?;
         let (id, nonce, at) = (wallet.uuid(), nonce.to_owned(), now.as_datetime());
         let row = conn
@@ -211,6 +214,7 @@ impl WalletRepository for PgStore {
         by: Mode,
         audit: &AuditEvent,
     ) -> Result<WalletRevocation, StoreError> {
+        self.note_wallet_write();
         let mut conn = self.conn().await?;
         let mut update = diesel::update(w::table)
             .filter(w::id.eq(id.uuid()))
@@ -265,6 +269,10 @@ impl WalletRepository for PgStore {
     }
 
     async fn verified(&self, merchant: MerchantId) -> Result<Vec<Wallet>, StoreError> {
+        let version = self.wallets_seen().and_then(|s| s.version_for(merchant));
+        if let Some(wallets) = version.and_then(|v| self.verified_wallets.get(merchant, v)) {
+            return Ok(wallets);
+        }
         let conn = self.plain_read_conn().await?;
         let rows: Vec<WalletRow> = w::table
             .filter(w::merchant_id.eq(merchant.uuid()))
@@ -274,11 +282,31 @@ impl WalletRepository for PgStore {
             .load(&mut &*conn)
             .await
             .map_err(map_diesel_error)?;
-        rows.into_iter().map(Wallet::try_from).collect()
+        let wallets = rows
+            .into_iter()
+            .map(Wallet::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(v) = version {
+            self.verified_wallets.put(merchant, v, &wallets);
+        }
+        Ok(wallets)
     }
 }
 
 impl PgStore {
+    /// The wallets count this store's atomic unit saw, if it is bound to one.
+    fn wallets_seen(&self) -> Option<&WalletsSeen> {
+        self.bound.as_ref()?.wallets_seen.as_deref()
+    }
+
+    /// Before a write of a wallet: the unit reads verified wallets from then on (its own
+    /// write moves their count only inside its transaction).
+    fn note_wallet_write(&self) {
+        if let Some(seen) = self.wallets_seen() {
+            seen.wrote_wallets();
+        }
+    }
+
     /// A wallet of `merchant`, read under `check` (a wallet is the merchant's in both modes:
     /// the check covers the merchant alone).
     pub(crate) async fn read_wallet(
