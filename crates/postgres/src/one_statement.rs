@@ -10,7 +10,8 @@
 //! write) begins a real transaction at that statement, with the held write in it, and
 //! ends like any other: the shape is an optimisation, never a weaker guarantee.
 //!
-//! A create goes from 6 statements in 4 round trips to 3 in 3. Measured with `cargo xtask
+//! A create went from 6 statements in 4 round trips to 3 in 3 (2 in 2 since its wallet read is
+//! answered from memory, `verified_wallets`). Measured with `cargo xtask
 //! bench api` on 2 shared cores (2026-11-30, docs/operations.md), the same build with the
 //! create in the earlier shape: the api 205 → 180 µs per create, PostgreSQL 383 → 395 µs
 //! (within the runs' spread), creates 3,175 → 3,236/s.
