@@ -10,20 +10,21 @@ use stablepay_postgres::testing::{
     store_with_merchant,
 };
 use stablepay_postgres::PgStore;
-use stablepay_request_store::RequestStore;
+use stablepay_request_store::{AtomicUnit, RequestStore};
+
+/// An atomic unit that checked the key `hash`, as a create's does first.
+async fn checked_unit(store: &PgStore, hash: [u8; 32]) -> Box<dyn AtomicUnit> {
+    let unit = store.open_atomic().await.unwrap();
+    let key = unit.ports().keys().authenticate(hash, None).await.unwrap();
+    key.expect("the key stands");
+    unit
+}
 
 /// The verified wallets of `merchant` as an atomic unit sees them after checking the key
 /// `hash`.
 async fn verified_in_unit(store: &PgStore, hash: [u8; 32], merchant: MerchantId) -> Vec<Address> {
-    let unit = store.open_atomic().await.unwrap();
-    let ports = unit.ports();
-    ports
-        .keys()
-        .authenticate(hash, None)
-        .await
-        .unwrap()
-        .expect("the key stands");
-    let wallets = ports.wallets().verified(merchant).await.unwrap();
+    let unit = checked_unit(store, hash).await;
+    let wallets = unit.ports().wallets().verified(merchant).await.unwrap();
     wallets.into_iter().map(|w| w.address).collect()
 }
 
@@ -121,14 +122,8 @@ async fn while_the_count_stands_a_checked_unit_answers_from_memory() {
         .unwrap()
         .data[0]
         .id;
-    let unit = store.open_atomic().await.unwrap();
+    let unit = checked_unit(&store, hash).await;
     let ports = unit.ports();
-    ports
-        .keys()
-        .authenticate(hash, None)
-        .await
-        .unwrap()
-        .expect("the key stands");
     assert_eq!(
         ports.wallets().verified(m).await.unwrap().len(),
         1,
