@@ -10,7 +10,7 @@ diesel::table! {
         underpayment_tolerance_bps -> Int4,
         screening_test -> Nullable<Bool>,
         screening_live -> Nullable<Bool>,
-        wallets_version -> Int8,
+        wallets_version -> Uuid,
     }
 }
 

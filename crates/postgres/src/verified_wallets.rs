@@ -1,13 +1,15 @@
 //! A create's verified wallets, answered from memory while they have not changed (D28).
 //!
-//! Every write of a wallet moves its merchant's `wallets_version` (a trigger, migration
-//! 000037), and the key check returns that count with the merchant's terms. An atomic
-//! unit notes the count its key check saw; `WalletRepository::verified` on that unit
-//! answers from this process's last read of the same merchant under the same count, and
-//! otherwise reads and remembers. A read made after the key check sees the wallets at
-//! least as new as the count it saw, so what is remembered under a count is never older
-//! than it: a create decides on the wallets as of its own key check, as it did when it
-//! read them right after it. Stores not bound to a checked request always read.
+//! Every write of a wallet draws its merchant a new `wallets_version` (a random value drawn by
+//! triggers, migration 000037), and the key check returns it with the merchant's terms. An
+//! atomic unit notes the version its key check saw; `WalletRepository::verified` on that unit
+//! answers from this process's last read of the same merchant under the same version, and
+//! otherwise reads and remembers. A read made after the key check sees the wallets at least
+//! as new as the version it saw, so what is remembered under a version is never older than
+//! it: a create decides on the wallets as they were at its own key check or later. Stores
+//! not bound to a checked atomic unit always read, and so does a unit once it writes a
+//! wallet. A process reads each merchant's wallets once per change, on first use, and
+//! after its memory is cleared.
 //!
 //! Measured with `cargo xtask bench api` on 2 shared cores (docs/operations.md, "Sizing"):
 //! the read was a statement and a round trip of its own between the key check and the
@@ -25,8 +27,8 @@ use uuid::Uuid;
 /// not an eviction policy: a merchant forgotten is read again at its next create).
 const MAX_MERCHANTS: usize = 10_000;
 
-/// The wallets count an atomic unit's key check saw, for its merchant, until the unit
-/// writes a wallet itself (its own write moves the count only inside its transaction).
+/// The wallets version an atomic unit's key check saw, for its merchant, until the unit
+/// writes a wallet itself (its own write draws a new one only inside its transaction).
 #[derive(Default)]
 pub(crate) struct WalletsSeen(Mutex<Seen>);
 
@@ -36,14 +38,14 @@ enum Seen {
     Unchecked,
     Checked {
         merchant: Uuid,
-        version: i64,
+        version: Uuid,
     },
     WroteWallets,
 }
 
 impl WalletsSeen {
     /// What the unit's key check saw (kept only as the unit's first word on it).
-    pub(crate) fn checked(&self, merchant: Uuid, version: i64) {
+    pub(crate) fn checked(&self, merchant: Uuid, version: Uuid) {
         let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Seen::Unchecked = *seen {
             *seen = Seen::Checked { merchant, version };
@@ -55,9 +57,9 @@ impl WalletsSeen {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Seen::WroteWallets;
     }
 
-    /// The count the unit's key check saw for `merchant`, if it checked that merchant's
+    /// The version the unit's key check saw for `merchant`, if it checked that merchant's
     /// key and wrote no wallet since.
-    pub(crate) fn version_for(&self, merchant: MerchantId) -> Option<i64> {
+    pub(crate) fn version_for(&self, merchant: MerchantId) -> Option<Uuid> {
         match *self.0.lock().unwrap_or_else(|p| p.into_inner()) {
             Seen::Checked {
                 merchant: m,
@@ -68,19 +70,19 @@ impl WalletsSeen {
     }
 }
 
-/// This process's last read of each merchant's verified wallets, under the count it was
+/// This process's last read of each merchant's verified wallets, under the version it was
 /// read at or after.
 #[derive(Default)]
 pub(crate) struct VerifiedWallets {
     read: Mutex<HashMap<Uuid, ReadAt>>,
 }
 
-/// A merchant's verified wallets and the count they were read at or after.
-type ReadAt = (i64, Arc<[Wallet]>);
+/// A merchant's verified wallets and the version they were read at or after.
+type ReadAt = (Uuid, Arc<[Wallet]>);
 
 impl VerifiedWallets {
     /// The wallets remembered for `merchant` under `version`, if those are.
-    pub(crate) fn get(&self, merchant: MerchantId, version: i64) -> Option<Vec<Wallet>> {
+    pub(crate) fn get(&self, merchant: MerchantId, version: Uuid) -> Option<Vec<Wallet>> {
         let read = self.read.lock().unwrap_or_else(|p| p.into_inner());
         match read.get(&merchant.uuid()) {
             Some((at, wallets)) if *at == version => Some(wallets.to_vec()),
@@ -88,16 +90,10 @@ impl VerifiedWallets {
         }
     }
 
-    /// Remembers `wallets`, read after a key check that saw `version`.
-    pub(crate) fn put(&self, merchant: MerchantId, version: i64, wallets: &[Wallet]) {
+    /// Remembers `wallets`, read after a key check that saw `version`, in place of whatever
+    /// was remembered (versions have no order, and no read is older than its own version).
+    pub(crate) fn put(&self, merchant: MerchantId, version: Uuid, wallets: &[Wallet]) {
         let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
-        // A slow request's older count never replaces a newer one.
-        if read
-            .get(&merchant.uuid())
-            .is_some_and(|(at, _)| *at > version)
-        {
-            return;
-        }
         if read.len() >= MAX_MERCHANTS && !read.contains_key(&merchant.uuid()) {
             read.clear();
         }

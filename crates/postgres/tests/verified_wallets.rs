@@ -1,6 +1,6 @@
 //! A create's verified wallets (`WalletRepository::verified` in an atomic unit whose key
-//! was checked) come from this process's last read while the merchant's wallets count
-//! stands, and any write of a wallet, by any path, moves that count.
+//! was checked) come from this process's last read while the merchant's wallets version
+//! stands, and any write of a wallet, by any path, draws a new one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stablepay_domain::ports::*;
@@ -28,7 +28,7 @@ async fn verified_in_unit(store: &PgStore, hash: [u8; 32], merchant: MerchantId)
     wallets.into_iter().map(|w| w.address).collect()
 }
 
-/// The merchant's wallets count, as the key check reads it.
+/// The merchant's wallets version, as the key check reads it.
 async fn wallets_version(store: &PgStore, merchant: MerchantId) -> String {
     let sql = format!(
         "SELECT wallets_version::text AS value FROM merchants WHERE id = '{}'",
@@ -48,7 +48,7 @@ async fn every_write_of_a_wallet_reaches_the_next_create() {
     );
     assert!(verified_in_unit(&store, hash, m).await.is_empty());
 
-    // Written by plain SQL, as an operator would: the count moves all the same.
+    // Written by plain SQL, as an operator would: a new version all the same.
     store_wallet(&store, m, a, WalletStatus::Verified).await;
     assert_eq!(verified_in_unit(&store, hash, m).await, vec![a]);
     store_wallet(&store, m, b, WalletStatus::Pending).await;
@@ -82,18 +82,27 @@ async fn every_write_of_a_wallet_reaches_the_next_create() {
     assert_ne!(wallets_version(&store, m).await, before);
     assert!(verified_in_unit(&store, hash, m).await.is_empty());
 
-    // Another merchant's wallet moves only its own count.
+    // Another merchant's wallet draws only its own version.
     let before = wallets_version(&store, m).await;
     store_wallet(&store, other, a, WalletStatus::Verified).await;
     assert_eq!(wallets_version(&store, m).await, before);
     assert!(verified_in_unit(&store, hash, m).await.is_empty());
+
+    // Truncated (row triggers do not fire on TRUNCATE; a statement trigger draws anew).
+    let c = Address::from_bytes([0xc3; 20]);
+    store_wallet(&store, m, c, WalletStatus::Verified).await;
+    assert_eq!(verified_in_unit(&store, hash, m).await, vec![c]);
+    execute_sql(&store, "TRUNCATE wallets CASCADE")
+        .await
+        .unwrap();
+    assert!(verified_in_unit(&store, hash, m).await.is_empty());
 }
 
-/// While the count stands a checked unit answers from memory: a change made with the
+/// While the version stands a checked unit answers from memory: a change made with the
 /// trigger off (which nothing but this test does) is not seen by it, while a store not
 /// bound to a checked request, and a unit that wrote a wallet itself, read the row.
 #[tokio::test]
-async fn while_the_count_stands_a_checked_unit_answers_from_memory() {
+async fn while_the_version_stands_a_checked_unit_answers_from_memory() {
     let (store, m) = store_with_merchant().await;
     let (_, hash, _) = key_of(&store, m, Mode::Test).await;
     let a = Address::from_bytes([0xa1; 20]);
@@ -116,7 +125,7 @@ async fn while_the_count_stands_a_checked_unit_answers_from_memory() {
         "a store not bound to a checked unit reads"
     );
 
-    // A unit that writes a wallet (here with the count held still) reads them from then on.
+    // A unit that writes a wallet (here with the version held still) reads them from then on.
     let id = WalletRepository::list(&store, m, &PageRequest::first(10))
         .await
         .unwrap()

@@ -50,15 +50,15 @@ struct KeyRow {
     fee_bps: i32,
     #[diesel(sql_type = Int4)]
     underpayment_tolerance_bps: i32,
-    #[diesel(sql_type = Int8)]
-    wallets_version: i64,
+    #[diesel(sql_type = SqlUuid)]
+    wallets_version: Uuid,
     #[diesel(sql_type = Nullable<Int4>)]
     granted: Option<i32>,
     #[diesel(sql_type = Nullable<Int8>)]
     retry_after_ms: Option<i64>,
 }
 
-/// The key by its hash, with its merchant's terms and wallets count (`$1`: the hash).
+/// The key by its hash, with its merchant's terms and wallets version (`$1`: the hash).
 macro_rules! auth_sql {
     () => {
         "
@@ -101,7 +101,7 @@ struct KeyAndLook {
 
 impl PgStore {
     /// The authenticated key of `row` (its use noted, and in an atomic unit the wallets
-    /// count it saw, `verified_wallets`).
+    /// version it saw, `verified_wallets`).
     fn authenticated(&self, row: KeyRow) -> Result<Authenticated, StoreError> {
         self.note_key_use(row.id, row.last_used_at);
         if let Some(seen) = self.bound.as_ref().and_then(|b| b.wallets_seen.as_ref()) {

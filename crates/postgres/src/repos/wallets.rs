@@ -75,6 +75,7 @@ impl WalletRepository for PgStore {
         challenge: &WalletChallenge,
         audit: &AuditEvent,
     ) -> Result<Wallet, StoreError> {
+        self.note_wallet_write();
         let mut conn = self.conn().await?;
         let challenge_row = ChallengeRow::from(challenge);
         let (id, chain_id) = (wallet.id.uuid(), wallet.chain.id() as i32);
@@ -286,7 +287,9 @@ impl WalletRepository for PgStore {
             .into_iter()
             .map(Wallet::try_from)
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(v) = version {
+        // Unless the unit wrote a wallet meanwhile: its read may hold that uncommitted write.
+        let still = self.wallets_seen().and_then(|s| s.version_for(merchant));
+        if let Some(v) = version.filter(|v| still == Some(*v)) {
             self.verified_wallets.put(merchant, v, &wallets);
         }
         Ok(wallets)
@@ -294,13 +297,13 @@ impl WalletRepository for PgStore {
 }
 
 impl PgStore {
-    /// The wallets count this store's atomic unit saw, if it is bound to one.
+    /// The wallets version this store's atomic unit saw, if it is bound to one.
     fn wallets_seen(&self) -> Option<&WalletsSeen> {
         self.bound.as_ref()?.wallets_seen.as_deref()
     }
 
     /// Before a write of a wallet: the unit reads verified wallets from then on (its own
-    /// write moves their count only inside its transaction).
+    /// write draws their new version only inside its transaction).
     fn note_wallet_write(&self) {
         if let Some(seen) = self.wallets_seen() {
             seen.wrote_wallets();
