@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex};
 use stablepay_domain::{MerchantId, Wallet};
 use uuid::Uuid;
 
+use crate::PgStore;
+
 /// How many merchants' wallets a process remembers before it forgets them all (a bound,
 /// not an eviction policy: a merchant forgotten is read again at its next create).
 const MAX_MERCHANTS: usize = 10_000;
@@ -98,5 +100,20 @@ impl VerifiedWallets {
             read.clear();
         }
         read.insert(merchant.uuid(), (version, wallets.into()));
+    }
+}
+
+impl PgStore {
+    /// The wallets version this store's atomic unit saw, if it is bound to one.
+    pub(crate) fn wallets_seen(&self) -> Option<&WalletsSeen> {
+        self.bound.as_ref()?.wallets_seen.as_deref()
+    }
+
+    /// Before a write of a wallet: the unit reads verified wallets from then on (its own
+    /// write draws their new version only inside its transaction).
+    pub(crate) fn note_wallet_write(&self) {
+        if let Some(seen) = self.wallets_seen() {
+            seen.wrote_wallets();
+        }
     }
 }

@@ -104,7 +104,7 @@ impl PgStore {
     /// version it saw, `verified_wallets`).
     fn authenticated(&self, row: KeyRow) -> Result<Authenticated, StoreError> {
         self.note_key_use(row.id, row.last_used_at);
-        if let Some(seen) = self.bound.as_ref().and_then(|b| b.wallets_seen.as_ref()) {
+        if let Some(seen) = self.wallets_seen() {
             seen.checked(row.merchant_id, row.wallets_version);
         }
         let lease = match (row.granted, row.retry_after_ms) {

@@ -14,7 +14,6 @@ use crate::key_check::{first_checked, load_checked, KeyCheck};
 use crate::repos::audit::record as record_audit;
 use crate::rows::{ChallengeRow, WalletRow};
 use crate::schema::{wallet_challenges as wc, wallets as w};
-use crate::verified_wallets::WalletsSeen;
 use crate::PgStore;
 use stablepay_request_store::Checked;
 
@@ -297,19 +296,6 @@ impl WalletRepository for PgStore {
 }
 
 impl PgStore {
-    /// The wallets version this store's atomic unit saw, if it is bound to one.
-    fn wallets_seen(&self) -> Option<&WalletsSeen> {
-        self.bound.as_ref()?.wallets_seen.as_deref()
-    }
-
-    /// Before a write of a wallet: the unit reads verified wallets from then on (its own
-    /// write draws their new version only inside its transaction).
-    fn note_wallet_write(&self) {
-        if let Some(seen) = self.wallets_seen() {
-            seen.wrote_wallets();
-        }
-    }
-
     /// A wallet of `merchant`, read under `check` (a wallet is the merchant's in both modes:
     /// the check covers the merchant alone).
     pub(crate) async fn read_wallet(
